@@ -1,0 +1,208 @@
+//===- meshad/Differentiator.h - The meshad user API -------------*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// What user code includes. Requests derivatives clad-style:
+///
+/// \code
+///   #include <meshad/Differentiator.h>
+///   double f(double x, double y) { return x * x * y; }
+///   int main() {
+///     auto df = meshad::differentiate(f, "x"); // forward mode, d f / d x
+///     double v = df.execute(3.0, 4.0);         // 24
+///     df.dump();                               // prints the generated code
+///   }
+/// \endcode
+///
+/// compiled with `clang++ -fplugin=libmeshad.so`, or run through `meshad-gen`
+/// first to get a plain .cu that nvcc compiles. The plugin (or meshad-gen)
+/// generates the derivative, declares it in the same translation unit, and
+/// completes the call with a meshad::Derived handle to it; without either of
+/// them the call is a compile-time error.
+///
+/// Annotation route, without any call site:
+///
+/// \code
+///   MESHAD_FORWARD("x") double g(double x, double y) { return x * y; }
+///   // meshad generates `double g_darg0(double x, double y)`.
+/// \endcode
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_DIFFERENTIATOR_H
+#define MESHAD_DIFFERENTIATOR_H
+
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#define MESHAD_HOST_DEVICE __host__ __device__
+#else
+#define MESHAD_HOST_DEVICE
+#endif
+
+/// Asks meshad for the forward-mode derivative of the annotated function
+/// definition w.r.t. the parameters in SPEC (one parameter or element), under
+/// the stable name `<function>_darg<N>` (`<function>_darg<N>_<K>` for element
+/// K of parameter N). Expands to nothing for compilers other than clang, so
+/// meshad-gen output compiles with nvcc.
+#if defined(__clang__)
+#define MESHAD_FORWARD(SPEC) __attribute__((annotate("meshad.forward:" SPEC)))
+#else
+#define MESHAD_FORWARD(SPEC)
+#endif
+
+namespace meshad {
+
+/// The value of a function and its directional derivative, returned by the
+/// generated pushforwards of called functions.
+///
+/// \code
+///   meshad::ValueAndPushforward<double, double> r = g_pushforward(x, _d_x);
+///   double v = r.value, dv = r.pushforward;
+/// \endcode
+template <class T, class U> struct ValueAndPushforward {
+  T value;
+  U pushforward;
+};
+
+namespace detail {
+template <class T> struct AlwaysFalse : std::false_type {};
+
+/// Launches kernel \p Fn with arguments converted to its parameter types.
+#if defined(__CUDACC__)
+template <class... Params, class... Args>
+cudaError_t launch(void (*Fn)(Params...), dim3 Grid, dim3 Block,
+                   size_t SharedBytes, cudaStream_t Stream, Args &&...A) {
+  static_assert(sizeof...(Params) == sizeof...(Args),
+                "execute_kernel: wrong number of arguments for the derived "
+                "kernel (the primal's arguments, then one adjoint or tangent "
+                "array per selected or written array parameter)");
+  std::tuple<std::decay_t<Params>...> Values(std::forward<Args>(A)...);
+  void *Ptrs[sizeof...(Params) + 1] = {};
+  std::apply(
+      [&](auto &...V) {
+        unsigned I = 0;
+        ((Ptrs[I++] = static_cast<void *>(&V)), ...);
+      },
+      Values);
+  return cudaLaunchKernel(reinterpret_cast<const void *>(Fn), Grid, Block,
+                          Ptrs, SharedBytes, Stream);
+}
+#endif
+} // namespace detail
+
+/// A handle to a generated derivative: its function pointer (null for
+/// device-only functions, which are called by name from device code) and its
+/// source text. The plugin/meshad-gen creates these; users get them from
+/// meshad::differentiate/gradient/hessian.
+///
+/// \code
+///   auto df = meshad::differentiate(f, "x");
+///   double d = df.execute(1.0, 2.0);
+///   std::puts(df.getCode());
+/// \endcode
+template <class FnPtr> class Derived {
+public:
+  constexpr Derived(FnPtr Fn, const char *Name, const char *Code)
+      : Fn(Fn), Name(Name), Code(Code) {}
+
+  /// Calls the derivative with \p A: the primal's arguments followed by the
+  /// extra tangent/adjoint arguments the derived signature lists (see
+  /// getCode()).
+  template <class... Args> decltype(auto) execute(Args &&...A) const {
+    if (!Fn) {
+      std::fprintf(stderr,
+                   "meshad: '%s' is device code; call it from device code\n",
+                   Name);
+      std::abort();
+    }
+    return Fn(std::forward<Args>(A)...);
+  }
+
+#if defined(__CUDACC__)
+  /// Launches a derived kernel: `execute_kernel(grid, block, args...)`.
+  template <class... Args>
+  cudaError_t execute_kernel(dim3 Grid, dim3 Block, Args &&...A) const {
+    return detail::launch(Fn, Grid, Block, 0, nullptr,
+                          std::forward<Args>(A)...);
+  }
+  /// Launches with dynamic shared memory and a stream.
+  template <class... Args>
+  cudaError_t execute_kernel(dim3 Grid, dim3 Block, size_t SharedBytes,
+                             cudaStream_t Stream, Args &&...A) const {
+    return detail::launch(Fn, Grid, Block, SharedBytes, Stream,
+                          std::forward<Args>(A)...);
+  }
+#endif
+
+  /// The generated source of the derivative and of the derived functions it
+  /// calls.
+  const char *getCode() const { return Code; }
+  /// The derived function's name ("f_darg0").
+  const char *getName() const { return Name; }
+  /// Prints getCode() to stdout.
+  void dump() const { std::fputs(Code, stdout); }
+  FnPtr getFunctionPointer() const { return Fn; }
+
+private:
+  FnPtr Fn;
+  const char *Name;
+  const char *Code;
+};
+
+/// Forward mode: the derivative of \p F w.r.t. one parameter ("x", "1") or
+/// one element of an array parameter ("p[2]"). For a whole array parameter
+/// ("p") the derivative takes a direction array (a Jacobian-vector product).
+/// The plugin completes the call with the generated handle.
+template <class F, class FnPtr>
+constexpr Derived<FnPtr> differentiate(F &&, const char *,
+                                       Derived<FnPtr> Generated) {
+  return Generated;
+}
+
+/// Reverse mode (gradient): see the README for the status of this mode.
+template <class F, class FnPtr>
+constexpr Derived<FnPtr> gradient(F &&, const char *,
+                                  Derived<FnPtr> Generated) {
+  return Generated;
+}
+
+/// Hessian: see the README for the status of this mode.
+template <class F, class FnPtr>
+constexpr Derived<FnPtr> hessian(F &&, const char *,
+                                 Derived<FnPtr> Generated) {
+  return Generated;
+}
+
+/// Without the plugin, requests are compile-time errors.
+template <class F> constexpr int differentiate(F &&, const char * = "") {
+  static_assert(detail::AlwaysFalse<F>::value,
+                "meshad::differentiate needs the meshad plugin "
+                "(-fplugin=libmeshad.so) or meshad-gen");
+  return 0;
+}
+template <class F> constexpr int gradient(F &&, const char * = "") {
+  static_assert(detail::AlwaysFalse<F>::value,
+                "meshad::gradient needs the meshad plugin "
+                "(-fplugin=libmeshad.so) or meshad-gen");
+  return 0;
+}
+template <class F> constexpr int hessian(F &&, const char * = "") {
+  static_assert(detail::AlwaysFalse<F>::value,
+                "meshad::hessian needs the meshad plugin "
+                "(-fplugin=libmeshad.so) or meshad-gen");
+  return 0;
+}
+
+} // namespace meshad
+
+#endif // MESHAD_DIFFERENTIATOR_H

@@ -1,0 +1,214 @@
+//===- Analysis/Activity.cpp - Which values carry derivatives -------------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Analysis/Activity.h"
+
+using namespace meshad;
+using namespace meshad::ir;
+using llvm::dyn_cast;
+using llvm::isa;
+
+ActivityAnalysis::ActivityAnalysis(
+    const Function &F, const llvm::SmallPtrSetImpl<const Var *> &Seeds) {
+  for (const Var *V : Seeds)
+    Active.insert(V);
+  if (!F.getBody())
+    return;
+  // Iterate to a fixed point: every pass only adds variables.
+  while (visitBlock(F.getBody())) {
+  }
+}
+
+const Var *ActivityAnalysis::leader(const Var *V) const {
+  auto It = AliasParent.find(V);
+  if (It == AliasParent.end() || It->second == V)
+    return V;
+  const Var *L = leader(It->second);
+  AliasParent[V] = L;
+  return L;
+}
+
+void ActivityAnalysis::unite(const Var *A, const Var *B) {
+  const Var *LA = leader(A), *LB = leader(B);
+  if (LA == LB)
+    return;
+  bool Act = Active.count(LA) || Active.count(LB);
+  AliasParent[LA] = LB;
+  if (Act)
+    Active.insert(LB);
+}
+
+bool ActivityAnalysis::markActive(const Var *V) {
+  if (!V || V->isGlobal())
+    return false;
+  return Active.insert(leader(V)).second;
+}
+
+bool ActivityAnalysis::isActive(const Var *V) const {
+  return V && Active.count(leader(V));
+}
+
+const Var *ActivityAnalysis::getRootVar(const Expr *E) {
+  while (E) {
+    switch (E->getKind()) {
+    case Expr::Kind::VarRef:
+      return llvm::cast<VarRefExpr>(E)->getVar();
+    case Expr::Kind::Index:
+      E = llvm::cast<IndexExpr>(E)->getBase();
+      break;
+    case Expr::Kind::Member:
+      E = llvm::cast<MemberExpr>(E)->getBase();
+      break;
+    case Expr::Kind::Unary:
+      E = llvm::cast<UnaryExpr>(E)->getSub();
+      break;
+    case Expr::Kind::Cast:
+      E = llvm::cast<CastExpr>(E)->getSub();
+      break;
+    case Expr::Kind::Binary: {
+      // Pointer arithmetic: the pointer operand.
+      const auto *B = llvm::cast<BinaryExpr>(E);
+      E = B->getLHS()->getType()->isIndexable() ? B->getLHS() : B->getRHS();
+      break;
+    }
+    default:
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+bool ActivityAnalysis::dependsOnActive(const Expr *E) const {
+  switch (E->getKind()) {
+  case Expr::Kind::VarRef:
+    return isActive(llvm::cast<VarRefExpr>(E)->getVar());
+  case Expr::Kind::Unary:
+    return dependsOnActive(llvm::cast<UnaryExpr>(E)->getSub());
+  case Expr::Kind::Binary: {
+    const auto *B = llvm::cast<BinaryExpr>(E);
+    return dependsOnActive(B->getLHS()) || dependsOnActive(B->getRHS());
+  }
+  case Expr::Kind::Conditional: {
+    const auto *C = llvm::cast<ConditionalExpr>(E);
+    return dependsOnActive(C->getTrue()) || dependsOnActive(C->getFalse());
+  }
+  case Expr::Kind::Call:
+    for (const Expr *A : llvm::cast<CallExpr>(E)->getArgs())
+      if (dependsOnActive(A))
+        return true;
+    return false;
+  case Expr::Kind::Index:
+    return dependsOnActive(llvm::cast<IndexExpr>(E)->getBase());
+  case Expr::Kind::Member:
+    return dependsOnActive(llvm::cast<MemberExpr>(E)->getBase());
+  case Expr::Kind::Cast:
+    return dependsOnActive(llvm::cast<CastExpr>(E)->getSub());
+  case Expr::Kind::InitList:
+    for (const Expr *A : llvm::cast<InitListExpr>(E)->getElements())
+      if (dependsOnActive(A))
+        return true;
+    return false;
+  default:
+    return false;
+  }
+}
+
+bool ActivityAnalysis::isActive(const Expr *E) const {
+  const Type *Ty = E->getType();
+  if (!Ty->isDifferentiable() && !Ty->isPointer())
+    return false;
+  // Comparisons and integer arithmetic carry no derivative whatever their
+  // operands.
+  if (const auto *B = dyn_cast<BinaryExpr>(E))
+    if (isComparisonOrLogical(B->getOp()))
+      return false;
+  return dependsOnActive(E);
+}
+
+bool ActivityAnalysis::visitBlock(const BlockStmt *B) {
+  bool Changed = false;
+  for (const Stmt *S : B->getBody())
+    Changed |= visitStmt(S);
+  return Changed;
+}
+
+bool ActivityAnalysis::visitStore(const Var *Root, const Type *TargetTy,
+                                  const Expr *RHS) {
+  if (!Root || !RHS)
+    return false;
+  bool Changed = false;
+  // Pointer copies alias: p = q + 1 makes p and q share activity.
+  if (TargetTy->isPointer())
+    if (const Var *Src = getRootVar(RHS)) {
+      bool Before = isActive(Root);
+      unite(Root, Src);
+      Changed |= !Before && isActive(Root);
+    }
+  if (isActive(RHS))
+    Changed |= markActive(Root);
+  if (const auto *C = dyn_cast<CallExpr>(RHS))
+    Changed |= visitCall(C);
+  return Changed;
+}
+
+bool ActivityAnalysis::visitCall(const CallExpr *C) {
+  bool AnyActive = false;
+  for (const Expr *A : C->getArgs())
+    AnyActive |= isActive(A);
+  if (!AnyActive)
+    return false;
+  // A call may store active values through any pointer to mutable
+  // differentiable memory it receives (atomicAdd(&E[0], e) included).
+  bool Changed = false;
+  for (const Expr *A : C->getArgs()) {
+    const Type *Ty = A->getType();
+    if (Ty->isIndexable() && Ty->isDifferentiable() &&
+        !Ty->getElement()->isConst())
+      Changed |= markActive(getRootVar(A));
+  }
+  return Changed;
+}
+
+bool ActivityAnalysis::visitStmt(const Stmt *S) {
+  switch (S->getKind()) {
+  case Stmt::Kind::Block:
+    return visitBlock(llvm::cast<BlockStmt>(S));
+  case Stmt::Kind::Decl: {
+    const auto *D = llvm::cast<DeclStmt>(S);
+    return visitStore(D->getVar(), D->getVar()->getType(), D->getInit());
+  }
+  case Stmt::Kind::Assign: {
+    const auto *A = llvm::cast<AssignStmt>(S);
+    return visitStore(getRootVar(A->getLHS()), A->getLHS()->getType(),
+                      A->getRHS());
+  }
+  case Stmt::Kind::ExprStmt:
+    if (const auto *C = dyn_cast<CallExpr>(llvm::cast<ExprStmt>(S)->getExpr()))
+      return visitCall(C);
+    return false;
+  case Stmt::Kind::If: {
+    const auto *I = llvm::cast<IfStmt>(S);
+    bool Changed = visitBlock(I->getThen());
+    if (I->getElse())
+      Changed |= visitBlock(I->getElse());
+    return Changed;
+  }
+  case Stmt::Kind::For: {
+    const auto *F = llvm::cast<ForStmt>(S);
+    bool Changed = F->getInit() ? visitStmt(F->getInit()) : false;
+    Changed |= visitBlock(F->getBody());
+    if (F->getInc())
+      Changed |= visitStmt(F->getInc());
+    return Changed;
+  }
+  case Stmt::Kind::While:
+    return visitBlock(llvm::cast<WhileStmt>(S)->getBody());
+  case Stmt::Kind::Do:
+    return visitBlock(llvm::cast<DoStmt>(S)->getBody());
+  default:
+    return false;
+  }
+}

@@ -1,0 +1,233 @@
+//===- Driver/Generator.cpp - From a parsed TU to generated source --------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The pipeline: plan the requests, lower each requested function, resolve
+/// its seeds, run the mode's transformer, then place the emitted text:
+///
+///   <primal's first declaration>
+///   #line 1 "<meshad generated>"
+///   prototypes of the derivatives of this primal
+///   one meshad::Derived handle per requested derivative (+ its source text)
+///   #line N "file.cu"
+///   ...
+///   <primal's definition>
+///   #line 1 "<meshad generated>"
+///   definitions of the derivatives of this primal
+///   #line M "file.cu"
+///
+/// and each request call meshad::differentiate(f, "x") is completed to
+/// meshad::differentiate(f, "x", <handle>).
+///
+//===----------------------------------------------------------------------===//
+
+#include "Driver/Generator.h"
+#include "Driver/Placement.h"
+#include "Driver/RequestResolver.h"
+#include "Emit/CudaEmitter.h"
+#include "Lower/ASTLowering.h"
+#include "Plan/RequestPlanner.h"
+#include "Transform/ForwardMode.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace meshad;
+using namespace clang;
+
+namespace {
+
+/// Generated text waiting at one offset of the main file.
+struct Slot {
+  std::string Prototypes;
+  std::string Handles;
+  std::string Definitions;
+};
+
+/// Collects the generated text per insertion offset and the call rewrites.
+class EditPlan {
+public:
+  EditPlan(ASTContext &Ctx, DiagnosticSink &Diags,
+           const DerivedFunctionSet &Derived, const GeneratorOptions &Opts)
+      : Ctx(Ctx), Diags(Diags), Derived(Derived), Opts(Opts), Where(Ctx) {}
+
+  /// Places every generated function (prototype and definition).
+  void placeFunctions(std::string &Dump);
+  /// Adds the handle of a requested derivative and completes its call.
+  void placeRequest(const DerivativeRequest &R, ir::Function *D);
+  std::vector<TextEdit> takeEdits();
+
+private:
+  const FunctionDecl *primalDecl(const ir::Function *Derivative) const;
+  std::string handleFor(ir::Function *D, const FunctionDecl *Primal);
+  std::optional<std::string> qualifierOf(const FunctionDecl *FD,
+                                         SourceLocation Loc);
+  std::string wrap(const std::string &Text, unsigned Offset) const;
+
+  ASTContext &Ctx;
+  DiagnosticSink &Diags;
+  const DerivedFunctionSet &Derived;
+  const GeneratorOptions &Opts;
+  SourcePlacement Where;
+  std::map<unsigned, Slot> Slots;
+  std::map<const ir::Function *, std::string> Handles;
+  std::map<const ir::Function *, std::string> Definitions;
+  std::vector<TextEdit> CallEdits;
+};
+
+} // namespace
+
+const FunctionDecl *EditPlan::primalDecl(const ir::Function *D) const {
+  const DerivedFunction *Entry = Derived.find(D);
+  return static_cast<const FunctionDecl *>(Entry->Primal->getSourceDecl());
+}
+
+void EditPlan::placeFunctions(std::string &Dump) {
+  for (const DerivedFunction &Entry : Derived.entries()) {
+    const auto *FD =
+        static_cast<const FunctionDecl *>(Entry.Primal->getSourceDecl());
+    std::string Def = CudaEmitter::emitDefinition(*Entry.Derived);
+    Definitions[Entry.Derived] = Def;
+    Slots[Where.prototypeOffset(FD)].Prototypes +=
+        CudaEmitter::emitPrototype(*Entry.Derived);
+    Slots[Where.definitionOffset(FD)].Definitions += Def + "\n";
+    Dump += Def + "\n";
+  }
+}
+
+/// A C++ raw string literal holding \p Text.
+static std::string rawString(const std::string &Text) {
+  std::string Delim = "meshad";
+  while (Text.find(")" + Delim + "\"") != std::string::npos)
+    Delim += "_";
+  return "R\"" + Delim + "(" + Text + ")" + Delim + "\"";
+}
+
+std::string EditPlan::handleFor(ir::Function *D, const FunctionDecl *Primal) {
+  auto It = Handles.find(D);
+  if (It != Handles.end())
+    return It->second;
+  std::string Name = "meshad_request_" + std::to_string(Handles.size());
+  std::string Code;
+  for (ir::Function *F : Derived.closure(D))
+    Code += Definitions[F] + "\n";
+  // Device-only derivatives are called by name from device code.
+  bool HostCallable = D->getTarget() != ir::CudaTarget::Device;
+  std::string Ptr = HostCallable ? D->getName() : "nullptr";
+  Slots[Where.prototypeOffset(Primal)].Handles +=
+      "static const meshad::Derived<" +
+      CudaEmitter::emitFunctionPointerType(*D) + "> " + Name + "(" + Ptr +
+      ", \"" + D->getName() + "\", " + rawString(Code) + ");\n";
+  Handles[D] = Name;
+  return Name;
+}
+
+std::optional<std::string> EditPlan::qualifierOf(const FunctionDecl *FD,
+                                                 SourceLocation Loc) {
+  std::string Qual;
+  for (const DeclContext *DC = FD->getDeclContext(); !DC->isTranslationUnit();
+       DC = DC->getParent()) {
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC)) {
+      if (!NS->isAnonymousNamespace())
+        Qual = NS->getNameAsString() + "::" + Qual;
+      continue;
+    }
+    if (isa<LinkageSpecDecl>(DC))
+      continue;
+    Diags.error(Loc, "meshad differentiates namespace-scope functions; '" +
+                         FD->getNameAsString() +
+                         "' is a member of a class or function");
+    return std::nullopt;
+  }
+  return "::" + Qual;
+}
+
+void EditPlan::placeRequest(const DerivativeRequest &R, ir::Function *D) {
+  if (!R.Call)
+    return; // Annotation: the function is generated, nothing to complete.
+  std::optional<std::string> Qual = qualifierOf(R.Function, R.Loc);
+  std::optional<unsigned> Off = Where.offsetOf(R.Call->getRParenLoc());
+  if (!Qual)
+    return;
+  if (!Off) {
+    Diags.error(R.Loc, "meshad requests must be written in the main file");
+    return;
+  }
+  std::string Handle = handleFor(D, R.Function);
+  bool Defaulted = isa<CXXDefaultArgExpr>(R.Call->getArg(1));
+  CallEdits.push_back(
+      {*Off, 0, std::string(Defaulted ? ", \"\"" : "") + ", " + *Qual + Handle});
+}
+
+std::string EditPlan::wrap(const std::string &Text, unsigned Offset) const {
+  std::string Prefix = Offset == Where.text().size() &&
+                               !Where.text().ends_with("\n")
+                           ? "\n"
+                           : "";
+  if (!Opts.LineDirectives)
+    return Prefix + Text;
+  return Prefix + "#line 1 \"<meshad generated>\"\n" + Text + "#line " +
+         std::to_string(Where.lineAt(Offset)) + " \"" + Where.fileName() +
+         "\"\n";
+}
+
+std::vector<TextEdit> EditPlan::takeEdits() {
+  std::vector<TextEdit> Edits;
+  for (auto &[Offset, S] : Slots)
+    Edits.push_back({Offset, 0,
+                     wrap(S.Prototypes + S.Handles + S.Definitions, Offset)});
+  Edits.insert(Edits.end(), CallEdits.begin(), CallEdits.end());
+  return Edits;
+}
+
+GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
+                                             DiagnosticSink &Diags,
+                                             const GeneratorOptions &Opts) {
+  GenerationResult Result;
+  std::vector<DerivativeRequest> Requests = RequestPlanner(Ctx, Diags).plan();
+  Result.HasRequests = !Requests.empty() || Diags.hasErrors();
+  if (Requests.empty())
+    return Result;
+
+  ir::Module M;
+  ASTLowering Lower(Ctx, M, Diags);
+  DerivedFunctionSet Derived;
+  ForwardModeTransformer Forward(M, Diags, Derived);
+  std::vector<std::pair<const DerivativeRequest *, ir::Function *>> Done;
+  for (const DerivativeRequest &R : Requests) {
+    if (R.Mode != DiffMode::Forward) {
+      Diags.error(R.Loc, std::string("meshad::") +
+                             (R.Mode == DiffMode::Reverse ? "gradient"
+                                                          : "hessian") +
+                             " (" + getModeName(R.Mode) +
+                             " mode) is not implemented yet; only "
+                             "meshad::differentiate (forward mode) is");
+      continue;
+    }
+    ir::Function *F = Lower.lower(R.Function);
+    if (!F)
+      continue;
+    std::optional<ForwardJob> Job = resolveForward(R, *F, Diags);
+    if (!Job)
+      continue;
+    if (ir::Function *D = Forward.deriveRequest(F, Job->Seeds, Job->Name))
+      Done.push_back({&R, D});
+  }
+  if (Diags.hasErrors())
+    return Result;
+
+  EditPlan Plan(Ctx, Diags, Derived, Opts);
+  Plan.placeFunctions(Result.Dump);
+  for (auto &[R, D] : Done)
+    Plan.placeRequest(*R, D);
+  Result.Edits = Plan.takeEdits();
+  return Result;
+}

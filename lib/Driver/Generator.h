@@ -1,0 +1,64 @@
+//===- Driver/Generator.h - From a parsed TU to generated source -*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The generator runs the pipeline (plan, lower, analyse, transform, emit) on
+/// a parsed translation unit and describes the augmented main file as a list
+/// of text edits to the original. The plugin applies them to the main buffer
+/// before the real parse; meshad-gen writes the result to a file.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_DRIVER_GENERATOR_H
+#define MESHAD_DRIVER_GENERATOR_H
+
+#include "Support/Diagnostics.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace clang {
+class ASTContext;
+} // namespace clang
+
+namespace meshad {
+
+/// Insert Text at byte Offset of the original main file, after removing
+/// RemoveLength bytes there.
+struct TextEdit {
+  unsigned Offset = 0;
+  unsigned RemoveLength = 0;
+  std::string Text;
+};
+
+struct GeneratorOptions {
+  /// Wrap generated text in #line directives so that diagnostics in user
+  /// code keep their original lines (the plugin); meshad-gen turns it off.
+  bool LineDirectives = true;
+};
+
+struct GenerationResult {
+  /// True when the file asked for any derivative.
+  bool HasRequests = false;
+  std::vector<TextEdit> Edits;
+  /// All generated functions, in emission order, for -fplugin-arg-meshad-dump.
+  std::string Dump;
+};
+
+/// Runs the whole pipeline on a parsed translation unit. Problems are
+/// reported into \p Diags; when it has errors the edits must not be applied.
+GenerationResult generateDerivatives(clang::ASTContext &Ctx,
+                                     DiagnosticSink &Diags,
+                                     const GeneratorOptions &Opts);
+
+/// Applies edits (any order; equal offsets keep their order) to \p Original.
+std::string applyEdits(llvm::StringRef Original, std::vector<TextEdit> Edits);
+
+} // namespace meshad
+
+#endif // MESHAD_DRIVER_GENERATOR_H

@@ -1,0 +1,83 @@
+//===- Driver/Placement.cpp - Where generated code goes -------------------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Driver/Placement.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/Basic/SourceManager.h"
+
+using namespace meshad;
+using namespace clang;
+
+SourcePlacement::SourcePlacement(ASTContext &Ctx)
+    : Ctx(Ctx), SM(Ctx.getSourceManager()),
+      Text(SM.getBufferData(SM.getMainFileID())) {}
+
+std::optional<unsigned> SourcePlacement::offsetOf(SourceLocation Loc) const {
+  if (Loc.isInvalid() || Loc.isMacroID())
+    return std::nullopt;
+  std::pair<FileID, unsigned> D = SM.getDecomposedLoc(Loc);
+  if (D.first != SM.getMainFileID())
+    return std::nullopt;
+  return D.second;
+}
+
+unsigned SourcePlacement::lineStartAfter(unsigned Offset) const {
+  size_t NL = Text.find('\n', Offset);
+  return NL == StringRef::npos ? Text.size() : NL + 1;
+}
+
+unsigned SourcePlacement::lineAt(unsigned Offset) const {
+  return Text.take_front(Offset).count('\n') + 1;
+}
+
+std::string SourcePlacement::fileName() const {
+  PresumedLoc P = SM.getPresumedLoc(SM.getLocForStartOfFile(SM.getMainFileID()));
+  return P.isValid() ? P.getFilename() : "";
+}
+
+/// The declaration as it stands in the source: the template for a function
+/// template's pattern.
+static const Decl *outermost(const FunctionDecl *FD) {
+  if (const FunctionTemplateDecl *T = FD->getDescribedFunctionTemplate())
+    return T;
+  return FD;
+}
+
+unsigned SourcePlacement::afterDecl(const Decl *D) const {
+  if (std::optional<unsigned> Off =
+          offsetOf(SM.getExpansionLoc(D->getEndLoc())))
+    return lineStartAfter(*Off);
+  // Declared outside the main file: before the first main-file top-level
+  // declaration that follows it.
+  SourceLocation Loc = SM.getExpansionLoc(D->getBeginLoc());
+  for (const Decl *Top : Ctx.getTranslationUnitDecl()->decls()) {
+    SourceLocation TopLoc = SM.getExpansionLoc(Top->getBeginLoc());
+    std::optional<unsigned> Off = offsetOf(TopLoc);
+    if (Off && SM.isBeforeInTranslationUnit(Loc, TopLoc)) {
+      size_t LineStart = Text.rfind('\n', *Off);
+      return LineStart == StringRef::npos ? 0 : LineStart + 1;
+    }
+  }
+  return Text.size();
+}
+
+unsigned SourcePlacement::prototypeOffset(const FunctionDecl *FD) const {
+  const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
+  if (!Pattern)
+    Pattern = FD;
+  return afterDecl(outermost(Pattern->getFirstDecl()));
+}
+
+unsigned SourcePlacement::definitionOffset(const FunctionDecl *FD) const {
+  const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
+  if (!Pattern)
+    Pattern = FD;
+  const FunctionDecl *Def = Pattern->getDefinition();
+  return afterDecl(outermost(Def ? Def : Pattern));
+}

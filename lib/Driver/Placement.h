@@ -1,0 +1,62 @@
+//===- Driver/Placement.h - Where generated code goes ------------*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Computes byte offsets in the main file for generated text: prototypes go
+/// at the start of the line after the primal's first declaration, definitions
+/// after its definition (for a primal outside the main file, before the first
+/// main-file declaration that follows it).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_DRIVER_PLACEMENT_H
+#define MESHAD_DRIVER_PLACEMENT_H
+
+#include "clang/Basic/SourceLocation.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace clang {
+class ASTContext;
+class Decl;
+class FunctionDecl;
+class SourceManager;
+} // namespace clang
+
+namespace meshad {
+
+/// Offsets and line numbers in the main file of one translation unit.
+class SourcePlacement {
+public:
+  explicit SourcePlacement(clang::ASTContext &Ctx);
+
+  /// Start of the line after the first declaration of \p FD.
+  unsigned prototypeOffset(const clang::FunctionDecl *FD) const;
+  /// Start of the line after the definition of \p FD.
+  unsigned definitionOffset(const clang::FunctionDecl *FD) const;
+  /// Offset of a location in the main file, if it is in it (not in a macro).
+  std::optional<unsigned> offsetOf(clang::SourceLocation Loc) const;
+  /// 1-based line number of the line that starts at \p Offset.
+  unsigned lineAt(unsigned Offset) const;
+  /// The main file's name as diagnostics spell it.
+  std::string fileName() const;
+  /// The main file's text.
+  llvm::StringRef text() const { return Text; }
+
+private:
+  unsigned afterDecl(const clang::Decl *D) const;
+  unsigned lineStartAfter(unsigned Offset) const;
+
+  clang::ASTContext &Ctx;
+  const clang::SourceManager &SM;
+  llvm::StringRef Text;
+};
+
+} // namespace meshad
+
+#endif // MESHAD_DRIVER_PLACEMENT_H

@@ -1,0 +1,107 @@
+//===- Driver/RequestResolver.cpp - Requests to derivation jobs -----------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Driver/RequestResolver.h"
+
+using namespace meshad;
+
+/// Finds the parameter an item names; reports and returns -1 if none.
+static int findParam(const ArgSpecItem &Item, const DerivativeRequest &R,
+                     const ir::Function &F, DiagnosticSink &Diags) {
+  if (Item.Number >= 0) {
+    if (static_cast<unsigned>(Item.Number) < F.getNumParams())
+      return Item.Number;
+    Diags.error(R.Loc, "'" + F.getName() + "' has no parameter number " +
+                           std::to_string(Item.Number) + " (it has " +
+                           std::to_string(F.getNumParams()) + ")");
+    return -1;
+  }
+  for (unsigned I = 0; I < F.getNumParams(); ++I)
+    if (F.getParam(I)->getName() == Item.Name)
+      return I;
+  Diags.error(R.Loc, "'" + F.getName() + "' has no parameter named '" +
+                         Item.Name + "'");
+  return -1;
+}
+
+/// The only differentiable parameter, for an empty spec; -1 if not unique.
+static int soleDifferentiableParam(const ir::Function &F) {
+  int Found = -1;
+  for (unsigned I = 0; I < F.getNumParams(); ++I)
+    if (F.getParam(I)->getType()->isDifferentiable()) {
+      if (Found >= 0)
+        return -1;
+      Found = I;
+    }
+  return Found;
+}
+
+std::optional<ForwardJob> meshad::resolveForward(const DerivativeRequest &R,
+                                                 const ir::Function &F,
+                                                 DiagnosticSink &Diags) {
+  const ir::Type *RetTy = F.getReturnType();
+  if (!RetTy->isVoid() && !RetTy->isDifferentiableValue()) {
+    Diags.error(R.Loc, "'" + F.getName() + "' returns " + ir::spellType(RetTy) +
+                           ", which carries no derivative");
+    return std::nullopt;
+  }
+  ArgSpecItem Item;
+  if (R.Items.size() > 1) {
+    Diags.error(R.Loc, "forward mode differentiates w.r.t. one parameter or "
+                       "one array element; use meshad::gradient for several");
+    return std::nullopt;
+  }
+  int Index;
+  if (R.Items.empty()) {
+    Index = soleDifferentiableParam(F);
+    if (Index < 0) {
+      Diags.error(R.Loc, "name the parameter to differentiate w.r.t. ('" +
+                             F.getName() +
+                             "' has several or no differentiable ones)");
+      return std::nullopt;
+    }
+  } else {
+    Item = R.Items.front();
+    Index = findParam(Item, R, F, Diags);
+    if (Index < 0)
+      return std::nullopt;
+  }
+  const ir::Var *P = F.getParam(Index);
+  const ir::Type *Ty = P->getType();
+  ForwardJob Job;
+  Job.Seeds.resize(F.getNumParams());
+  Job.Name = F.getName() + "_darg" + std::to_string(Index);
+  if (!Ty->isDifferentiable()) {
+    Diags.error(R.Loc, "parameter '" + P->getName() + "' has type " +
+                           ir::spellType(Ty) + ", which carries no derivative");
+    return std::nullopt;
+  }
+  if (Item.HasRange) {
+    if (!Ty->isIndexable()) {
+      Diags.error(R.Loc, "parameter '" + P->getName() +
+                             "' is not an array; remove the [...]");
+      return std::nullopt;
+    }
+    if (!Item.isElement()) {
+      Diags.error(R.Loc, "forward mode differentiates w.r.t. one element; "
+                         "\"" + R.Spec + "\" names a range");
+      return std::nullopt;
+    }
+    if (Ty->isArray() && Item.Begin >= Ty->getCount()) {
+      Diags.error(R.Loc, "element " + std::to_string(Item.Begin) +
+                             " is out of the bounds of '" + P->getName() +
+                             "'");
+      return std::nullopt;
+    }
+    Job.Seeds[Index] = ParamSeed::unitElement(Item.Begin);
+    Job.Name += "_" + std::to_string(Item.Begin);
+    return Job;
+  }
+  // A scalar gets tangent 1; arrays and vectors take a direction argument.
+  Job.Seeds[Index] = Ty->isFloatingScalar() ? ParamSeed::unit()
+                                            : ParamSeed::tangent();
+  return Job;
+}

@@ -1,0 +1,1 @@
+set(SOURCES Generator.cpp Placement.cpp RequestResolver.cpp TextEdits.cpp GenerateAction.cpp)

@@ -1,0 +1,1 @@
+set(SOURCES CudaEmitter.cpp ExprEmitter.cpp StmtEmitter.cpp)

@@ -1,0 +1,197 @@
+//===- Emit/StmtEmitter.cpp - IR statements to CUDA C++ text --------------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Statements print one per line with two-space indentation per nesting
+/// level and the opening brace on the statement's line. Bodies of if, for,
+/// while and do are always braced; "else { if ... }" prints as "else if".
+///
+//===----------------------------------------------------------------------===//
+
+#include "Emit/CudaEmitter.h"
+
+using namespace meshad;
+using namespace meshad::ir;
+
+namespace {
+
+const char *spellAssignOp(AssignOp Op) {
+  switch (Op) {
+  case AssignOp::Assign:
+    return " = ";
+  case AssignOp::AddAssign:
+    return " += ";
+  case AssignOp::SubAssign:
+    return " -= ";
+  case AssignOp::MulAssign:
+    return " *= ";
+  case AssignOp::DivAssign:
+    return " /= ";
+  case AssignOp::Inc:
+    return "++";
+  case AssignOp::Dec:
+    return "--";
+  }
+  return " ? ";
+}
+
+/// Prints statements into one string.
+class StmtPrinter {
+public:
+  std::string take() { return std::move(Out); }
+  void print(const Stmt *S, unsigned Indent);
+
+private:
+  void line(unsigned Indent, const std::string &Text) {
+    Out.append(Indent, ' ');
+    Out += Text;
+    Out += '\n';
+  }
+  /// "{" is already printed; prints the statements and the closing brace
+  /// (without its newline, so that "} else {" and "} while" can follow).
+  void printBlockTail(const BlockStmt *B, unsigned Indent);
+  void printIf(const IfStmt *S, unsigned Indent);
+  void printFor(const ForStmt *S, unsigned Indent);
+
+  std::string Out;
+};
+
+/// The text of a declaration, assignment or expression statement without
+/// its ';' (also the init and increment of a for loop). Empty for a global
+/// variable's declaration, which is never emitted.
+std::string simpleStmtText(const Stmt *S) {
+  if (const auto *D = llvm::dyn_cast<DeclStmt>(S)) {
+    const Var *V = D->getVar();
+    if (V->isGlobal())
+      return "";
+    std::string Text = V->isShared() ? "__shared__ " : "";
+    Text += spellDeclaration(V->getType(), V->getName());
+    if (D->getInit())
+      Text += " = " + CudaEmitter::emitExpr(D->getInit());
+    return Text;
+  }
+  if (const auto *A = llvm::dyn_cast<AssignStmt>(S)) {
+    std::string LHS = CudaEmitter::emitExpr(A->getLHS());
+    if (A->getOp() == AssignOp::Inc || A->getOp() == AssignOp::Dec)
+      return spellAssignOp(A->getOp()) + LHS;
+    return LHS + spellAssignOp(A->getOp()) + CudaEmitter::emitExpr(A->getRHS());
+  }
+  if (const auto *E = llvm::dyn_cast<ExprStmt>(S))
+    return CudaEmitter::emitExpr(E->getExpr());
+  return "";
+}
+
+void StmtPrinter::print(const Stmt *S, unsigned Indent) {
+  switch (S->getKind()) {
+  case Stmt::Kind::Block:
+    Out.append(Indent, ' ');
+    Out += "{\n";
+    printBlockTail(llvm::cast<BlockStmt>(S), Indent);
+    Out += '\n';
+    return;
+  case Stmt::Kind::Decl:
+    if (llvm::cast<DeclStmt>(S)->getVar()->isGlobal())
+      return;
+    [[fallthrough]];
+  case Stmt::Kind::Assign:
+  case Stmt::Kind::ExprStmt:
+    line(Indent, simpleStmtText(S) + ";");
+    return;
+  case Stmt::Kind::If:
+    Out.append(Indent, ' ');
+    printIf(llvm::cast<IfStmt>(S), Indent);
+    Out += '\n';
+    return;
+  case Stmt::Kind::For:
+    printFor(llvm::cast<ForStmt>(S), Indent);
+    return;
+  case Stmt::Kind::While: {
+    const auto *W = llvm::cast<WhileStmt>(S);
+    line(Indent, "while (" + CudaEmitter::emitExpr(W->getCond()) + ") {");
+    printBlockTail(W->getBody(), Indent);
+    Out += '\n';
+    return;
+  }
+  case Stmt::Kind::Do: {
+    const auto *D = llvm::cast<DoStmt>(S);
+    line(Indent, "do {");
+    printBlockTail(D->getBody(), Indent);
+    Out += " while (" + CudaEmitter::emitExpr(D->getCond()) + ");\n";
+    return;
+  }
+  case Stmt::Kind::Break:
+    line(Indent, "break;");
+    return;
+  case Stmt::Kind::Continue:
+    line(Indent, "continue;");
+    return;
+  case Stmt::Kind::Return: {
+    const Expr *V = llvm::cast<ReturnStmt>(S)->getValue();
+    line(Indent, V ? "return " + CudaEmitter::emitExpr(V) + ";" : "return;");
+    return;
+  }
+  case Stmt::Kind::Comment: {
+    // One "//" line per line of the text.
+    const std::string &Text = llvm::cast<CommentStmt>(S)->getText();
+    size_t Begin = 0;
+    while (true) {
+      size_t End = Text.find('\n', Begin);
+      std::string Part = Text.substr(Begin, End - Begin);
+      line(Indent, Part.empty() ? "//" : "// " + Part);
+      if (End == std::string::npos)
+        break;
+      Begin = End + 1;
+    }
+    return;
+  }
+  }
+}
+
+void StmtPrinter::printBlockTail(const BlockStmt *B, unsigned Indent) {
+  for (const Stmt *S : B->getBody())
+    print(S, Indent + 2);
+  Out.append(Indent, ' ');
+  Out += '}';
+}
+
+void StmtPrinter::printIf(const IfStmt *S, unsigned Indent) {
+  Out += "if (" + CudaEmitter::emitExpr(S->getCond()) + ") {\n";
+  printBlockTail(S->getThen(), Indent);
+  const BlockStmt *Else = S->getElse();
+  if (!Else)
+    return;
+  const auto &Body = Else->getBody();
+  if (Body.size() == 1 && llvm::isa<IfStmt>(Body.front())) {
+    Out += " else ";
+    printIf(llvm::cast<IfStmt>(Body.front()), Indent);
+    return;
+  }
+  Out += " else {\n";
+  printBlockTail(Else, Indent);
+}
+
+void StmtPrinter::printFor(const ForStmt *S, unsigned Indent) {
+  std::string Header = "for (";
+  if (S->getInit())
+    Header += simpleStmtText(S->getInit());
+  Header += ";";
+  if (S->getCond())
+    Header += " " + CudaEmitter::emitExpr(S->getCond());
+  Header += ";";
+  if (S->getInc())
+    Header += " " + simpleStmtText(S->getInc());
+  line(Indent, Header + ") {");
+  printBlockTail(S->getBody(), Indent);
+  Out += '\n';
+}
+
+} // namespace
+
+std::string CudaEmitter::emitStmt(const Stmt *S, unsigned Indent) {
+  StmtPrinter P;
+  P.print(S, Indent);
+  return P.take();
+}

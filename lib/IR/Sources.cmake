@@ -1,0 +1,1 @@
+set(SOURCES Type.cpp IR.cpp)

@@ -1,0 +1,132 @@
+//===- IR/Type.h - Types of the meshad IR ------------------------*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The small type system of the meshad IR. Types are uniqued by a TypeContext
+/// and compared by pointer. Only what differentiation needs to know is
+/// modelled: floating scalars, CUDA vector types (float3, double3...),
+/// pointers, fixed-size arrays; everything else (integers, bool, structs the
+/// IR does not look into) keeps its source spelling so that it can be emitted
+/// as written.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_IR_TYPE_H
+#define MESHAD_IR_TYPE_H
+
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace meshad {
+namespace ir {
+
+/// An IR type. Immutable; create through TypeContext.
+class Type {
+public:
+  enum class Kind {
+    Void,
+    Bool,
+    Int,     ///< Any integer type; Spelling says which ("int", "size_t").
+    Float,   ///< 32-bit IEEE.
+    Double,  ///< 64-bit IEEE.
+    Vector,  ///< CUDA vector type of floating elements: float3, double2...
+    Pointer, ///< Pointer to Elem (Elem may be const).
+    Array,   ///< Fixed-size array of Count Elem.
+    Opaque,  ///< A type the IR only carries around (uint3, dim3, structs).
+  };
+
+  Kind getKind() const { return K; }
+  /// Pointee, array element or vector component type.
+  const Type *getElement() const { return Elem; }
+  /// Array length or vector width.
+  unsigned getCount() const { return Count; }
+  bool isConst() const { return Const; }
+  /// Source spelling for Int, Vector and Opaque types ("int", "float3").
+  const std::string &getSpelling() const { return Spelling; }
+
+  bool isVoid() const { return K == Kind::Void; }
+  bool isFloatingScalar() const {
+    return K == Kind::Float || K == Kind::Double;
+  }
+  bool isPointer() const { return K == Kind::Pointer; }
+  bool isArray() const { return K == Kind::Array; }
+  bool isVector() const { return K == Kind::Vector; }
+  bool isIntegral() const { return K == Kind::Int || K == Kind::Bool; }
+  /// Pointer or array: something that is indexed.
+  bool isIndexable() const { return isPointer() || isArray(); }
+
+  /// True for values that carry derivatives: floating scalars and vectors.
+  bool isDifferentiableValue() const {
+    return isFloatingScalar() || isVector();
+  }
+  /// True for values, pointers or arrays whose innermost element is
+  /// differentiable: these get tangents/adjoints.
+  bool isDifferentiable() const;
+
+  /// The innermost element of nested pointers/arrays (or this type).
+  const Type *getScalarElement() const;
+
+  /// The non-const version of this type (for declaring shadows).
+  const Type *getUnqualified() const { return Unqualified; }
+
+private:
+  friend class TypeContext;
+  Type(Kind K, const Type *Elem, unsigned Count, bool Const,
+       std::string Spelling)
+      : K(K), Elem(Elem), Count(Count), Const(Const),
+        Spelling(std::move(Spelling)) {}
+
+  Kind K;
+  const Type *Elem;
+  unsigned Count;
+  bool Const;
+  std::string Spelling;
+  const Type *Unqualified = this;
+};
+
+/// Owns and uniques IR types.
+class TypeContext {
+public:
+  TypeContext();
+  TypeContext(const TypeContext &) = delete;
+  TypeContext &operator=(const TypeContext &) = delete;
+
+  const Type *getVoid() const { return VoidTy; }
+  const Type *getBool() const { return BoolTy; }
+  const Type *getFloat() const { return FloatTy; }
+  const Type *getDouble() const { return DoubleTy; }
+  /// An integer type spelled \p Spelling ("int", "unsigned int", "size_t").
+  const Type *getInt(const std::string &Spelling = "int");
+  /// A CUDA vector type such as float3 (\p Elem float or double).
+  const Type *getVector(const Type *Elem, unsigned Width);
+  const Type *getPointer(const Type *Pointee);
+  const Type *getArray(const Type *Elem, unsigned Count);
+  const Type *getOpaque(const std::string &Spelling);
+  /// \p Ty with const added (scalars, vectors, opaque types).
+  const Type *getConst(const Type *Ty);
+
+private:
+  const Type *make(Type::Kind K, const Type *Elem, unsigned Count, bool Const,
+                   const std::string &Spelling);
+
+  using Key = std::tuple<int, const Type *, unsigned, bool, std::string>;
+  std::map<Key, std::unique_ptr<Type>> Types;
+  const Type *VoidTy, *BoolTy, *FloatTy, *DoubleTy;
+};
+
+/// C spelling of a type with an optional declarator name, e.g.
+/// ("const double *", "x") or ("double [3]", "a") as "double a[3]".
+std::string spellDeclaration(const Type *Ty, const std::string &Name);
+/// C spelling of a type alone (for casts and template arguments).
+std::string spellType(const Type *Ty);
+
+} // namespace ir
+} // namespace meshad
+
+#endif // MESHAD_IR_TYPE_H

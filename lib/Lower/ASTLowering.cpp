@@ -1,0 +1,226 @@
+//===- Lower/ASTLowering.cpp - Clang functions to IR functions ------------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The function level of the lowering: finding definitions, signatures,
+/// CUDA targets, and the memo that lowers every user callee once.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Lower/LoweringImpl.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace meshad;
+using namespace clang;
+
+//===----------------------------------------------------------------------===//
+// LoweringState
+//===----------------------------------------------------------------------===//
+
+LoweringState::LoweringState(ASTContext &Ctx, ir::Module &M,
+                             DiagnosticSink &Diags)
+    : Ctx(Ctx), M(M), Diags(Diags), Policy(Ctx.getPrintingPolicy()) {
+  // Names are emitted outside any anonymous namespace, types without
+  // `struct`, booleans as `bool`.
+  Policy.SuppressUnwrittenScope = true;
+  Policy.SuppressTagKeyword = true;
+  Policy.Bool = true;
+}
+
+std::nullptr_t LoweringState::fail(SourceLocation Loc, const Twine &Msg) {
+  Diags.error(Loc, Msg.str());
+  return nullptr;
+}
+
+std::string LoweringState::getSourceText(SourceRange R) const {
+  if (R.isInvalid() || R.getBegin().isMacroID() || R.getEnd().isMacroID())
+    return "";
+  return Lexer::getSourceText(CharSourceRange::getTokenRange(R),
+                              Ctx.getSourceManager(), Ctx.getLangOpts())
+      .str();
+}
+
+std::string LoweringState::getQualifiedName(const NamedDecl *D) const {
+  std::string Name;
+  llvm::raw_string_ostream OS(Name);
+  D->printQualifiedName(OS, Policy);
+  return Name;
+}
+
+//===----------------------------------------------------------------------===//
+// ASTLowering::Impl
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+bool hasAnnotation(const FunctionDecl *FD, StringRef Annotation) {
+  for (const auto *A : FD->specific_attrs<AnnotateAttr>())
+    if (A->getAnnotation() == Annotation)
+      return true;
+  return false;
+}
+
+} // namespace
+
+ASTLowering::Impl::Impl(ASTContext &Ctx, ir::Module &M, DiagnosticSink &Diags)
+    : S(Ctx, M, Diags), Types(S),
+      Exprs(S, Types,
+            [this](const FunctionDecl *FD) { return lowerFunction(FD); }),
+      Stmts(S, Types, Exprs) {}
+
+ir::Function *ASTLowering::Impl::lowerFunction(const FunctionDecl *FD) {
+  if (!FD)
+    return nullptr;
+  const FunctionDecl *Key = FD->getCanonicalDecl();
+  if (Failed.contains(Key))
+    return nullptr;
+  if (ir::Function *F = Functions.lookup(Key))
+    return F;
+
+  const FunctionDecl *Def = findDefinition(FD);
+  ir::Function *F = checkSupported(Def) ? createSignature(Def) : nullptr;
+  if (!F) {
+    Failed.insert(Key);
+    return nullptr;
+  }
+  // Registered before the body so that recursive calls find it.
+  Functions[Key] = F;
+  Decls[F] = Def;
+  if (!Def->doesThisDeclarationHaveABody())
+    return F; // A declaration: the transform decides what to do with it.
+
+  ir::BlockStmt *Body = nullptr;
+  if (const auto *CS = dyn_cast<CompoundStmt>(Def->getBody())) {
+    // A callee is lowered in the middle of its caller's expression.
+    ExprLowering::FunctionScope Caller = Exprs.enterFunction();
+    Body = Stmts.lowerBlock(CS);
+    Exprs.leaveFunction(std::move(Caller));
+  } else
+    S.fail(Def->getBody()->getBeginLoc(),
+           "meshad: function try blocks are not supported");
+  if (!Body) {
+    Functions.erase(Key);
+    Decls.erase(F);
+    Failed.insert(Key);
+    return nullptr;
+  }
+  F->setBody(Body);
+  return F;
+}
+
+const FunctionDecl *ASTLowering::Impl::getDecl(const ir::Function *F) const {
+  return Decls.lookup(F);
+}
+
+const FunctionDecl *
+ASTLowering::Impl::findDefinition(const FunctionDecl *FD) {
+  // For template specializations this is the instantiated definition.
+  if (const FunctionDecl *Def = FD->getDefinition())
+    return Def;
+  return FD;
+}
+
+bool ASTLowering::Impl::checkSupported(const FunctionDecl *FD) {
+  const char *Reason = nullptr;
+  if (isa<CXXMethodDecl>(FD))
+    Reason = "meshad: member functions are not supported";
+  else if (FD->isDependentContext())
+    Reason = "meshad: uninstantiated templates are not supported; "
+             "differentiate a specialization";
+  else if (FD->isVariadic())
+    Reason = "meshad: variadic functions are not supported";
+  else if (FD->getReturnType()->isReferenceType())
+    Reason = "meshad: functions returning references are not supported";
+  if (Reason)
+    S.fail(FD->getLocation(), Reason);
+  return !Reason;
+}
+
+ir::Function *ASTLowering::Impl::createSignature(const FunctionDecl *FD) {
+  ir::Function *F = S.M.createFunction(FD->getNameAsString(),
+                                       Types.lowerType(FD->getReturnType()),
+                                       getCudaTarget(FD));
+  F->setTemplateArgs(getTemplateArgs(FD));
+  F->setQualifiers(getQualifiers(FD));
+  F->setSourceDecl(FD);
+  F->setLoc(FD->getLocation());
+  return lowerParams(FD, F) ? F : nullptr;
+}
+
+bool ASTLowering::Impl::lowerParams(const FunctionDecl *FD, ir::Function *F) {
+  bool Ok = true;
+  for (unsigned I = 0, E = FD->getNumParams(); I != E; ++I) {
+    const ParmVarDecl *P = FD->getParamDecl(I);
+    const ir::Type *Ty = Types.lowerDeclType(P);
+    if (!Ty) {
+      Ok = false;
+      continue;
+    }
+    std::string Name = P->getName().empty() ? "_p" + std::to_string(I)
+                                            : P->getNameAsString();
+    ir::Var *V = S.M.createVar(std::move(Name), Ty, ir::Var::Storage::Param);
+    S.Vars[P] = V;
+    F->addParam(V);
+  }
+  return Ok;
+}
+
+ir::CudaTarget ASTLowering::Impl::getCudaTarget(const FunctionDecl *FD) {
+  // The CPU emulation header spells __global__ etc. as annotations.
+  if (FD->hasAttr<CUDAGlobalAttr>() || hasAnnotation(FD, "meshad.cuda.global"))
+    return ir::CudaTarget::Global;
+  bool Device =
+      FD->hasAttr<CUDADeviceAttr>() || hasAnnotation(FD, "meshad.cuda.device");
+  bool Host =
+      FD->hasAttr<CUDAHostAttr>() || hasAnnotation(FD, "meshad.cuda.host");
+  if (Device)
+    return Host ? ir::CudaTarget::HostDevice : ir::CudaTarget::Device;
+  return ir::CudaTarget::HostOnly;
+}
+
+std::string ASTLowering::Impl::getQualifiers(const FunctionDecl *FD) {
+  std::string Qualifiers;
+  if (FD->getStorageClass() == SC_Static)
+    Qualifiers = "static";
+  if (FD->isInlineSpecified())
+    Qualifiers += Qualifiers.empty() ? "inline" : " inline";
+  return Qualifiers;
+}
+
+std::string ASTLowering::Impl::getTemplateArgs(const FunctionDecl *FD) {
+  const TemplateArgumentList *Args = FD->getTemplateSpecializationArgs();
+  if (!Args)
+    return "";
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  printTemplateArgumentList(OS, Args->asArray(), S.Policy);
+  return Text;
+}
+
+//===----------------------------------------------------------------------===//
+// ASTLowering
+//===----------------------------------------------------------------------===//
+
+ASTLowering::ASTLowering(ASTContext &Ctx, ir::Module &M, DiagnosticSink &Diags)
+    : P(std::make_unique<Impl>(Ctx, M, Diags)) {}
+
+ASTLowering::~ASTLowering() = default;
+
+ir::Function *ASTLowering::lower(const FunctionDecl *FD) {
+  return P->lowerFunction(FD);
+}
+
+const ir::Type *ASTLowering::lowerType(QualType T) {
+  return P->Types.lowerType(T);
+}
+
+const FunctionDecl *ASTLowering::getDecl(const ir::Function *F) const {
+  return P->getDecl(F);
+}

@@ -1,0 +1,662 @@
+//===- Lower/LowerExpr.cpp - Clang expressions to IR expressions ----------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Expressions: literals, variables (locals, parameters, globals), CUDA
+/// built-in indices, operators, casts, memory accesses, members and calls
+/// (user functions, math functions with derivative rules, intrinsics).
+///
+//===----------------------------------------------------------------------===//
+
+#include "Lower/LoweringImpl.h"
+#include "Rules/DerivativeRules.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/Basic/CharInfo.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace meshad;
+using namespace clang;
+
+using Builtin = ir::BuiltinExpr::Builtin;
+
+namespace {
+
+/// The user-facing name of expressions the IR cannot represent.
+const char *describeUnsupported(const Expr *E) {
+  switch (E->getStmtClass()) {
+  case Stmt::StringLiteralClass:
+    return "string literal";
+  case Stmt::LambdaExprClass:
+    return "lambda expression";
+  case Stmt::CXXNewExprClass:
+    return "'new' expression";
+  case Stmt::CXXDeleteExprClass:
+    return "'delete' expression";
+  case Stmt::CXXThrowExprClass:
+    return "'throw' expression";
+  case Stmt::CXXThisExprClass:
+    return "use of 'this'";
+  case Stmt::StmtExprClass:
+    return "statement expression";
+  case Stmt::BinaryConditionalOperatorClass:
+    return "'?:' without a middle operand";
+  case Stmt::CXXDynamicCastExprClass:
+    return "'dynamic_cast'";
+  case Stmt::CXXReinterpretCastExprClass:
+    return "'reinterpret_cast'";
+  case Stmt::CXXConstCastExprClass:
+    return "'const_cast'";
+  default:
+    return nullptr;
+  }
+}
+
+/// Conversions between arithmetic types, booleans and pointers-to-bool.
+bool isArithmeticConversion(CastKind K) {
+  switch (K) {
+  case CK_IntegralCast:
+  case CK_IntegralToFloating:
+  case CK_FloatingToIntegral:
+  case CK_FloatingCast:
+  case CK_IntegralToBoolean:
+  case CK_FloatingToBoolean:
+  case CK_BooleanToSignedIntegral:
+  case CK_PointerToBoolean:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Source text is only kept as a literal's spelling if it is one (a literal
+/// substituted for a template parameter is spelled as the parameter).
+bool looksLikeLiteral(StringRef Text) {
+  return !Text.empty() &&
+         (isDigit(Text[0]) || Text[0] == '.' || Text[0] == '\'');
+}
+
+/// The CUDA index variable \p Base names: the CUDA header's threadIdx
+/// (a __cuda_builtin_threadIdx_t) or the CPU emulation's global uint3.
+std::optional<Builtin> getBuiltinVar(const Expr *Base) {
+  Base = Base->IgnoreParenImpCasts();
+  if (const auto *OVE = dyn_cast<OpaqueValueExpr>(Base))
+    Base = OVE->getSourceExpr()->IgnoreParenImpCasts();
+  const auto *Ref = dyn_cast<DeclRefExpr>(Base);
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!VD || !VD->hasGlobalStorage() ||
+      !VD->getDeclContext()->getRedeclContext()->isTranslationUnit())
+    return std::nullopt;
+  return llvm::StringSwitch<std::optional<Builtin>>(VD->getName())
+      .Case("threadIdx", Builtin::ThreadIdx)
+      .Case("blockIdx", Builtin::BlockIdx)
+      .Case("blockDim", Builtin::BlockDim)
+      .Case("gridDim", Builtin::GridDim)
+      .Default(std::nullopt);
+}
+
+bool isTopLevelGlobal(const VarDecl *VD) {
+  return VD->hasGlobalStorage() && !VD->isStaticLocal() &&
+         VD->getDeclContext()->getRedeclContext()->isTranslationUnit();
+}
+
+std::optional<ir::UnaryOp> getUnaryOp(UnaryOperatorKind K) {
+  switch (K) {
+  case UO_Minus:
+    return ir::UnaryOp::Neg;
+  case UO_Plus:
+    return ir::UnaryOp::Plus;
+  case UO_LNot:
+    return ir::UnaryOp::Not;
+  case UO_Not:
+    return ir::UnaryOp::BitNot;
+  case UO_AddrOf:
+    return ir::UnaryOp::AddrOf;
+  case UO_Deref:
+    return ir::UnaryOp::Deref;
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+std::optional<ir::BinaryOp> ExprLowering::getBinaryOp(BinaryOperatorKind K) {
+  using ir::BinaryOp;
+  switch (K) {
+  case BO_Add: return BinaryOp::Add;
+  case BO_Sub: return BinaryOp::Sub;
+  case BO_Mul: return BinaryOp::Mul;
+  case BO_Div: return BinaryOp::Div;
+  case BO_Rem: return BinaryOp::Rem;
+  case BO_LT: return BinaryOp::Lt;
+  case BO_GT: return BinaryOp::Gt;
+  case BO_LE: return BinaryOp::Le;
+  case BO_GE: return BinaryOp::Ge;
+  case BO_EQ: return BinaryOp::Eq;
+  case BO_NE: return BinaryOp::Ne;
+  case BO_LAnd: return BinaryOp::LAnd;
+  case BO_LOr: return BinaryOp::LOr;
+  case BO_And: return BinaryOp::BitAnd;
+  case BO_Or: return BinaryOp::BitOr;
+  case BO_Xor: return BinaryOp::BitXor;
+  case BO_Shl: return BinaryOp::Shl;
+  case BO_Shr: return BinaryOp::Shr;
+  default: return std::nullopt;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points and helpers
+//===----------------------------------------------------------------------===//
+
+const Expr *ExprLowering::skipWrappers(const Expr *E) {
+  while (true) {
+    if (const auto *PE = dyn_cast<ParenExpr>(E))
+      E = PE->getSubExpr();
+    else if (const auto *FE = dyn_cast<FullExpr>(E)) // ExprWithCleanups...
+      E = FE->getSubExpr();
+    else if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(E))
+      E = MT->getSubExpr();
+    else if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(E))
+      E = BT->getSubExpr();
+    else if (const auto *ST = dyn_cast<SubstNonTypeTemplateParmExpr>(E))
+      E = ST->getReplacement();
+    else if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(E))
+      E = DA->getExpr();
+    else
+      return E;
+  }
+}
+
+const ir::Expr *ExprLowering::lowerRoot(const Expr *E) {
+  const Expr *Outer = std::exchange(Scope.Root, skipWrappers(E));
+  const ir::Expr *Result = lower(E);
+  Scope.Root = Outer;
+  return Result;
+}
+
+const ir::Expr *ExprLowering::lowerNoHoist(const Expr *E,
+                                           const char *Context) {
+  const char *Outer = std::exchange(Scope.NoHoistContext, Context);
+  const ir::Expr *Result = lower(E);
+  Scope.NoHoistContext = Outer;
+  return Result;
+}
+
+ExprLowering::FunctionScope ExprLowering::enterFunction() {
+  return std::exchange(Scope, FunctionScope());
+}
+
+void ExprLowering::leaveFunction(FunctionScope Saved) {
+  Scope = std::move(Saved);
+}
+
+const ir::Expr *ExprLowering::lowerAs(const Expr *E, const ir::Type *To) {
+  const ir::Expr *Sub = lower(E);
+  return Sub ? convert(Sub, To, skipWrappers(E)->getExprLoc()) : nullptr;
+}
+
+const ir::Expr *ExprLowering::convert(const ir::Expr *E, const ir::Type *To,
+                                      SourceLocation Loc) {
+  if (E->getType()->getUnqualified() == To->getUnqualified())
+    return E;
+  return S.make<ir::CastExpr>(Loc, To->getUnqualified(), E);
+}
+
+const ir::Expr *ExprLowering::makeZero(const ir::Type *Ty,
+                                       SourceLocation Loc) {
+  if (Ty->isFloatingScalar())
+    return S.make<ir::FloatLitExpr>(Loc, Ty, 0.0, "");
+  if (Ty->getKind() == ir::Type::Kind::Int)
+    return S.make<ir::IntLitExpr>(Loc, Ty, 0, "");
+  if (Ty->getKind() == ir::Type::Kind::Bool)
+    return S.make<ir::BoolLitExpr>(Loc, Ty, false);
+  if (Ty->isPointer())
+    return S.make<ir::IntLitExpr>(Loc, Ty, 0, "nullptr");
+  return S.make<ir::InitListExpr>(Loc, Ty, std::vector<const ir::Expr *>());
+}
+
+const ir::Expr *ExprLowering::unsupported(const Expr *E) {
+  if (const char *What = describeUnsupported(E))
+    return S.fail(E->getExprLoc(),
+                  Twine("meshad: ") + What + " is not supported");
+  return S.fail(E->getExprLoc(), Twine("meshad: expression '") +
+                                     E->getStmtClassName() +
+                                     "' is not supported");
+}
+
+//===----------------------------------------------------------------------===//
+// Dispatch
+//===----------------------------------------------------------------------===//
+
+const ir::Expr *ExprLowering::lower(const Expr *E) {
+  E = skipWrappers(E);
+  SourceLocation Loc = E->getExprLoc();
+  switch (E->getStmtClass()) {
+  case Stmt::ImplicitCastExprClass:
+    return lowerImplicitCast(cast<ImplicitCastExpr>(E));
+  case Stmt::CStyleCastExprClass:
+  case Stmt::CXXStaticCastExprClass:
+  case Stmt::CXXFunctionalCastExprClass:
+    return lowerExplicitCast(cast<ExplicitCastExpr>(E));
+  case Stmt::FloatingLiteralClass:
+    return lowerFloatLit(cast<FloatingLiteral>(E));
+  case Stmt::IntegerLiteralClass:
+    return lowerIntLit(
+        E, cast<IntegerLiteral>(E)->getValue().getLimitedValue());
+  case Stmt::CharacterLiteralClass:
+    return lowerIntLit(E, cast<CharacterLiteral>(E)->getValue());
+  case Stmt::CXXBoolLiteralExprClass:
+    return S.make<ir::BoolLitExpr>(Loc, Types.lowerType(E->getType()),
+                                   cast<CXXBoolLiteralExpr>(E)->getValue());
+  case Stmt::CXXNullPtrLiteralExprClass:
+    return S.make<ir::IntLitExpr>(Loc, Types.lowerType(E->getType()), 0,
+                                  "nullptr");
+  case Stmt::DeclRefExprClass:
+    return lowerDeclRef(cast<DeclRefExpr>(E));
+  case Stmt::UnaryOperatorClass:
+    return lowerUnary(cast<UnaryOperator>(E));
+  case Stmt::BinaryOperatorClass:
+  case Stmt::CompoundAssignOperatorClass:
+    return lowerBinary(cast<BinaryOperator>(E));
+  case Stmt::ConditionalOperatorClass:
+    return lowerConditional(cast<ConditionalOperator>(E));
+  case Stmt::ArraySubscriptExprClass:
+    return lowerSubscript(cast<ArraySubscriptExpr>(E));
+  case Stmt::MemberExprClass:
+    return lowerMember(cast<MemberExpr>(E));
+  case Stmt::PseudoObjectExprClass:
+    return lowerPseudoObject(cast<PseudoObjectExpr>(E));
+  case Stmt::CallExprClass:
+  case Stmt::CXXMemberCallExprClass:
+  case Stmt::CXXOperatorCallExprClass:
+  case Stmt::CUDAKernelCallExprClass:
+    return lowerCall(cast<CallExpr>(E));
+  case Stmt::CXXConstructExprClass:
+  case Stmt::CXXTemporaryObjectExprClass:
+    return lowerConstruct(cast<CXXConstructExpr>(E));
+  case Stmt::InitListExprClass:
+    return lowerInitList(cast<InitListExpr>(E));
+  case Stmt::ImplicitValueInitExprClass:
+  case Stmt::CXXScalarValueInitExprClass:
+    return makeZero(Types.lowerType(E->getType()), Loc);
+  case Stmt::UnaryExprOrTypeTraitExprClass:
+    return lowerTypeTrait(cast<UnaryExprOrTypeTraitExpr>(E));
+  default:
+    return unsupported(E);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Casts and literals
+//===----------------------------------------------------------------------===//
+
+const ir::Expr *ExprLowering::lowerImplicitCast(const ImplicitCastExpr *E) {
+  CastKind K = E->getCastKind();
+  switch (K) {
+  case CK_LValueToRValue:
+  case CK_NoOp:
+  case CK_ArrayToPointerDecay:
+  case CK_FunctionToPointerDecay:
+  case CK_BuiltinFnToFnPtr:
+    return lower(E->getSubExpr());
+  case CK_NullToPointer: {
+    bool IsNullptr = isa<CXXNullPtrLiteralExpr>(skipWrappers(E->getSubExpr()));
+    return S.make<ir::IntLitExpr>(E->getExprLoc(),
+                                  Types.lowerType(E->getType()), 0,
+                                  IsNullptr ? "nullptr" : "");
+  }
+  default:
+    break;
+  }
+  if (isArithmeticConversion(K))
+    return lowerAs(E->getSubExpr(), Types.lowerType(E->getType()));
+  return S.fail(E->getExprLoc(), Twine("meshad: implicit conversion '") +
+                                     E->getCastKindName() +
+                                     "' is not supported");
+}
+
+const ir::Expr *ExprLowering::lowerExplicitCast(const ExplicitCastExpr *E) {
+  CastKind K = E->getCastKind();
+  // float3(v) and similar: the constructor call says what happens.
+  if (K == CK_ConstructorConversion)
+    return lower(E->getSubExpr());
+  if (K == CK_ToVoid)
+    return S.fail(E->getExprLoc(), "meshad: a cast to void inside an "
+                                   "expression is not supported");
+  if (K != CK_NoOp && !isArithmeticConversion(K))
+    return S.fail(E->getExprLoc(), Twine("meshad: cast of kind '") +
+                                       E->getCastKindName() +
+                                       "' is not supported");
+  const ir::Expr *Sub = lower(E->getSubExpr());
+  if (!Sub)
+    return nullptr;
+  const ir::Type *Ty = Types.lowerType(E->getType())->getUnqualified();
+  return S.make<ir::CastExpr>(E->getExprLoc(), Ty, Sub);
+}
+
+const ir::Expr *ExprLowering::lowerFloatLit(const FloatingLiteral *E) {
+  std::string Spelling = S.getSourceText(E->getSourceRange());
+  if (!looksLikeLiteral(Spelling))
+    Spelling.clear();
+  return S.make<ir::FloatLitExpr>(E->getExprLoc(),
+                                  Types.lowerType(E->getType()),
+                                  E->getValueAsApproximateDouble(), Spelling);
+}
+
+const ir::Expr *ExprLowering::lowerIntLit(const Expr *E, long long Value) {
+  std::string Spelling = S.getSourceText(E->getSourceRange());
+  if (!looksLikeLiteral(Spelling))
+    Spelling.clear();
+  return S.make<ir::IntLitExpr>(E->getExprLoc(), Types.lowerType(E->getType()),
+                                Value, Spelling);
+}
+
+const ir::Expr *
+ExprLowering::lowerTypeTrait(const UnaryExprOrTypeTraitExpr *E) {
+  UnaryExprOrTypeTrait K = E->getKind();
+  Expr::EvalResult Result;
+  if ((K != UETT_SizeOf && K != UETT_AlignOf && K != UETT_PreferredAlignOf) ||
+      !E->EvaluateAsInt(Result, S.Ctx))
+    return unsupported(E);
+  return S.make<ir::IntLitExpr>(E->getExprLoc(), Types.lowerType(E->getType()),
+                                Result.Val.getInt().getExtValue(), "");
+}
+
+//===----------------------------------------------------------------------===//
+// Variables and CUDA built-ins
+//===----------------------------------------------------------------------===//
+
+const ir::Expr *ExprLowering::lowerDeclRef(const DeclRefExpr *E) {
+  const ValueDecl *D = E->getDecl();
+  SourceLocation Loc = E->getExprLoc();
+  if (const auto *ECD = dyn_cast<EnumConstantDecl>(D))
+    return S.make<ir::IntLitExpr>(Loc, Types.lowerType(E->getType()),
+                                  ECD->getInitVal().getExtValue(),
+                                  S.getQualifiedName(ECD));
+  if (const auto *VD = dyn_cast<VarDecl>(D))
+    return lowerVarRef(VD, Loc);
+  if (isa<FunctionDecl>(D))
+    return S.fail(Loc, "meshad: function pointers are not supported");
+  return S.fail(Loc, Twine("meshad: reference to '") + D->getName() +
+                         "' (a " + D->getDeclKindName() +
+                         ") is not supported");
+}
+
+const ir::Expr *ExprLowering::lowerVarRef(const VarDecl *VD,
+                                          SourceLocation Loc) {
+  if (ir::Var *V = S.Vars.lookup(VD))
+    return S.make<ir::VarRefExpr>(Loc, V);
+  if (VD->getName() == "warpSize" && isTopLevelGlobal(VD))
+    return S.make<ir::BuiltinExpr>(
+        Loc, Types.lowerType(VD->getType())->getUnqualified(),
+        Builtin::WarpSize, 0);
+  if (VD->hasGlobalStorage() && !VD->isStaticLocal())
+    return S.make<ir::VarRefExpr>(Loc, getGlobal(VD));
+  return S.fail(Loc, Twine("meshad: use of unsupported variable '") +
+                         VD->getName() + "'");
+}
+
+ir::Var *ExprLowering::getGlobal(const VarDecl *VD) {
+  const VarDecl *Key = VD->getCanonicalDecl();
+  ir::Var *&V = S.Vars[Key];
+  if (!V)
+    V = S.M.createVar(S.getQualifiedName(VD), Types.lowerType(VD->getType()),
+                      ir::Var::Storage::Global);
+  return V;
+}
+
+const ir::Expr *ExprLowering::lowerBuiltinIndex(Builtin B, StringRef Field,
+                                                SourceLocation Loc) {
+  unsigned Dim = llvm::StringSwitch<unsigned>(Field)
+                     .Case("x", 0)
+                     .Case("y", 1)
+                     .Case("z", 2)
+                     .Default(3);
+  if (Dim == 3)
+    return S.fail(Loc, Twine("meshad: unknown component '") + Field +
+                           "' of a CUDA index variable");
+  return S.make<ir::BuiltinExpr>(Loc, S.M.getTypes().getInt("unsigned int"),
+                                 B, Dim);
+}
+
+const ir::Expr *ExprLowering::lowerPseudoObject(const PseudoObjectExpr *E) {
+  // CUDA's threadIdx.x is a property access on __cuda_builtin_threadIdx_t.
+  const auto *Prop = dyn_cast<MSPropertyRefExpr>(
+      E->getSyntacticForm()->IgnoreParens());
+  if (Prop)
+    if (std::optional<Builtin> B = getBuiltinVar(Prop->getBaseExpr()))
+      return lowerBuiltinIndex(*B, Prop->getPropertyDecl()->getName(),
+                               E->getExprLoc());
+  return S.fail(E->getExprLoc(), "meshad: property accesses are not supported");
+}
+
+//===----------------------------------------------------------------------===//
+// Operators, memory accesses and members
+//===----------------------------------------------------------------------===//
+
+const ir::Expr *ExprLowering::lowerUnary(const UnaryOperator *E) {
+  SourceLocation Loc = E->getExprLoc();
+  if (E->isIncrementDecrementOp())
+    return S.fail(Loc, "meshad: increment or decrement inside an expression "
+                       "is not supported");
+  if (E->getOpcode() == UO_Extension)
+    return lower(E->getSubExpr());
+  std::optional<ir::UnaryOp> Op = getUnaryOp(E->getOpcode());
+  if (!Op)
+    return S.fail(Loc, Twine("meshad: unary operator '") +
+                           UnaryOperator::getOpcodeStr(E->getOpcode()) +
+                           "' is not supported");
+  const ir::Expr *Sub = lower(E->getSubExpr());
+  if (!Sub)
+    return nullptr;
+  return S.make<ir::UnaryExpr>(Loc, Types.lowerType(E->getType()), *Op, Sub);
+}
+
+const ir::Expr *ExprLowering::lowerBinary(const BinaryOperator *E) {
+  SourceLocation Loc = E->getOperatorLoc();
+  if (E->isAssignmentOp())
+    return S.fail(Loc, "meshad: assignment inside an expression is not "
+                       "supported");
+  if (E->isCommaOp())
+    return S.fail(Loc, "meshad: comma operator is not supported");
+  std::optional<ir::BinaryOp> Op = getBinaryOp(E->getOpcode());
+  if (!Op)
+    return S.fail(Loc, Twine("meshad: binary operator '") +
+                           E->getOpcodeStr() + "' is not supported");
+  const ir::Expr *LHS = lower(E->getLHS());
+  // The right operand of && and || is evaluated conditionally.
+  const ir::Expr *RHS =
+      E->isLogicalOp()
+          ? lowerNoHoist(E->getRHS(), "on the right of '&&' or '||'")
+          : lower(E->getRHS());
+  if (!LHS || !RHS)
+    return nullptr;
+  return S.make<ir::BinaryExpr>(Loc, Types.lowerType(E->getType()), *Op, LHS,
+                                RHS);
+}
+
+const ir::Expr *ExprLowering::lowerConditional(const ConditionalOperator *E) {
+  const char *Context = "in a branch of '?:'";
+  const ir::Expr *Cond = lower(E->getCond());
+  const ir::Expr *True = lowerNoHoist(E->getTrueExpr(), Context);
+  const ir::Expr *False = lowerNoHoist(E->getFalseExpr(), Context);
+  if (!Cond || !True || !False)
+    return nullptr;
+  return S.make<ir::ConditionalExpr>(
+      E->getExprLoc(), Types.lowerType(E->getType()), Cond, True, False);
+}
+
+const ir::Expr *ExprLowering::lowerSubscript(const ArraySubscriptExpr *E) {
+  const ir::Expr *Base = lower(E->getBase());
+  const ir::Expr *Index = lower(E->getIdx());
+  if (!Base || !Index)
+    return nullptr;
+  return S.make<ir::IndexExpr>(E->getExprLoc(), Types.lowerType(E->getType()),
+                               Base, Index);
+}
+
+const ir::Expr *ExprLowering::lowerMember(const MemberExpr *E) {
+  SourceLocation Loc = E->getExprLoc();
+  const auto *Field = dyn_cast<FieldDecl>(E->getMemberDecl());
+  if (!Field || Field->getName().empty())
+    return S.fail(Loc, "meshad: only named data members are supported");
+  // The CPU emulation's threadIdx is a global uint3.
+  if (!E->isArrow())
+    if (std::optional<Builtin> B = getBuiltinVar(E->getBase()))
+      return lowerBuiltinIndex(*B, Field->getName(), Loc);
+  const ir::Expr *Base = lower(E->getBase());
+  if (!Base)
+    return nullptr;
+  return S.make<ir::MemberExpr>(Loc, Types.lowerType(E->getType()), Base,
+                                Field->getNameAsString(), E->isArrow());
+}
+
+//===----------------------------------------------------------------------===//
+// Calls, constructors and initializer lists
+//===----------------------------------------------------------------------===//
+
+const ir::Expr *ExprLowering::lowerCall(const CallExpr *E) {
+  SourceLocation Loc = E->getExprLoc();
+  if (isa<CXXMemberCallExpr>(E))
+    return S.fail(Loc, "meshad: member function calls are not supported");
+  if (isa<CUDAKernelCallExpr>(E))
+    return S.fail(Loc, "meshad: kernel launches are not supported");
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
+    if (OC->isAssignmentOp())
+      return S.fail(Loc, "meshad: assignment inside an expression is not "
+                         "supported");
+    return S.fail(Loc, Twine("meshad: overloaded operator '") +
+                           getOperatorSpelling(OC->getOperator()) +
+                           "' is not supported");
+  }
+  const FunctionDecl *FD = E->getDirectCallee();
+  const auto *Ref =
+      dyn_cast<DeclRefExpr>(E->getCallee()->IgnoreParenImpCasts());
+  if (!FD || !Ref)
+    return S.fail(Loc, "meshad: calls through function pointers are not "
+                       "supported");
+  if (isa<CXXMethodDecl>(FD))
+    return S.fail(Loc, "meshad: member function calls are not supported");
+  return lowerDirectCall(E, FD, Ref);
+}
+
+const ir::Expr *ExprLowering::lowerDirectCall(const CallExpr *E,
+                                              const FunctionDecl *FD,
+                                              const DeclRefExpr *Ref) {
+  SourceLocation Loc = E->getExprLoc();
+  std::vector<const ir::Expr *> Args;
+  if (!lowerArgs(E, Args))
+    return nullptr;
+  const ir::Type *Ty = Types.lowerType(E->getType())->getUnqualified();
+  if (isUserFunction(FD)) {
+    ir::Function *Callee = LowerCallee(FD);
+    if (!Callee) {
+      S.Diags.note(Loc, "meshad: called from here");
+      return nullptr;
+    }
+    return hoistIfNested(E, S.make<ir::CallExpr>(Loc, Ty, Callee, Args));
+  }
+  std::string Name = getSpelledCallee(Ref);
+  StringRef Base(Name);
+  Base.consume_front("::");
+  Base.consume_front("std::");
+  int MathId = RuleTable::get().lookup(Base.str());
+  auto Kind = MathId >= 0 ? ir::CallExpr::CalleeKind::Math
+                          : ir::CallExpr::CalleeKind::Intrinsic;
+  const ir::Expr *Call =
+      S.make<ir::CallExpr>(Loc, Ty, Kind, Name, MathId, std::move(Args));
+  // Atomics have side effects; other intrinsics are treated as pure.
+  return Base.starts_with("atomic") ? hoistIfNested(E, Call) : Call;
+}
+
+bool ExprLowering::lowerArgs(const CallExpr *E,
+                             std::vector<const ir::Expr *> &Out) {
+  bool Ok = true;
+  for (const Expr *Arg : E->arguments()) {
+    const ir::Expr *Lowered = lower(Arg);
+    Ok &= Lowered != nullptr;
+    Out.push_back(Lowered);
+  }
+  return Ok;
+}
+
+bool ExprLowering::isUserFunction(const FunctionDecl *FD) const {
+  const FunctionDecl *Def = FD->getDefinition();
+  if (!Def) {
+    // An implicit instantiation whose pattern is user code.
+    const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
+    Def = Pattern ? Pattern->getDefinition() : nullptr;
+  }
+  return Def && !S.Ctx.getSourceManager().isInSystemHeader(Def->getLocation());
+}
+
+std::string ExprLowering::getSpelledCallee(const DeclRefExpr *Ref) const {
+  std::string Name;
+  llvm::raw_string_ostream OS(Name);
+  if (Ref->hasQualifier())
+    Ref->getQualifier().print(OS, S.Policy);
+  OS << Ref->getNameInfo().getAsString();
+  if (Ref->hasExplicitTemplateArgs())
+    printTemplateArgumentList(OS, Ref->template_arguments(), S.Policy);
+  return Name;
+}
+
+const ir::Expr *ExprLowering::hoistIfNested(const Expr *E,
+                                            const ir::Expr *Call) {
+  if (E == Scope.Root)
+    return Call;
+  SourceLocation Loc = E->getExprLoc();
+  if (Scope.NoHoistContext)
+    return S.fail(Loc, Twine("meshad: a call with side effects ") +
+                           Scope.NoHoistContext + " is not supported");
+  if (Call->getType()->isVoid())
+    return S.fail(Loc, "meshad: a call to a void function inside an "
+                       "expression is not supported");
+  ir::Var *Temp =
+      S.M.createVar("_t" + std::to_string(Scope.NextTemp++), Call->getType());
+  Scope.Hoisted.push_back(S.make<ir::DeclStmt>(Loc, Temp, Call));
+  return S.make<ir::VarRefExpr>(Loc, Temp);
+}
+
+const ir::Expr *ExprLowering::lowerConstruct(const CXXConstructExpr *E) {
+  const CXXConstructorDecl *Ctor = E->getConstructor();
+  if (Ctor->isCopyOrMoveConstructor() && Ctor->isTrivial() &&
+      E->getNumArgs() == 1)
+    return lower(E->getArg(0));
+  if (E->getNumArgs() == 0 && Ctor->isTrivial() &&
+      E->requiresZeroInitialization())
+    return makeZero(Types.lowerType(E->getType()), E->getExprLoc());
+  return S.fail(E->getExprLoc(), Twine("meshad: constructor call of '") +
+                                     E->getType().getAsString(S.Policy) +
+                                     "' is not supported");
+}
+
+const ir::Expr *ExprLowering::lowerInitList(const InitListExpr *E) {
+  QualType T = E->getType();
+  const ir::Type *Ty = Types.lowerType(T);
+  if (!T->isArrayType() && !T->isRecordType()) {
+    // double x{1.0}: a scalar initialised from a braced list.
+    if (E->getNumInits() == 1)
+      return lower(E->getInit(0));
+    return makeZero(Ty, E->getExprLoc());
+  }
+  if (E->isStringLiteralInit())
+    return unsupported(E->getInit(0));
+  std::vector<const ir::Expr *> Elems;
+  bool Ok = true;
+  for (const Expr *Init : E->inits()) {
+    const ir::Expr *Lowered = lower(Init);
+    Ok &= Lowered != nullptr;
+    Elems.push_back(Lowered);
+  }
+  if (!Ok)
+    return nullptr;
+  return S.make<ir::InitListExpr>(E->getExprLoc(), Ty, std::move(Elems));
+}

@@ -1,0 +1,271 @@
+//===- Lower/LoweringImpl.h - Private classes of ASTLowering -----*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The pieces ASTLowering is made of, one per node family:
+/// - LoweringState: the AST, the module, diagnostics and the declaration maps
+///   shared by all of them (LowerTypes.cpp),
+/// - TypeLowering: Clang types to IR types (LowerTypes.cpp),
+/// - ExprLowering: expressions (LowerExpr.cpp),
+/// - StmtLowering: statements and local declarations (LowerStmt.cpp),
+/// - ASTLowering::Impl: functions and the callee memo (ASTLowering.cpp).
+///
+/// Convention: every lowering function returns null (or false) on failure,
+/// and a failure has always been reported as an error, either right there or
+/// earlier for the same construct. Callers just propagate.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_LOWER_LOWERINGIMPL_H
+#define MESHAD_LOWER_LOWERINGIMPL_H
+
+#include "IR/IR.h"
+#include "Lower/ASTLowering.h"
+#include "Support/Diagnostics.h"
+
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/PrettyPrinter.h"
+#include "clang/AST/Stmt.h"
+#include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/Twine.h"
+
+#include <functional>
+#include <optional>
+#include <utility>
+
+namespace meshad {
+
+/// What all lowering classes share.
+class LoweringState {
+public:
+  LoweringState(clang::ASTContext &Ctx, ir::Module &M, DiagnosticSink &Diags);
+
+  clang::ASTContext &Ctx;
+  ir::Module &M;
+  DiagnosticSink &Diags;
+  /// Prints types and names as they must be written in emitted code.
+  clang::PrintingPolicy Policy;
+  /// Parameters, locals and globals lowered so far.
+  llvm::DenseMap<const clang::VarDecl *, ir::Var *> Vars;
+
+  /// Reports \p Msg as an error at \p Loc; returns null for `return fail()`.
+  std::nullptr_t fail(clang::SourceLocation Loc, const llvm::Twine &Msg);
+
+  /// Creates an IR node located at \p Loc.
+  template <class T, class... Args>
+  T *make(clang::SourceLocation Loc, Args &&...A) {
+    T *Node = M.template create<T>(std::forward<Args>(A)...);
+    Node->setLoc(Loc);
+    return Node;
+  }
+
+  /// The source text of \p R, or "" when it comes from a macro expansion.
+  std::string getSourceText(clang::SourceRange R) const;
+  /// The qualified name of \p D as emitted code must spell it ("ns::x").
+  std::string getQualifiedName(const clang::NamedDecl *D) const;
+};
+
+/// Maps Clang types into the IR type system.
+class TypeLowering {
+public:
+  explicit TypeLowering(LoweringState &S) : S(S) {}
+
+  /// Never fails: types the IR does not model become Opaque. References are
+  /// lowered as their referenced type.
+  const ir::Type *lowerType(clang::QualType T);
+  /// The type of a parameter or local variable: `const T &` becomes T,
+  /// other references are an error reported at \p D (null).
+  const ir::Type *lowerDeclType(const clang::ValueDecl *D);
+
+private:
+  const ir::Type *lowerBuiltin(const clang::BuiltinType *BT,
+                               clang::QualType T);
+  const ir::Type *lowerRecord(const clang::RecordDecl *RD, clang::QualType T);
+  const ir::Type *lowerArray(clang::QualType T);
+  const ir::Type *getOpaque(clang::QualType T);
+
+  LoweringState &S;
+};
+
+/// Lowers expressions. Calls with side effects (user functions, atomics)
+/// that are not the root of an initializer, right-hand side, return value or
+/// expression statement are hoisted into temporaries ("_t0"), as the IR
+/// requires; the statement lowering emits them before the statement.
+class ExprLowering {
+public:
+  /// Lowers a user callee on demand (ASTLowering::Impl::lowerFunction).
+  using CalleeLowerer =
+      std::function<ir::Function *(const clang::FunctionDecl *)>;
+
+  /// The per-function part of the state (saved while a callee is lowered).
+  struct FunctionScope {
+    const clang::Expr *Root = nullptr;
+    const char *NoHoistContext = nullptr;
+    unsigned NextTemp = 0;
+    std::vector<const ir::Stmt *> Hoisted;
+  };
+
+  ExprLowering(LoweringState &S, TypeLowering &Types,
+               CalleeLowerer LowerCallee)
+      : S(S), Types(Types), LowerCallee(std::move(LowerCallee)) {}
+
+  /// Lowers any expression; assignments and increments are errors here
+  /// (they are statements, see StmtLowering).
+  const ir::Expr *lower(const clang::Expr *E);
+  /// Lowers an initializer, right-hand side, return value or expression
+  /// statement: a call at its root stays in place.
+  const ir::Expr *lowerRoot(const clang::Expr *E);
+  /// Lowers \p E where a hoisted call would change the semantics (loop
+  /// conditions, short-circuit operands); \p Context completes "a call with
+  /// side effects ... is not supported".
+  const ir::Expr *lowerNoHoist(const clang::Expr *E, const char *Context);
+  /// Lowers \p E and converts it to \p To when the IR types differ.
+  const ir::Expr *lowerAs(const clang::Expr *E, const ir::Type *To);
+  /// Wraps \p E in a CastExpr to \p To unless it has that type already
+  /// (const ignored).
+  const ir::Expr *convert(const ir::Expr *E, const ir::Type *To,
+                          clang::SourceLocation Loc);
+  /// The zero value of \p Ty (value-initialisation).
+  const ir::Expr *makeZero(const ir::Type *Ty, clang::SourceLocation Loc);
+
+  /// Temporaries hoisted since the last call, in evaluation order.
+  std::vector<const ir::Stmt *> takeHoisted() {
+    return std::exchange(Scope.Hoisted, {});
+  }
+  void restoreHoisted(std::vector<const ir::Stmt *> H) {
+    Scope.Hoisted = std::move(H);
+  }
+  /// Starts lowering a new function body; returns the caller's state.
+  FunctionScope enterFunction();
+  void leaveFunction(FunctionScope Saved);
+
+  /// Strips parentheses and wrappers that carry no meaning for the IR.
+  static const clang::Expr *skipWrappers(const clang::Expr *E);
+  /// The IR operator of a non-assignment binary operator.
+  static std::optional<ir::BinaryOp> getBinaryOp(clang::BinaryOperatorKind K);
+
+private:
+  const ir::Expr *lowerImplicitCast(const clang::ImplicitCastExpr *E);
+  const ir::Expr *lowerExplicitCast(const clang::ExplicitCastExpr *E);
+  const ir::Expr *lowerFloatLit(const clang::FloatingLiteral *E);
+  const ir::Expr *lowerIntLit(const clang::Expr *E, long long Value);
+  const ir::Expr *lowerDeclRef(const clang::DeclRefExpr *E);
+  const ir::Expr *lowerVarRef(const clang::VarDecl *VD,
+                              clang::SourceLocation Loc);
+  ir::Var *getGlobal(const clang::VarDecl *VD);
+  const ir::Expr *lowerUnary(const clang::UnaryOperator *E);
+  const ir::Expr *lowerBinary(const clang::BinaryOperator *E);
+  const ir::Expr *lowerConditional(const clang::ConditionalOperator *E);
+  const ir::Expr *lowerSubscript(const clang::ArraySubscriptExpr *E);
+  const ir::Expr *lowerMember(const clang::MemberExpr *E);
+  const ir::Expr *lowerPseudoObject(const clang::PseudoObjectExpr *E);
+  const ir::Expr *lowerCall(const clang::CallExpr *E);
+  const ir::Expr *lowerDirectCall(const clang::CallExpr *E,
+                                  const clang::FunctionDecl *FD,
+                                  const clang::DeclRefExpr *Ref);
+  const ir::Expr *lowerConstruct(const clang::CXXConstructExpr *E);
+  const ir::Expr *lowerInitList(const clang::InitListExpr *E);
+  const ir::Expr *lowerTypeTrait(const clang::UnaryExprOrTypeTraitExpr *E);
+  bool lowerArgs(const clang::CallExpr *E, std::vector<const ir::Expr *> &Out);
+  bool isUserFunction(const clang::FunctionDecl *FD) const;
+  std::string getSpelledCallee(const clang::DeclRefExpr *Ref) const;
+  /// Hoists a call with side effects into a temporary unless it is the root.
+  const ir::Expr *hoistIfNested(const clang::Expr *E, const ir::Expr *Call);
+  /// threadIdx.x and friends (CUDA's or the CPU emulation's variables).
+  const ir::Expr *lowerBuiltinIndex(ir::BuiltinExpr::Builtin B,
+                                    llvm::StringRef Field,
+                                    clang::SourceLocation Loc);
+  const ir::Expr *unsupported(const clang::Expr *E);
+
+  LoweringState &S;
+  TypeLowering &Types;
+  CalleeLowerer LowerCallee;
+  FunctionScope Scope;
+};
+
+/// Lowers statements and local declarations into blocks.
+class StmtLowering {
+public:
+  StmtLowering(LoweringState &S, TypeLowering &Types, ExprLowering &Exprs)
+      : S(S), Types(Types), Exprs(Exprs) {}
+
+  /// Lowers a function body or any compound statement.
+  ir::BlockStmt *lowerBlock(const clang::CompoundStmt *CS);
+
+private:
+  /// Lowers \p St into statements appended to \p B. A failing statement is
+  /// skipped (so that later errors are reported too) and false returned.
+  bool lowerInto(const clang::Stmt *St, ir::BlockStmt *B);
+  bool lowerIntoImpl(const clang::Stmt *St, ir::BlockStmt *B);
+  /// Appends the hoisted temporaries, then \p St.
+  void emit(ir::BlockStmt *B, const ir::Stmt *St);
+  /// Control flow statements (one IR statement each).
+  const ir::Stmt *lowerControl(const clang::Stmt *St);
+  /// A statement used as a branch or loop body, as a block.
+  const ir::BlockStmt *lowerAsBlock(const clang::Stmt *St);
+  bool lowerDeclStmt(const clang::DeclStmt *DS, ir::BlockStmt *B);
+  ir::DeclStmt *lowerVarDecl(const clang::VarDecl *VD);
+  std::optional<ir::Var::Storage> getLocalStorage(const clang::VarDecl *VD);
+  /// Null when there is no initializer; std::nullopt on error.
+  std::optional<const ir::Expr *> lowerVarInit(const clang::VarDecl *VD);
+  bool lowerExprStmt(const clang::Expr *E, ir::BlockStmt *B);
+  /// An assignment, compound assignment, ++ or --: sets \p IsUpdate and
+  /// returns the statement (null on error); \p IsUpdate false for others.
+  const ir::Stmt *lowerUpdate(const clang::Expr *E, bool &IsUpdate);
+  const ir::Stmt *makeAssign(const clang::Expr *LHS, ir::AssignOp Op,
+                             const clang::Expr *RHS, clang::SourceLocation Loc);
+  const ir::Stmt *lowerCompoundAssign(const clang::CompoundAssignOperator *E);
+  const ir::Stmt *lowerIf(const clang::IfStmt *IS);
+  const ir::Stmt *lowerFor(const clang::ForStmt *FS);
+  const ir::Stmt *lowerForInit(const clang::Stmt *Init);
+  const ir::Stmt *lowerForInc(const clang::Expr *Inc);
+  const ir::Stmt *lowerWhile(const clang::WhileStmt *WS);
+  const ir::Stmt *lowerDo(const clang::DoStmt *DS);
+  const ir::Stmt *lowerReturn(const clang::ReturnStmt *RS);
+  const ir::Expr *lowerCondition(const clang::Expr *Cond,
+                                 const clang::VarDecl *CondVar,
+                                 bool InLoop);
+  const ir::Stmt *unsupported(const clang::Stmt *St);
+
+  LoweringState &S;
+  TypeLowering &Types;
+  ExprLowering &Exprs;
+};
+
+/// Functions: definitions, signatures and the memo of lowered callees.
+class ASTLowering::Impl {
+public:
+  Impl(clang::ASTContext &Ctx, ir::Module &M, DiagnosticSink &Diags);
+
+  ir::Function *lowerFunction(const clang::FunctionDecl *FD);
+  const clang::FunctionDecl *getDecl(const ir::Function *F) const;
+
+  LoweringState S;
+  TypeLowering Types;
+  ExprLowering Exprs;
+  StmtLowering Stmts;
+
+private:
+  const clang::FunctionDecl *findDefinition(const clang::FunctionDecl *FD);
+  ir::Function *createSignature(const clang::FunctionDecl *FD);
+  bool lowerParams(const clang::FunctionDecl *FD, ir::Function *F);
+  static ir::CudaTarget getCudaTarget(const clang::FunctionDecl *FD);
+  static std::string getQualifiers(const clang::FunctionDecl *FD);
+  std::string getTemplateArgs(const clang::FunctionDecl *FD);
+  bool checkSupported(const clang::FunctionDecl *FD);
+
+  llvm::DenseMap<const clang::FunctionDecl *, ir::Function *> Functions;
+  llvm::DenseMap<const ir::Function *, const clang::FunctionDecl *> Decls;
+  llvm::DenseSet<const clang::FunctionDecl *> Failed;
+};
+
+} // namespace meshad
+
+#endif // MESHAD_LOWER_LOWERINGIMPL_H

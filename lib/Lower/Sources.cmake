@@ -1,0 +1,1 @@
+set(SOURCES ASTLowering.cpp LowerTypes.cpp LowerStmt.cpp LowerExpr.cpp)

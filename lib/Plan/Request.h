@@ -1,0 +1,50 @@
+//===- Plan/Request.h - A derivative request ---------------------*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// One request: a function, a mode and the selected independent variables,
+/// found either at a meshad::differentiate/gradient/hessian call or on an
+/// annotated function definition.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_PLAN_REQUEST_H
+#define MESHAD_PLAN_REQUEST_H
+
+#include "Support/ArgSpec.h"
+#include "clang/Basic/SourceLocation.h"
+
+#include <string>
+#include <vector>
+
+namespace clang {
+class CallExpr;
+class FunctionDecl;
+} // namespace clang
+
+namespace meshad {
+
+enum class DiffMode { Forward, Reverse, Hessian };
+
+/// Spelling of a mode in messages ("forward", "reverse", "Hessian").
+const char *getModeName(DiffMode M);
+
+struct DerivativeRequest {
+  DiffMode Mode = DiffMode::Forward;
+  /// The primal function (its definition).
+  const clang::FunctionDecl *Function = nullptr;
+  /// The spec string as written ("x, p[2]").
+  std::string Spec;
+  std::vector<ArgSpecItem> Items;
+  /// The meshad::differentiate(...) call; null for annotation requests.
+  const clang::CallExpr *Call = nullptr;
+  /// Where to report problems with this request.
+  clang::SourceLocation Loc;
+};
+
+} // namespace meshad
+
+#endif // MESHAD_PLAN_REQUEST_H

@@ -1,0 +1,157 @@
+//===- Plan/RequestPlanner.cpp - Finding derivative requests --------------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Plan/RequestPlanner.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/StringRef.h"
+
+using namespace meshad;
+using namespace clang;
+
+const char *meshad::getModeName(DiffMode M) {
+  switch (M) {
+  case DiffMode::Forward:
+    return "forward";
+  case DiffMode::Reverse:
+    return "reverse";
+  case DiffMode::Hessian:
+    return "Hessian";
+  }
+  return "?";
+}
+
+namespace {
+
+/// Visits the translation unit (not template instantiations: a request in a
+/// template pattern has no single function to differentiate).
+class RequestVisitor : public RecursiveASTVisitor<RequestVisitor> {
+public:
+  RequestVisitor(ASTContext &Ctx, DiagnosticSink &Diags,
+                 std::vector<DerivativeRequest> &Out)
+      : Ctx(Ctx), Diags(Diags), Out(Out) {}
+
+  bool VisitCallExpr(clang::CallExpr *CE);
+  bool VisitFunctionDecl(FunctionDecl *FD);
+
+private:
+  std::optional<DiffMode> requestMode(const clang::CallExpr *CE);
+  bool parseSpec(DerivativeRequest &R, StringRef Spec);
+
+  ASTContext &Ctx;
+  DiagnosticSink &Diags;
+  std::vector<DerivativeRequest> &Out;
+};
+
+} // namespace
+
+std::optional<DiffMode>
+RequestVisitor::requestMode(const clang::CallExpr *CE) {
+  const FunctionDecl *Callee = CE->getDirectCallee();
+  if (!Callee || !Callee->getIdentifier())
+    return std::nullopt;
+  const auto *NS = dyn_cast<NamespaceDecl>(Callee->getDeclContext());
+  if (!NS || NS->getName() != "meshad" ||
+      !isa<TranslationUnitDecl>(NS->getDeclContext()))
+    return std::nullopt;
+  StringRef Name = Callee->getName();
+  if (Name == "differentiate")
+    return DiffMode::Forward;
+  if (Name == "gradient")
+    return DiffMode::Reverse;
+  if (Name == "hessian")
+    return DiffMode::Hessian;
+  return std::nullopt;
+}
+
+bool RequestVisitor::parseSpec(DerivativeRequest &R, StringRef Spec) {
+  std::string Error;
+  auto Items = parseArgSpec(Spec.str(), Error);
+  if (!Items) {
+    Diags.error(R.Loc, "invalid argument spec \"" + Spec.str() + "\": " +
+                           Error);
+    return false;
+  }
+  R.Spec = Spec.str();
+  R.Items = std::move(*Items);
+  return true;
+}
+
+bool RequestVisitor::VisitCallExpr(clang::CallExpr *CE) {
+  std::optional<DiffMode> Mode = requestMode(CE);
+  if (!Mode)
+    return true;
+  DerivativeRequest R;
+  R.Mode = *Mode;
+  R.Call = CE;
+  R.Loc = CE->getBeginLoc();
+  if (CE->getNumArgs() != 2) {
+    // Already completed (3 arguments): nothing to plan.
+    return true;
+  }
+  const Expr *Fn = CE->getArg(0)->IgnoreParenImpCasts();
+  if (const auto *U = dyn_cast<UnaryOperator>(Fn))
+    if (U->getOpcode() == UO_AddrOf)
+      Fn = U->getSubExpr()->IgnoreParenImpCasts();
+  const auto *Ref = dyn_cast<DeclRefExpr>(Fn);
+  const auto *FD = Ref ? dyn_cast<FunctionDecl>(Ref->getDecl()) : nullptr;
+  if (!FD) {
+    Diags.error(CE->getArg(0)->getBeginLoc(),
+                "the first argument of meshad::" +
+                    CE->getDirectCallee()->getNameAsString() +
+                    " must name a function");
+    return true;
+  }
+  const auto *Spec =
+      dyn_cast<StringLiteral>(CE->getArg(1)->IgnoreParenImpCasts());
+  if (!Spec || CE->getArg(1)->isDefaultArgument()) {
+    Diags.error(CE->getArg(1)->getBeginLoc(),
+                "the argument spec of a meshad request must be a string "
+                "literal such as \"x\" or \"p[2]\"");
+    return true;
+  }
+  if (CE->getBeginLoc().isMacroID() || CE->getEndLoc().isMacroID()) {
+    Diags.error(R.Loc, "meshad requests inside macro expansions are not "
+                       "supported");
+    return true;
+  }
+  R.Function = FD;
+  if (parseSpec(R, Spec->getString()))
+    Out.push_back(std::move(R));
+  return true;
+}
+
+bool RequestVisitor::VisitFunctionDecl(FunctionDecl *FD) {
+  if (!FD->hasAttrs() || !FD->doesThisDeclarationHaveABody())
+    return true;
+  for (const auto *A : FD->specific_attrs<AnnotateAttr>()) {
+    StringRef Ann = A->getAnnotation();
+    if (!Ann.consume_front("meshad.forward:"))
+      continue;
+    DerivativeRequest R;
+    R.Mode = DiffMode::Forward;
+    R.Function = FD;
+    R.Loc = A->getLocation().isValid() ? A->getLocation() : FD->getLocation();
+    if (FD->isTemplated()) {
+      Diags.error(R.Loc, "MESHAD_FORWARD on a function template is not "
+                         "supported; request each instantiation with "
+                         "meshad::differentiate");
+      continue;
+    }
+    if (parseSpec(R, Ann))
+      Out.push_back(std::move(R));
+  }
+  return true;
+}
+
+std::vector<DerivativeRequest> RequestPlanner::plan() {
+  std::vector<DerivativeRequest> Requests;
+  RequestVisitor V(Ctx, Diags, Requests);
+  V.TraverseDecl(Ctx.getTranslationUnitDecl());
+  return Requests;
+}

@@ -1,0 +1,1 @@
+set(SOURCES RequestPlanner.cpp)

@@ -1,0 +1,45 @@
+//===- Plugin/PluginOptions.cpp - -fplugin-arg-meshad-* options -----------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Plugin/PluginOptions.h"
+
+#include "llvm/ADT/StringRef.h"
+
+using namespace meshad;
+
+bool PluginOptions::parse(llvm::ArrayRef<std::string> Args,
+                          std::string &Unknown) {
+  for (llvm::StringRef Arg : Args) {
+    if (Arg == "help")
+      Help = true;
+    else if (Arg == "dump")
+      Dump = true;
+    else if (Arg == "remarks")
+      Remarks = true;
+    else if (Arg == "no-line-directives")
+      Generator.LineDirectives = false;
+    else if (Arg.consume_front("dump-dir=") && !Arg.empty())
+      DumpDir = Arg.str();
+    else {
+      Unknown = Arg.str();
+      return false;
+    }
+  }
+  return true;
+}
+
+const char *PluginOptions::getUsage() {
+  return "meshad: source-to-source automatic differentiation of CUDA C++\n"
+         "usage: clang++ -fplugin=libmeshad.so [-fplugin-arg-meshad-<arg>...]\n"
+         "arguments:\n"
+         "  help                print this text\n"
+         "  dump                print the generated code to stderr\n"
+         "  dump-dir=<dir>      write the augmented main file to "
+         "<dir>/<file name>\n"
+         "  remarks             report optimisation remarks\n"
+         "  no-line-directives  do not wrap generated code in #line "
+         "directives\n";
+}

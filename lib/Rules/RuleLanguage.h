@@ -1,0 +1,60 @@
+//===- Rules/RuleLanguage.h - Parsed derivative rule expressions -*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The small expression language in which DerivativeRules.def writes partial
+/// derivatives (see the top of the .def): numbers, the arguments x, y, z,
+/// + - * /, unary -, comparisons, ?: and calls. A rule is parsed once into a
+/// type-free RuleExpr tree, which the rule table instantiates as IR at the
+/// floating type of each call it differentiates.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_RULES_RULELANGUAGE_H
+#define MESHAD_RULES_RULELANGUAGE_H
+
+#include "IR/IR.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace meshad {
+
+/// A node of a parsed rule expression.
+struct RuleExpr {
+  enum class Kind {
+    Number,      ///< A decimal constant (Value).
+    Arg,         ///< Argument ArgNo (x = 0, y = 1, z = 2).
+    Neg,         ///< -Ops[0].
+    Arith,       ///< Ops[0] Op Ops[1] for + - * /.
+    Compare,     ///< Ops[0] Op Ops[1] for a comparison (bool-valued).
+    Conditional, ///< Ops[0] ? Ops[1] : Ops[2].
+    Call,        ///< Callee(Ops...).
+  };
+
+  explicit RuleExpr(Kind K) : K(K) {}
+
+  Kind K;
+  double Value = 0;
+  unsigned ArgNo = 0;
+  ir::BinaryOp Op = ir::BinaryOp::Add;
+  /// The callee as spelled in the rule, and its rule id once resolved.
+  std::string Callee;
+  int CalleeId = -1;
+  std::vector<std::unique_ptr<RuleExpr>> Ops;
+};
+
+/// Parses \p Text, a rule of a function of \p Arity arguments. Checks the
+/// syntax, that only the first \p Arity arguments are used, and that
+/// comparisons appear exactly as ?: conditions. Callees are not resolved.
+llvm::Expected<std::unique_ptr<RuleExpr>> parseRule(const std::string &Text,
+                                                    unsigned Arity);
+
+} // namespace meshad
+
+#endif // MESHAD_RULES_RULELANGUAGE_H

@@ -1,0 +1,1 @@
+set(SOURCES DerivativeRules.cpp RuleLanguage.cpp)

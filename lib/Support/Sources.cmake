@@ -1,0 +1,1 @@
+set(SOURCES Diagnostics.cpp ArgSpec.cpp)

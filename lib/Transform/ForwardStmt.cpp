@@ -1,0 +1,235 @@
+//===- Transform/ForwardStmt.cpp - Forward mode of statements -------------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Each statement becomes its tangent update followed by the primal
+/// statement, so the tangent sees the primal values from before the update.
+/// Statements that touch no active variable are copied unchanged.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Transform/ForwardFunction.h"
+
+using namespace meshad;
+using namespace meshad::ir;
+using llvm::cast;
+using llvm::dyn_cast;
+
+void ForwardFunction::deriveBlock(const BlockStmt *In, BlockStmt *Out) {
+  for (const Stmt *S : In->getBody())
+    deriveStmt(S, Out);
+}
+
+const BlockStmt *ForwardFunction::deriveSubBlock(const BlockStmt *In) {
+  if (!In)
+    return nullptr;
+  BlockStmt *Out = B.block();
+  Out->setLoc(In->getLoc());
+  deriveBlock(In, Out);
+  return Out;
+}
+
+void ForwardFunction::deriveStmt(const Stmt *S, BlockStmt *Out) {
+  switch (S->getKind()) {
+  case Stmt::Kind::Block:
+    Out->append(deriveSubBlock(cast<BlockStmt>(S)));
+    return;
+  case Stmt::Kind::Decl:
+    return deriveDecl(cast<DeclStmt>(S), Out);
+  case Stmt::Kind::Assign:
+    return deriveAssign(cast<AssignStmt>(S), Out);
+  case Stmt::Kind::ExprStmt:
+    return deriveExprStmt(cast<ExprStmt>(S), Out);
+  case Stmt::Kind::Return:
+    return deriveReturn(cast<ReturnStmt>(S), Out);
+  case Stmt::Kind::If: {
+    const auto *I = cast<IfStmt>(S);
+    auto *New = M.create<IfStmt>(I->getCond(), deriveSubBlock(I->getThen()),
+                                 deriveSubBlock(I->getElse()));
+    New->setLoc(I->getLoc());
+    Out->append(New);
+    return;
+  }
+  case Stmt::Kind::For:
+  case Stmt::Kind::While:
+  case Stmt::Kind::Do:
+    Out->append(deriveLoop(S));
+    return;
+  case Stmt::Kind::Break:
+  case Stmt::Kind::Continue:
+  case Stmt::Kind::Comment:
+    Out->append(S);
+    return;
+  }
+}
+
+void ForwardFunction::deriveDecl(const DeclStmt *D, BlockStmt *Out) {
+  Var *V = D->getVar();
+  if (!Activity->isActive(V)) {
+    Out->append(D);
+    return;
+  }
+  Dual Init;
+  if (D->getInit())
+    Init = derive(D->getInit(), Out);
+  Var *T = tangentVar(V);
+  const Expr *TInit = nullptr;
+  if (!V->isShared())
+    TInit = Init.T ? Init.T : B.zero(T->getType());
+  DeclStmt *TD = B.decl(T, TInit);
+  TD->setLoc(D->getLoc());
+  Out->append(TD);
+  Out->append(Init.P == D->getInit() ? D : B.decl(V, Init.P));
+}
+
+void ForwardFunction::deriveAssign(const AssignStmt *A, BlockStmt *Out) {
+  const Var *Root = ActivityAnalysis::getRootVar(A->getLHS());
+  AssignOp Op = A->getOp();
+  const Type *LTy = A->getLHS()->getType();
+  bool Carries = LTy->isDifferentiable() || LTy->isPointer();
+  if (!Root || !Activity->isActive(Root) || Op == AssignOp::Inc ||
+      Op == AssignOp::Dec || !Carries) {
+    Out->append(A);
+    return;
+  }
+  Dual R = derive(A->getRHS(), Out);
+  const Expr *TL = tangentLValue(A->getLHS());
+  if (!TL)
+    return;
+  const Expr *L = A->getLHS();
+  const Expr *TNew = nullptr;
+  switch (Op) {
+  case AssignOp::Assign:
+    TNew = B.orZero(R.T, TL->getType());
+    break;
+  case AssignOp::AddAssign:
+  case AssignOp::SubAssign:
+    if (R.T)
+      Out->append(B.assign(TL, Op, R.T));
+    break;
+  case AssignOp::MulAssign:
+    if (R.T) {
+      R.P = hoist(R.P, Out);
+      TNew = B.add(B.mul(TL, R.P), B.mul(L, R.T));
+    } else {
+      Out->append(B.assign(TL, AssignOp::MulAssign, R.P));
+    }
+    break;
+  case AssignOp::DivAssign:
+    if (R.T) {
+      R.P = hoist(R.P, Out);
+      TNew = B.div(B.sub(B.mul(TL, R.P), B.mul(L, R.T)), B.mul(R.P, R.P));
+    } else {
+      Out->append(B.assign(TL, AssignOp::DivAssign, R.P));
+    }
+    break;
+  default:
+    break;
+  }
+  if (Op == AssignOp::Assign || TNew)
+    Out->append(B.assign(TL, AssignOp::Assign, B.orZero(TNew, TL->getType())));
+  auto *Primal = R.P == A->getRHS() ? A : B.assign(L, Op, R.P);
+  Out->append(Primal);
+}
+
+/// Calls made only for their effect that carry no derivative.
+static bool isEffectOnlyIntrinsic(const std::string &Name) {
+  return Name == "printf" || Name == "__syncthreads" || Name == "__syncwarp" ||
+         Name == "__threadfence" || Name == "__threadfence_block" ||
+         Name == "__assert_fail" || Name == "__assertfail" || Name == "assert";
+}
+
+void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
+  const auto *C = dyn_cast<CallExpr>(S->getExpr());
+  if (!C) {
+    Out->append(S);
+    return;
+  }
+  if (C->getCalleeKind() == CallExpr::CalleeKind::User) {
+    deriveUserCall(C, Out, /*AsStmt=*/true);
+    return;
+  }
+  bool AnyActive = false;
+  for (const Expr *A : C->getArgs())
+    AnyActive |= isActive(A);
+  if (!AnyActive || isEffectOnlyIntrinsic(C->getName())) {
+    Out->append(S);
+    return;
+  }
+  if (C->getName() != "atomicAdd" || C->getNumArgs() != 2) {
+    error(C->getLoc(), "cannot differentiate the call of '" + C->getName() +
+                           "': it has no derivative rule and no visible "
+                           "definition");
+    return;
+  }
+  // atomicAdd(p, v): the tangent memory accumulates the tangent of v.
+  Dual Ptr = derive(C->getArg(0), Out);
+  Dual Val = derive(C->getArg(1), Out);
+  auto AtomicAdd = [&](const Expr *P, const Expr *V) {
+    auto *Call = M.create<CallExpr>(C->getType(),
+                                    CallExpr::CalleeKind::Intrinsic,
+                                    "atomicAdd", -1,
+                                    std::vector<const Expr *>{P, V});
+    auto *St = M.create<ExprStmt>(Call);
+    St->setLoc(S->getLoc());
+    Out->append(St);
+  };
+  if (Ptr.T && Val.T)
+    AtomicAdd(Ptr.T, Val.T);
+  AtomicAdd(Ptr.P, Val.P);
+}
+
+void ForwardFunction::deriveReturn(const ReturnStmt *R, BlockStmt *Out) {
+  const Expr *V = R->getValue();
+  if (!V || !V->getType()->isDifferentiableValue()) {
+    if (Kind == Flavor::Request && V)
+      Out->append(M.create<ReturnStmt>(nullptr));
+    else
+      Out->append(R);
+    return;
+  }
+  Dual D = derive(V, Out);
+  const Type *RetTy = Primal->getReturnType();
+  const Expr *T = D.T ? B.cast(RetTy->getUnqualified(), D.T)
+                      : B.zero(RetTy->getUnqualified());
+  const Expr *Value = T;
+  if (Kind == Flavor::Pushforward)
+    Value = M.create<InitListExpr>(Result->getReturnType(),
+                                   std::vector<const Expr *>{D.P, T});
+  auto *New = M.create<ReturnStmt>(Value);
+  New->setLoc(R->getLoc());
+  Out->append(New);
+}
+
+bool ForwardFunction::needsTangent(const Stmt *LoopPart) {
+  if (!LoopPart)
+    return false;
+  if (const auto *D = dyn_cast<DeclStmt>(LoopPart))
+    return Activity->isActive(D->getVar());
+  if (const auto *A = dyn_cast<AssignStmt>(LoopPart))
+    return Activity->isActive(ActivityAnalysis::getRootVar(A->getLHS())) &&
+           A->getOp() != AssignOp::Inc && A->getOp() != AssignOp::Dec;
+  return false;
+}
+
+const Stmt *ForwardFunction::deriveLoop(const Stmt *S) {
+  Stmt *New = nullptr;
+  if (const auto *F = dyn_cast<ForStmt>(S)) {
+    if (needsTangent(F->getInit()) || needsTangent(F->getInc()))
+      error(S->getLoc(), "a for-loop whose initializer or increment updates a "
+                         "derivative-carrying variable is not supported; "
+                         "move that update into the loop body");
+    New = M.create<ForStmt>(F->getInit(), F->getCond(), F->getInc(),
+                            deriveSubBlock(F->getBody()));
+  } else if (const auto *W = dyn_cast<WhileStmt>(S)) {
+    New = M.create<WhileStmt>(W->getCond(), deriveSubBlock(W->getBody()));
+  } else {
+    const auto *D = cast<DoStmt>(S);
+    New = M.create<DoStmt>(deriveSubBlock(D->getBody()), D->getCond());
+  }
+  New->setLoc(S->getLoc());
+  return New;
+}

@@ -1,0 +1,1 @@
+set(SOURCES DerivedFunctions.cpp ForwardMode.cpp ForwardStmt.cpp ForwardExpr.cpp)

@@ -1,0 +1,170 @@
+//===- unittests/IRTest.cpp - Tests of the IR and its types ---------------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IR/IR.h"
+
+#include "gtest/gtest.h"
+
+using namespace meshad;
+using namespace meshad::ir;
+
+namespace {
+
+TEST(TypeContextTest, BuiltinTypesAndUniquing) {
+  TypeContext T;
+  EXPECT_EQ(T.getDouble()->getKind(), Type::Kind::Double);
+  EXPECT_EQ(T.getFloat()->getKind(), Type::Kind::Float);
+  EXPECT_TRUE(T.getVoid()->isVoid());
+  EXPECT_EQ(T.getBool()->getKind(), Type::Kind::Bool);
+  EXPECT_EQ(T.getInt(), T.getInt("int"));
+  EXPECT_NE(T.getInt("int"), T.getInt("size_t"));
+  EXPECT_EQ(T.getPointer(T.getDouble()), T.getPointer(T.getDouble()));
+  EXPECT_NE(T.getPointer(T.getDouble()), T.getPointer(T.getFloat()));
+  EXPECT_EQ(T.getArray(T.getFloat(), 3), T.getArray(T.getFloat(), 3));
+  EXPECT_NE(T.getArray(T.getFloat(), 3), T.getArray(T.getFloat(), 4));
+  EXPECT_EQ(T.getVector(T.getFloat(), 3), T.getVector(T.getFloat(), 3));
+  EXPECT_EQ(T.getVector(T.getFloat(), 3)->getSpelling(), "float3");
+  EXPECT_EQ(T.getVector(T.getDouble(), 2)->getSpelling(), "double2");
+  EXPECT_EQ(T.getVector(T.getDouble(), 2)->getCount(), 2u);
+  EXPECT_EQ(T.getVector(T.getDouble(), 2)->getElement(), T.getDouble());
+  EXPECT_EQ(T.getOpaque("dim3"), T.getOpaque("dim3"));
+}
+
+TEST(TypeContextTest, ConstAndUnqualified) {
+  TypeContext T;
+  const Type *CD = T.getConst(T.getDouble());
+  EXPECT_TRUE(CD->isConst());
+  EXPECT_FALSE(T.getDouble()->isConst());
+  EXPECT_EQ(CD, T.getConst(T.getDouble()));
+  EXPECT_EQ(T.getConst(CD), CD);
+  EXPECT_EQ(CD->getUnqualified(), T.getDouble());
+  EXPECT_EQ(T.getDouble()->getUnqualified(), T.getDouble());
+  EXPECT_EQ(CD->getKind(), Type::Kind::Double);
+  const Type *CF3 = T.getConst(T.getVector(T.getFloat(), 3));
+  EXPECT_EQ(CF3->getUnqualified(), T.getVector(T.getFloat(), 3));
+  EXPECT_EQ(CF3->getSpelling(), "float3");
+  // A pointer to const is not itself const.
+  const Type *PCD = T.getPointer(CD);
+  EXPECT_FALSE(PCD->isConst());
+  EXPECT_EQ(PCD->getUnqualified(), PCD);
+  const Type *CP = T.getConst(T.getPointer(T.getDouble()));
+  EXPECT_EQ(CP->getUnqualified(), T.getPointer(T.getDouble()));
+  // An array of const elements.
+  const Type *CA = T.getConst(T.getArray(T.getDouble(), 3));
+  EXPECT_EQ(CA, T.getArray(CD, 3));
+  EXPECT_EQ(CA->getUnqualified(), T.getArray(T.getDouble(), 3));
+  EXPECT_EQ(T.getVector(CD, 2), T.getVector(T.getDouble(), 2));
+}
+
+TEST(TypeContextTest, Differentiability) {
+  TypeContext T;
+  EXPECT_TRUE(T.getDouble()->isDifferentiable());
+  EXPECT_TRUE(T.getFloat()->isDifferentiable());
+  EXPECT_TRUE(T.getVector(T.getFloat(), 3)->isDifferentiable());
+  EXPECT_TRUE(T.getPointer(T.getConst(T.getDouble()))->isDifferentiable());
+  EXPECT_TRUE(T.getPointer(T.getPointer(T.getFloat()))->isDifferentiable());
+  EXPECT_TRUE(T.getArray(T.getArray(T.getDouble(), 2), 3)->isDifferentiable());
+  EXPECT_FALSE(T.getInt()->isDifferentiable());
+  EXPECT_FALSE(T.getBool()->isDifferentiable());
+  EXPECT_FALSE(T.getPointer(T.getInt())->isDifferentiable());
+  EXPECT_FALSE(T.getOpaque("dim3")->isDifferentiable());
+  EXPECT_FALSE(T.getVoid()->isDifferentiable());
+  EXPECT_FALSE(T.getPointer(T.getDouble())->isDifferentiableValue());
+  const Type *F3 = T.getVector(T.getFloat(), 3);
+  EXPECT_EQ(T.getPointer(F3)->getScalarElement(), F3);
+  EXPECT_EQ(T.getArray(T.getPointer(T.getDouble()), 4)->getScalarElement(),
+            T.getDouble());
+  EXPECT_EQ(T.getDouble()->getScalarElement(), T.getDouble());
+}
+
+TEST(TypeSpellingTest, ScalarsAndNamedTypes) {
+  TypeContext T;
+  EXPECT_EQ(spellType(T.getFloat()), "float");
+  EXPECT_EQ(spellType(T.getDouble()), "double");
+  EXPECT_EQ(spellType(T.getBool()), "bool");
+  EXPECT_EQ(spellType(T.getVoid()), "void");
+  EXPECT_EQ(spellType(T.getInt("unsigned int")), "unsigned int");
+  EXPECT_EQ(spellType(T.getVector(T.getFloat(), 3)), "float3");
+  EXPECT_EQ(spellType(T.getOpaque("dim3")), "dim3");
+  EXPECT_EQ(spellType(T.getConst(T.getDouble())), "const double");
+  EXPECT_EQ(spellDeclaration(T.getConst(T.getVector(T.getDouble(), 4)), "v"),
+            "const double4 v");
+  EXPECT_EQ(spellDeclaration(T.getDouble(), "x"), "double x");
+}
+
+TEST(TypeSpellingTest, Declarators) {
+  TypeContext T;
+  const Type *D = T.getDouble(), *CD = T.getConst(D);
+  EXPECT_EQ(spellDeclaration(T.getPointer(CD), "p"), "const double *p");
+  EXPECT_EQ(spellDeclaration(T.getPointer(D), "p"), "double *p");
+  EXPECT_EQ(spellDeclaration(T.getPointer(T.getPointer(D)), "pp"),
+            "double **pp");
+  EXPECT_EQ(spellDeclaration(T.getConst(T.getPointer(D)), "p"),
+            "double *const p");
+  EXPECT_EQ(spellDeclaration(T.getArray(D, 3), "a"), "double a[3]");
+  EXPECT_EQ(spellDeclaration(T.getArray(T.getArray(D, 3), 2), "a"),
+            "double a[2][3]");
+  EXPECT_EQ(spellDeclaration(T.getArray(T.getPointer(D), 4), "a"),
+            "double *a[4]");
+  EXPECT_EQ(spellDeclaration(T.getPointer(T.getArray(D, 3)), "p"),
+            "double (*p)[3]");
+  EXPECT_EQ(spellDeclaration(T.getArray(CD, 3), "a"), "const double a[3]");
+  EXPECT_EQ(spellDeclaration(T.getPointer(T.getVoid()), "buf"), "void *buf");
+}
+
+TEST(TypeSpellingTest, TypeAloneEqualsEmptyDeclarator) {
+  TypeContext T;
+  const Type *D = T.getDouble();
+  const Type *Types[] = {D,
+                         T.getPointer(T.getConst(D)),
+                         T.getPointer(T.getPointer(D)),
+                         T.getConst(T.getPointer(D)),
+                         T.getArray(D, 3),
+                         T.getArray(T.getArray(D, 3), 2),
+                         T.getPointer(T.getArray(D, 3))};
+  for (const Type *Ty : Types)
+    EXPECT_EQ(spellDeclaration(Ty, ""), spellType(Ty));
+  EXPECT_EQ(spellType(T.getPointer(T.getConst(D))), "const double *");
+  EXPECT_EQ(spellType(T.getPointer(T.getPointer(D))), "double **");
+  EXPECT_EQ(spellType(T.getConst(T.getPointer(D))), "double *const");
+  EXPECT_EQ(spellType(T.getArray(D, 3)), "double [3]");
+  EXPECT_EQ(spellType(T.getArray(T.getArray(D, 3), 2)), "double [2][3]");
+  EXPECT_EQ(spellType(T.getPointer(T.getArray(D, 3))), "double (*)[3]");
+}
+
+TEST(IRTest, OperatorClasses) {
+  EXPECT_TRUE(isArithmetic(BinaryOp::Add));
+  EXPECT_TRUE(isArithmetic(BinaryOp::Sub));
+  EXPECT_TRUE(isArithmetic(BinaryOp::Mul));
+  EXPECT_TRUE(isArithmetic(BinaryOp::Div));
+  EXPECT_FALSE(isArithmetic(BinaryOp::Rem));
+  EXPECT_FALSE(isArithmetic(BinaryOp::Lt));
+  EXPECT_FALSE(isArithmetic(BinaryOp::Shl));
+  for (BinaryOp Op :
+       {BinaryOp::Lt, BinaryOp::Gt, BinaryOp::Le, BinaryOp::Ge, BinaryOp::Eq,
+        BinaryOp::Ne, BinaryOp::LAnd, BinaryOp::LOr})
+    EXPECT_TRUE(isComparisonOrLogical(Op));
+  for (BinaryOp Op : {BinaryOp::Add, BinaryOp::Rem, BinaryOp::BitAnd,
+                      BinaryOp::BitOr, BinaryOp::BitXor, BinaryOp::Shr})
+    EXPECT_FALSE(isComparisonOrLogical(Op));
+}
+
+TEST(IRTest, ParamIndex) {
+  Module M;
+  Function *F =
+      M.createFunction("f", M.getTypes().getDouble(), CudaTarget::Device);
+  Var *X = M.createVar("x", M.getTypes().getDouble(), Var::Storage::Param);
+  Var *Y = M.createVar("y", M.getTypes().getDouble(), Var::Storage::Param);
+  Var *Z = M.createVar("z", M.getTypes().getDouble());
+  F->addParam(X);
+  F->addParam(Y);
+  EXPECT_EQ(F->getParamIndex(X), 0);
+  EXPECT_EQ(F->getParamIndex(Y), 1);
+  EXPECT_EQ(F->getParamIndex(Z), -1);
+  EXPECT_EQ(F->getNumParams(), 2u);
+}
+
+} // namespace
