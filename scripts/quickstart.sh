@@ -26,6 +26,7 @@ Exe=$BuildDir/quickstart
 Common=(-O1 -fplugin="$BuildDir/lib/libmeshad.so" -fplugin-arg-meshad-dump
         -I"$Root/include" -I"$Root/test/Inputs")
 if [[ -x "$CudaPath/bin/nvcc" ]]; then
+  # shellcheck disable=SC2054 # the commas of -Wl,-rpath,... are meant
   Compile=("$ClangXX" -x cuda --cuda-path="$CudaPath" -Wno-unknown-cuda-version
            --cuda-gpu-arch=sm_90 "${Common[@]}" "$Demo" -o "$Exe"
            -L"$CudaPath/lib64" -lcudart -Wl,-rpath,"$CudaPath/lib64")

@@ -37,6 +37,9 @@ if not hasattr(config, "meshad_obj_root"):
     config.cuda_path = "/usr/local/cuda"
 
 config.test_exec_root = os.path.join(config.meshad_obj_root, "test")
+# `--param cuda_path=DIR` overrides the toolkit (e.g. a nonexistent one, to
+# see what a machine without CUDA runs).
+config.cuda_path = lit_config.params.get("cuda_path", config.cuda_path)
 
 IncludeDir = os.path.join(config.meshad_src_root, "include")
 InputsDir = os.path.join(config.test_source_root, "Inputs")

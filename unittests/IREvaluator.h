@@ -1,4 +1,4 @@
-//===- unittests/IREvaluator.h - Evaluating scalar IR in tests -*- C++ -*-===//
+//===- unittests/IREvaluator.h - Evaluating scalar IR in tests --*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
@@ -53,8 +53,7 @@ public:
       return evalBinary(llvm::cast<ir::BinaryExpr>(E));
     case Expr::Kind::Conditional: {
       const auto *C = llvm::cast<ir::ConditionalExpr>(E);
-      return eval(C->getCond()) != 0 ? eval(C->getTrue())
-                                     : eval(C->getFalse());
+      return eval(C->getCond()) != 0 ? eval(C->getTrue()) : eval(C->getFalse());
     }
     case Expr::Kind::Cast:
       return eval(llvm::cast<ir::CastExpr>(E)->getSub());
@@ -115,18 +114,30 @@ private:
   double evalBinary(const ir::BinaryExpr *B) const {
     double L = eval(B->getLHS()), R = eval(B->getRHS());
     switch (B->getOp()) {
-    case ir::BinaryOp::Add: return L + R;
-    case ir::BinaryOp::Sub: return L - R;
-    case ir::BinaryOp::Mul: return L * R;
-    case ir::BinaryOp::Div: return L / R;
-    case ir::BinaryOp::Lt: return L < R;
-    case ir::BinaryOp::Gt: return L > R;
-    case ir::BinaryOp::Le: return L <= R;
-    case ir::BinaryOp::Ge: return L >= R;
-    case ir::BinaryOp::Eq: return L == R;
-    case ir::BinaryOp::Ne: return L != R;
-    case ir::BinaryOp::LAnd: return L != 0 && R != 0;
-    case ir::BinaryOp::LOr: return L != 0 || R != 0;
+    case ir::BinaryOp::Add:
+      return L + R;
+    case ir::BinaryOp::Sub:
+      return L - R;
+    case ir::BinaryOp::Mul:
+      return L * R;
+    case ir::BinaryOp::Div:
+      return L / R;
+    case ir::BinaryOp::Lt:
+      return L < R;
+    case ir::BinaryOp::Gt:
+      return L > R;
+    case ir::BinaryOp::Le:
+      return L <= R;
+    case ir::BinaryOp::Ge:
+      return L >= R;
+    case ir::BinaryOp::Eq:
+      return L == R;
+    case ir::BinaryOp::Ne:
+      return L != R;
+    case ir::BinaryOp::LAnd:
+      return L != 0 && R != 0;
+    case ir::BinaryOp::LOr:
+      return L != 0 || R != 0;
     default:
       return unsupported("binary operator");
     }

@@ -186,8 +186,8 @@ TEST_F(RulesTest, EveryPartialMatchesFiniteDifferences) {
         EXPECT_LE(RelErr, 1e-6)
             << Name << " d/darg" << ArgNo << " at (" << P[0]
             << (P.size() > 1 ? ", " + std::to_string(P[1]) : "")
-            << (P.size() > 2 ? ", " + std::to_string(P[2]) : "")
-            << "): rule " << Analytic << ", finite difference " << Numeric;
+            << (P.size() > 2 ? ", " + std::to_string(P[2]) : "") << "): rule "
+            << Analytic << ", finite difference " << Numeric;
         ++Checked;
       }
     }
@@ -197,11 +197,11 @@ TEST_F(RulesTest, EveryPartialMatchesFiniteDifferences) {
 
 TEST_F(RulesTest, RequiredFunctionsAreDifferentiable) {
   for (const char *Name :
-       {"sqrt",  "cbrt",  "exp",   "exp2",  "expm1", "log",       "log2",
-        "log10", "log1p", "pow",   "sin",   "cos",   "tan",       "asin",
-        "acos",  "atan",  "atan2", "sinh",  "cosh",  "tanh",      "hypot",
-        "fabs",  "fmin",  "fmax",  "fma",   "rsqrt", "erf",       "erfc",
-        "asinh", "acosh", "atanh", "fmod",  "copysign"}) {
+       {"sqrt",  "cbrt",  "exp",   "exp2", "expm1",   "log",  "log2",
+        "log10", "log1p", "pow",   "sin",  "cos",     "tan",  "asin",
+        "acos",  "atan",  "atan2", "sinh", "cosh",    "tanh", "hypot",
+        "fabs",  "fmin",  "fmax",  "fma",  "rsqrt",   "erf",  "erfc",
+        "asinh", "acosh", "atanh", "fmod", "copysign"}) {
     int Id = Table.lookup(Name);
     ASSERT_GE(Id, 0) << Name;
     EXPECT_FALSE(Table.getRule(Id).isNonDifferentiable()) << Name;
@@ -256,7 +256,8 @@ TEST_F(RulesTest, BuildCallPicksTheSpellingOfTheType) {
                  Case{"__expf", "__expf", "__expf"}}) {
     int Id = Table.lookup(C.Looked);
     ASSERT_GE(Id, 0) << C.Looked;
-    for (auto [Ty, Want] : {std::pair(F, C.AtFloat), std::pair(D, C.AtDouble)}) {
+    for (auto [Ty, Want] :
+         {std::pair(F, C.AtFloat), std::pair(D, C.AtDouble)}) {
       const auto *Call =
           llvm::dyn_cast<ir::CallExpr>(Table.buildCall(M, Id, Args, Ty));
       ASSERT_NE(Call, nullptr);
@@ -319,8 +320,7 @@ TEST_F(RulesTest, ConventionsAtKinks) {
   const ir::Type *D = M.getTypes().getDouble();
   std::vector<const ir::Expr *> Args = argsOf(D, 2);
   test::IREvaluator Eval;
-  auto Partial = [&](const char *Name, unsigned ArgNo,
-                     std::vector<double> At) {
+  auto Partial = [&](const char *Name, unsigned ArgNo, std::vector<double> At) {
     int Id = Table.lookup(Name);
     std::vector<const ir::Expr *> A(Args.begin(),
                                     Args.begin() + Table.getRule(Id).Arity);
@@ -380,21 +380,21 @@ TEST(RuleLanguageTest, ParsesPrecedenceAndConditionals) {
 }
 
 TEST(RuleLanguageTest, RejectsMalformedRules) {
-  for (auto [Text, Arity] : std::vector<std::pair<const char *, unsigned>>{
-           {"", 1},
-           {"x +", 1},
-           {"y", 1},
-           {"w", 3},
-           {"x y", 2},
-           {"(x", 1},
-           {"sin(x", 1},
-           {"sin(x,)", 1},
-           {"x < 1", 1},
-           {"(x < 1) + 1", 1},
-           {"x ? 1 : 2", 1},
-           {"x < 1 ? 1", 1},
-           {"x < 1 ? y < 1 : 2", 2},
-           {"x $ 2", 1}}) {
+  for (auto [Text, Arity] :
+       std::vector<std::pair<const char *, unsigned>>{{"", 1},
+                                                      {"x +", 1},
+                                                      {"y", 1},
+                                                      {"w", 3},
+                                                      {"x y", 2},
+                                                      {"(x", 1},
+                                                      {"sin(x", 1},
+                                                      {"sin(x,)", 1},
+                                                      {"x < 1", 1},
+                                                      {"(x < 1) + 1", 1},
+                                                      {"x ? 1 : 2", 1},
+                                                      {"x < 1 ? 1", 1},
+                                                      {"x < 1 ? y < 1 : 2", 2},
+                                                      {"x $ 2", 1}}) {
     auto E = parseRule(Text, Arity);
     EXPECT_FALSE(static_cast<bool>(E)) << Text;
     if (!E)

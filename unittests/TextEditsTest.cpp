@@ -55,7 +55,8 @@ TEST(ApplyEditsTest, InsertBeforeRemovalAtSameOffset) {
 }
 
 TEST(ApplyEditsTest, OffsetsPastTheEndAreClamped) {
-  EXPECT_EQ(applyEdits("abc", {insert(100, "!"), insert(3, "?")}), "abc!?");
+  // Ordered by the offset asked for, then clamped.
+  EXPECT_EQ(applyEdits("abc", {insert(100, "!"), insert(3, "?")}), "abc?!");
   EXPECT_EQ(applyEdits("abc", {replace(2, 50, "Z")}), "abZ");
   EXPECT_EQ(applyEdits("", {insert(7, "x")}), "x");
 }

@@ -45,6 +45,10 @@
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
 #define MESHAD_HOST_DEVICE __host__ __device__
+#elif defined(MESHAD_CPU_CUDA)
+// CUDA emulated on the CPU (-include meshad/cpu/CudaOnCpu.h).
+#include <meshad/cpu/CudaOnCpu.h>
+#define MESHAD_HOST_DEVICE __host__ __device__
 #else
 #define MESHAD_HOST_DEVICE
 #endif
@@ -142,6 +146,20 @@ public:
     return detail::launch(Fn, Grid, Block, SharedBytes, Stream,
                           std::forward<Args>(A)...);
   }
+#elif defined(MESHAD_CPU_CUDA)
+  /// Runs a derived kernel on the CPU: `execute_kernel(grid, block, args...)`.
+  template <class... Args>
+  cudaError_t execute_kernel(dim3 Grid, dim3 Block, Args &&...A) const {
+    return ::meshad::cpu::launchNamed(Name, Fn, Grid, Block, 0,
+                                      std::forward<Args>(A)...);
+  }
+  /// With dynamic shared memory; the CPU ignores the stream.
+  template <class... Args>
+  cudaError_t execute_kernel(dim3 Grid, dim3 Block, size_t SharedBytes,
+                             cudaStream_t, Args &&...A) const {
+    return ::meshad::cpu::launchNamed(Name, Fn, Grid, Block, SharedBytes,
+                                      std::forward<Args>(A)...);
+  }
 #endif
 
   /// The generated source of the derivative and of the derived functions it
@@ -183,23 +201,30 @@ constexpr Derived<FnPtr> hessian(F &&, const char *,
   return Generated;
 }
 
-/// Without the plugin, requests are compile-time errors.
+/// Without the plugin, requests are compile-time errors. (The plugin's own
+/// planning parse defines MESHAD_PLANNING to find the requests first.)
 template <class F> constexpr int differentiate(F &&, const char * = "") {
+#ifndef MESHAD_PLANNING
   static_assert(detail::AlwaysFalse<F>::value,
                 "meshad::differentiate needs the meshad plugin "
                 "(-fplugin=libmeshad.so) or meshad-gen");
+#endif
   return 0;
 }
 template <class F> constexpr int gradient(F &&, const char * = "") {
+#ifndef MESHAD_PLANNING
   static_assert(detail::AlwaysFalse<F>::value,
                 "meshad::gradient needs the meshad plugin "
                 "(-fplugin=libmeshad.so) or meshad-gen");
+#endif
   return 0;
 }
 template <class F> constexpr int hessian(F &&, const char * = "") {
+#ifndef MESHAD_PLANNING
   static_assert(detail::AlwaysFalse<F>::value,
                 "meshad::hessian needs the meshad plugin "
                 "(-fplugin=libmeshad.so) or meshad-gen");
+#endif
   return 0;
 }
 

@@ -17,6 +17,8 @@
 
 #include "Driver/Generator.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <optional>
 
 namespace meshad {

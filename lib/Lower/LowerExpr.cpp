@@ -23,7 +23,7 @@
 using namespace meshad;
 using namespace clang;
 
-using Builtin = ir::BuiltinExpr::Builtin;
+using IRBuiltin = ir::BuiltinExpr::Builtin;
 
 namespace {
 
@@ -83,7 +83,7 @@ bool looksLikeLiteral(StringRef Text) {
 
 /// The CUDA index variable \p Base names: the CUDA header's threadIdx
 /// (a __cuda_builtin_threadIdx_t) or the CPU emulation's global uint3.
-std::optional<Builtin> getBuiltinVar(const Expr *Base) {
+std::optional<IRBuiltin> getBuiltinVar(const Expr *Base) {
   Base = Base->IgnoreParenImpCasts();
   if (const auto *OVE = dyn_cast<OpaqueValueExpr>(Base))
     Base = OVE->getSourceExpr()->IgnoreParenImpCasts();
@@ -92,11 +92,11 @@ std::optional<Builtin> getBuiltinVar(const Expr *Base) {
   if (!VD || !VD->hasGlobalStorage() ||
       !VD->getDeclContext()->getRedeclContext()->isTranslationUnit())
     return std::nullopt;
-  return llvm::StringSwitch<std::optional<Builtin>>(VD->getName())
-      .Case("threadIdx", Builtin::ThreadIdx)
-      .Case("blockIdx", Builtin::BlockIdx)
-      .Case("blockDim", Builtin::BlockDim)
-      .Case("gridDim", Builtin::GridDim)
+  return llvm::StringSwitch<std::optional<IRBuiltin>>(VD->getName())
+      .Case("threadIdx", IRBuiltin::ThreadIdx)
+      .Case("blockIdx", IRBuiltin::BlockIdx)
+      .Case("blockDim", IRBuiltin::BlockDim)
+      .Case("gridDim", IRBuiltin::GridDim)
       .Default(std::nullopt);
 }
 
@@ -396,7 +396,7 @@ const ir::Expr *ExprLowering::lowerVarRef(const VarDecl *VD,
   if (VD->getName() == "warpSize" && isTopLevelGlobal(VD))
     return S.make<ir::BuiltinExpr>(
         Loc, Types.lowerType(VD->getType())->getUnqualified(),
-        Builtin::WarpSize, 0);
+        IRBuiltin::WarpSize, 0);
   if (VD->hasGlobalStorage() && !VD->isStaticLocal())
     return S.make<ir::VarRefExpr>(Loc, getGlobal(VD));
   return S.fail(Loc, Twine("meshad: use of unsupported variable '") +
@@ -412,7 +412,7 @@ ir::Var *ExprLowering::getGlobal(const VarDecl *VD) {
   return V;
 }
 
-const ir::Expr *ExprLowering::lowerBuiltinIndex(Builtin B, StringRef Field,
+const ir::Expr *ExprLowering::lowerBuiltinIndex(IRBuiltin B, StringRef Field,
                                                 SourceLocation Loc) {
   unsigned Dim = llvm::StringSwitch<unsigned>(Field)
                      .Case("x", 0)
@@ -431,7 +431,7 @@ const ir::Expr *ExprLowering::lowerPseudoObject(const PseudoObjectExpr *E) {
   const auto *Prop = dyn_cast<MSPropertyRefExpr>(
       E->getSyntacticForm()->IgnoreParens());
   if (Prop)
-    if (std::optional<Builtin> B = getBuiltinVar(Prop->getBaseExpr()))
+    if (std::optional<IRBuiltin> B = getBuiltinVar(Prop->getBaseExpr()))
       return lowerBuiltinIndex(*B, Prop->getPropertyDecl()->getName(),
                                E->getExprLoc());
   return S.fail(E->getExprLoc(), "meshad: property accesses are not supported");
@@ -509,7 +509,7 @@ const ir::Expr *ExprLowering::lowerMember(const MemberExpr *E) {
     return S.fail(Loc, "meshad: only named data members are supported");
   // The CPU emulation's threadIdx is a global uint3.
   if (!E->isArrow())
-    if (std::optional<Builtin> B = getBuiltinVar(E->getBase()))
+    if (std::optional<IRBuiltin> B = getBuiltinVar(E->getBase()))
       return lowerBuiltinIndex(*B, Field->getName(), Loc);
   const ir::Expr *Base = lower(E->getBase());
   if (!Base)

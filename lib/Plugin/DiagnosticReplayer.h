@@ -17,6 +17,7 @@
 #include "Driver/Generator.h"
 
 #include "clang/Basic/SourceLocation.h"
+#include "llvm/ADT/ArrayRef.h"
 
 namespace clang {
 class CompilerInstance;

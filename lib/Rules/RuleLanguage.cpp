@@ -111,8 +111,7 @@ private:
       return nullptr;
     std::vector<ExprPtr> Ops = ops(std::move(C), std::move(T));
     Ops.push_back(std::move(F));
-    return node(RuleExpr::Kind::Conditional, ir::BinaryOp::Add,
-                std::move(Ops));
+    return node(RuleExpr::Kind::Conditional, ir::BinaryOp::Add, std::move(Ops));
   }
 
   ExprPtr parseCompare() {

@@ -1,4 +1,4 @@
-//===- Rules/RuleLanguage.h - Parsed derivative rule expressions -*- C++ -*-===//
+//===- Rules/RuleLanguage.h - Parsed derivative rules -----------*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
