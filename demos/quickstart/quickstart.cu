@@ -54,8 +54,8 @@ int main() {
   auto dEdPx = meshad::differentiate(springEnergy2D, "px");
   auto dEdP1 = meshad::differentiate(springEnergy, "p[1]");
 
-  std::printf("---- generated: %s\n%s\n", dEdPx.getName(), dEdPx.getCode());
-  std::printf("---- generated: %s\n%s\n", dEdP1.getName(), dEdP1.getCode());
+  std::printf("---- generated: %s\n%s", dEdPx.getName(), dEdPx.getCode());
+  std::printf("---- generated: %s\n%s", dEdP1.getName(), dEdP1.getCode());
 
   using meshad::test::centralDifference;
   using meshad::test::centralDifferenceAt;

@@ -21,10 +21,12 @@
 
 namespace meshad {
 
+class FatalErrorWatcher;
+
 /// What one generation run produced.
 struct GenerationOutcome {
-  /// False when the translation unit could not be parsed far enough to run
-  /// the generator (a fatal error such as a missing include).
+  /// False when the translation unit could not be parsed completely, so the
+  /// generator did not run (a fatal error such as a missing include).
   bool Ran = false;
   GenerationResult Result;
   /// meshad's diagnostics, with positions in the parsed files.
@@ -45,10 +47,12 @@ struct GenerationOutcome {
 /// \endcode
 class GenerateAction : public clang::ASTFrontendAction {
 public:
-  GenerateAction(const GeneratorOptions &Opts, GenerationOutcome &Out)
-      : Opts(Opts), Out(Out) {}
+  GenerateAction(const GeneratorOptions &Opts, GenerationOutcome &Out);
+  ~GenerateAction() override;
 
 protected:
+  bool BeginSourceFileAction(clang::CompilerInstance &CI) override;
+  void EndSourceFileAction() override;
   std::unique_ptr<clang::ASTConsumer>
   CreateASTConsumer(clang::CompilerInstance &CI,
                     llvm::StringRef InFile) override;
@@ -56,6 +60,14 @@ protected:
 private:
   GeneratorOptions Opts;
   GenerationOutcome &Out;
+  /// Set when clang reported a fatal error: the AST is then incomplete.
+  bool SawFatalError = false;
+  /// Stands in for the diagnostic consumer of WatchedDiags while the action
+  /// runs.
+  std::unique_ptr<FatalErrorWatcher> Watcher;
+  clang::DiagnosticsEngine *WatchedDiags = nullptr;
+
+  void stopWatching();
 };
 
 } // namespace meshad

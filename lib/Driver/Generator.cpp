@@ -66,7 +66,6 @@ public:
   std::vector<TextEdit> takeEdits();
 
 private:
-  const FunctionDecl *primalDecl(const ir::Function *Derivative) const;
   std::string handleFor(ir::Function *D, const FunctionDecl *Primal);
   std::optional<std::string> qualifierOf(const FunctionDecl *FD,
                                          SourceLocation Loc);
@@ -84,11 +83,6 @@ private:
 };
 
 } // namespace
-
-const FunctionDecl *EditPlan::primalDecl(const ir::Function *D) const {
-  const DerivedFunction *Entry = Derived.find(D);
-  return static_cast<const FunctionDecl *>(Entry->Primal->getSourceDecl());
-}
 
 void EditPlan::placeFunctions(std::string &Dump) {
   for (const DerivedFunction &Entry : Derived.entries()) {

@@ -125,6 +125,9 @@ public:
   const Expr *cast(const Type *Ty, const Expr *E) {
     if (E->getType() == Ty)
       return E;
+    if (const auto *C = llvm::dyn_cast<CastExpr>(E))
+      if (C->getType() == Ty)
+        return E;
     return M.create<CastExpr>(Ty, E);
   }
   /// \p E if non-null, else a literal zero of \p Ty.

@@ -204,9 +204,21 @@ const ir::Expr *ExprLowering::lowerAs(const Expr *E, const ir::Type *To) {
 
 const ir::Expr *ExprLowering::convert(const ir::Expr *E, const ir::Type *To,
                                       SourceLocation Loc) {
-  if (E->getType()->getUnqualified() == To->getUnqualified())
+  To = To->getUnqualified();
+  if (E->getType()->getUnqualified() == To)
     return E;
-  return S.make<ir::CastExpr>(Loc, To->getUnqualified(), E);
+  // An integer literal used as a floating value reads best as written: `3`
+  // in `3 - 2 * t` (its value is exact in the floating type).
+  if (const auto *I = dyn_cast<ir::IntLitExpr>(E))
+    if (To->isFloatingScalar() && I->getValue() > -(1LL << 24) &&
+        I->getValue() < (1LL << 24))
+      return S.make<ir::FloatLitExpr>(Loc, To,
+                                      static_cast<double>(I->getValue()),
+                                      I->getSpelling());
+  if (const auto *C = dyn_cast<ir::CastExpr>(E))
+    if (C->getType() == To)
+      return E;
+  return S.make<ir::CastExpr>(Loc, To, E);
 }
 
 const ir::Expr *ExprLowering::makeZero(const ir::Type *Ty,
@@ -334,11 +346,19 @@ const ir::Expr *ExprLowering::lowerExplicitCast(const ExplicitCastExpr *E) {
     return S.fail(E->getExprLoc(), Twine("meshad: cast of kind '") +
                                        E->getCastKindName() +
                                        "' is not supported");
-  const ir::Expr *Sub = lower(E->getSubExpr());
+  // The conversions Clang spells as implicit casts inside the explicit one
+  // are all performed by the single IR cast.
+  const Expr *Operand = E->getSubExpr();
+  while (const auto *ICE = dyn_cast<ImplicitCastExpr>(Operand)) {
+    if (!ICE->isPartOfExplicitCast())
+      break;
+    Operand = ICE->getSubExpr();
+  }
+  const ir::Expr *Sub = lower(Operand);
   if (!Sub)
     return nullptr;
   const ir::Type *Ty = Types.lowerType(E->getType())->getUnqualified();
-  return S.make<ir::CastExpr>(E->getExprLoc(), Ty, Sub);
+  return convert(Sub, Ty, E->getExprLoc());
 }
 
 const ir::Expr *ExprLowering::lowerFloatLit(const FloatingLiteral *E) {
@@ -567,7 +587,10 @@ const ir::Expr *ExprLowering::lowerDirectCall(const CallExpr *E,
   StringRef Base(Name);
   Base.consume_front("::");
   Base.consume_front("std::");
-  int MathId = RuleTable::get().lookup(Base.str());
+  bool FloatingArgs = llvm::any_of(Args, [](const ir::Expr *A) {
+    return A->getType()->isFloatingScalar();
+  });
+  int MathId = RuleTable::get().lookup(Base.str(), FloatingArgs);
   auto Kind = MathId >= 0 ? ir::CallExpr::CalleeKind::Math
                           : ir::CallExpr::CalleeKind::Intrinsic;
   const ir::Expr *Call =

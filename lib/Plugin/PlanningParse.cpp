@@ -29,7 +29,7 @@ public:
 } // namespace
 
 /// A copy of \p Original that only parses: no outputs, no -verify, no
-/// dependency files, no statistics, and MESHAD_PLANNING=1.
+/// dependency files, no statistics, no error limit, and MESHAD_PLANNING=1.
 static std::shared_ptr<clang::CompilerInvocation>
 makePlanningInvocation(const clang::CompilerInvocation &Original) {
   auto Inv = std::make_shared<clang::CompilerInvocation>(Original);
@@ -44,6 +44,10 @@ makePlanningInvocation(const clang::CompilerInvocation &Original) {
   Diag.VerifyDiagnostics = false;
   Diag.DiagnosticSerializationFile.clear();
   Diag.DiagnosticLogFile.clear();
+  // Planning-parse errors are expected (requests lack their generated
+  // handle) and must not stop the parse.
+  Diag.ErrorLimit = 0;
+  Diag.Warnings.push_back("no-fatal-errors");
   Inv->getDependencyOutputOpts() = clang::DependencyOutputOptions();
   clang::PreprocessorOptions &PP = Inv->getPreprocessorOpts();
   // Remapped buffers belong to the real compilation.

@@ -47,7 +47,7 @@ bool ForwardFunction::isCheap(const Expr *E) {
 const Expr *ForwardFunction::hoist(const Expr *E, BlockStmt *Out) {
   if (!Out || isCheap(E))
     return E;
-  Var *T = M.createVar("_t" + std::to_string(NumTemps++),
+  Var *T = M.createVar(freshTempName(),
                        E->getType()->getUnqualified());
   DeclStmt *D = B.decl(T, E);
   D->setLoc(E->getLoc());
@@ -357,7 +357,7 @@ Dual ForwardFunction::deriveUserCall(const CallExpr *C, BlockStmt *Out,
     Out->append(S);
     return {C, nullptr};
   }
-  Var *Tmp = M.createVar("_t" + std::to_string(NumTemps++),
+  Var *Tmp = M.createVar(freshTempName(),
                          PF->getReturnType());
   DeclStmt *D = B.decl(Tmp, Call);
   D->setLoc(C->getLoc());

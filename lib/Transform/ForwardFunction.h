@@ -21,6 +21,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <memory>
+#include <set>
 
 namespace meshad {
 
@@ -97,6 +98,9 @@ private:
   bool isActive(const ir::Expr *E) const {
     return Activity->isActive(E);
   }
+  /// A temporary name ("_t0", "_t1"...) that the primal does not use.
+  std::string freshTempName();
+  void collectNames(const ir::Stmt *S);
   const ParamSeed *seedOf(const ir::Var *V) const;
   void error(clang::SourceLocation Loc, const std::string &Msg);
 
@@ -112,6 +116,7 @@ private:
   std::unique_ptr<ActivityAnalysis> Activity;
   llvm::DenseMap<const ir::Var *, ir::Var *> Tangents;
   unsigned NumTemps = 0;
+  std::set<std::string> UsedNames;
   bool Failed = false;
 };
 

@@ -190,6 +190,9 @@ bool ForwardFunction::run() {
   }
   if (!computeActivity())
     return false;
+  for (const Var *P : Primal->getParams())
+    UsedNames.insert(P->getName());
+  collectNames(Primal->getBody());
   addParameters();
   BlockStmt *Body = B.block();
   seedLocals(Body);
@@ -206,4 +209,42 @@ Var *ForwardFunction::tangentVar(Var *V) {
   Var *T = M.createVar("_d_" + V->getName(), V->getType()->getUnqualified(), S);
   Tangents[V] = T;
   return T;
+}
+
+std::string ForwardFunction::freshTempName() {
+  std::string Name;
+  do
+    Name = "_t" + std::to_string(NumTemps++);
+  while (UsedNames.count(Name));
+  return Name;
+}
+
+void ForwardFunction::collectNames(const Stmt *S) {
+  if (!S)
+    return;
+  switch (S->getKind()) {
+  case Stmt::Kind::Block:
+    for (const Stmt *Sub : llvm::cast<BlockStmt>(S)->getBody())
+      collectNames(Sub);
+    return;
+  case Stmt::Kind::Decl:
+    UsedNames.insert(llvm::cast<DeclStmt>(S)->getVar()->getName());
+    return;
+  case Stmt::Kind::If:
+    collectNames(llvm::cast<IfStmt>(S)->getThen());
+    collectNames(llvm::cast<IfStmt>(S)->getElse());
+    return;
+  case Stmt::Kind::For:
+    collectNames(llvm::cast<ForStmt>(S)->getInit());
+    collectNames(llvm::cast<ForStmt>(S)->getBody());
+    return;
+  case Stmt::Kind::While:
+    collectNames(llvm::cast<WhileStmt>(S)->getBody());
+    return;
+  case Stmt::Kind::Do:
+    collectNames(llvm::cast<DoStmt>(S)->getBody());
+    return;
+  default:
+    return;
+  }
 }

@@ -38,9 +38,11 @@
 ///
 /// Tolerances: 1e-6 relative for double results, FloatTolerance (1e-5) for
 /// float results compared with a double reference. The finite differences use
-/// the fourth-order central stencil, accurate to about 1e-11 relative for
-/// smooth functions of O(1) inputs, so 1e-6 leaves room for the stencil only,
-/// never for a wrong derivative. For a float function, compute the reference
+/// the fourth-order central stencil with a step chosen among H, H/2, ...
+/// H/1024 by agreement of successive estimates: about 1e-11 relative for
+/// smooth functions of O(1) inputs, so 1e-6 leaves room for the differences
+/// only, never for a wrong derivative. Keep inputs away (by much more than
+/// 2H = 2e-3 max(1,|x|)) from points where the function is not smooth. For a float function, compute the reference
 /// with a double instance of it (e.g. a template) and check the float result.
 ///
 //===----------------------------------------------------------------------===//
@@ -54,6 +56,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -110,20 +113,41 @@ inline double defaultStep(double X) {
   return 1e-3 * std::max(1.0, std::fabs(X));
 }
 
-/// d Fn / dX at \p X by the fourth-order central difference
-/// (-f(x+2h) + 8 f(x+h) - 8 f(x-h) + f(x-2h)) / 12h, in double. \p Fn takes
-/// a double and returns something convertible to double.
-template <class F>
-double centralDifference(F &&Fn, double X, double H = 0.0) {
-  if (H == 0.0)
-    H = defaultStep(X);
-  // Make H exactly representable as a difference of inputs.
+/// One fourth-order central difference with step \p H (made exactly
+/// representable as a difference of inputs):
+/// (-f(x+2h) + 8 f(x+h) - 8 f(x-h) + f(x-2h)) / 12h.
+template <class F> double fourthOrderDifference(F &Fn, double X, double H) {
   volatile double Up = X + H;
   H = Up - X;
   double F1 = static_cast<double>(Fn(X + H)) - static_cast<double>(Fn(X - H));
   double F2 = static_cast<double>(Fn(X + 2 * H)) -
               static_cast<double>(Fn(X - 2 * H));
   return (8 * F1 - F2) / (12 * H);
+}
+
+/// d Fn / dX at \p X in double, by fourth-order central differences with
+/// steps H, H/2, ..., H/2^10 (H defaults to defaultStep(X)): returns the
+/// estimate that agrees best with the one of the previous step, so that
+/// rapidly varying functions (sin of a large argument, high powers) get a
+/// small enough step while smooth ones stay far from round-off. \p Fn takes
+/// a double and returns something convertible to double.
+template <class F>
+double centralDifference(F &&Fn, double X, double H = 0.0) {
+  if (H == 0.0)
+    H = defaultStep(X);
+  double Previous = fourthOrderDifference(Fn, X, H);
+  double Best = Previous;
+  double BestDisagreement = std::numeric_limits<double>::infinity();
+  for (int Halving = 1; Halving <= 10; ++Halving) {
+    double Current = fourthOrderDifference(Fn, X, std::ldexp(H, -Halving));
+    double Disagreement = std::fabs(Current - Previous);
+    if (Disagreement < BestDisagreement) {
+      BestDisagreement = Disagreement;
+      Best = Current;
+    }
+    Previous = Current;
+  }
+  return Best;
 }
 
 /// d Fn / d A[Index]: perturbs A[Index] in place (restored afterwards) and

@@ -21,7 +21,7 @@ double branches(double x, double y) {
 }
 // CHECK-LABEL: double branches_darg0(double x, double y) {
 // CHECK: if (x > y) {
-// CHECK: } else if (x > 0) {
+// CHECK: } else if (x >
 
 double loops(double x, int n) {
   double acc = 1;

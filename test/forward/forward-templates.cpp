@@ -18,7 +18,7 @@ template <class T> T outer(T x, T w) { return smoothStep(x * x, w) * w; }
 // CHECK-DAG: double smoothStep_darg0(double x, double w) {
 // CHECK-DAG: float smoothStep_darg0(float x, float w) {
 // CHECK-DAG: double outer_darg1(double x, double w) {
-// CHECK-DAG: smoothStep_pushforward(double x, double w, double _d_x, double _d_w)
+// CHECK-DAG: smoothStep_pushforward_1(double x, double w, double _d_w)
 
 int main() {
   meshad::test::RandomInputs Rng;

@@ -16,7 +16,9 @@
 /// The input is parsed by clang (CUDA files host-side only) with
 /// MESHAD_PLANNING=1; clang's own diagnostics of that parse are hidden unless
 /// --show-clang-diagnostics is given, because the file does not compile
-/// before the generated code is added. meshad's diagnostics are printed as
+/// before the generated code is added (the request calls lack their
+/// generated handle). Only a parse that stops short (a fatal error such as a
+/// missing include) is an error. meshad's diagnostics are printed as
 /// `file:line:col: error: message` and make it exit with 1.
 ///
 //===----------------------------------------------------------------------===//
@@ -128,11 +130,17 @@ std::vector<std::string> buildClangArgs(const ToolOptions &Opts) {
                  "-Wno-unknown-cuda-version", "-nocudalib"});
   }
   Args.insert(Args.end(), Opts.ClangArgs.begin(), Opts.ClangArgs.end());
+  // Errors are expected before the generated code exists: parse on.
+  Args.insert(Args.end(), {"-ferror-limit=0", "-Wno-fatal-errors"});
   return Args;
 }
 
-/// Counts clang's diagnostics without printing them.
-class CountingDiagConsumer : public clang::DiagnosticConsumer {};
+/// Drops clang's diagnostics. (Not counting them also keeps the compiler
+/// from printing "N errors generated".)
+class SilentDiagConsumer : public clang::DiagnosticConsumer {
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level,
+                        const clang::Diagnostic &) override {}
+};
 
 /// Creates GenerateActions that all report into one outcome.
 class GenerateActionFactory : public clang::tooling::FrontendActionFactory {
@@ -192,6 +200,7 @@ GenerationOutcome generate(const ToolOptions &Opts,
   clang::tooling::FixedCompilationDatabase Db(".", buildClangArgs(Opts));
   clang::tooling::ClangTool Tool(Db, {Opts.Input});
   Tool.setDiagnosticConsumer(&ClangDiags);
+  Tool.setPrintErrorMessage(false);
   GenerationOutcome Out;
   GenerateActionFactory Factory(Opts.Generator, Out);
   Tool.run(&Factory);
@@ -210,16 +219,14 @@ int main(int Argc, const char **Argv) {
     ClangDiags =
         std::make_unique<clang::TextDiagnosticPrinter>(llvm::errs(), DiagOpts);
   else
-    ClangDiags = std::make_unique<CountingDiagConsumer>();
+    ClangDiags = std::make_unique<SilentDiagConsumer>();
   GenerationOutcome Out = generate(*Opts, *ClangDiags);
-  unsigned ClangErrors = ClangDiags->getNumErrors();
-  if (ClangErrors && !Opts->ShowClangDiagnostics)
-    llvm::errs() << "meshad-gen: warning: clang reported " << ClangErrors
-                 << " error(s) parsing '" << Opts->Input
-                 << "' (see them with --show-clang-diagnostics)\n";
   if (!Out.Ran) {
     llvm::errs() << "meshad-gen: error: could not parse '" << Opts->Input
-                 << "'\n";
+                 << "'";
+    if (!Opts->ShowClangDiagnostics)
+      llvm::errs() << " (see why with --show-clang-diagnostics)";
+    llvm::errs() << '\n';
     return 1;
   }
   for (const Diagnostic &D : Out.Diags)

@@ -1,4 +1,4 @@
-//===- meshad/cpu/Atomics.h - CUDA atomics on the CPU ------------*- C++ -*-===//
+//===- meshad/cpu/Atomics.h - CUDA atomics on the CPU -----------*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
@@ -96,8 +96,9 @@ inline unsigned int atomicInc(unsigned int *Addr, unsigned int V) {
 }
 /// (((old == 0) || (old > V)) ? V : (old - 1))
 inline unsigned int atomicDec(unsigned int *Addr, unsigned int V) {
-  return meshad::cpu::detail::atomicUpdate(
-      Addr, [V](unsigned int Old) { return Old == 0 || Old > V ? V : Old - 1; });
+  return meshad::cpu::detail::atomicUpdate(Addr, [V](unsigned int Old) {
+    return Old == 0 || Old > V ? V : Old - 1;
+  });
 }
 
 inline float atomicAdd(float *Addr, float V) {
@@ -105,8 +106,8 @@ inline float atomicAdd(float *Addr, float V) {
                                            [V](float Old) { return Old + V; });
 }
 inline double atomicAdd(double *Addr, double V) {
-  return meshad::cpu::detail::atomicUpdate(
-      Addr, [V](double Old) { return Old + V; });
+  return meshad::cpu::detail::atomicUpdate(Addr,
+                                           [V](double Old) { return Old + V; });
 }
 inline float atomicExch(float *Addr, float V) {
   float Old;

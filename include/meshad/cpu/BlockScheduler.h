@@ -1,4 +1,4 @@
-//===- meshad/cpu/BlockScheduler.h - Blocks of fibers ------------*- C++ -*-===//
+//===- meshad/cpu/BlockScheduler.h - Blocks of fibers -----------*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
@@ -288,8 +288,8 @@ private:
       if (Mask >> J & 1) {
         Fiber &G = *Fibers[Base + J];
         if (G.Op == WarpOp::Shuffle)
-          G.Recv = Mask >> G.SrcLane & 1 ? Fibers[Base + G.SrcLane]->Send
-                                         : G.Send;
+          G.Recv =
+              Mask >> G.SrcLane & 1 ? Fibers[Base + G.SrcLane]->Send : G.Send;
         else
           G.Recv = Ballot;
         G.State = FiberState::Ready;
@@ -341,9 +341,9 @@ private:
               "(%u,%u,%u) (lane %u) waits in %s with mask 0x%08x, but thread "
               "(%u,%u,%u) (lane %u) %s%s; on a GPU this hangs or is "
               "undefined behaviour",
-              Kernel, blockIdx.x, blockIdx.y, blockIdx.z, F.Index.x,
-              F.Index.y, F.Index.z, I - Base, F.Function, F.Mask, G.Index.x,
-              G.Index.y, G.Index.z, J,
+              Kernel, blockIdx.x, blockIdx.y, blockIdx.z, F.Index.x, F.Index.y,
+              F.Index.z, I - Base, F.Function, F.Mask, G.Index.x, G.Index.y,
+              G.Index.z, J,
               G.State == FiberState::Done ? "has exited without reaching it"
                                           : "waits in ",
               G.State == FiberState::Done ? "" : G.Function);
@@ -364,9 +364,8 @@ private:
           "reaching it (%u of %u threads wait); on a GPU this hangs or is "
           "undefined behaviour",
           Kernel, blockIdx.x, blockIdx.y, blockIdx.z, Waiter->Index.x,
-          Waiter->Index.y, Waiter->Index.z, Waiter->Function,
-          Culprit->Index.x, Culprit->Index.y, Culprit->Index.z, Waiting,
-          Count);
+          Waiter->Index.y, Waiter->Index.z, Waiter->Function, Culprit->Index.x,
+          Culprit->Index.y, Culprit->Index.z, Waiting, Count);
   }
 
   std::vector<std::unique_ptr<Fiber>> Fibers;
@@ -397,8 +396,7 @@ inline BlockRunner &activeRunner(const char *Function) {
 /// True when CUDA accepts this launch configuration (compute capability
 /// 9.0 limits).
 inline bool validConfiguration(dim3 Grid, dim3 Block, size_t SharedBytes) {
-  unsigned long long Threads =
-      (unsigned long long)Block.x * Block.y * Block.z;
+  unsigned long long Threads = (unsigned long long)Block.x * Block.y * Block.z;
   return Grid.x >= 1 && Grid.x <= 0x7fffffffu && Grid.y >= 1 &&
          Grid.y <= 65535 && Grid.z >= 1 && Grid.z <= 65535 && Threads >= 1 &&
          Block.x <= 1024 && Block.y <= 1024 && Block.z <= 64 &&

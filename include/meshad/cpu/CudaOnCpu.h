@@ -1,4 +1,4 @@
-//===- meshad/cpu/CudaOnCpu.h - CUDA emulated on the CPU ---------*- C++ -*-===//
+//===- meshad/cpu/CudaOnCpu.h - CUDA emulated on the CPU --------*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
@@ -45,7 +45,8 @@
 #define __device__ __attribute__((annotate("meshad.cuda.device")))
 #define __host__ __attribute__((annotate("meshad.cuda.host")))
 #define __constant__ __attribute__((annotate("meshad.cuda.constant")))
-#define MESHAD_CPU_SHARED_ANNOTATION __attribute__((annotate("meshad.cuda.shared")))
+#define MESHAD_CPU_SHARED_ANNOTATION                                           \
+  __attribute__((annotate("meshad.cuda.shared")))
 #else
 #define __global__
 #define __device__

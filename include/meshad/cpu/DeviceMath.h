@@ -1,4 +1,4 @@
-//===- meshad/cpu/DeviceMath.h - CUDA device math on the CPU -----*- C++ -*-===//
+//===- meshad/cpu/DeviceMath.h - CUDA device math on the CPU ----*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //

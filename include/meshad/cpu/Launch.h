@@ -1,4 +1,4 @@
-//===- meshad/cpu/Launch.h - Kernel launches on the CPU ----------*- C++ -*-===//
+//===- meshad/cpu/Launch.h - Kernel launches on the CPU ---------*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
@@ -52,8 +52,8 @@ template <class... Params> struct KernelCall {
 
 /// Reads the arguments of \p Kernel from CUDA's array of pointers.
 template <class... Params, size_t... I>
-cudaError_t launchFromPointers(void (*Kernel)(Params...), dim3 Grid,
-                               dim3 Block, void **Args, size_t SharedBytes,
+cudaError_t launchFromPointers(void (*Kernel)(Params...), dim3 Grid, dim3 Block,
+                               void **Args, size_t SharedBytes,
                                std::index_sequence<I...>) {
   KernelCall<Params...> Call{
       Kernel, {*static_cast<std::decay_t<Params> *>(Args[I])...}};
@@ -65,9 +65,9 @@ cudaError_t launchFromPointers(void (*Kernel)(Params...), dim3 Grid,
 template <class... Params>
 cudaError_t launchUntyped(const void *Kernel, dim3 Grid, dim3 Block,
                           void **Args, size_t SharedBytes) {
-  return launchFromPointers(reinterpret_cast<void (*)(Params...)>(Kernel),
-                            Grid, Block, Args, SharedBytes,
-                            std::index_sequence_for<Params...>());
+  return launchFromPointers(
+      reinterpret_cast<void (*)(Params...)>(const_cast<void *>(Kernel)), Grid,
+      Block, Args, SharedBytes, std::index_sequence_for<Params...>());
 }
 
 /// Launches registered under their untyped address.
@@ -101,9 +101,8 @@ inline KernelRegistry &kernelRegistry() {
 /// \p SharedBytes of dynamic shared memory; \p Name (may be null) names the
 /// kernel in diagnostics.
 template <class... Params, class... Args>
-cudaError_t launchNamed(const char *Name, void (*Kernel)(Params...),
-                        dim3 Grid, dim3 Block, size_t SharedBytes,
-                        Args &&...A) {
+cudaError_t launchNamed(const char *Name, void (*Kernel)(Params...), dim3 Grid,
+                        dim3 Block, size_t SharedBytes, Args &&...A) {
   static_assert(sizeof...(Params) == sizeof...(Args),
                 "meshad::cpu::launch: the number of arguments differs from "
                 "the kernel's number of parameters");
@@ -182,8 +181,9 @@ inline cudaError_t cudaLaunchKernel(const void *Kernel, dim3 Grid, dim3 Block,
                                     cudaStream_t = nullptr) {
   auto Thunk = meshad::cpu::detail::kernelRegistry().find(Kernel);
   if (!Thunk) {
-    std::fprintf(stderr, "meshad-cpu: cudaLaunchKernel: kernel %p is not "
-                         "registered (meshad::cpu::registerKernel)\n",
+    std::fprintf(stderr,
+                 "meshad-cpu: cudaLaunchKernel: kernel %p is not "
+                 "registered (meshad::cpu::registerKernel)\n",
                  Kernel);
     return meshad::cpu::detail::record(cudaErrorInvalidDeviceFunction);
   }

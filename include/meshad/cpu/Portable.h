@@ -1,4 +1,4 @@
-//===- meshad/cpu/Portable.h - Launch macros for CUDA and CPU ----*- C++ -*-===//
+//===- meshad/cpu/Portable.h - Launch macros for CUDA and CPU ---*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //

@@ -1,4 +1,4 @@
-//===- meshad/cpu/Runtime.h - CUDA runtime API on the CPU --------*- C++ -*-===//
+//===- meshad/cpu/Runtime.h - CUDA runtime API on the CPU -------*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
@@ -110,8 +110,7 @@ public:
 
   /// The space of [P, P + Bytes); Host also when the range starts in an
   /// allocation but runs past its end (\p InBounds is then false).
-  Space spaceOf(const void *P, size_t Bytes, bool &InBounds) const {
-    uintptr_t Addr = reinterpret_cast<uintptr_t>(P);
+  Space spaceOf(uintptr_t Addr, size_t Bytes, bool &InBounds) const {
     std::lock_guard<std::mutex> Lock(Mutex);
     InBounds = true;
     auto It = Blocks.upper_bound(Addr);
@@ -142,7 +141,8 @@ inline DeviceHeap &deviceHeap() {
 }
 
 /// True when [P, P + Bytes) may be used as memory of the side \p Device.
-inline bool isUsableAs(const void *P, size_t Bytes, bool Device) {
+/// (An address, not a pointer: nothing is read.)
+inline bool isUsableAs(uintptr_t P, size_t Bytes, bool Device) {
   bool InBounds = true;
   DeviceHeap::Space S = deviceHeap().spaceOf(P, Bytes, InBounds);
   if (S == DeviceHeap::Space::Managed)
@@ -246,8 +246,8 @@ inline cudaError_t cudaMallocManaged(void **Ptr, size_t Bytes,
                                      unsigned /*Flags*/ = 1) {
   if (!Ptr)
     return meshad::cpu::detail::record(cudaErrorInvalidValue);
-  *Ptr = Bytes ? meshad::cpu::detail::deviceHeap().allocate(Bytes, true)
-               : nullptr;
+  *Ptr =
+      Bytes ? meshad::cpu::detail::deviceHeap().allocate(Bytes, true) : nullptr;
   return meshad::cpu::detail::record(
       *Ptr || !Bytes ? cudaSuccess : cudaErrorMemoryAllocation);
 }
@@ -281,24 +281,26 @@ inline cudaError_t cudaFreeHost(void *Ptr) {
 /// Copies \p Bytes, checking that each side lies in the memory \p Kind names.
 inline cudaError_t cudaMemcpy(void *Dst, const void *Src, size_t Bytes,
                               cudaMemcpyKind Kind) {
-  using meshad::cpu::detail::isUsableAs;
   if (Bytes == 0)
     return cudaSuccess;
   if (!Dst || !Src)
     return meshad::cpu::detail::record(cudaErrorInvalidValue);
+  uintptr_t D = reinterpret_cast<uintptr_t>(Dst);
+  uintptr_t S = reinterpret_cast<uintptr_t>(Src);
+  using meshad::cpu::detail::isUsableAs;
   bool Valid = true;
   switch (Kind) {
   case cudaMemcpyHostToHost:
-    Valid = isUsableAs(Dst, Bytes, false) && isUsableAs(Src, Bytes, false);
+    Valid = isUsableAs(D, Bytes, false) && isUsableAs(S, Bytes, false);
     break;
   case cudaMemcpyHostToDevice:
-    Valid = isUsableAs(Dst, Bytes, true) && isUsableAs(Src, Bytes, false);
+    Valid = isUsableAs(D, Bytes, true) && isUsableAs(S, Bytes, false);
     break;
   case cudaMemcpyDeviceToHost:
-    Valid = isUsableAs(Dst, Bytes, false) && isUsableAs(Src, Bytes, true);
+    Valid = isUsableAs(D, Bytes, false) && isUsableAs(S, Bytes, true);
     break;
   case cudaMemcpyDeviceToDevice:
-    Valid = isUsableAs(Dst, Bytes, true) && isUsableAs(Src, Bytes, true);
+    Valid = isUsableAs(D, Bytes, true) && isUsableAs(S, Bytes, true);
     break;
   case cudaMemcpyDefault:
     break;
@@ -319,7 +321,8 @@ inline cudaError_t cudaMemcpyAsync(void *Dst, const void *Src, size_t Bytes,
 inline cudaError_t cudaMemset(void *Dst, int Value, size_t Bytes) {
   if (Bytes == 0)
     return cudaSuccess;
-  if (!Dst || !meshad::cpu::detail::isUsableAs(Dst, Bytes, true))
+  if (!Dst || !meshad::cpu::detail::isUsableAs(reinterpret_cast<uintptr_t>(Dst),
+                                               Bytes, true))
     return meshad::cpu::detail::record(cudaErrorInvalidValue);
   std::memset(Dst, Value, Bytes);
   return cudaSuccess;
@@ -336,8 +339,8 @@ cudaError_t cudaMemcpyToSymbol(const T &Symbol, const void *Src, size_t Bytes,
                                cudaMemcpyKind = cudaMemcpyHostToDevice) {
   if (Offset > sizeof(T) || Bytes > sizeof(T) - Offset)
     return meshad::cpu::detail::record(cudaErrorInvalidValue);
-  std::memcpy(reinterpret_cast<char *>(const_cast<T *>(&Symbol)) + Offset,
-              Src, Bytes);
+  std::memcpy(reinterpret_cast<char *>(const_cast<T *>(&Symbol)) + Offset, Src,
+              Bytes);
   return cudaSuccess;
 }
 template <class T>
@@ -404,8 +407,8 @@ inline cudaError_t cudaEventElapsedTime(float *Ms, cudaEvent_t Start,
                                         cudaEvent_t End) {
   if (!Start || !End)
     return meshad::cpu::detail::record(cudaErrorInvalidResourceHandle);
-  *Ms = std::chrono::duration<float, std::milli>(End->Time - Start->Time)
-            .count();
+  *Ms =
+      std::chrono::duration<float, std::milli>(End->Time - Start->Time).count();
   return cudaSuccess;
 }
 

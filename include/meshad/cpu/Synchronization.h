@@ -1,4 +1,4 @@
-//===- meshad/cpu/Synchronization.h - Barriers and warp functions -*- C++ -*-=//
+//===- meshad/cpu/Synchronization.h - Barriers, warp functions --*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
@@ -40,9 +40,15 @@ inline int __syncthreads_or(int Predicate) {
 
 /// All fibers of a block run on one OS thread: ordering within a block is
 /// sequential consistency already; a full fence covers parallel launches.
-inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
-inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
-inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_block() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+inline void __threadfence() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+inline void __threadfence_system() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
 
 inline void __syncwarp(unsigned Mask = 0xffffffffu) {
   meshad::cpu::detail::activeRunner("__syncwarp()")
@@ -52,13 +58,13 @@ inline void __syncwarp(unsigned Mask = 0xffffffffu) {
 
 inline unsigned __ballot_sync(unsigned Mask, int Predicate) {
   return unsigned(meshad::cpu::detail::activeRunner("__ballot_sync()")
-                      .warpExchange(meshad::cpu::detail::WarpOp::Vote, Mask,
-                                    0, Predicate != 0, "__ballot_sync()"));
+                      .warpExchange(meshad::cpu::detail::WarpOp::Vote, Mask, 0,
+                                    Predicate != 0, "__ballot_sync()"));
 }
 inline int __any_sync(unsigned Mask, int Predicate) {
   return unsigned(meshad::cpu::detail::activeRunner("__any_sync()")
-                      .warpExchange(meshad::cpu::detail::WarpOp::Vote, Mask,
-                                    0, Predicate != 0, "__any_sync()")) != 0;
+                      .warpExchange(meshad::cpu::detail::WarpOp::Vote, Mask, 0,
+                                    Predicate != 0, "__any_sync()")) != 0;
 }
 inline int __all_sync(unsigned Mask, int Predicate) {
   meshad::cpu::detail::BlockRunner &R =
@@ -129,7 +135,7 @@ T shuffle(ShuffleKind K, unsigned Mask, T Var, int Param, int Width,
   }                                                                            \
   inline T __shfl_up_sync(unsigned Mask, T Var, unsigned Delta,                \
                           int Width = warpSize) {                              \
-    return meshad::cpu::detail::shuffle(meshad::cpu::detail::ShuffleKind::Up, \
+    return meshad::cpu::detail::shuffle(meshad::cpu::detail::ShuffleKind::Up,  \
                                         Mask, Var, int(Delta), Width,          \
                                         "__shfl_up_sync()");                   \
   }                                                                            \
@@ -141,9 +147,9 @@ T shuffle(ShuffleKind K, unsigned Mask, T Var, int Param, int Width,
   }                                                                            \
   inline T __shfl_xor_sync(unsigned Mask, T Var, int LaneMask,                 \
                            int Width = warpSize) {                             \
-    return meshad::cpu::detail::shuffle(                                       \
-        meshad::cpu::detail::ShuffleKind::Xor, Mask, Var, LaneMask, Width,     \
-        "__shfl_xor_sync()");                                                  \
+    return meshad::cpu::detail::shuffle(meshad::cpu::detail::ShuffleKind::Xor, \
+                                        Mask, Var, LaneMask, Width,            \
+                                        "__shfl_xor_sync()");                  \
   }
 
 MESHAD_CPU_SHUFFLES(int)

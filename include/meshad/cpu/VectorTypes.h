@@ -1,4 +1,4 @@
-//===- meshad/cpu/VectorTypes.h - CUDA vector types on the CPU ---*- C++ -*-===//
+//===- meshad/cpu/VectorTypes.h - CUDA vector types on the CPU --*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
