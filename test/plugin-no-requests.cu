@@ -16,9 +16,9 @@
 //
 // The result runs correctly (host side; the kernel too where there is a GPU).
 // RUN: %clangxx -x cuda %cuda_flags -fplugin=%meshad_plugin -I%I %s -o %t %cuda_link
-// RUN: %t | FileCheck %s --check-prefix=RUN
-// RUN-NOT: FAIL
-// RUN: host 6
+// RUN: %t | FileCheck %s --check-prefix=OUT
+// OUT-NOT: FAIL
+// OUT: host 6
 // REQUIRES: cuda
 #include <meshad/Differentiator.h>
 #include <cstdio>

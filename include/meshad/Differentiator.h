@@ -42,6 +42,8 @@
 #include <type_traits>
 #include <utility>
 
+#include <meshad/Tape.h>
+
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
 #define MESHAD_HOST_DEVICE __host__ __device__
@@ -78,8 +80,24 @@ template <class T, class U> struct ValueAndPushforward {
   U pushforward;
 };
 
+/// Adds \p V to \p *P: atomically on the device, plainly on the host (where
+/// generated __host__ __device__ derivatives run one thread at a time).
+template <class T> MESHAD_HOST_DEVICE inline void atomicAccumulate(T *P, T V) {
+#if defined(__CUDA_ARCH__)
+  atomicAdd(P, V);
+#else
+  *P += V;
+#endif
+}
+
 namespace detail {
 template <class T> struct AlwaysFalse : std::false_type {};
+
+/// The number of parameters of a function pointer type.
+template <class F> struct Arity;
+template <class R, class... P> struct Arity<R (*)(P...)> {
+  static constexpr size_t value = sizeof...(P);
+};
 
 /// Launches kernel \p Fn with arguments converted to its parameter types.
 #if defined(__CUDACC__)
@@ -132,34 +150,43 @@ public:
     return Fn(std::forward<Args>(A)...);
   }
 
+#if defined(__CUDACC__) || defined(MESHAD_CPU_CUDA)
+  /// Launches a derived kernel: `execute_kernel(grid, block, args...)`, or
+  /// `execute_kernel(grid, block, sharedBytes, stream, args...)` (told apart
+  /// by the number of arguments the derived kernel takes). Under the CPU
+  /// emulation the kernel runs on the CPU and the stream is ignored.
+  template <class... Args>
+  cudaError_t execute_kernel(dim3 Grid, dim3 Block, Args &&...A) const {
+    if constexpr (sizeof...(Args) == detail::Arity<FnPtr>::value + 2)
+      return launchWithOptions(Grid, Block, std::forward<Args>(A)...);
+    else
+      return launchImpl(Grid, Block, 0, nullptr, std::forward<Args>(A)...);
+  }
+
+private:
+  template <class S, class T, class... Rest>
+  cudaError_t launchWithOptions(dim3 Grid, dim3 Block, S SharedBytes,
+                                T Stream, Rest &&...R) const {
+    cudaStream_t St = nullptr;
+    if constexpr (!std::is_integral_v<std::decay_t<T>>)
+      St = Stream;
+    return launchImpl(Grid, Block, static_cast<size_t>(SharedBytes), St,
+                      std::forward<Rest>(R)...);
+  }
+  template <class... Rest>
+  cudaError_t launchImpl(dim3 Grid, dim3 Block, size_t SharedBytes,
+                         cudaStream_t Stream, Rest &&...R) const {
 #if defined(__CUDACC__)
-  /// Launches a derived kernel: `execute_kernel(grid, block, args...)`.
-  template <class... Args>
-  cudaError_t execute_kernel(dim3 Grid, dim3 Block, Args &&...A) const {
-    return detail::launch(Fn, Grid, Block, 0, nullptr,
-                          std::forward<Args>(A)...);
-  }
-  /// Launches with dynamic shared memory and a stream.
-  template <class... Args>
-  cudaError_t execute_kernel(dim3 Grid, dim3 Block, size_t SharedBytes,
-                             cudaStream_t Stream, Args &&...A) const {
     return detail::launch(Fn, Grid, Block, SharedBytes, Stream,
-                          std::forward<Args>(A)...);
-  }
-#elif defined(MESHAD_CPU_CUDA)
-  /// Runs a derived kernel on the CPU: `execute_kernel(grid, block, args...)`.
-  template <class... Args>
-  cudaError_t execute_kernel(dim3 Grid, dim3 Block, Args &&...A) const {
-    return ::meshad::cpu::launchNamed(Name, Fn, Grid, Block, 0,
-                                      std::forward<Args>(A)...);
-  }
-  /// With dynamic shared memory; the CPU ignores the stream.
-  template <class... Args>
-  cudaError_t execute_kernel(dim3 Grid, dim3 Block, size_t SharedBytes,
-                             cudaStream_t, Args &&...A) const {
+                          std::forward<Rest>(R)...);
+#else
+    (void)Stream;
     return ::meshad::cpu::launchNamed(Name, Fn, Grid, Block, SharedBytes,
-                                      std::forward<Args>(A)...);
+                                      std::forward<Rest>(R)...);
+#endif
   }
+
+public:
 #endif
 
   /// The generated source of the derivative and of the derived functions it

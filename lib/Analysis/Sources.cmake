@@ -1,1 +1,1 @@
-set(SOURCES Activity.cpp)
+set(SOURCES Activity.cpp ReverseNeeds.cpp)

@@ -31,6 +31,7 @@
 #include "Lower/ASTLowering.h"
 #include "Plan/RequestPlanner.h"
 #include "Transform/ForwardMode.h"
+#include "Transform/ReverseMode.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
@@ -196,23 +197,25 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   DerivedFunctionSet Derived;
   ForwardModeTransformer Forward(M, Diags, Derived);
   std::vector<std::pair<const DerivativeRequest *, ir::Function *>> Done;
+  ReverseModeTransformer Reverse(M, Diags, Derived);
   for (const DerivativeRequest &R : Requests) {
-    if (R.Mode != DiffMode::Forward) {
-      Diags.error(R.Loc, std::string("meshad::") +
-                             (R.Mode == DiffMode::Reverse ? "gradient"
-                                                          : "hessian") +
-                             " (" + getModeName(R.Mode) +
-                             " mode) is not implemented yet; only "
-                             "meshad::differentiate (forward mode) is");
+    if (R.Mode == DiffMode::Hessian) {
+      Diags.error(R.Loc, "meshad::hessian (Hessian mode) is not implemented "
+                         "yet; meshad::differentiate (forward mode) and "
+                         "meshad::gradient (reverse mode) are");
       continue;
     }
     ir::Function *F = Lower.lower(R.Function);
     if (!F)
       continue;
-    std::optional<ForwardJob> Job = resolveForward(R, *F, Diags);
-    if (!Job)
-      continue;
-    if (ir::Function *D = Forward.deriveRequest(F, Job->Seeds, Job->Name))
+    ir::Function *D = nullptr;
+    if (R.Mode == DiffMode::Forward) {
+      if (std::optional<ForwardJob> Job = resolveForward(R, *F, Diags))
+        D = Forward.deriveRequest(F, Job->Seeds, Job->Name);
+    } else if (std::optional<ReverseJob> Job = resolveReverse(R, *F, Diags)) {
+      D = Reverse.deriveGradient(F, Job->Selected, Job->Name, R.Loc);
+    }
+    if (D)
       Done.push_back({&R, D});
   }
   if (Diags.hasErrors())

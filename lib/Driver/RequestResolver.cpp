@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Driver/RequestResolver.h"
+#include "Transform/ReverseMode.h"
 
 using namespace meshad;
 
@@ -103,5 +104,50 @@ std::optional<ForwardJob> meshad::resolveForward(const DerivativeRequest &R,
   // A scalar gets tangent 1; arrays and vectors take a direction argument.
   Job.Seeds[Index] = Ty->isFloatingScalar() ? ParamSeed::unit()
                                             : ParamSeed::tangent();
+  return Job;
+}
+
+std::optional<ReverseJob> meshad::resolveReverse(const DerivativeRequest &R,
+                                                 const ir::Function &F,
+                                                 DiagnosticSink &Diags) {
+  const ir::Type *RetTy = F.getReturnType();
+  if (!RetTy->isVoid() && !RetTy->isDifferentiableValue()) {
+    Diags.error(R.Loc, "'" + F.getName() + "' returns " + ir::spellType(RetTy) +
+                           ", which carries no derivative");
+    return std::nullopt;
+  }
+  ReverseJob Job;
+  Job.Selected.assign(F.getNumParams(), false);
+  if (R.Items.empty())
+    for (unsigned I = 0; I < F.getNumParams(); ++I)
+      Job.Selected[I] = F.getParam(I)->getType()->isDifferentiable();
+  for (const ArgSpecItem &Item : R.Items) {
+    int Index = findParam(Item, R, F, Diags);
+    if (Index < 0)
+      return std::nullopt;
+    const ir::Var *P = F.getParam(Index);
+    if (!P->getType()->isDifferentiable()) {
+      Diags.error(R.Loc, "parameter '" + P->getName() + "' has type " +
+                             ir::spellType(P->getType()) +
+                             ", which carries no derivative");
+      return std::nullopt;
+    }
+    if (Item.HasRange) {
+      Diags.error(R.Loc, "meshad::gradient takes whole parameters; \"" +
+                             R.Spec + "\" selects part of '" + P->getName() +
+                             "' (its adjoint array covers all of it)");
+      return std::nullopt;
+    }
+    Job.Selected[Index] = true;
+  }
+  bool Any = false;
+  for (bool S : Job.Selected)
+    Any |= S;
+  if (!Any) {
+    Diags.error(R.Loc, "'" + F.getName() + "' has no differentiable "
+                                           "parameter to differentiate");
+    return std::nullopt;
+  }
+  Job.Name = ReverseModeTransformer::derivedName(F, Job.Selected, "_grad");
   return Job;
 }

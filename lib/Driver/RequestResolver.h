@@ -30,6 +30,18 @@ struct ForwardJob {
   std::string Name;
 };
 
+/// A reverse-mode job: which parameters get adjoints, and the name.
+struct ReverseJob {
+  std::vector<bool> Selected;
+  std::string Name;
+};
+
+/// Resolves a gradient request: named parameters (or every differentiable
+/// one for an empty spec), whole arrays only.
+std::optional<ReverseJob> resolveReverse(const DerivativeRequest &R,
+                                         const ir::Function &F,
+                                         DiagnosticSink &Diags);
+
 /// Resolves a forward request against its lowered function: exactly one
 /// parameter or one element, differentiable, named by name or number.
 /// Reports problems at the request and returns std::nullopt.

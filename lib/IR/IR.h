@@ -54,7 +54,12 @@ public:
       : Name(std::move(Name)), Ty(Ty), S(S) {}
 
   const std::string &getName() const { return Name; }
+  /// Renames the variable everywhere it is used (reverse mode hoists
+  /// declarations to function scope and renames shadowing locals).
+  void setName(std::string N) { Name = std::move(N); }
   const Type *getType() const { return Ty; }
+  /// Drops const when reverse mode hoists a declaration to function scope.
+  void setType(const Type *T) { Ty = T; }
   Storage getStorage() const { return S; }
   bool isParam() const { return S == Storage::Param; }
   bool isShared() const { return S == Storage::Shared; }

@@ -70,7 +70,8 @@ clang::SourceLocation DiagnosticReplayer::locate(const Diagnostic &D) {
   clang::FileID FID = SM.translateFile(*File);
   // A header the real parse has not entered yet gets a FileID of its own.
   if (FID.isInvalid())
-    FID = SM.createFileID(*File, clang::SourceLocation(), clang::SrcMgr::C_User);
+    FID = SM.createFileID(*File, clang::SourceLocation(),
+                          clang::SrcMgr::C_User);
   return SM.translateLineCol(FID, D.Line, std::max(D.Column, 1u));
 }
 

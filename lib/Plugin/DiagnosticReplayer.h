@@ -1,4 +1,4 @@
-//===- Plugin/DiagnosticReplayer.h - meshad diagnostics in clang *- C++ -*-===//
+//===- Plugin/DiagnosticReplayer.h - Replaying diagnostics ------*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //

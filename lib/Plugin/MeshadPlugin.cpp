@@ -29,11 +29,10 @@
 
 using namespace meshad;
 
-namespace {
-
 /// Whether the plugin has anything to do for the compilation of \p CI:
-/// a source file (not a header, module map or IR) whose text mentions meshad.
-bool isCandidate(const clang::CompilerInstance &CI) {
+/// one source file (not a header, module map, IR or stdin) of C, C++, CUDA or
+/// HIP.
+static bool isCandidate(const clang::CompilerInstance &CI) {
   const clang::FrontendOptions &Frontend = CI.getFrontendOpts();
   if (Frontend.Inputs.size() != 1 || CI.getLangOpts().isCompilingModule())
     return false;
@@ -57,8 +56,8 @@ bool isCandidate(const clang::CompilerInstance &CI) {
 /// entered the main file yet; it gets a fresh FileID because the old one's
 /// location range has the old size. Returns the new FileID, invalid when the
 /// main file is not a file.
-clang::FileID replaceMainFile(clang::SourceManager &SM,
-                              llvm::StringRef NewText) {
+static clang::FileID replaceMainFile(clang::SourceManager &SM,
+                                     llvm::StringRef NewText) {
   clang::FileID OldMain = SM.getMainFileID();
   clang::OptionalFileEntryRef File = SM.getFileEntryRefForID(OldMain);
   if (!File)
@@ -73,6 +72,8 @@ clang::FileID replaceMainFile(clang::SourceManager &SM,
   SM.setMainFileID(NewMain);
   return NewMain;
 }
+
+namespace {
 
 /// The meshad plugin action.
 class MeshadAction : public clang::PluginASTAction {
@@ -131,16 +132,18 @@ void MeshadAction::run(clang::CompilerInstance &CI) {
   if (Opts.Dump && isHostSide(CI))
     llvm::errs() << Out.Result.Dump;
   DiagnosticReplayer Replayer(CI);
-  std::string NewText = Original;
+  std::string Compiled = Original;
   if (Out.Ran && !Out.hasErrors() && !Out.Result.Edits.empty()) {
-    NewText = applyEdits(Original, Out.Result.Edits);
+    std::string NewText = applyEdits(Original, Out.Result.Edits);
     clang::FileID NewMain = replaceMainFile(SM, NewText);
-    if (NewMain.isValid())
+    if (NewMain.isValid()) {
       Replayer.setEditedMainFile(NewMain, Original, Out.Result.Edits);
+      Compiled = std::move(NewText);
+    }
   }
   for (const Diagnostic &D : Out.Diags)
     Replayer.report(D);
-  writeDumpFile(CI, NewText);
+  writeDumpFile(CI, Compiled);
 }
 
 void MeshadAction::writeDumpFile(clang::CompilerInstance &CI,
@@ -148,7 +151,8 @@ void MeshadAction::writeDumpFile(clang::CompilerInstance &CI,
   if (Opts.DumpDir.empty())
     return;
   clang::SourceManager &SM = CI.getSourceManager();
-  clang::OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
+  clang::OptionalFileEntryRef Main =
+      SM.getFileEntryRefForID(SM.getMainFileID());
   if (!Main)
     return;
   llvm::SmallString<256> Path(Opts.DumpDir);

@@ -1,4 +1,4 @@
-//===- Plugin/PlanningParse.h - The nested planning parse --------*- C++ -*-===//
+//===- Plugin/PlanningParse.h - The planning parse --------------*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //

@@ -12,6 +12,7 @@ using namespace meshad;
 
 bool PluginOptions::parse(llvm::ArrayRef<std::string> Args,
                           std::string &Unknown) {
+  const llvm::StringRef DumpDirPrefix = "dump-dir=";
   for (llvm::StringRef Arg : Args) {
     if (Arg == "help")
       Help = true;
@@ -21,8 +22,9 @@ bool PluginOptions::parse(llvm::ArrayRef<std::string> Args,
       Remarks = true;
     else if (Arg == "no-line-directives")
       Generator.LineDirectives = false;
-    else if (Arg.consume_front("dump-dir=") && !Arg.empty())
-      DumpDir = Arg.str();
+    else if (Arg.starts_with(DumpDirPrefix) &&
+             Arg.size() > DumpDirPrefix.size())
+      DumpDir = Arg.drop_front(DumpDirPrefix.size()).str();
     else {
       Unknown = Arg.str();
       return false;

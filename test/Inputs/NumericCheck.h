@@ -42,8 +42,9 @@
 /// H/1024 by agreement of successive estimates: about 1e-11 relative for
 /// smooth functions of O(1) inputs, so 1e-6 leaves room for the differences
 /// only, never for a wrong derivative. Keep inputs away (by much more than
-/// 2H = 2e-3 max(1,|x|)) from points where the function is not smooth. For a float function, compute the reference
-/// with a double instance of it (e.g. a template) and check the float result.
+/// 2H = 2e-3 max(1,|x|)) from points where the function is not smooth. For a
+/// float function, compute the reference with a double instance of it (e.g.
+/// a template) and check the float result.
 ///
 //===----------------------------------------------------------------------===//
 

@@ -15,6 +15,12 @@
 #ifndef MESHAD_CPU_ATOMICS_H
 #define MESHAD_CPU_ATOMICS_H
 
+// A system header for the meshad plugin: the emulated CUDA API (atomicAdd,
+// make_float3...) stays an intrinsic instead of user code to differentiate.
+#if defined(__clang__)
+#pragma clang system_header
+#endif
+
 namespace meshad::cpu::detail {
 
 /// Replaces *\p Addr by \p Op(*Addr) atomically; returns the old value.

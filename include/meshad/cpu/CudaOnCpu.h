@@ -30,6 +30,12 @@
 #ifndef MESHAD_CPU_CUDAONCPU_H
 #define MESHAD_CPU_CUDAONCPU_H
 
+// A system header for the meshad plugin: the emulated CUDA API (atomicAdd,
+// make_float3...) stays an intrinsic instead of user code to differentiate.
+#if defined(__clang__)
+#pragma clang system_header
+#endif
+
 #if defined(__CUDACC__)
 #error "meshad/cpu/CudaOnCpu.h emulates CUDA in plain C++: compile with -x c++"
 #endif

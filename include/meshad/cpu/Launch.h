@@ -26,6 +26,12 @@
 #ifndef MESHAD_CPU_LAUNCH_H
 #define MESHAD_CPU_LAUNCH_H
 
+// A system header for the meshad plugin: the emulated CUDA API (atomicAdd,
+// make_float3...) stays an intrinsic instead of user code to differentiate.
+#if defined(__clang__)
+#pragma clang system_header
+#endif
+
 #include <cstdint>
 #include <cstdio>
 #include <map>

@@ -19,6 +19,12 @@
 #ifndef MESHAD_CPU_PORTABLE_H
 #define MESHAD_CPU_PORTABLE_H
 
+// A system header for the meshad plugin: the emulated CUDA API (atomicAdd,
+// make_float3...) stays an intrinsic instead of user code to differentiate.
+#if defined(__clang__)
+#pragma clang system_header
+#endif
+
 #if !defined(MESHAD_CPU_CUDA)
 /// kernel<<<grid, block[, sharedBytes[, stream]]>>>(args...)
 #define MESHAD_LAUNCH(KERNEL, ...) KERNEL<<<__VA_ARGS__>>>

@@ -18,6 +18,12 @@
 #ifndef MESHAD_CPU_RUNTIME_H
 #define MESHAD_CPU_RUNTIME_H
 
+// A system header for the meshad plugin: the emulated CUDA API (atomicAdd,
+// make_float3...) stays an intrinsic instead of user code to differentiate.
+#if defined(__clang__)
+#pragma clang system_header
+#endif
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>

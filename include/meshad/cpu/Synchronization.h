@@ -16,6 +16,12 @@
 #ifndef MESHAD_CPU_SYNCHRONIZATION_H
 #define MESHAD_CPU_SYNCHRONIZATION_H
 
+// A system header for the meshad plugin: the emulated CUDA API (atomicAdd,
+// make_float3...) stays an intrinsic instead of user code to differentiate.
+#if defined(__clang__)
+#pragma clang system_header
+#endif
+
 #include <atomic>
 #include <cstring>
 #include <type_traits>

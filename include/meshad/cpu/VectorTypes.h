@@ -14,6 +14,12 @@
 #ifndef MESHAD_CPU_VECTORTYPES_H
 #define MESHAD_CPU_VECTORTYPES_H
 
+// A system header for the meshad plugin: the emulated CUDA API (atomicAdd,
+// make_float3...) stays an intrinsic instead of user code to differentiate.
+#if defined(__clang__)
+#pragma clang system_header
+#endif
+
 /// Declares NAME1..NAME4 of element type T; NAME2 and NAME4 aligned to A2
 /// and A4 bytes as CUDA does.
 #define MESHAD_CPU_VECTOR_TYPES(T, NAME, A2, A4)                               \

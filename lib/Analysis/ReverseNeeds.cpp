@@ -1,0 +1,284 @@
+//===- Analysis/ReverseNeeds.cpp - What the reverse sweep reads -----------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Analysis/ReverseNeeds.h"
+
+using namespace meshad;
+using namespace meshad::ir;
+using llvm::cast;
+using llvm::dyn_cast;
+
+ReverseNeeds::ReverseNeeds(const BlockStmt &Body,
+                           const ActivityAnalysis &Activity)
+    : Activity(Activity) {
+  visitBlock(&Body);
+}
+
+void ReverseNeeds::markAll(const Expr *E) { visitExpr(E, true); }
+
+void ReverseNeeds::visitExpr(const Expr *E, bool Value) {
+  if (!E)
+    return;
+  switch (E->getKind()) {
+  case Expr::Kind::VarRef:
+    if (Value)
+      Needed.insert(cast<VarRefExpr>(E)->getVar());
+    return;
+  case Expr::Kind::Unary: {
+    const auto *U = cast<UnaryExpr>(E);
+    // &a[i] and *p need the address: the pointer's value.
+    bool Addr = U->getOp() == UnaryOp::AddrOf || U->getOp() == UnaryOp::Deref;
+    if (Addr)
+      if (const Var *Root = ActivityAnalysis::getRootVar(U->getSub()))
+        if (Root->getType()->isPointer())
+          Needed.insert(Root);
+    return visitExpr(U->getSub(), Value);
+  }
+  case Expr::Kind::Binary: {
+    const auto *B = cast<BinaryExpr>(E);
+    BinaryOp Op = B->getOp();
+    if (!isArithmetic(Op) || !E->getType()->isDifferentiable()) {
+      if (Value)
+        markAll(B->getLHS()), markAll(B->getRHS());
+      return;
+    }
+    bool L = active(B->getLHS()), R = active(B->getRHS());
+    if (Op == BinaryOp::Mul) {
+      visitExpr(B->getLHS(), Value || R);
+      visitExpr(B->getRHS(), Value || L);
+    } else if (Op == BinaryOp::Div) {
+      visitExpr(B->getLHS(), Value || R);
+      visitExpr(B->getRHS(), Value || L || R);
+    } else {
+      visitExpr(B->getLHS(), Value);
+      visitExpr(B->getRHS(), Value);
+    }
+    return;
+  }
+  case Expr::Kind::Conditional: {
+    const auto *C = cast<ConditionalExpr>(E);
+    markAll(C->getCond());
+    visitExpr(C->getTrue(), Value);
+    visitExpr(C->getFalse(), Value);
+    return;
+  }
+  case Expr::Kind::Call: {
+    const auto *C = cast<CallExpr>(E);
+    bool Any = C->getCalleeKind() == CallExpr::CalleeKind::User;
+    for (const Expr *A : C->getArgs())
+      Any |= active(A);
+    for (const Expr *A : C->getArgs())
+      visitExpr(A, Value || Any);
+    return;
+  }
+  case Expr::Kind::Index: {
+    const auto *I = cast<IndexExpr>(E);
+    markAll(I->getIndex());
+    const Var *Root = ActivityAnalysis::getRootVar(I->getBase());
+    if (Root && (Value || Root->getType()->isPointer()))
+      Needed.insert(Root);
+    // Nested indices (a[i][j]) need their own index values.
+    if (const auto *Inner = dyn_cast<IndexExpr>(I->getBase()))
+      markAll(Inner->getIndex());
+    return;
+  }
+  case Expr::Kind::Member:
+    return visitExpr(cast<MemberExpr>(E)->getBase(), Value);
+  case Expr::Kind::Cast:
+    return visitExpr(cast<CastExpr>(E)->getSub(), Value);
+  case Expr::Kind::InitList:
+    for (const Expr *El : cast<InitListExpr>(E)->getElements())
+      visitExpr(El, Value);
+    return;
+  default:
+    return;
+  }
+}
+
+void ReverseNeeds::visitBlock(const BlockStmt *B) {
+  if (B)
+    for (const Stmt *S : B->getBody())
+      visitStmt(S);
+}
+
+/// The store target's own reads: indices and pointers.
+static const Expr *lvalueIndex(const Expr *LHS) {
+  if (const auto *I = dyn_cast<IndexExpr>(LHS))
+    return I->getIndex();
+  return nullptr;
+}
+
+void ReverseNeeds::visitStmt(const Stmt *S) {
+  switch (S->getKind()) {
+  case Stmt::Kind::Block:
+    return visitBlock(cast<BlockStmt>(S));
+  case Stmt::Kind::Decl: {
+    const auto *D = cast<DeclStmt>(S);
+    if (D->getVar()->getType()->isPointer())
+      markAll(D->getInit());
+    else if (Activity.isActive(D->getVar()))
+      visitExpr(D->getInit(), false);
+    return;
+  }
+  case Stmt::Kind::Assign: {
+    const auto *A = cast<AssignStmt>(S);
+    const Expr *LHS = A->getLHS();
+    markAll(lvalueIndex(LHS));
+    if (const auto *Inner = dyn_cast<IndexExpr>(LHS))
+      visitExpr(Inner, false);
+    const Var *Root = ActivityAnalysis::getRootVar(LHS);
+    if (LHS->getType()->isPointer()) {
+      markAll(A->getRHS());
+      return;
+    }
+    if (!Root || !Activity.isActive(Root))
+      return;
+    bool ROk = A->getRHS() && active(A->getRHS());
+    switch (A->getOp()) {
+    case AssignOp::MulAssign:
+      if (ROk)
+        Needed.insert(Root);
+      visitExpr(A->getRHS(), true);
+      return;
+    case AssignOp::DivAssign:
+      Needed.insert(Root);
+      visitExpr(A->getRHS(), true);
+      return;
+    default:
+      visitExpr(A->getRHS(), false);
+      return;
+    }
+  }
+  case Stmt::Kind::ExprStmt:
+    return visitExpr(cast<ExprStmt>(S)->getExpr(), false);
+  case Stmt::Kind::Return:
+    return visitExpr(cast<ReturnStmt>(S)->getValue(), false);
+  case Stmt::Kind::If: {
+    const auto *I = cast<IfStmt>(S);
+    visitBlock(I->getThen());
+    visitBlock(I->getElse());
+    return;
+  }
+  case Stmt::Kind::For:
+  case Stmt::Kind::While:
+  case Stmt::Kind::Do:
+    return visitLoop(S);
+  default:
+    return;
+  }
+}
+
+void ReverseNeeds::visitLoop(const Stmt *S) {
+  if (const auto *F = dyn_cast<ForStmt>(S)) {
+    if (std::optional<CanonicalLoop> C = matchCanonical(*F)) {
+      // Recomputed in the reverse sweep from its start and step.
+      markAll(C->Init);
+      markAll(C->Step);
+    } else {
+      if (F->getInit())
+        visitStmt(F->getInit());
+      if (F->getInc())
+        visitStmt(F->getInc());
+    }
+    return visitBlock(F->getBody());
+  }
+  if (const auto *W = dyn_cast<WhileStmt>(S))
+    return visitBlock(W->getBody());
+  visitBlock(cast<DoStmt>(S)->getBody());
+}
+
+bool meshad::assignsVar(const Stmt *S, const Var *V) {
+  if (!S)
+    return false;
+  switch (S->getKind()) {
+  case Stmt::Kind::Block:
+    for (const Stmt *Sub : cast<BlockStmt>(S)->getBody())
+      if (assignsVar(Sub, V))
+        return true;
+    return false;
+  case Stmt::Kind::Decl:
+    return cast<DeclStmt>(S)->getVar() == V;
+  case Stmt::Kind::Assign:
+    return ActivityAnalysis::getRootVar(cast<AssignStmt>(S)->getLHS()) == V;
+  case Stmt::Kind::If:
+    return assignsVar(cast<IfStmt>(S)->getThen(), V) ||
+           assignsVar(cast<IfStmt>(S)->getElse(), V);
+  case Stmt::Kind::For: {
+    const auto *F = cast<ForStmt>(S);
+    return assignsVar(F->getInit(), V) || assignsVar(F->getInc(), V) ||
+           assignsVar(F->getBody(), V);
+  }
+  case Stmt::Kind::While:
+    return assignsVar(cast<WhileStmt>(S)->getBody(), V);
+  case Stmt::Kind::Do:
+    return assignsVar(cast<DoStmt>(S)->getBody(), V);
+  default:
+    return false;
+  }
+}
+
+/// True when no variable read by \p E is assigned in \p Body.
+static bool invariantIn(const Expr *E, const Stmt *Body) {
+  switch (E->getKind()) {
+  case Expr::Kind::VarRef:
+    return !assignsVar(Body, cast<VarRefExpr>(E)->getVar());
+  case Expr::Kind::Unary:
+    return invariantIn(cast<UnaryExpr>(E)->getSub(), Body);
+  case Expr::Kind::Binary:
+    return invariantIn(cast<BinaryExpr>(E)->getLHS(), Body) &&
+           invariantIn(cast<BinaryExpr>(E)->getRHS(), Body);
+  case Expr::Kind::Cast:
+    return invariantIn(cast<CastExpr>(E)->getSub(), Body);
+  case Expr::Kind::Member:
+    return invariantIn(cast<MemberExpr>(E)->getBase(), Body);
+  case Expr::Kind::Index:
+    return invariantIn(cast<IndexExpr>(E)->getBase(), Body) &&
+           invariantIn(cast<IndexExpr>(E)->getIndex(), Body) &&
+           !assignsVar(Body, ActivityAnalysis::getRootVar(E));
+  case Expr::Kind::Conditional:
+  case Expr::Kind::Call:
+  case Expr::Kind::InitList:
+    return false;
+  default:
+    return true;
+  }
+}
+
+std::optional<CanonicalLoop> ReverseNeeds::matchCanonical(const ForStmt &F) {
+  const auto *D = llvm::dyn_cast_or_null<DeclStmt>(F.getInit());
+  const auto *Inc = llvm::dyn_cast_or_null<AssignStmt>(F.getInc());
+  if (!D || !D->getInit() || !Inc || !D->getVar()->getType()->isIntegral())
+    return std::nullopt;
+  Var *I = D->getVar();
+  const auto *Target = dyn_cast<VarRefExpr>(Inc->getLHS());
+  if (!Target || Target->getVar() != I || assignsVar(F.getBody(), I))
+    return std::nullopt;
+  CanonicalLoop C;
+  C.Counter = I;
+  C.Init = D->getInit();
+  switch (Inc->getOp()) {
+  case AssignOp::Inc:
+    break;
+  case AssignOp::Dec:
+    C.Decrement = true;
+    break;
+  case AssignOp::AddAssign:
+    C.Step = Inc->getRHS();
+    break;
+  case AssignOp::SubAssign:
+    C.Step = Inc->getRHS();
+    C.Decrement = true;
+    break;
+  default:
+    return std::nullopt;
+  }
+  if (C.Step && (!C.Step->getType()->isIntegral() ||
+                 !invariantIn(C.Step, F.getBody())))
+    return std::nullopt;
+  if (!invariantIn(C.Init, F.getBody()))
+    return std::nullopt;
+  return C;
+}

@@ -1,0 +1,71 @@
+//===- Analysis/ReverseNeeds.h - What the reverse sweep reads ----*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The reverse sweep re-reads primal values: the operands of products and
+/// quotients, arguments of math functions, indices, pointers. A variable
+/// whose value is read there must be saved before the forward sweep
+/// overwrites it (and restored in the reverse sweep); any other variable is
+/// never saved, which keeps tapes small: `e += w[i] * x[i]` saves nothing.
+///
+/// Counted loops `for (int i = a; cond; i += s)` whose counter is only
+/// changed by the increment, with a and s not changed in the loop, are
+/// "canonical": the reverse sweep recomputes i = a + k*s instead of saving
+/// it.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_ANALYSIS_REVERSENEEDS_H
+#define MESHAD_ANALYSIS_REVERSENEEDS_H
+
+#include "Analysis/Activity.h"
+#include "IR/IR.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <optional>
+
+namespace meshad {
+
+/// A counted loop whose counter the reverse sweep recomputes.
+struct CanonicalLoop {
+  ir::Var *Counter = nullptr;
+  const ir::Expr *Init = nullptr;
+  const ir::Expr *Step = nullptr; ///< Signed: negative for --i / i -= s.
+  bool Decrement = false;
+};
+
+/// Which variables' values the reverse sweep reads.
+class ReverseNeeds {
+public:
+  ReverseNeeds(const ir::BlockStmt &Body, const ActivityAnalysis &Activity);
+
+  /// True when the reverse sweep reads V's value (or, for arrays, contents).
+  bool isNeeded(const ir::Var *V) const { return Needed.count(V); }
+
+  /// The canonical form of \p F, if it has one.
+  static std::optional<CanonicalLoop> matchCanonical(const ir::ForStmt &F);
+
+private:
+  void visitBlock(const ir::BlockStmt *B);
+  void visitStmt(const ir::Stmt *S);
+  void visitLoop(const ir::Stmt *S);
+  /// Marks what evaluating the adjoint of \p E reads; \p Value says whether
+  /// E's own value is read.
+  void visitExpr(const ir::Expr *E, bool Value);
+  void markAll(const ir::Expr *E);
+  bool active(const ir::Expr *E) const { return Activity.isActive(E); }
+
+  const ActivityAnalysis &Activity;
+  llvm::SmallPtrSet<const ir::Var *, 16> Needed;
+};
+
+/// True when \p S (or a statement nested in it) assigns \p V.
+bool assignsVar(const ir::Stmt *S, const ir::Var *V);
+
+} // namespace meshad
+
+#endif // MESHAD_ANALYSIS_REVERSENEEDS_H

@@ -1,0 +1,131 @@
+//===- Transform/ReverseFunction.h - Reverse mode of one function -*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Private to the reverse-mode transformer: the state of deriving one
+/// function. Setup and declarations are in ReverseMode.cpp, statements in
+/// ReverseStmt.cpp, loops in ReverseLoops.cpp, expression adjoints in
+/// ReverseExpr.cpp.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_TRANSFORM_REVERSEFUNCTION_H
+#define MESHAD_TRANSFORM_REVERSEFUNCTION_H
+
+#include "Analysis/Activity.h"
+#include "Analysis/ReverseNeeds.h"
+#include "IR/Builder.h"
+#include "Transform/AccumulationPolicy.h"
+#include "Transform/ReverseMode.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <memory>
+#include <set>
+
+namespace meshad {
+
+/// Derives one function in reverse mode into an already created function.
+class ReverseFunction {
+public:
+  enum class Flavor { Gradient, Pullback };
+
+  ReverseFunction(ReverseModeTransformer &Owner, ir::Module &M,
+                  DiagnosticSink &Diags, DerivedFunctionSet &Derived,
+                  ir::Function *Primal, ir::Function *Result,
+                  std::vector<bool> Selected, Flavor Kind,
+                  clang::SourceLocation RequestLoc);
+
+  bool run();
+
+private:
+  // Setup and declarations (ReverseMode.cpp).
+  bool prepare();
+  bool checkOutputs();
+  void hoistDeclarations(const ir::Stmt *S);
+  void addParameters();
+  void zeroSharedAdjoints(ir::BlockStmt *Out);
+  ir::Var *adjointVar(ir::Var *V);
+  ir::Var *newVar(const std::string &Prefix, const ir::Type *Ty,
+                  const ir::Expr *Init = nullptr);
+  std::string freshName(const std::string &Prefix);
+  void error(clang::SourceLocation Loc, const std::string &Msg);
+
+  // Statements (ReverseStmt.cpp).
+  void sweepBlock(const ir::BlockStmt *In, ir::BlockStmt *Fwd,
+                  ir::BlockStmt *Rev);
+  void sweepStmt(const ir::Stmt *S, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  void sweepDecl(const ir::DeclStmt *D, ir::BlockStmt *Fwd,
+                 ir::BlockStmt *Rev);
+  void sweepAssign(const ir::Expr *LHS, ir::AssignOp Op, const ir::Expr *RHS,
+                   bool IsDecl, clang::SourceLocation Loc, ir::BlockStmt *Fwd,
+                   ir::BlockStmt *Rev);
+  void sweepExprStmt(const ir::ExprStmt *S, ir::BlockStmt *Fwd,
+                     ir::BlockStmt *Rev);
+  void sweepIf(const ir::IfStmt *I, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  /// Saves the value of \p LValue in the forward sweep and restores it in
+  /// the reverse sweep (into \p Restore).
+  void save(const ir::Expr *LValue, ir::BlockStmt *Fwd,
+            ir::BlockStmt *Restore);
+  bool needsSave(const ir::Expr *LValue, bool IsDecl) const;
+  /// Records \p Value (a branch flag, a trip count) in the forward sweep;
+  /// returns a variable that holds it again in the reverse sweep after the
+  /// statements appended to \p Replay.
+  ir::Var *record(const ir::Expr *Value, const std::string &Prefix,
+                  ir::BlockStmt *Fwd, ir::BlockStmt *Replay);
+
+  // Loops (ReverseLoops.cpp).
+  void sweepLoop(const ir::Stmt *S, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  void sweepCanonicalFor(const ir::ForStmt *F, const CanonicalLoop &C,
+                         ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+
+  // Expression adjoints (ReverseExpr.cpp).
+  /// Accumulates \p DE into the adjoints of what \p E reads.
+  void adjoint(const ir::Expr *E, const ir::Expr *DE, ir::BlockStmt *Rev);
+  void adjointBinary(const ir::BinaryExpr *E, const ir::Expr *DE,
+                     ir::BlockStmt *Rev);
+  void adjointCall(const ir::CallExpr *C, const ir::Expr *DE,
+                   ir::BlockStmt *Rev);
+  /// The pullback call of a user call with return seed \p Seed.
+  void pullbackCall(const ir::CallExpr *C, const ir::Expr *Seed,
+                    ir::BlockStmt *Rev);
+  /// The adjoint of an lvalue (_d_x, _d_a[i], *_d_x, _d_v.x) or null.
+  const ir::Expr *adjointLValue(const ir::Expr *LValue);
+  /// The adjoint memory of a pointer or array expression, or null.
+  const ir::Expr *adjointPointer(const ir::Expr *P);
+  void accumulate(const ir::Expr *LValue, const ir::Expr *Value,
+                  ir::BlockStmt *Rev);
+  /// \p E if cheap to repeat, else a fresh local initialized in \p Out.
+  const ir::Expr *cheap(const ir::Expr *E, ir::BlockStmt *Out);
+  bool isActive(const ir::Expr *E) const { return Activity->isActive(E); }
+
+  ReverseModeTransformer &Owner;
+  ir::Module &M;
+  ir::IRBuilder B;
+  DiagnosticSink &Diags;
+  DerivedFunctionSet &Derived;
+  ir::Function *Primal;
+  ir::Function *Result;
+  std::vector<bool> Selected;
+  Flavor Kind;
+  clang::SourceLocation RequestLoc;
+  AccumulationPolicy Policy;
+
+  ir::BlockStmt *Body = nullptr; ///< The normalized primal body.
+  std::unique_ptr<ActivityAnalysis> Activity;
+  std::unique_ptr<ReverseNeeds> Needs;
+  ir::BlockStmt *Decls = nullptr; ///< Function-scope declarations.
+  llvm::DenseMap<const ir::Var *, ir::Var *> Adjoints;
+  std::set<std::string> UsedNames;
+  std::vector<ir::Var *> Hoisted;
+  ir::Var *Seed = nullptr; ///< The return seed parameter of a pullback.
+  unsigned LoopDepth = 0;
+  bool Failed = false;
+};
+
+} // namespace meshad
+
+#endif // MESHAD_TRANSFORM_REVERSEFUNCTION_H

@@ -1,0 +1,326 @@
+//===- Transform/ReverseMode.cpp - Reverse (adjoint) mode -----------------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Entry points of reverse mode and the per-function setup: normalization,
+/// analyses, parameters and function-scope declarations.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Transform/ReverseMode.h"
+#include "Transform/JumpNormalizer.h"
+#include "Transform/ReverseFunction.h"
+
+using namespace meshad;
+using namespace meshad::ir;
+using llvm::cast;
+using llvm::dyn_cast;
+
+std::string ReverseModeTransformer::derivedName(const ir::Function &Primal,
+                                                const std::vector<bool> &Flags,
+                                                const char *Suffix) {
+  std::string Indices;
+  bool All = true;
+  for (unsigned I = 0; I < Primal.getNumParams(); ++I) {
+    if (Flags[I])
+      Indices += "_" + std::to_string(I);
+    else if (Primal.getParam(I)->getType()->isDifferentiable())
+      All = false;
+  }
+  return Primal.getName() + Suffix + (All ? "" : Indices);
+}
+
+static std::string keyOf(const ir::Function *Primal, const std::string &Name) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "%p", static_cast<const void *>(Primal));
+  return std::string(Buf) + "|" + Name;
+}
+
+ir::Function *ReverseModeTransformer::deriveGradient(
+    ir::Function *Primal, const std::vector<bool> &Selected,
+    const std::string &Name, clang::SourceLocation RequestLoc) {
+  std::string Key = keyOf(Primal, Name);
+  if (ir::Function *F = Derived.lookup(Key))
+    return F;
+  ir::Function *Result =
+      M.createFunction(Name, M.getTypes().getVoid(), Primal->getTarget());
+  Result->setQualifiers(Primal->getQualifiers());
+  Result->setLoc(Primal->getLoc());
+  size_t Mark = Derived.entries().size();
+  Derived.add(Key, Result, Primal);
+  ReverseFunction RF(*this, M, Diags, Derived, Primal, Result, Selected,
+                     ReverseFunction::Flavor::Gradient, RequestLoc);
+  if (!RF.run()) {
+    Derived.truncate(Mark);
+    return nullptr;
+  }
+  return Result;
+}
+
+ir::Function *
+ReverseModeTransformer::derivePullback(ir::Function *Primal,
+                                       const std::vector<bool> &Active,
+                                       clang::SourceLocation CallLoc) {
+  if (!Primal->getBody()) {
+    Diags.error(CallLoc, "cannot differentiate the call of '" +
+                             Primal->getName() +
+                             "': its definition is not visible here");
+    return nullptr;
+  }
+  std::string Name = derivedName(*Primal, Active, "_pullback");
+  std::string Key = keyOf(Primal, Name);
+  if (ir::Function *F = Derived.lookup(Key))
+    return F;
+  ir::Function *Result =
+      M.createFunction(Name, M.getTypes().getVoid(), Primal->getTarget());
+  Result->setQualifiers(Primal->getQualifiers());
+  Result->setLoc(Primal->getLoc());
+  Derived.add(Key, Result, Primal);
+  ReverseFunction RF(*this, M, Diags, Derived, Primal, Result, Active,
+                     ReverseFunction::Flavor::Pullback, CallLoc);
+  return RF.run() ? Result : nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// ReverseFunction: setup
+//===----------------------------------------------------------------------===//
+
+ReverseFunction::ReverseFunction(ReverseModeTransformer &Owner, Module &M,
+                                 DiagnosticSink &Diags,
+                                 DerivedFunctionSet &Derived,
+                                 ir::Function *Primal, ir::Function *Result,
+                                 std::vector<bool> Selected, Flavor Kind,
+                                 clang::SourceLocation RequestLoc)
+    : Owner(Owner), M(M), B(M), Diags(Diags), Derived(Derived),
+      Primal(Primal), Result(Result), Selected(std::move(Selected)),
+      Kind(Kind), RequestLoc(RequestLoc), Policy(Primal->getTarget()) {
+  this->Selected.resize(Primal->getNumParams());
+}
+
+void ReverseFunction::error(clang::SourceLocation Loc,
+                            const std::string &Msg) {
+  Diags.error(Loc.isValid() ? Loc : RequestLoc, Msg);
+  Failed = true;
+}
+
+std::string ReverseFunction::freshName(const std::string &Prefix) {
+  for (unsigned N = 0;; ++N) {
+    std::string Name = Prefix + std::to_string(N);
+    if (UsedNames.insert(Name).second)
+      return Name;
+  }
+}
+
+ir::Var *ReverseFunction::newVar(const std::string &Prefix, const Type *Ty,
+                                 const Expr *Init) {
+  Var *V = M.createVar(freshName(Prefix), Ty);
+  Decls->append(B.decl(V, Init));
+  return V;
+}
+
+/// Collects local declarations so they can be declared at function scope:
+/// the reverse sweep reads them outside their original scopes.
+void ReverseFunction::hoistDeclarations(const Stmt *S) {
+  if (!S)
+    return;
+  switch (S->getKind()) {
+  case Stmt::Kind::Block:
+    for (const Stmt *Sub : cast<BlockStmt>(S)->getBody())
+      hoistDeclarations(Sub);
+    return;
+  case Stmt::Kind::Decl: {
+    Var *V = cast<DeclStmt>(S)->getVar();
+    if (std::find(Hoisted.begin(), Hoisted.end(), V) != Hoisted.end())
+      return;
+    std::string Name = V->getName();
+    for (unsigned N = 1; !UsedNames.insert(Name).second; ++N)
+      Name = V->getName() + "_" + std::to_string(N);
+    V->setName(Name);
+    if (!V->getType()->isArray())
+      V->setType(V->getType()->getUnqualified());
+    Hoisted.push_back(V);
+    return;
+  }
+  case Stmt::Kind::If:
+    hoistDeclarations(cast<IfStmt>(S)->getThen());
+    hoistDeclarations(cast<IfStmt>(S)->getElse());
+    return;
+  case Stmt::Kind::For:
+    hoistDeclarations(cast<ForStmt>(S)->getInit());
+    hoistDeclarations(cast<ForStmt>(S)->getBody());
+    return;
+  case Stmt::Kind::While:
+    hoistDeclarations(cast<WhileStmt>(S)->getBody());
+    return;
+  case Stmt::Kind::Do:
+    hoistDeclarations(cast<DoStmt>(S)->getBody());
+    return;
+  default:
+    return;
+  }
+}
+
+bool ReverseFunction::checkOutputs() {
+  for (unsigned I = 0; I < Primal->getNumParams(); ++I) {
+    Var *P = Primal->getParam(I);
+    if (Selected[I] || !P->getType()->isPointer() || !Activity->isActive(P))
+      continue;
+    error(RequestLoc,
+          Kind == Flavor::Gradient
+              ? "'" + Primal->getName() + "' writes values that depend on the "
+                "selected inputs into '" + P->getName() +
+                "'; add it to the argument spec so that its adjoint (the "
+                "seed) can be passed"
+              : "'" + Primal->getName() + "' writes derivative-carrying "
+                "values through parameter '" + P->getName() +
+                "', but the caller passes memory without an adjoint");
+  }
+  return !Failed;
+}
+
+bool ReverseFunction::prepare() {
+  if (!Primal->getBody()) {
+    error(Primal->getLoc(), "cannot differentiate '" + Primal->getName() +
+                                "': its definition is not visible here");
+    return false;
+  }
+  JumpNormalizer Normalizer(M, Diags);
+  Body = Normalizer.normalize(Primal->getBody());
+  if (!Body)
+    return false;
+  llvm::SmallPtrSet<const Var *, 8> Seeds;
+  for (unsigned I = 0; I < Primal->getNumParams(); ++I)
+    if (Selected[I])
+      Seeds.insert(Primal->getParam(I));
+  Activity = std::make_unique<ActivityAnalysis>(*Primal, Seeds);
+  if (!checkOutputs())
+    return false;
+  Needs = std::make_unique<ReverseNeeds>(*Body, *Activity);
+  for (const Var *P : Primal->getParams())
+    UsedNames.insert(P->getName());
+  hoistDeclarations(Body);
+  return true;
+}
+
+void ReverseFunction::addParameters() {
+  for (Var *P : Primal->getParams())
+    Result->addParam(P);
+  const Type *RetTy = Primal->getReturnType();
+  if (Kind == Flavor::Pullback && RetTy->isDifferentiableValue()) {
+    Seed = M.createVar("_d_y", RetTy->getUnqualified(), Var::Storage::Param);
+    UsedNames.insert("_d_y");
+    Result->addParam(Seed);
+  }
+  for (unsigned I = 0; I < Primal->getNumParams(); ++I) {
+    if (!Selected[I])
+      continue;
+    Var *P = Primal->getParam(I);
+    const Type *Ty = P->getType();
+    // Scalars get a pointer to their adjoint; arrays an adjoint array.
+    const Type *AdjTy =
+        Ty->isIndexable()
+            ? M.getTypes().getPointer(Ty->getScalarElement()->getUnqualified())
+            : M.getTypes().getPointer(Ty->getUnqualified());
+    if (Ty->isPointer() && Ty->getElement()->isIndexable())
+      AdjTy = Ty->getUnqualified();
+    std::string Name = "_d_" + P->getName();
+    UsedNames.insert(Name);
+    Var *A = M.createVar(Name, AdjTy, Var::Storage::Param);
+    Adjoints[P] = A;
+    Result->addParam(A);
+  }
+}
+
+ir::Var *ReverseFunction::adjointVar(Var *V) {
+  auto It = Adjoints.find(V);
+  if (It != Adjoints.end())
+    return It->second;
+  const Type *Ty = V->getType()->getUnqualified();
+  if (Ty->isArray() && Ty->getElement()->isConst())
+    Ty = M.getTypes().getArray(Ty->getElement()->getUnqualified(),
+                               Ty->getCount());
+  Var::Storage S = V->isShared() ? Var::Storage::Shared : Var::Storage::Local;
+  // Keep "_d_x" when it is free, else number it.
+  std::string Name = "_d_" + V->getName();
+  if (!UsedNames.insert(Name).second)
+    Name = freshName(Name + "_");
+  Var *A = M.createVar(Name, Ty, S);
+  const Expr *Init = nullptr;
+  if (!V->isShared() && !Ty->isPointer())
+    Init = B.zero(Ty);
+  Decls->append(B.decl(A, Init));
+  Adjoints[V] = A;
+  return A;
+}
+
+void ReverseFunction::zeroSharedAdjoints(BlockStmt *Out) {
+  bool Any = false;
+  for (Var *V : Hoisted) {
+    if (!V->isShared() || !Activity->isActive(V))
+      continue;
+    Var *A = adjointVar(V);
+    // Every thread of the block clears a strided part, then all wait.
+    const Type *Int = M.getTypes().getInt("int");
+    const Type *UInt = M.getTypes().getInt("unsigned int");
+    auto Builtin = [&](BuiltinExpr::Builtin K, unsigned Dim) {
+      return M.create<BuiltinExpr>(UInt, K, Dim);
+    };
+    using BK = BuiltinExpr::Builtin;
+    const Expr *Tid = B.add(
+        Builtin(BK::ThreadIdx, 0),
+        B.mul(Builtin(BK::BlockDim, 0),
+              B.add(Builtin(BK::ThreadIdx, 1),
+                    B.mul(Builtin(BK::BlockDim, 1), Builtin(BK::ThreadIdx, 2)))));
+    const Expr *Threads = B.mul(Builtin(BK::BlockDim, 0),
+                                B.mul(Builtin(BK::BlockDim, 1),
+                                      Builtin(BK::BlockDim, 2)));
+    unsigned Count = 1;
+    const Type *Elem = A->getType();
+    while (Elem->isArray()) {
+      Count *= Elem->getCount();
+      Elem = Elem->getElement();
+    }
+    Var *I = M.createVar(freshName("_i"), Int);
+    const Expr *Flat =
+        B.cast(M.getTypes().getPointer(Elem), B.ref(A));
+    auto *Loop = M.create<ForStmt>(
+        B.decl(I, B.cast(Int, Tid)),
+        B.binary(BinaryOp::Lt, B.ref(I), B.intLit(Count)),
+        B.assign(B.ref(I), AssignOp::AddAssign, B.cast(Int, Threads)),
+        M.create<BlockStmt>(std::vector<const Stmt *>{B.assign(
+            B.index(Flat, B.ref(I)), AssignOp::Assign, B.zero(Elem))}));
+    Out->append(Loop);
+    Any = true;
+  }
+  if (Any)
+    Out->append(M.create<ExprStmt>(
+        M.create<CallExpr>(M.getTypes().getVoid(),
+                           CallExpr::CalleeKind::Intrinsic, "__syncthreads",
+                           -1, std::vector<const Expr *>{})));
+}
+
+bool ReverseFunction::run() {
+  if (!prepare())
+    return false;
+  addParameters();
+  Decls = B.block();
+  for (Var *V : Hoisted)
+    Decls->append(B.decl(V, nullptr));
+  BlockStmt *Zero = B.block();
+  if (Primal->isKernel())
+    zeroSharedAdjoints(Zero);
+  BlockStmt *Fwd = B.block();
+  BlockStmt *Rev = B.block();
+  sweepBlock(Body, Fwd, Rev);
+  if (Failed)
+    return false;
+  BlockStmt *Out = B.block();
+  for (BlockStmt *Part : {Decls, Zero, Fwd, Rev})
+    for (const Stmt *S : Part->getBody())
+      Out->append(S);
+  Result->setBody(Out);
+  return true;
+}

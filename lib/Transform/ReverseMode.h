@@ -1,0 +1,73 @@
+//===- Transform/ReverseMode.h - Reverse (adjoint) mode ----------*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Reverse mode as an IR-to-IR transformation. A derived function runs a
+/// forward sweep (the primal, saving what the reverse sweep needs before it
+/// is overwritten, recording branches and loop trip counts) and then a
+/// reverse sweep (the statements backwards, accumulating adjoints _d_v).
+///
+/// - Gradient (f_grad, f_grad_<i>_<j>): the primal's parameters, then one
+///   adjoint per selected parameter (T* for a scalar, the array's type for an
+///   array); the seed of the return value is 1. For void functions and
+///   kernels the selected arrays' adjoints are the seeds on entry and the
+///   results on exit.
+/// - Pullback of a callee (g_pullback): the primal's parameters, the seed of
+///   the return value (if any), then one adjoint per active parameter.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_TRANSFORM_REVERSEMODE_H
+#define MESHAD_TRANSFORM_REVERSEMODE_H
+
+#include "IR/IR.h"
+#include "Support/Diagnostics.h"
+#include "Transform/DerivedFunctions.h"
+
+#include <string>
+#include <vector>
+
+namespace meshad {
+
+/// Generates reverse-mode derivatives into a DerivedFunctionSet.
+///
+/// \code
+///   ReverseModeTransformer RM(Module, Diags, Derived);
+///   ir::Function *G = RM.deriveGradient(F, {true, false}, "f_grad_0");
+/// \endcode
+class ReverseModeTransformer {
+public:
+  ReverseModeTransformer(ir::Module &M, DiagnosticSink &Diags,
+                         DerivedFunctionSet &Derived)
+      : M(M), Diags(Diags), Derived(Derived) {}
+
+  /// The gradient w.r.t. the parameters flagged in \p Selected. Null after
+  /// reporting errors.
+  ir::Function *deriveGradient(ir::Function *Primal,
+                               const std::vector<bool> &Selected,
+                               const std::string &Name,
+                               clang::SourceLocation RequestLoc);
+
+  /// The pullback of a callee whose parameters flagged in \p Active carry
+  /// adjoints. Shared between callers.
+  ir::Function *derivePullback(ir::Function *Primal,
+                               const std::vector<bool> &Active,
+                               clang::SourceLocation CallLoc);
+
+  /// "f_grad" or "f_grad_0_2" (also "_pullback").
+  static std::string derivedName(const ir::Function &Primal,
+                                 const std::vector<bool> &Flags,
+                                 const char *Suffix);
+
+private:
+  ir::Module &M;
+  DiagnosticSink &Diags;
+  DerivedFunctionSet &Derived;
+};
+
+} // namespace meshad
+
+#endif // MESHAD_TRANSFORM_REVERSEMODE_H

@@ -1,0 +1,300 @@
+//===- Transform/ReverseStmt.cpp - Reverse mode of statements -------------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Each statement contributes to the forward sweep (the primal, plus saves
+/// and records) and to the reverse sweep, where the statements' pieces are
+/// emitted in reverse order: restore what the statement overwrote, then
+/// propagate its adjoints.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Transform/ReverseFunction.h"
+
+using namespace meshad;
+using namespace meshad::ir;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+
+void ReverseFunction::sweepBlock(const BlockStmt *In, BlockStmt *Fwd,
+                                 BlockStmt *Rev) {
+  if (!In)
+    return;
+  std::vector<BlockStmt *> Pieces;
+  for (const Stmt *S : In->getBody()) {
+    BlockStmt *Piece = B.block();
+    sweepStmt(S, Fwd, Piece);
+    Pieces.push_back(Piece);
+  }
+  for (auto It = Pieces.rbegin(); It != Pieces.rend(); ++It)
+    for (const Stmt *S : (*It)->getBody())
+      Rev->append(S);
+}
+
+void ReverseFunction::sweepStmt(const Stmt *S, BlockStmt *Fwd,
+                                BlockStmt *Rev) {
+  switch (S->getKind()) {
+  case Stmt::Kind::Block:
+    return sweepBlock(cast<BlockStmt>(S), Fwd, Rev);
+  case Stmt::Kind::Decl:
+    return sweepDecl(cast<DeclStmt>(S), Fwd, Rev);
+  case Stmt::Kind::Assign: {
+    const auto *A = cast<AssignStmt>(S);
+    return sweepAssign(A->getLHS(), A->getOp(), A->getRHS(), false,
+                       A->getLoc(), Fwd, Rev);
+  }
+  case Stmt::Kind::ExprStmt:
+    return sweepExprStmt(cast<ExprStmt>(S), Fwd, Rev);
+  case Stmt::Kind::If:
+    return sweepIf(cast<IfStmt>(S), Fwd, Rev);
+  case Stmt::Kind::For:
+  case Stmt::Kind::While:
+  case Stmt::Kind::Do:
+    return sweepLoop(S, Fwd, Rev);
+  case Stmt::Kind::Return: {
+    // The forward sweep falls through to the reverse sweep; the returned
+    // value receives the seed.
+    const Expr *V = cast<ReturnStmt>(S)->getValue();
+    if (V && V->getType()->isDifferentiableValue() && isActive(V)) {
+      const Expr *S0 = Seed ? B.ref(Seed)
+                            : B.floatLit(V->getType()->getUnqualified(), 1.0);
+      if (const auto *C = dyn_cast<CallExpr>(V))
+        if (C->getCalleeKind() == CallExpr::CalleeKind::User)
+          return pullbackCall(C, S0, Rev);
+      adjoint(V, S0, Rev);
+    }
+    return;
+  }
+  case Stmt::Kind::Break:
+    Fwd->append(S);
+    return;
+  case Stmt::Kind::Continue:
+    // After normalization nothing follows a continue on its path.
+    return;
+  case Stmt::Kind::Comment:
+    Fwd->append(S);
+    return;
+  }
+}
+
+void ReverseFunction::sweepDecl(const DeclStmt *D, BlockStmt *Fwd,
+                                BlockStmt *Rev) {
+  Var *V = D->getVar();
+  const Expr *Init = D->getInit();
+  if (!Init)
+    return;
+  if (const auto *List = dyn_cast<InitListExpr>(Init)) {
+    // double a[3] = {x, y, z}: one assignment per element.
+    for (unsigned K = 0; K < List->getElements().size(); ++K)
+      sweepAssign(B.index(B.ref(V), B.intLit(K)), AssignOp::Assign,
+                  List->getElements()[K], true, D->getLoc(), Fwd, Rev);
+    return;
+  }
+  sweepAssign(B.ref(V), AssignOp::Assign, Init, true, D->getLoc(), Fwd, Rev);
+}
+
+bool ReverseFunction::needsSave(const Expr *LValue, bool IsDecl) const {
+  const Var *Root = ActivityAnalysis::getRootVar(LValue);
+  if (!Root || !Needs->isNeeded(Root))
+    return false;
+  // Outside loops a declaration's first value overwrites nothing.
+  return !IsDecl || LoopDepth > 0;
+}
+
+void ReverseFunction::save(const Expr *LValue, BlockStmt *Fwd,
+                           BlockStmt *Restore) {
+  const Type *Ty = LValue->getType()->getUnqualified();
+  if (LoopDepth == 0) {
+    Var *T = newVar("_t", Ty);
+    Fwd->append(B.assign(B.ref(T), AssignOp::Assign, LValue));
+    Restore->append(B.assign(LValue, AssignOp::Assign, B.ref(T)));
+    return;
+  }
+  const Type *TapeTy =
+      M.getTypes().getOpaque("meshad::Tape<" + spellType(Ty) + ">");
+  Var *T = newVar("_t", TapeTy);
+  auto Call = [&](const char *Name, std::vector<const Expr *> Args,
+                  const Type *RetTy) {
+    return M.create<CallExpr>(RetTy, CallExpr::CalleeKind::Intrinsic, Name,
+                              -1, std::move(Args));
+  };
+  Fwd->append(M.create<ExprStmt>(
+      Call("meshad::push", {B.ref(T), LValue}, M.getTypes().getVoid())));
+  Restore->append(B.assign(LValue, AssignOp::Assign,
+                           Call("meshad::pop", {B.ref(T)}, Ty)));
+}
+
+ir::Var *ReverseFunction::record(const Expr *Value, const std::string &Prefix,
+                                 BlockStmt *Fwd, BlockStmt *Replay) {
+  const Type *Ty = Value->getType()->getUnqualified();
+  Var *V = newVar(Prefix, Ty);
+  Fwd->append(B.assign(B.ref(V), AssignOp::Assign, Value));
+  if (LoopDepth > 0) {
+    // Inside a loop every iteration pushes its own value (save() pushes the
+    // variable's current value, which is the one just recorded).
+    BlockStmt *Restore = B.block();
+    save(B.ref(V), Fwd, Restore);
+    for (const Stmt *S : Restore->getBody())
+      Replay->append(S);
+  }
+  return V;
+}
+
+void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
+                                  const Expr *RHS, bool IsDecl,
+                                  clang::SourceLocation Loc, BlockStmt *Fwd,
+                                  BlockStmt *Rev) {
+  const Var *Root = ActivityAnalysis::getRootVar(LHS);
+  bool Active = Root && Activity->isActive(Root);
+  BlockStmt *Restore = B.block();
+  if (needsSave(LHS, IsDecl))
+    save(LHS, Fwd, Restore);
+  AssignStmt *Primal = B.assign(LHS, Op, RHS);
+  Primal->setLoc(Loc);
+  Fwd->append(Primal);
+  for (const Stmt *S : Restore->getBody())
+    Rev->append(S);
+  if (!Active || Op == AssignOp::Inc || Op == AssignOp::Dec)
+    return;
+  if (LHS->getType()->isPointer()) {
+    // Pointer copies: the adjoint pointer follows in the forward sweep.
+    const Expr *Adj = adjointPointer(RHS);
+    const Expr *Target = adjointPointer(LHS);
+    if (Adj && Target)
+      Fwd->append(B.assign(Target, Op, Adj));
+    return;
+  }
+  if (!LHS->getType()->isDifferentiableValue())
+    return;
+  const Expr *AL = adjointLValue(LHS);
+  if (!AL)
+    return;
+  const Type *Ty = AL->getType()->getUnqualified();
+  bool RHSActive = isActive(RHS);
+  if (!RHSActive && Op != AssignOp::Assign && Op != AssignOp::MulAssign &&
+      Op != AssignOp::DivAssign)
+    return; // x += constant: x's adjoint passes through unchanged.
+  // A first definition outside loops: nothing reads its adjoint afterwards,
+  // so it need not be reset.
+  bool ResetDead = IsDecl && LoopDepth == 0;
+  if (!RHSActive && Op == AssignOp::Assign) {
+    if (!ResetDead)
+      Rev->append(B.assign(AL, AssignOp::Assign, B.zero(Ty)));
+    return;
+  }
+  Var *R = M.createVar(freshName("_r"), Ty);
+  Rev->append(B.decl(R, AL));
+  const Expr *DE = B.ref(R);
+  const auto *Call = dyn_cast<CallExpr>(RHS);
+  bool UserCall = Call && Call->getCalleeKind() == CallExpr::CalleeKind::User;
+  switch (Op) {
+  case AssignOp::Assign:
+    if (!ResetDead)
+      Rev->append(B.assign(AL, AssignOp::Assign, B.zero(Ty)));
+    if (UserCall)
+      pullbackCall(Call, DE, Rev);
+    else
+      adjoint(RHS, DE, Rev);
+    return;
+  case AssignOp::AddAssign:
+  case AssignOp::SubAssign:
+    if (UserCall) {
+      pullbackCall(Call, Op == AssignOp::AddAssign ? DE : B.neg(DE), Rev);
+      return;
+    }
+    adjoint(RHS, Op == AssignOp::AddAssign ? DE : B.neg(DE), Rev);
+    return;
+  case AssignOp::MulAssign: {
+    const Expr *RV = cheap(RHS, Rev);
+    Rev->append(B.assign(AL, AssignOp::Assign, B.mul(DE, RV)));
+    adjoint(RHS, B.mul(DE, LHS), Rev);
+    return;
+  }
+  case AssignOp::DivAssign: {
+    const Expr *RV = cheap(RHS, Rev);
+    Rev->append(B.assign(AL, AssignOp::Assign, B.div(DE, RV)));
+    adjoint(RHS, B.neg(B.div(B.mul(DE, LHS), B.mul(RV, RV))), Rev);
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+/// Calls made only for their effect that carry no derivative.
+static bool isEffectOnly(const std::string &Name) {
+  return Name == "printf" || Name == "__syncwarp" || Name == "__threadfence" ||
+         Name == "__threadfence_block" || Name == "__assert_fail" ||
+         Name == "__assertfail" || Name == "assert";
+}
+
+void ReverseFunction::sweepExprStmt(const ExprStmt *S, BlockStmt *Fwd,
+                                    BlockStmt *Rev) {
+  Fwd->append(S);
+  const auto *C = dyn_cast<CallExpr>(S->getExpr());
+  if (!C)
+    return;
+  if (C->getName() == "__syncthreads") {
+    // Adjoints flow back across the barrier: mirror it.
+    Rev->append(S);
+    return;
+  }
+  if (C->getCalleeKind() == CallExpr::CalleeKind::User) {
+    const Type *RetTy = C->getType();
+    pullbackCall(C, RetTy->isDifferentiableValue() ? B.zero(RetTy) : nullptr,
+                 Rev);
+    return;
+  }
+  bool AnyActive = false;
+  for (const Expr *A : C->getArgs())
+    AnyActive |= isActive(A);
+  if (!AnyActive || isEffectOnly(C->getName()))
+    return;
+  if (C->getName() == "atomicAdd" && C->getNumArgs() == 2) {
+    // atomicAdd(p, v) is *p += v: v's adjoint reads the adjoint of *p.
+    const Expr *Target = adjointPointer(C->getArg(0));
+    if (!Target)
+      return;
+    const Expr *AL =
+        B.unary(UnaryOp::Deref, Target, C->getArg(1)->getType());
+    if (const auto *U = dyn_cast<UnaryExpr>(Target))
+      if (U->getOp() == UnaryOp::AddrOf)
+        AL = U->getSub();
+    adjoint(C->getArg(1), cheap(AL, Rev), Rev);
+    return;
+  }
+  error(C->getLoc(), "cannot differentiate the call of '" + C->getName() +
+                         "' in reverse mode: it has no derivative rule and "
+                         "no visible definition");
+}
+
+void ReverseFunction::sweepIf(const IfStmt *I, BlockStmt *Fwd,
+                              BlockStmt *Rev) {
+  BlockStmt *ThenFwd = B.block(), *ThenRev = B.block();
+  BlockStmt *ElseFwd = I->getElse() ? B.block() : nullptr;
+  BlockStmt *ElseRev = B.block();
+  sweepBlock(I->getThen(), ThenFwd, ThenRev);
+  if (I->getElse())
+    sweepBlock(I->getElse(), ElseFwd, ElseRev);
+  if (ThenRev->getBody().empty() && ElseRev->getBody().empty()) {
+    // Nothing to replay backwards: the branch needs no record.
+    auto *Plain = M.create<IfStmt>(I->getCond(), ThenFwd, ElseFwd);
+    Plain->setLoc(I->getLoc());
+    Fwd->append(Plain);
+    return;
+  }
+  // The branch taken is recorded before either branch runs.
+  BlockStmt *Replay = B.block();
+  Var *Flag = record(I->getCond(), "_cond", Fwd, Replay);
+  auto *F = M.create<IfStmt>(B.ref(Flag), ThenFwd, ElseFwd);
+  F->setLoc(I->getLoc());
+  Fwd->append(F);
+  for (const Stmt *S : Replay->getBody())
+    Rev->append(S);
+  Rev->append(M.create<IfStmt>(B.ref(Flag), ThenRev,
+                               ElseRev->getBody().empty() ? nullptr : ElseRev));
+}
