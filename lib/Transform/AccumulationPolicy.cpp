@@ -10,7 +10,7 @@ using namespace meshad;
 using namespace meshad::ir;
 
 AccumulationKind AccumulationPolicy::decide(const Var *Root) const {
-  if (Target == CudaTarget::HostOnly || !Root)
+  if (Target == CudaTarget::HostOnly || !Root || Private.count(Root))
     return AccumulationKind::Plain;
   switch (Root->getStorage()) {
   case Var::Storage::Local:

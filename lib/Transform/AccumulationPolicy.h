@@ -22,6 +22,8 @@
 
 #include "IR/Builder.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include <string>
 
 namespace meshad {
@@ -38,12 +40,18 @@ public:
   /// at \p Root (a local, shared array or parameter of the derived function).
   AccumulationKind decide(const ir::Var *Root) const;
 
+  /// Declares that \p V, an adjoint parameter, points to memory private to
+  /// the calling thread (a pullback's scalar adjoints point to the caller's
+  /// locals).
+  void addThreadPrivate(const ir::Var *V) { Private.insert(V); }
+
   /// Appends `Adjoint += Value` in the decided form to \p Out.
   void emit(ir::IRBuilder &B, const ir::Expr *Adjoint, const ir::Var *Root,
             const ir::Expr *Value, ir::BlockStmt *Out) const;
 
 private:
   ir::CudaTarget Target;
+  llvm::SmallPtrSet<const ir::Var *, 4> Private;
 };
 
 } // namespace meshad

@@ -229,6 +229,8 @@ void ReverseFunction::addParameters() {
     std::string Name = "_d_" + P->getName();
     UsedNames.insert(Name);
     Var *A = M.createVar(Name, AdjTy, Var::Storage::Param);
+    if (Kind == Flavor::Pullback && !Ty->isIndexable())
+      Policy.addThreadPrivate(A);
     Adjoints[P] = A;
     Result->addParam(A);
   }
