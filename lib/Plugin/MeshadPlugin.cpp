@@ -143,6 +143,12 @@ void MeshadAction::run(clang::CompilerInstance &CI) {
   }
   for (const Diagnostic &D : Out.Diags)
     Replayer.report(D);
+  // With meshad errors nothing was generated, so the requests fall back to
+  // the header's "needs the plugin" overloads: their errors (and everything
+  // that follows from them) would only hide the real cause. The compilation
+  // fails on meshad's errors alone.
+  if (Out.hasErrors())
+    CI.getDiagnostics().setSuppressAllDiagnostics(true);
   writeDumpFile(CI, Compiled);
 }
 

@@ -23,6 +23,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <functional>
 #include <memory>
 #include <set>
 
@@ -71,6 +72,14 @@ private:
   void save(const ir::Expr *LValue, ir::BlockStmt *Fwd,
             ir::BlockStmt *Restore);
   bool needsSave(const ir::Expr *LValue, bool IsDecl) const;
+  /// Saves the arrays a user call may overwrite that the reverse sweep
+  /// reads, restoring them (into \p Restore) before its pullback runs.
+  void saveCalleeWrites(const ir::CallExpr *C, ir::BlockStmt *Fwd,
+                        ir::BlockStmt *Restore);
+  /// `for (int k = 0; k < Count; ++k) Body(k)` as IR.
+  const ir::Stmt *forEachElement(
+      unsigned Count, bool Backwards,
+      const std::function<const ir::Stmt *(const ir::Expr *)> &Body);
   /// Records \p Value (a branch flag, a trip count) in the forward sweep;
   /// returns a variable that holds it again in the reverse sweep after the
   /// statements appended to \p Replay.

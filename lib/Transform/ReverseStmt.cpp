@@ -105,6 +105,75 @@ bool ReverseFunction::needsSave(const Expr *LValue, bool IsDecl) const {
   return !IsDecl || LoopDepth > 0;
 }
 
+const Stmt *ReverseFunction::forEachElement(
+    unsigned Count, bool Backwards,
+    const std::function<const Stmt *(const Expr *)> &Body) {
+  const Type *Int = M.getTypes().getInt("int");
+  Var *K = M.createVar(freshName("_k"), Int);
+  auto *Loop = M.create<ForStmt>(
+      B.decl(K, B.intLit(Backwards ? Count - 1 : 0)),
+      Backwards ? B.binary(BinaryOp::Ge, B.ref(K), B.intLit(0))
+                : B.binary(BinaryOp::Lt, B.ref(K), B.intLit(Count)),
+      B.assign(B.ref(K), Backwards ? AssignOp::Dec : AssignOp::Inc, nullptr),
+      M.create<BlockStmt>(std::vector<const Stmt *>{Body(B.ref(K))}));
+  return Loop;
+}
+
+void ReverseFunction::saveCalleeWrites(const CallExpr *C, BlockStmt *Fwd,
+                                       BlockStmt *Restore) {
+  ir::Function *Callee = C->getUserCallee();
+  for (unsigned I = 0; I < C->getNumArgs() && I < Callee->getNumParams();
+       ++I) {
+    const Type *PTy = Callee->getParam(I)->getType();
+    if (!PTy->isPointer() || PTy->getElement()->isConst() ||
+        !assignsVar(Callee->getBody(), Callee->getParam(I)))
+      continue;
+    Var *Root = const_cast<Var *>(ActivityAnalysis::getRootVar(C->getArg(I)));
+    if (!Root || !Needs->isNeeded(Root))
+      continue;
+    const Type *RTy = Root->getType();
+    if (!RTy->isArray() || RTy->getElement()->isArray()) {
+      error(C->getLoc(), "the reverse sweep needs the values of '" +
+                             Root->getName() + "' that '" +
+                             Callee->getName() +
+                             "' overwrites, and meshad cannot save memory of "
+                             "unknown size; pass a local array instead");
+      return;
+    }
+    unsigned N = RTy->getCount();
+    const Type *Elem = RTy->getElement()->getUnqualified();
+    if (LoopDepth == 0) {
+      Var *Copy = newVar("_t", M.getTypes().getArray(Elem, N));
+      Fwd->append(forEachElement(N, false, [&](const Expr *K) {
+        return B.assign(B.index(B.ref(Copy), K), AssignOp::Assign,
+                        B.index(B.ref(Root), K));
+      }));
+      Restore->append(forEachElement(N, false, [&](const Expr *K) {
+        return B.assign(B.index(B.ref(Root), K), AssignOp::Assign,
+                        B.index(B.ref(Copy), K));
+      }));
+      continue;
+    }
+    // In a loop: push every element, pop them back in reverse order.
+    BlockStmt *Push = B.block(), *Pop = B.block();
+    save(B.index(B.ref(Root), B.intLit(0)), Push, Pop);
+    const auto *PushCall = llvm::cast<ExprStmt>(Push->getBody().front());
+    const auto *TapeRef = llvm::cast<CallExpr>(PushCall->getExpr())->getArg(0);
+    Fwd->append(forEachElement(N, false, [&](const Expr *K) {
+      return M.create<ExprStmt>(M.create<CallExpr>(
+          M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+          "meshad::push", -1,
+          std::vector<const Expr *>{TapeRef, B.index(B.ref(Root), K)}));
+    }));
+    Restore->append(forEachElement(N, true, [&](const Expr *K) {
+      return B.assign(B.index(B.ref(Root), K), AssignOp::Assign,
+                      M.create<CallExpr>(Elem, CallExpr::CalleeKind::Intrinsic,
+                                         "meshad::pop", -1,
+                                         std::vector<const Expr *>{TapeRef}));
+    }));
+  }
+}
+
 void ReverseFunction::save(const Expr *LValue, BlockStmt *Fwd,
                            BlockStmt *Restore) {
   const Type *Ty = LValue->getType()->getUnqualified();
@@ -153,6 +222,9 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
   BlockStmt *Restore = B.block();
   if (needsSave(LHS, IsDecl))
     save(LHS, Fwd, Restore);
+  if (const auto *Call = dyn_cast<CallExpr>(RHS))
+    if (Call->getCalleeKind() == CallExpr::CalleeKind::User)
+      saveCalleeWrites(Call, Fwd, Restore);
   AssignStmt *Primal = B.assign(LHS, Op, RHS);
   Primal->setLoc(Loc);
   Fwd->append(Primal);
@@ -234,8 +306,10 @@ static bool isEffectOnly(const std::string &Name) {
 
 void ReverseFunction::sweepExprStmt(const ExprStmt *S, BlockStmt *Fwd,
                                     BlockStmt *Rev) {
-  Fwd->append(S);
   const auto *C = dyn_cast<CallExpr>(S->getExpr());
+  if (C && C->getCalleeKind() == CallExpr::CalleeKind::User)
+    saveCalleeWrites(C, Fwd, Rev);
+  Fwd->append(S);
   if (!C)
     return;
   if (C->getName() == "__syncthreads") {

@@ -11,12 +11,12 @@ double withGoto(double x) {
   if (x > 0)
     goto done; // expected-error {{goto}}
   x = -x;
-done:
+done: // expected-error {{label is not supported}}
   return x;
 }
 
 double external(double x);
-double callsExternal(double x) { return external(x) * x; } // expected-error {{definition is not visible}}
+double callsExternal(double x) { return external(x) * x; } // expected-error {{cannot differentiate the call of 'external': it has no derivative rule and no visible definition}}
 
 double opaque(double x) { return std::lgamma(x); } // expected-error {{cannot differentiate the call of}}
 
@@ -31,7 +31,6 @@ void requests() {
   meshad::differentiate(f, "x[");    // expected-error {{invalid argument spec "x["}}
   meshad::differentiate(f, "7");     // expected-error {{'f' has no parameter number 7}}
   meshad::differentiate(count, "x"); // expected-error {{'count' returns int, which carries no derivative}}
-  meshad::gradient(f, "x");          // expected-error {{meshad::gradient (reverse mode) is not implemented yet}}
   meshad::hessian(f, "x");           // expected-error {{meshad::hessian (Hessian mode) is not implemented yet}}
   meshad::differentiate(withGoto, "x");
   meshad::differentiate(callsExternal, "x");

@@ -23,7 +23,7 @@ __global__ void chainEnergy(int n, const double *x, double k, double r,
     atomicAdd(&E[0], e);
   }
 }
-// CHECK-LABEL: __global__ void chainEnergy_grad(
+// CHECK-LABEL: __global__ void chainEnergy_grad_1_2_4(
 // CHECK: _d_E[0]
 
 template <class T>

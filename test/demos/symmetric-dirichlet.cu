@@ -1,0 +1,11 @@
+// The symmetric Dirichlet demo (demos/symmetric-dirichlet): gradient of a
+// per-triangle parameterization energy summed with atomicAdd w.r.t. the uv
+// coordinates against central differences; on the CPU emulation.
+//
+// RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%test_inputs %S/../../demos/symmetric-dirichlet/symmetric-dirichlet.cu -o %t 2> %t.dump
+// RUN: FileCheck %s < %t.dump
+// RUN: %t | FileCheck %s --check-prefix=NUM
+// CHECK-LABEL: __global__ void symmetricDirichlet_grad_4_5(
+// NUM-NOT: FAIL
+// NUM: numeric checks: 40 passed, 0 failed
+// NUM: symmetric-dirichlet: OK
