@@ -241,8 +241,13 @@ TEST_F(LowerTest, CastsAndLiterals) {
   EXPECT_TRUE(cast<BoolLitExpr>(cast<DeclStmt>(stmt(F, 5))->getInit())
                   ->getValue());
   const auto *Mul = cast<BinaryExpr>(cast<ReturnStmt>(stmt(F, 6))->getValue());
-  const auto *Two = cast<IntLitExpr>(cast<CastExpr>(Mul->getLHS())->getSub());
+  // An integer literal converted to floating becomes a floating literal that
+  // keeps its spelling ("2 * a", not "(double)2 * a").
+  const auto *Two = dyn_cast<FloatLitExpr>(Mul->getLHS());
+  ASSERT_NE(Two, nullptr);
+  EXPECT_EQ(Two->getValue(), 2.0);
   EXPECT_EQ(Two->getSpelling(), "2");
+  EXPECT_EQ(Two->getType(), T.getDouble());
 }
 
 TEST_F(LowerTest, GlobalsAreSharedVars) {
@@ -373,7 +378,9 @@ TEST_F(LowerTest, MathUserAndIntrinsicCalls) {
   EXPECT_EQ(SqF->getParam(0)->getName(), "v");
 
   const auto *Min = cast<CallExpr>(cast<DeclStmt>(stmt(F, 2))->getInit());
-  EXPECT_EQ(Min->getCalleeKind(), CallExpr::CalleeKind::Intrinsic);
+  // min on floating arguments differentiates like fmin.
+  EXPECT_EQ(Min->getCalleeKind(), CallExpr::CalleeKind::Math);
+  EXPECT_EQ(Min->getMathId(), RuleTable::get().lookup("fmin"));
   EXPECT_EQ(Min->getName(), "std::min");
   EXPECT_EQ(Min->getNumArgs(), 2u);
   const auto *Opaque = cast<CallExpr>(cast<DeclStmt>(stmt(F, 3))->getInit());
@@ -426,8 +433,9 @@ TEST_F(LowerTest, TemplateParametersAndIfConstexpr) {
   const auto *Taken = cast<BlockStmt>(stmt(Scale, 0));
   const auto *Mul = cast<BinaryExpr>(
       cast<ReturnStmt>(Taken->getBody().at(0))->getValue());
-  const auto *N = cast<IntLitExpr>(cast<CastExpr>(Mul->getRHS())->getSub());
-  EXPECT_EQ(N->getValue(), 3);
+  const auto *N = dyn_cast<FloatLitExpr>(Mul->getRHS());
+  ASSERT_NE(N, nullptr);
+  EXPECT_EQ(N->getValue(), 3.0);
   EXPECT_EQ(N->getSpelling(), ""); // not "N": emitted code is no template
 }
 

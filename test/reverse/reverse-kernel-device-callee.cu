@@ -10,7 +10,7 @@
 #include <cmath>
 #include <meshad/Differentiator.h>
 
-__device__ double softAbs(double v) { return sqrt(v * v + 0.01); }
+__host__ __device__ double softAbs(double v) { return sqrt(v * v + 0.01); }
 
 __host__ __device__ double spring(double a, double b, double k) {
   double s = softAbs(a - b) + 0.5;

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+#===- scripts/gpu/build.sh - Build the GPU test suite --------------------===#
+#
+# Compiles every source listed in scripts/gpu/tests.txt as CUDA for a real
+# GPU with clang and the meshad plugin (no GPU needed here), into the
+# git-ignored folder .gpu/:
+#   .gpu/bin/<name>        one executable per source (cudart linked
+#                          statically: the GPU machine needs only the driver)
+#   .gpu/log/<name>.build  the compiler's output (the dumped derivatives)
+# then run scripts/gpu/run.sh on the GPU machine. Ends with one line
+# `N built, N failed`; exits non-zero when a build failed.
+# Environment:
+#   MESHAD_BUILD_DIR  build directory with lib/libmeshad.so (default: build)
+#   MESHAD_CLANG      clang++ (default: /usr/lib/llvm-22/bin/clang++)
+#   CUDA_PATH         CUDA toolkit (default: /usr/local/cuda)
+#   MESHAD_GPU_ARCH   GPU architecture (default: sm_90, H100/H200)
+#
+#===----------------------------------------------------------------------===#
+set -uo pipefail
+
+Root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BuildDir=${MESHAD_BUILD_DIR:-$Root/build}
+Plugin=$BuildDir/lib/libmeshad.so
+Clang=${MESHAD_CLANG:-/usr/lib/llvm-22/bin/clang++}
+Cuda=${CUDA_PATH:-/usr/local/cuda}
+Arch=${MESHAD_GPU_ARCH:-sm_90}
+Out=$Root/.gpu
+
+if [[ ! -f $Plugin ]]; then
+  echo "build.sh: no plugin at $Plugin (build the 'meshad' target first)" >&2
+  exit 1
+fi
+rm -rf "$Out/bin" "$Out/log"
+mkdir -p "$Out/bin" "$Out/log"
+
+Built=0
+Failed=0
+while read -r Line; do
+  Src=${Line%%#*}
+  Src=$(echo "$Src" | xargs)
+  [[ -z $Src ]] && continue
+  Name=$(basename "${Src%.*}")
+  if "$Clang" -x cuda --cuda-path="$Cuda" -Wno-unknown-cuda-version \
+      --cuda-gpu-arch="$Arch" -fplugin="$Plugin" -fplugin-arg-meshad-dump \
+      -I"$Root/include" -I"$Root/test/Inputs" -O2 "$Root/$Src" \
+      -L"$Cuda/lib64" -lcudart_static -ldl -lrt -pthread \
+      -o "$Out/bin/$Name" >"$Out/log/$Name.build" 2>&1; then
+    echo "built  $Name"
+    Built=$((Built + 1))
+  else
+    echo "FAILED $Name (see .gpu/log/$Name.build):"
+    grep -m 5 'error' "$Out/log/$Name.build" | sed 's/^/    /'
+    Failed=$((Failed + 1))
+  fi
+done <"$Root/scripts/gpu/tests.txt"
+
+echo "$Built built, $Failed failed"
+[[ $Failed -eq 0 ]]
