@@ -55,6 +55,8 @@
 #define MESHAD_HOST_DEVICE
 #endif
 
+#include <meshad/CudaAdjoint.h>
+
 /// Asks meshad for the forward-mode derivative of the annotated function
 /// definition w.r.t. the parameters in SPEC (one parameter or element), under
 /// the stable name `<function>_darg<N>` (`<function>_darg<N>_<K>` for element

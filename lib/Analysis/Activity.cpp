@@ -155,18 +155,32 @@ bool ActivityAnalysis::visitStore(const Var *Root, const Type *TargetTy,
 }
 
 bool ActivityAnalysis::visitCall(const CallExpr *C) {
+  return visitArgs(C->getArgs());
+}
+
+/// The type of the memory an argument points to, looking through casts to
+/// void * (cudaMemcpy(dst, src, ...)).
+static const Type *pointeeOf(const Expr *Arg) {
+  while (const auto *C = dyn_cast<CastExpr>(Arg))
+    Arg = C->getSub();
+  const Type *Ty = Arg->getType();
+  return Ty->isIndexable() ? Ty->getElement() : nullptr;
+}
+
+bool ActivityAnalysis::visitArgs(const std::vector<const Expr *> &Args) {
   bool AnyActive = false;
-  for (const Expr *A : C->getArgs())
-    AnyActive |= isActive(A);
+  for (const Expr *A : Args) {
+    const Expr *Inner = A;
+    while (const auto *C = dyn_cast<CastExpr>(Inner))
+      Inner = C->getSub();
+    AnyActive |= isActive(Inner);
+  }
   if (!AnyActive)
     return false;
-  // A call may store active values through any pointer to mutable
-  // differentiable memory it receives (atomicAdd(&E[0], e) included).
   bool Changed = false;
-  for (const Expr *A : C->getArgs()) {
-    const Type *Ty = A->getType();
-    if (Ty->isIndexable() && Ty->isDifferentiable() &&
-        !Ty->getElement()->isConst())
+  for (const Expr *A : Args) {
+    const Type *Pointee = pointeeOf(A);
+    if (Pointee && !Pointee->isConst() && Pointee->isDifferentiable())
       Changed |= markActive(getRootVar(A));
   }
   return Changed;
@@ -189,6 +203,8 @@ bool ActivityAnalysis::visitStmt(const Stmt *S) {
     if (const auto *C = dyn_cast<CallExpr>(llvm::cast<ExprStmt>(S)->getExpr()))
       return visitCall(C);
     return false;
+  case Stmt::Kind::Launch:
+    return visitArgs(llvm::cast<LaunchStmt>(S)->getArgs());
   case Stmt::Kind::If: {
     const auto *I = llvm::cast<IfStmt>(S);
     bool Changed = visitBlock(I->getThen());

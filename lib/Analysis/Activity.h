@@ -54,6 +54,9 @@ private:
   bool visitStore(const ir::Var *Root, const ir::Type *TargetTy,
                   const ir::Expr *RHS);
   bool visitCall(const ir::CallExpr *C);
+  /// A call or launch with these arguments may store active values through
+  /// any pointer to mutable differentiable memory among them.
+  bool visitArgs(const std::vector<const ir::Expr *> &Args);
 
   llvm::SmallPtrSet<const ir::Var *, 16> Active;
   /// Union-find over pointer variables that may alias.

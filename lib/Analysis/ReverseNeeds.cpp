@@ -154,6 +154,10 @@ void ReverseNeeds::visitStmt(const Stmt *S) {
   }
   case Stmt::Kind::ExprStmt:
     return visitExpr(cast<ExprStmt>(S)->getExpr(), false);
+  case Stmt::Kind::Launch:
+    for (const Expr *A : cast<LaunchStmt>(S)->getArgs())
+      markAll(A);
+    return;
   case Stmt::Kind::Return:
     return visitExpr(cast<ReturnStmt>(S)->getValue(), false);
   case Stmt::Kind::If: {

@@ -133,6 +133,23 @@ void StmtPrinter::print(const Stmt *S, unsigned Indent) {
     line(Indent, V ? "return " + CudaEmitter::emitExpr(V) + ";" : "return;");
     return;
   }
+  case Stmt::Kind::Launch: {
+    const auto *L = llvm::cast<LaunchStmt>(S);
+    std::string Text = L->getKernel()->getName() + "<<<" +
+                       CudaEmitter::emitExpr(L->getGrid()) + ", " +
+                       CudaEmitter::emitExpr(L->getBlock());
+    if (L->getSharedBytes() || L->getStream())
+      Text += ", " + (L->getSharedBytes()
+                          ? CudaEmitter::emitExpr(L->getSharedBytes())
+                          : std::string("0"));
+    if (L->getStream())
+      Text += ", " + CudaEmitter::emitExpr(L->getStream());
+    Text += ">>>(";
+    for (size_t I = 0; I < L->getArgs().size(); ++I)
+      Text += (I ? ", " : "") + CudaEmitter::emitExpr(L->getArgs()[I]);
+    line(Indent, Text + ");");
+    return;
+  }
   case Stmt::Kind::Comment: {
     // One "//" line per line of the text.
     const std::string &Text = llvm::cast<CommentStmt>(S)->getText();

@@ -350,6 +350,7 @@ public:
     Continue,
     Return,
     Comment,
+    Launch,
   };
   Kind getKind() const { return K; }
   clang::SourceLocation getLoc() const { return Loc; }
@@ -517,6 +518,29 @@ public:
 
 private:
   std::string Text;
+};
+
+/// Kernel<<<Grid, Block, SharedBytes, Stream>>>(Args): a kernel launch from
+/// host code. SharedBytes and Stream may be null.
+class LaunchStmt : public Stmt {
+public:
+  LaunchStmt(Function *Kernel, const Expr *Grid, const Expr *Block,
+             const Expr *SharedBytes, const Expr *Stream,
+             std::vector<const Expr *> Args)
+      : Stmt(Kind::Launch), Kernel(Kernel), Grid(Grid), Block(Block),
+        SharedBytes(SharedBytes), Stream(Stream), Args(std::move(Args)) {}
+  Function *getKernel() const { return Kernel; }
+  const Expr *getGrid() const { return Grid; }
+  const Expr *getBlock() const { return Block; }
+  const Expr *getSharedBytes() const { return SharedBytes; }
+  const Expr *getStream() const { return Stream; }
+  const std::vector<const Expr *> &getArgs() const { return Args; }
+  static bool classof(const Stmt *S) { return S->getKind() == Kind::Launch; }
+
+private:
+  Function *Kernel;
+  const Expr *Grid, *Block, *SharedBytes, *Stream;
+  std::vector<const Expr *> Args;
 };
 
 //===----------------------------------------------------------------------===//

@@ -329,6 +329,13 @@ const ir::Expr *ExprLowering::lowerImplicitCast(const ImplicitCastExpr *E) {
   }
   if (isArithmeticConversion(K))
     return lowerAs(E->getSubExpr(), Types.lowerType(E->getType()));
+  // Pointer conversions such as double ** to void ** (cudaMalloc(&p, n)).
+  if (K == CK_BitCast && E->getType()->isPointerType()) {
+    const ir::Expr *Sub = lower(E->getSubExpr());
+    return Sub ? S.make<ir::CastExpr>(E->getExprLoc(),
+                                      Types.lowerType(E->getType()), Sub)
+               : nullptr;
+  }
   return S.fail(E->getExprLoc(), Twine("meshad: implicit conversion '") +
                                      E->getCastKindName() +
                                      "' is not supported");
@@ -541,6 +548,59 @@ const ir::Expr *ExprLowering::lowerMember(const MemberExpr *E) {
 //===----------------------------------------------------------------------===//
 // Calls, constructors and initializer lists
 //===----------------------------------------------------------------------===//
+
+const ir::Expr *ExprLowering::lowerLaunchConfig(const Expr *E) {
+  if (!E || isa<CXXDefaultArgExpr>(E))
+    return nullptr;
+  const Expr *Inner = skipWrappers(E);
+  if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(Inner))
+    Inner = skipWrappers(Temp->getSubExpr());
+  if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(Inner))
+    Inner = skipWrappers(Bind->getSubExpr());
+  if (const auto *Ctor = dyn_cast<CXXConstructExpr>(Inner)) {
+    // dim3(n) with defaulted y and z is spelled n.
+    unsigned Given = 0;
+    for (const Expr *A : Ctor->arguments())
+      Given += !isa<CXXDefaultArgExpr>(A);
+    if (Given == 1 && Ctor->getNumArgs() >= 1 &&
+        !Ctor->getArg(0)->getType()->isRecordType())
+      return lower(Ctor->getArg(0));
+    if (Given == 1 && Ctor->getNumArgs() == 1)
+      return lower(Ctor->getArg(0));
+  }
+  return lower(E);
+}
+
+const ir::Stmt *ExprLowering::lowerLaunch(const CUDAKernelCallExpr *E) {
+  SourceLocation Loc = E->getExprLoc();
+  const FunctionDecl *FD = E->getDirectCallee();
+  if (!FD || !isUserFunction(FD)) {
+    S.fail(Loc, "meshad: a launch of a kernel whose definition is not "
+                "visible is not supported");
+    return nullptr;
+  }
+  ir::Function *Kernel = LowerCallee(FD);
+  if (!Kernel)
+    return nullptr;
+  const CallExpr *Config = E->getConfig();
+  auto ConfigArg = [&](unsigned I) -> const ir::Expr * {
+    return Config && I < Config->getNumArgs()
+               ? lowerLaunchConfig(Config->getArg(I))
+               : nullptr;
+  };
+  const ir::Expr *Grid = ConfigArg(0), *Block = ConfigArg(1);
+  if (!Grid || !Block) {
+    S.fail(Loc, "meshad: this launch configuration is not supported");
+    return nullptr;
+  }
+  std::vector<const ir::Expr *> Args;
+  if (!lowerArgs(E, Args))
+    return nullptr;
+  auto *L = S.M.create<ir::LaunchStmt>(Kernel, Grid, Block, ConfigArg(2),
+                                       ConfigArg(3), std::move(Args));
+  L->setLoc(Loc);
+  return L;
+}
 
 const ir::Expr *ExprLowering::lowerCall(const CallExpr *E) {
   SourceLocation Loc = E->getExprLoc();

@@ -268,6 +268,12 @@ bool StmtLowering::lowerExprStmt(const Expr *E, ir::BlockStmt *B) {
   // (void)x, x; and other statements without effect are dropped.
   if (!E->HasSideEffects(S.Ctx))
     return true;
+  if (const auto *Launch = dyn_cast<CUDAKernelCallExpr>(E)) {
+    const ir::Stmt *L = Exprs.lowerLaunch(Launch);
+    if (L)
+      emit(B, L);
+    return L != nullptr;
+  }
   bool IsUpdate = false;
   const ir::Stmt *Update = lowerUpdate(E, IsUpdate);
   if (IsUpdate) {

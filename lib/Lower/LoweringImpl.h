@@ -100,6 +100,8 @@ private:
 /// requires; the statement lowering emits them before the statement.
 class ExprLowering {
 public:
+  /// kernel<<<grid, block, shared, stream>>>(args) at statement level.
+  const ir::Stmt *lowerLaunch(const clang::CUDAKernelCallExpr *E);
   /// Lowers a user callee on demand (ASTLowering::Impl::lowerFunction).
   using CalleeLowerer =
       std::function<ir::Function *(const clang::FunctionDecl *)>;
@@ -167,6 +169,8 @@ private:
   const ir::Expr *lowerMember(const clang::MemberExpr *E);
   const ir::Expr *lowerPseudoObject(const clang::PseudoObjectExpr *E);
   const ir::Expr *lowerCall(const clang::CallExpr *E);
+  /// A launch configuration argument: null when defaulted; dim3(n) is n.
+  const ir::Expr *lowerLaunchConfig(const clang::Expr *E);
   const ir::Expr *lowerDirectCall(const clang::CallExpr *E,
                                   const clang::FunctionDecl *FD,
                                   const clang::DeclRefExpr *Ref);

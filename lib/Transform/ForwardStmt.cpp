@@ -63,6 +63,16 @@ void ForwardFunction::deriveStmt(const Stmt *S, BlockStmt *Out) {
   case Stmt::Kind::Comment:
     Out->append(S);
     return;
+  case Stmt::Kind::Launch:
+    for (const Expr *A : cast<LaunchStmt>(S)->getArgs())
+      if (isActive(A)) {
+        error(S->getLoc(), "forward mode of host code that launches kernels "
+                           "is not supported yet; use meshad::gradient, or "
+                           "differentiate the kernel itself");
+        return;
+      }
+    Out->append(S);
+    return;
   }
 }
 

@@ -86,6 +86,15 @@ private:
   ir::Var *record(const ir::Expr *Value, const std::string &Prefix,
                   ir::BlockStmt *Fwd, ir::BlockStmt *Replay);
 
+  // Host code that drives the GPU (ReverseHost.cpp).
+  void sweepLaunch(const ir::LaunchStmt *L, ir::BlockStmt *Fwd,
+                   ir::BlockStmt *Rev);
+  /// Handles cudaMalloc/cudaFree/cudaMemcpy/cudaMemset; \p Original is the
+  /// statement to keep in the forward sweep. False for other calls.
+  bool sweepCudaApi(const ir::CallExpr *C, const ir::Stmt *Original,
+                    ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  void findDeferredFrees(const ir::Stmt *S);
+
   // Loops (ReverseLoops.cpp).
   void sweepLoop(const ir::Stmt *S, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
   void sweepCanonicalFor(const ir::ForStmt *F, const CanonicalLoop &C,
@@ -132,6 +141,8 @@ private:
   std::vector<ir::Var *> Hoisted;
   ir::Var *Seed = nullptr; ///< The return seed parameter of a pullback.
   unsigned LoopDepth = 0;
+  /// Device buffers whose cudaFree waits until the reverse sweep is done.
+  llvm::SmallPtrSet<const ir::Var *, 4> DeferredFrees;
   bool Failed = false;
 };
 

@@ -314,6 +314,7 @@ bool ReverseFunction::run() {
   BlockStmt *Zero = B.block();
   if (Primal->isKernel())
     zeroSharedAdjoints(Zero);
+  findDeferredFrees(Body);
   BlockStmt *Fwd = B.block();
   BlockStmt *Rev = B.block();
   sweepBlock(Body, Fwd, Rev);

@@ -78,6 +78,8 @@ void ReverseFunction::sweepStmt(const Stmt *S, BlockStmt *Fwd,
   case Stmt::Kind::Comment:
     Fwd->append(S);
     return;
+  case Stmt::Kind::Launch:
+    return sweepLaunch(cast<LaunchStmt>(S), Fwd, Rev);
   }
 }
 
@@ -217,12 +219,20 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
                                   const Expr *RHS, bool IsDecl,
                                   clang::SourceLocation Loc, BlockStmt *Fwd,
                                   BlockStmt *Rev) {
+  if (const auto *Api = llvm::dyn_cast_or_null<CallExpr>(RHS))
+    if (Api->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
+        Api->getName().rfind("cuda", 0) == 0) {
+      AssignStmt *Keep = B.assign(LHS, Op, RHS);
+      Keep->setLoc(Loc);
+      if (sweepCudaApi(Api, Keep, Fwd, Rev))
+        return;
+    }
   const Var *Root = ActivityAnalysis::getRootVar(LHS);
   bool Active = Root && Activity->isActive(Root);
   BlockStmt *Restore = B.block();
   if (needsSave(LHS, IsDecl))
     save(LHS, Fwd, Restore);
-  if (const auto *Call = dyn_cast<CallExpr>(RHS))
+  if (const auto *Call = llvm::dyn_cast_or_null<CallExpr>(RHS))
     if (Call->getCalleeKind() == CallExpr::CalleeKind::User)
       saveCalleeWrites(Call, Fwd, Restore);
   AssignStmt *Primal = B.assign(LHS, Op, RHS);
@@ -261,7 +271,7 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
   Var *R = M.createVar(freshName("_r"), Ty);
   Rev->append(B.decl(R, AL));
   const Expr *DE = B.ref(R);
-  const auto *Call = dyn_cast<CallExpr>(RHS);
+  const auto *Call = llvm::dyn_cast_or_null<CallExpr>(RHS);
   bool UserCall = Call && Call->getCalleeKind() == CallExpr::CalleeKind::User;
   switch (Op) {
   case AssignOp::Assign:
@@ -307,6 +317,9 @@ static bool isEffectOnly(const std::string &Name) {
 void ReverseFunction::sweepExprStmt(const ExprStmt *S, BlockStmt *Fwd,
                                     BlockStmt *Rev) {
   const auto *C = dyn_cast<CallExpr>(S->getExpr());
+  if (C && C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
+      sweepCudaApi(C, S, Fwd, Rev))
+    return;
   if (C && C->getCalleeKind() == CallExpr::CalleeKind::User)
     saveCalleeWrites(C, Fwd, Rev);
   Fwd->append(S);

@@ -14,6 +14,10 @@
 #   MESHAD_CLANG      clang++ (default: /usr/lib/llvm-22/bin/clang++)
 #   CUDA_PATH         CUDA toolkit (default: /usr/local/cuda)
 #   MESHAD_GPU_ARCH   GPU architecture (default: sm_90, H100/H200)
+#   MESHAD_GPU_OUT    output folder instead of .gpu (keep it under .gpu/,
+#                     which git ignores)
+# clang passes -target-sdk-version itself (12.9 with CUDA 13), so the kernel
+# launches of clang-compiled CUDA need no extra flag.
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
@@ -24,7 +28,7 @@ Plugin=$BuildDir/lib/libmeshad.so
 Clang=${MESHAD_CLANG:-/usr/lib/llvm-22/bin/clang++}
 Cuda=${CUDA_PATH:-/usr/local/cuda}
 Arch=${MESHAD_GPU_ARCH:-sm_90}
-Out=$Root/.gpu
+Out=${MESHAD_GPU_OUT:-$Root/.gpu}
 
 if [[ ! -f $Plugin ]]; then
   echo "build.sh: no plugin at $Plugin (build the 'meshad' target first)" >&2
@@ -48,7 +52,7 @@ while read -r Line; do
     echo "built  $Name"
     Built=$((Built + 1))
   else
-    echo "FAILED $Name (see .gpu/log/$Name.build):"
+    echo "FAILED $Name (see $Out/log/$Name.build):"
     grep -m 5 'error' "$Out/log/$Name.build" | sed 's/^/    /'
     Failed=$((Failed + 1))
   fi

@@ -4,22 +4,27 @@
 # Runs on the GPU machine (no LLVM needed) every executable that
 # scripts/gpu/build.sh put into .gpu/bin: a binary passes when it exits with
 # 0, prints at least one PASS line and no FAIL line. Then, when
-# compute-sanitizer is available (PATH or $CUDA_PATH/bin) and
-# MESHAD_GPU_MEMCHECK is not 0, runs each again under
-# `compute-sanitizer --tool memcheck`, which passes when it reports no error.
-# Outputs go to .gpu/log/<name>.run and <name>.memcheck. The LAST line is
+# compute-sanitizer is available (PATH or $CUDA_PATH/bin), runs each again
+# under `compute-sanitizer --tool memcheck` and `--tool racecheck` (shared
+# memory hazards), which pass when they report no error or hazard (whatever
+# the program's exit status: that is the plain run's verdict).
+# Outputs go to .gpu/log/<name>.run, <name>.memcheck, <name>.racecheck. The
+# LAST line is
 #   N passed, N failed
-# (runs plus memchecks); exits non-zero when anything failed.
+# (runs plus sanitizer runs); exits non-zero when anything failed.
 # Environment:
-#   MESHAD_GPU_MEMCHECK  0 skips the memcheck runs (default: 1)
+#   MESHAD_GPU_SANITIZERS  sanitizer tools to run (default: "memcheck
+#                          racecheck"; empty: none)
 #   MESHAD_GPU_TIMEOUT   seconds per run (default: 300)
+#   MESHAD_GPU_OUT       the folder build.sh wrote (default: .gpu)
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
 
 Root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-Bin=$Root/.gpu/bin
-Log=$Root/.gpu/log
+Out=${MESHAD_GPU_OUT:-$Root/.gpu}
+Bin=$Out/bin
+Log=$Out/log
 Timeout=${MESHAD_GPU_TIMEOUT:-300}
 mkdir -p "$Log"
 
@@ -27,10 +32,9 @@ Sanitizer=$(command -v compute-sanitizer || true)
 if [[ -z $Sanitizer && -x ${CUDA_PATH:-/usr/local/cuda}/bin/compute-sanitizer ]]; then
   Sanitizer=${CUDA_PATH:-/usr/local/cuda}/bin/compute-sanitizer
 fi
-if [[ ${MESHAD_GPU_MEMCHECK:-1} == 0 ]]; then
-  Sanitizer=
-fi
-[[ -z $Sanitizer ]] && echo "note: memcheck runs skipped (no compute-sanitizer or MESHAD_GPU_MEMCHECK=0)"
+Tools=${MESHAD_GPU_SANITIZERS-memcheck racecheck}
+[[ -z $Tools ]] && Sanitizer=
+[[ -z $Sanitizer ]] && echo "note: sanitizer runs skipped (no compute-sanitizer or MESHAD_GPU_SANITIZERS empty)"
 
 Passed=0
 Failed=0
@@ -55,23 +59,29 @@ for B in "${Binaries[@]}"; do
     echo "PASS $Name ($P checks)"
     Passed=$((Passed + 1))
   else
-    echo "FAIL $Name (exit $Rc, $P checks passed, $F failed; .gpu/log/$Name.run)"
+    echo "FAIL $Name (exit $Rc, $P checks passed, $F failed; $Log/$Name.run)"
     grep -m 5 '^FAIL' "$Log/$Name.run" | sed 's/^/    /'
     Failed=$((Failed + 1))
   fi
-  if [[ -n $Sanitizer ]]; then
-    timeout "$Timeout" "$Sanitizer" --tool memcheck --error-exitcode 99 \
-      "$B" >"$Log/$Name.memcheck" 2>&1
+  [[ -z $Sanitizer ]] && continue
+  for Tool in $Tools; do
+    timeout "$Timeout" "$Sanitizer" --tool "$Tool" --error-exitcode 99 \
+      "$B" >"$Log/$Name.$Tool" 2>&1
     Rc=$?
-    if [[ $Rc -eq 0 ]]; then
-      echo "PASS memcheck $Name"
+    # The program's own exit status is the plain run's business: a sanitizer
+    # run passes when it reached its summary and found no error or hazard.
+    if [[ $Rc -ne 99 && $Rc -ne 124 ]] &&
+        grep -qE 'ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards' \
+          "$Log/$Name.$Tool"; then
+      echo "PASS $Tool $Name"
       Passed=$((Passed + 1))
     else
-      echo "FAIL memcheck $Name (exit $Rc; .gpu/log/$Name.memcheck)"
-      grep -m 5 -E '=+ (Invalid|ERROR|Error)' "$Log/$Name.memcheck" | sed 's/^/    /'
+      echo "FAIL $Tool $Name (exit $Rc; $Log/$Name.$Tool)"
+      grep -m 5 -E '=+ (Invalid|ERROR|Error|Race|Warning)' "$Log/$Name.$Tool" |
+        sed 's/^/    /'
       Failed=$((Failed + 1))
     fi
-  fi
+  done
 done
 
 echo "numeric checks: $ChecksPassed passed, $ChecksFailed failed"

@@ -30,7 +30,7 @@ __global__ void field2d(int nx, int ny, const double *a, double *b) {
     b[k] = a[k] * a[right] * (1 + 0.1 * ix) + sin(a[up]) * (iy + 1);
   }
 }
-// CHECK-LABEL: __global__ void field2d_darg2(
+// CHECK-LABEL: __global__ void field2d_darg2(int nx, int ny, const double *a, double *b, const double *_d_a, double *_d_b) {
 
 __global__ void affine(int n, double a, double b, const double *x,
                        double *out) {
@@ -38,7 +38,7 @@ __global__ void affine(int n, double a, double b, const double *x,
   if (i < n)
     out[i] = a * x[i] + b * sin(a * x[i]) + b * b;
 }
-// CHECK-LABEL: __global__ void affine_darg1(
+// CHECK-LABEL: __global__ void affine_darg1(int n, double a, double b, const double *x, double *out, double *_d_out) {
 
 __global__ void relaxInPlace(int n, double *v) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -47,7 +47,7 @@ __global__ void relaxInPlace(int n, double *v) {
     v[i] = 0.5 * t * t + cos(t);
   }
 }
-// CHECK-LABEL: __global__ void relaxInPlace_darg1(
+// CHECK-LABEL: __global__ void relaxInPlace_darg1(int n, double *v, double *_d_v) {
 
 __global__ void chainEnergy(int n, const double *x, double k, double *E) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -57,7 +57,7 @@ __global__ void chainEnergy(int n, const double *x, double k, double *E) {
     atomicAdd(&E[0], 0.5 * k * s * s + x[i] + 0.1 * sin(x[i]));
   }
 }
-// CHECK-LABEL: __global__ void chainEnergy_darg1(
+// CHECK-LABEL: __global__ void chainEnergy_darg1(int n, const double *x, double k, double *E, const double *_d_x, double *_d_E) {
 // CHECK: atomicAdd(
 
 #define TILE 16
@@ -75,7 +75,7 @@ __global__ void stencil(int n, const double *u, double *v) {
     v[i] = 0.25 * tile[t - 1] + 0.5 * tile[t] * tile[t] +
            0.25 * sin(tile[t + 1]);
 }
-// CHECK-LABEL: __global__ void stencil_darg1(
+// CHECK-LABEL: __global__ void stencil_darg1(int n, const double *u, double *v, const double *_d_u, double *_d_v) {
 // CHECK: __syncthreads()
 
 namespace mt = meshad::test;

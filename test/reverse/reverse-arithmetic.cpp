@@ -18,7 +18,7 @@ double poly(double x, double y, double z) {
   u /= (1.5 + y * y);
   return u * t + 7;
 }
-// CHECK-LABEL: void poly_grad(
+// CHECK-LABEL: void poly_grad(double x, double y, double z, double *_d_x, double *_d_y, double *_d_z) {
 // CHECK: _d_x
 // CHECK: _d_y
 // CHECK: _d_z
@@ -29,11 +29,11 @@ double reuse(double x, int k) {
   double b = a * x + k;
   return a * b / (x + 3);
 }
-// CHECK-LABEL: void reuse_grad(
+// CHECK-LABEL: void reuse_grad(double x, int k, double *_d_x) {
 
 // Only y is selected: the gradient w.r.t. parameter 1 alone.
 double mixed(double x, double y, double z) { return x * y * y + z / y; }
-// CHECK-LABEL: void mixed_grad_1(
+// CHECK-LABEL: void mixed_grad_1(double x, double y, double z, double *_d_y) {
 
 int main() {
   using meshad::test::centralDifference;

@@ -20,7 +20,7 @@ double localArrays(const double *p, int n) {
     s += sin(p[i]) * local[i % 3];
   return s;
 }
-// CHECK-LABEL: void localArrays_grad(
+// CHECK-LABEL: void localArrays_grad(const double *p, int n, double *_d_p) {
 // CHECK: _d_p[
 
 double shiftedDot(const double *a, const double *b, int n) {
@@ -29,14 +29,14 @@ double shiftedDot(const double *a, const double *b, int n) {
     s += a[i] * b[i + 1] + a[i + 1] * a[i + 1] * b[i];
   return s;
 }
-// CHECK-LABEL: void shiftedDot_grad(
+// CHECK-LABEL: void shiftedDot_grad(const double *a, const double *b, int n, double *_d_a, double *_d_b) {
 
 void normalize(const double *in, double *out) {
   double len = sqrt(in[0] * in[0] + in[1] * in[1] + in[2] * in[2]);
   for (int i = 0; i < 3; ++i)
     out[i] = in[i] / len;
 }
-// CHECK-LABEL: void normalize_grad(
+// CHECK-LABEL: void normalize_grad(const double *in, double *out, double *_d_in, double *_d_out) {
 
 int main() {
   using meshad::test::centralDifferenceAt;

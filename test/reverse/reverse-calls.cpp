@@ -41,10 +41,10 @@ double spin(double a, double b) {
   return v[0] * v[1] + v[1];
 }
 
-// CHECK-LABEL: void energy_grad(
+// CHECK-LABEL: void energy_grad(double x, double y, double k, double *_d_x, double *_d_y, double *_d_k) {
 // CHECK: sq_pullback
 // CHECK: spring_pullback
-// CHECK-LABEL: void spin_grad(
+// CHECK-LABEL: void spin_grad(double a, double b, double *_d_a, double *_d_b) {
 // CHECK: rotate_pullback
 
 int main() {

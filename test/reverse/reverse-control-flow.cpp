@@ -21,7 +21,7 @@ double branches(double x, double y) {
   r += x < 0.5 ? x * x : exp(y) * x;
   return r;
 }
-// CHECK-LABEL: void branches_grad(
+// CHECK-LABEL: void branches_grad(double x, double y, double *_d_x, double *_d_y) {
 
 double earlyReturn(double x, double y) {
   if (x < 0)
@@ -31,7 +31,7 @@ double earlyReturn(double x, double y) {
     return t * y;
   return t + sin(y) * x;
 }
-// CHECK-LABEL: void earlyReturn_grad(
+// CHECK-LABEL: void earlyReturn_grad(double x, double y, double *_d_x, double *_d_y) {
 
 // A run-time trip count, continue, and a data-dependent break.
 double loops(double x, int n) {
@@ -54,7 +54,7 @@ double loops(double x, int n) {
   } while (k > 0);
   return acc;
 }
-// CHECK-LABEL: void loops_grad(
+// CHECK-LABEL: void loops_grad(double x, int n, double *_d_x) {
 
 // Branches inside a loop whose outcome changes from iteration to iteration.
 double branchyLoop(double x, double y, int n) {
@@ -70,7 +70,7 @@ double branchyLoop(double x, double y, int n) {
   }
   return s;
 }
-// CHECK-LABEL: void branchyLoop_grad(
+// CHECK-LABEL: void branchyLoop_grad(double x, double y, int n, double *_d_x, double *_d_y) {
 
 // Nested loops with a run-time inner bound that depends on the outer index.
 double triangleSum(double x, int n) {
@@ -80,7 +80,7 @@ double triangleSum(double x, int n) {
       s += cos(x * (j + 1)) / (i + 1);
   return s;
 }
-// CHECK-LABEL: void triangleSum_grad(
+// CHECK-LABEL: void triangleSum_grad(double x, int n, double *_d_x) {
 
 int main() {
   using meshad::test::centralDifference;

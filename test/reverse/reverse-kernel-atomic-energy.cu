@@ -23,7 +23,7 @@ __global__ void chainEnergy(int n, const double *x, double k, double r,
     atomicAdd(&E[0], e);
   }
 }
-// CHECK-LABEL: __global__ void chainEnergy_grad_1_2_4(
+// CHECK-LABEL: __global__ void chainEnergy_grad_1_2_4(int n, const double *x, double k, double r, double *E, double *_d_x, double *_d_k, double *_d_E) {
 // CHECK: _d_E[0]
 
 template <class T>
@@ -32,7 +32,7 @@ __global__ void potential(int n, const T *x, T *E) {
   if (i < n)
     atomicAdd(&E[0], x[i] * x[i] * exp(-x[i]));
 }
-// CHECK-LABEL: __global__ void potential_grad(
+// CHECK-LABEL: __global__ void potential_grad(int n, const float *x, float *E, float *_d_x, float *_d_E) {
 
 namespace mt = meshad::test;
 constexpr int N = 40;

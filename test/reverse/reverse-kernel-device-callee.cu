@@ -34,7 +34,7 @@ __global__ void springs(int n, const double *x, const double *k, double *e) {
            softAbs(x[i]);
   }
 }
-// CHECK-LABEL: __global__ void springs_grad(
+// CHECK-LABEL: __global__ void springs_grad(int n, const double *x, const double *k, double *e, double *_d_x, double *_d_k, double *_d_e) {
 // CHECK: spring_
 // CHECK: rotate_
 // CHECK-DAG: __device__ {{.*}}softAbs_

@@ -17,7 +17,7 @@ __global__ void squash(int n, const double *x, double *y) {
   if (i < n)
     y[i] = x[i] * sin(x[i]) + exp(0.5 * x[i]);
 }
-// CHECK-LABEL: __global__ void squash_grad(
+// CHECK-LABEL: __global__ void squash_grad(int n, const double *x, double *y, double *_d_x, double *_d_y) {
 // CHECK: blockIdx.x * blockDim.x + threadIdx.x
 // CHECK: i < n
 
@@ -28,14 +28,14 @@ __global__ void relaxInPlace(int n, double *v) {
     v[i] = 0.5 * t * t + cos(t);
   }
 }
-// CHECK-LABEL: __global__ void relaxInPlace_grad(
+// CHECK-LABEL: __global__ void relaxInPlace_grad(int n, double *v, double *_d_v) {
 
 template <class T> __global__ void softplus(int n, const T *x, T *y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     y[i] = log(T(1) + exp(x[i])) * x[i];
 }
-// CHECK-LABEL: __global__ void softplus_grad(
+// CHECK-LABEL: __global__ void softplus_grad(int n, const float *x, float *y, float *_d_x, float *_d_y) {
 
 namespace mt = meshad::test;
 constexpr int N = 37;

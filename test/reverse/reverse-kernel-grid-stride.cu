@@ -15,7 +15,7 @@ __global__ void stride(int n, const double *x, double *y) {
        i += blockDim.x * gridDim.x)
     y[i] = tanh(x[i]) * x[i] + x[i];
 }
-// CHECK-LABEL: __global__ void stride_grad(
+// CHECK-LABEL: __global__ void stride_grad(int n, const double *x, double *y, double *_d_x, double *_d_y) {
 // CHECK: blockDim.x * gridDim.x
 
 __global__ void partialSums(int n, const double *x, double *partial) {
@@ -25,7 +25,7 @@ __global__ void partialSums(int n, const double *x, double *partial) {
     acc = acc * cos(x[i]) + x[i] * x[i];
   partial[tid] = acc;
 }
-// CHECK-LABEL: __global__ void partialSums_grad(
+// CHECK-LABEL: __global__ void partialSums_grad(int n, const double *x, double *partial, double *_d_x, double *_d_partial) {
 
 namespace mt = meshad::test;
 constexpr int N = 53;

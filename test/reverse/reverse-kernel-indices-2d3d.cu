@@ -20,7 +20,7 @@ __global__ void field2d(int nx, int ny, const double *a, double *b) {
     b[k] = a[k] * a[right] * (1 + 0.1 * ix) + sin(a[up]) * (iy + 1);
   }
 }
-// CHECK-LABEL: __global__ void field2d_grad(
+// CHECK-LABEL: __global__ void field2d_grad(int nx, int ny, const double *a, double *b, double *_d_a, double *_d_b) {
 // CHECK: threadIdx.y
 
 __global__ void field3d(int nx, int ny, int nz, double s, const double *a,
@@ -33,7 +33,7 @@ __global__ void field3d(int nx, int ny, int nz, double s, const double *a,
     b[k] = exp(s * a[k]) * (1 + ix + 2 * iy + 3 * iz) / (1 + a[k] * a[k]);
   }
 }
-// CHECK-LABEL: __global__ void field3d_grad(
+// CHECK-LABEL: __global__ void field3d_grad(int nx, int ny, int nz, double s, const double *a, double *b, double *_d_s, double *_d_a, double *_d_b) {
 // CHECK: threadIdx.z
 
 namespace mt = meshad::test;

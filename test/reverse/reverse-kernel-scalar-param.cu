@@ -16,8 +16,8 @@ __global__ void affine(int n, double a, double b, const double *x,
   if (i < n)
     out[i] = a * x[i] + b * sin(a * x[i]) + b * b;
 }
-// CHECK-LABEL: __global__ void affine_grad(
-// CHECK-LABEL: __global__ void affine_grad_1_4(
+// CHECK-LABEL: __global__ void affine_grad(int n, double a, double b, const double *x, double *out, double *_d_a, double *_d_b, double *_d_x, double *_d_out) {
+// CHECK-LABEL: __global__ void affine_grad_1_4(int n, double a, double b, const double *x, double *out, double *_d_a, double *_d_out) {
 
 namespace mt = meshad::test;
 constexpr int N = 45;

@@ -31,9 +31,12 @@ __global__ void stencil(int n, const double *u, double *v) {
     v[i] = 0.25 * tile[t - 1] + 0.5 * tile[t] * tile[t] +
            0.25 * sin(tile[t + 1]);
 }
-// CHECK-LABEL: __global__ void stencil_grad(
-// CHECK: __shared__
-// CHECK: __syncthreads()
+// CHECK-LABEL: __global__ void stencil_grad(int n, const double *u, double *v, double *_d_u, double *_d_v) {
+// CHECK: __shared__ double _d_tile[18];
+// CHECK: __syncthreads();
+// CHECK: atomicAdd(&_d_tile[t - 1],
+// CHECK: __syncthreads();
+// CHECK: atomicAdd(&_d_u[i - 1],
 
 namespace mt = meshad::test;
 constexpr int N = 45; // three blocks, the last one partial

@@ -19,26 +19,26 @@ double unaryMix(double x) {
   s += erf(x) + erfc(x) + fabs(x - 2.0);
   return s;
 }
-// CHECK-LABEL: void unaryMix_grad(
+// CHECK-LABEL: void unaryMix_grad(double x, double *_d_x) {
 // CHECK: cos(x)
 
 // Nested calls: the chain rule through several levels.
 double nested(double x, double y) {
   return exp(sin(x * y)) * log(1 + x * x + y * y) + sqrt(cosh(x) + y * y);
 }
-// CHECK-LABEL: void nested_grad(
+// CHECK-LABEL: void nested_grad(double x, double y, double *_d_x, double *_d_y) {
 
 double binaryMix(double x, double y) {
   return pow(x, y) + atan2(x, y) + hypot(x, y) + fmin(x, y) * fmax(x, 2 * y) +
          fma(x, y, x * y);
 }
-// CHECK-LABEL: void binaryMix_grad(
+// CHECK-LABEL: void binaryMix_grad(double x, double y, double *_d_x, double *_d_y) {
 
 float floatMix(float x, float y) {
   return sqrtf(x) * expf(y) + logf(x) / y + sinf(x * y) + powf(x, y) +
          atan2f(y, x) + tanhf(x - y);
 }
-// CHECK-LABEL: void floatMix_grad(
+// CHECK-LABEL: void floatMix_grad(float x, float y, float *_d_x, float *_d_y) {
 double floatMixRef(double x, double y) {
   return sqrt(x) * exp(y) + log(x) / y + sin(x * y) + pow(x, y) +
          atan2(y, x) + tanh(x - y);

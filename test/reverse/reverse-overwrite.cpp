@@ -15,7 +15,9 @@ double iterate(double x, double y, int n) {
     x = 0.2 * sin(x) * y + x;
   return x * x;
 }
-// CHECK-LABEL: void iterate_grad(
+// CHECK-LABEL: void iterate_grad(double x, double y, int n, double *_d_x, double *_d_y) {
+// CHECK: meshad::push(
+// CHECK: x = meshad::pop(
 
 // Overwrites in straight-line code and in a while loop with a run-time
 // trip count: each old value of t is needed once.
@@ -30,7 +32,7 @@ double chain(double x, double y, int n) {
   }
   return t;
 }
-// CHECK-LABEL: void chain_grad(
+// CHECK-LABEL: void chain_grad(double x, double y, int n, double *_d_x, double *_d_y) {
 
 // Array elements overwritten: a local array updated in place several times
 // (a prefix-product sweep), then reduced.
@@ -46,7 +48,7 @@ double prefix(const double *p, int n) {
     s += a[i] * p[i];
   return s;
 }
-// CHECK-LABEL: void prefix_grad(
+// CHECK-LABEL: void prefix_grad(const double *p, int n, double *_d_p) {
 
 // A void function overwriting its own array parameter: the adjoint array
 // is the seed on entry and the adjoint of the initial contents on exit.
@@ -55,7 +57,7 @@ void smoothInPlace(double *v, int n, double w) {
     for (int i = 1; i < n; ++i)
       v[i] = (1 - w) * v[i] + w * sin(v[i - 1]);
 }
-// CHECK-LABEL: void smoothInPlace_grad(
+// CHECK-LABEL: void smoothInPlace_grad(double *v, int n, double w, double *_d_v, double *_d_w) {
 
 int main() {
   using meshad::test::centralDifference;

@@ -23,10 +23,10 @@ template <int N> double norm2(const double *v) {
   return std::sqrt(s);
 }
 
-// CHECK-DAG: void smoothStep_grad(double x, double w,
-// CHECK-DAG: void smoothStep_grad(float x, float w,
-// CHECK-DAG: void outer_grad(double x, double w,
-// CHECK-DAG: void norm2_grad(const double *v,
+// CHECK-DAG: void smoothStep_grad(double x, double w, double *_d_x, double *_d_w) {
+// CHECK-DAG: void smoothStep_grad(float x, float w, float *_d_x, float *_d_w) {
+// CHECK-DAG: void outer_grad(double x, double w, double *_d_x, double *_d_w) {
+// CHECK-DAG: void norm2_grad(const double *v, double *_d_v) {
 
 int main() {
   using meshad::test::centralDifference;
