@@ -8,8 +8,8 @@
 // RUN: %clangxx -x c++ -std=c++17 -DNOT_CUDA -fplugin=%meshad_plugin -I%I -fsyntax-only -Xclang -verify %s
 // RUN: rm -rf %t.dir
 // RUN: not %clangxx -x cuda %cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-dump-dir=%t.dir -I%I -c %s -o %t.o 2>&1 | FileCheck %s
-// CHECK-DAG: plugin-diagnostics.cu:[[#@LINE+16]]:13: error: 'f' has no parameter named 'z'
-// CHECK-DAG: plugin-diagnostics.cu:[[#@LINE+17]]:13: error: invalid argument spec "x["
+// CHECK-DAG: plugin-diagnostics.cu:[[#@LINE+18]]:13: error: 'f' has no parameter named 'z'
+// CHECK-DAG: plugin-diagnostics.cu:[[#@LINE+19]]:13: error: invalid argument spec "x["
 // CHECK-NOT: static assertion
 // RUN: diff %s %t.dir/plugin-diagnostics.cu
 // RUN: not test -e %t.o

@@ -23,18 +23,25 @@ void ReverseNeeds::visitExpr(const Expr *E, bool Value) {
   if (!E)
     return;
   switch (E->getKind()) {
-  case Expr::Kind::VarRef:
-    if (Value)
-      Needed.insert(cast<VarRefExpr>(E)->getVar());
+  case Expr::Kind::VarRef: {
+    const Var *V = cast<VarRefExpr>(E)->getVar();
+    if (V->getType()->isPointer())
+      NeededPointers.insert(V); // Its address is used; its pointee is not.
+    else if (Value)
+      Needed.insert(V);
     return;
+  }
   case Expr::Kind::Unary: {
     const auto *U = cast<UnaryExpr>(E);
-    // &a[i] and *p need the address: the pointer's value.
-    bool Addr = U->getOp() == UnaryOp::AddrOf || U->getOp() == UnaryOp::Deref;
-    if (Addr)
-      if (const Var *Root = ActivityAnalysis::getRootVar(U->getSub()))
+    if (U->getOp() == UnaryOp::Deref) {
+      if (const Var *Root = ActivityAnalysis::getRootVar(U->getSub())) {
         if (Root->getType()->isPointer())
+          NeededPointers.insert(Root);
+        if (Value)
           Needed.insert(Root);
+      }
+      return;
+    }
     return visitExpr(U->getSub(), Value);
   }
   case Expr::Kind::Binary: {
@@ -78,7 +85,9 @@ void ReverseNeeds::visitExpr(const Expr *E, bool Value) {
     const auto *I = cast<IndexExpr>(E);
     markAll(I->getIndex());
     const Var *Root = ActivityAnalysis::getRootVar(I->getBase());
-    if (Root && (Value || Root->getType()->isPointer()))
+    if (Root && Root->getType()->isPointer())
+      NeededPointers.insert(Root);
+    if (Root && Value)
       Needed.insert(Root);
     // Nested indices (a[i][j]) need their own index values.
     if (const auto *Inner = dyn_cast<IndexExpr>(I->getBase()))
@@ -192,6 +201,15 @@ void ReverseNeeds::visitLoop(const Stmt *S) {
   if (const auto *W = dyn_cast<WhileStmt>(S))
     return visitBlock(W->getBody());
   visitBlock(cast<DoStmt>(S)->getBody());
+}
+
+bool ReverseNeeds::isStoreTargetNeeded(const Expr *LValue) const {
+  const Var *Root = ActivityAnalysis::getRootVar(LValue);
+  if (!Root)
+    return false;
+  if (llvm::isa<VarRefExpr>(LValue) && Root->getType()->isPointer())
+    return isPointerNeeded(Root);
+  return isNeeded(Root);
 }
 
 bool meshad::assignsVar(const Stmt *S, const Var *V) {

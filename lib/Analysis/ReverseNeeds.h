@@ -43,8 +43,16 @@ class ReverseNeeds {
 public:
   ReverseNeeds(const ir::BlockStmt &Body, const ActivityAnalysis &Activity);
 
-  /// True when the reverse sweep reads V's value (or, for arrays, contents).
+  /// True when the reverse sweep reads V's value: a scalar's value, an
+  /// array's or a pointer's pointee contents.
   bool isNeeded(const ir::Var *V) const { return Needed.count(V); }
+  /// True when the reverse sweep uses the address a pointer variable holds.
+  bool isPointerNeeded(const ir::Var *V) const {
+    return NeededPointers.count(V);
+  }
+  /// Whether a store to \p LValue destroys something the reverse sweep
+  /// reads (a pointer variable's address, else the stored-to value).
+  bool isStoreTargetNeeded(const ir::Expr *LValue) const;
 
   /// The canonical form of \p F, if it has one.
   static std::optional<CanonicalLoop> matchCanonical(const ir::ForStmt &F);
@@ -61,6 +69,7 @@ private:
 
   const ActivityAnalysis &Activity;
   llvm::SmallPtrSet<const ir::Var *, 16> Needed;
+  llvm::SmallPtrSet<const ir::Var *, 8> NeededPointers;
 };
 
 /// True when \p S (or a statement nested in it) assigns \p V.

@@ -135,16 +135,18 @@ void StmtPrinter::print(const Stmt *S, unsigned Indent) {
   }
   case Stmt::Kind::Launch: {
     const auto *L = llvm::cast<LaunchStmt>(S);
-    std::string Text = L->getKernel()->getName() + "<<<" +
-                       CudaEmitter::emitExpr(L->getGrid()) + ", " +
-                       CudaEmitter::emitExpr(L->getBlock());
+    std::string Config = CudaEmitter::emitExpr(L->getGrid()) + ", " +
+                         CudaEmitter::emitExpr(L->getBlock());
     if (L->getSharedBytes() || L->getStream())
-      Text += ", " + (L->getSharedBytes()
-                          ? CudaEmitter::emitExpr(L->getSharedBytes())
-                          : std::string("0"));
+      Config += ", " + (L->getSharedBytes()
+                            ? CudaEmitter::emitExpr(L->getSharedBytes())
+                            : std::string("0"));
     if (L->getStream())
-      Text += ", " + CudaEmitter::emitExpr(L->getStream());
-    Text += ">>>(";
+      Config += ", " + CudaEmitter::emitExpr(L->getStream());
+    const std::string &K = L->getKernel()->getName();
+    std::string Text = L->isViaMacro()
+                           ? "MESHAD_LAUNCH(" + K + ", " + Config + ")("
+                           : K + "<<<" + Config + ">>>(";
     for (size_t I = 0; I < L->getArgs().size(); ++I)
       Text += (I ? ", " : "") + CudaEmitter::emitExpr(L->getArgs()[I]);
     line(Indent, Text + ");");

@@ -526,9 +526,13 @@ class LaunchStmt : public Stmt {
 public:
   LaunchStmt(Function *Kernel, const Expr *Grid, const Expr *Block,
              const Expr *SharedBytes, const Expr *Stream,
-             std::vector<const Expr *> Args)
+             std::vector<const Expr *> Args, bool ViaMacro = false)
       : Stmt(Kind::Launch), Kernel(Kernel), Grid(Grid), Block(Block),
-        SharedBytes(SharedBytes), Stream(Stream), Args(std::move(Args)) {}
+        SharedBytes(SharedBytes), Stream(Stream), Args(std::move(Args)),
+        ViaMacro(ViaMacro) {}
+  /// Written MESHAD_LAUNCH(k, grid, block)(args) (the portable form that the
+  /// CPU emulation runs) rather than k<<<grid, block>>>(args).
+  bool isViaMacro() const { return ViaMacro; }
   Function *getKernel() const { return Kernel; }
   const Expr *getGrid() const { return Grid; }
   const Expr *getBlock() const { return Block; }
@@ -541,6 +545,7 @@ private:
   Function *Kernel;
   const Expr *Grid, *Block, *SharedBytes, *Stream;
   std::vector<const Expr *> Args;
+  bool ViaMacro;
 };
 
 //===----------------------------------------------------------------------===//

@@ -552,23 +552,18 @@ const ir::Expr *ExprLowering::lowerMember(const MemberExpr *E) {
 const ir::Expr *ExprLowering::lowerLaunchConfig(const Expr *E) {
   if (!E || isa<CXXDefaultArgExpr>(E))
     return nullptr;
-  const Expr *Inner = skipWrappers(E);
-  if (const auto *Temp = dyn_cast<MaterializeTemporaryExpr>(Inner))
-    Inner = skipWrappers(Temp->getSubExpr());
-  if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(Inner))
-    Inner = skipWrappers(Bind->getSubExpr());
+  const Expr *Inner = skipWrappers(E)->IgnoreImplicit();
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Inner))
+    return lowerLaunchConfig(Cast->getSubExpr());
   if (const auto *Ctor = dyn_cast<CXXConstructExpr>(Inner)) {
-    // dim3(n) with defaulted y and z is spelled n.
+    // dim3(n) with defaulted y and z is spelled n; copies are looked through.
     unsigned Given = 0;
     for (const Expr *A : Ctor->arguments())
       Given += !isa<CXXDefaultArgExpr>(A);
-    if (Given == 1 && Ctor->getNumArgs() >= 1 &&
-        !Ctor->getArg(0)->getType()->isRecordType())
-      return lower(Ctor->getArg(0));
-    if (Given == 1 && Ctor->getNumArgs() == 1)
-      return lower(Ctor->getArg(0));
+    if (Given == 1)
+      return lowerLaunchConfig(Ctor->getArg(0));
   }
-  return lower(E);
+  return lower(Inner);
 }
 
 const ir::Stmt *ExprLowering::lowerLaunch(const CUDAKernelCallExpr *E) {
@@ -598,6 +593,57 @@ const ir::Stmt *ExprLowering::lowerLaunch(const CUDAKernelCallExpr *E) {
     return nullptr;
   auto *L = S.M.create<ir::LaunchStmt>(Kernel, Grid, Block, ConfigArg(2),
                                        ConfigArg(3), std::move(Args));
+  L->setLoc(Loc);
+  return L;
+}
+
+const ir::Stmt *
+ExprLowering::lowerEmulatedLaunch(const CXXOperatorCallExpr *E,
+                                  bool &IsLaunch) {
+  IsLaunch = false;
+  if (E->getOperator() != OO_Call || E->getNumArgs() < 1)
+    return nullptr;
+  const Expr *Obj = E->getArg(0)->IgnoreImplicit()->IgnoreParens();
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Obj))
+    Obj = Cast->getSubExpr()->IgnoreImplicit();
+  const auto *Ctor = dyn_cast<CXXConstructExpr>(Obj);
+  const CXXRecordDecl *RD =
+      Ctor ? Ctor->getType()->getAsCXXRecordDecl() : nullptr;
+  if (!RD || RD->getQualifiedNameAsString() != "meshad::cpu::Launcher" ||
+      Ctor->getNumArgs() < 4)
+    return nullptr;
+  IsLaunch = true;
+  SourceLocation Loc = E->getExprLoc();
+  const auto *Ref =
+      dyn_cast<DeclRefExpr>(skipWrappers(Ctor->getArg(1))->IgnoreImpCasts());
+  const auto *FD = Ref ? dyn_cast<FunctionDecl>(Ref->getDecl()) : nullptr;
+  if (!FD || !isUserFunction(FD)) {
+    S.fail(Loc, "meshad: a launch of a kernel whose definition is not "
+                "visible is not supported");
+    return nullptr;
+  }
+  ir::Function *Kernel = LowerCallee(FD);
+  if (!Kernel)
+    return nullptr;
+  auto ConfigArg = [&](unsigned I) -> const ir::Expr * {
+    return I < Ctor->getNumArgs() ? lowerLaunchConfig(Ctor->getArg(I))
+                                  : nullptr;
+  };
+  const ir::Expr *Grid = ConfigArg(2), *Block = ConfigArg(3);
+  if (!Grid || !Block) {
+    S.fail(Loc, "meshad: this launch configuration is not supported");
+    return nullptr;
+  }
+  std::vector<const ir::Expr *> Args;
+  for (unsigned I = 1; I < E->getNumArgs(); ++I) {
+    const ir::Expr *A = lower(E->getArg(I));
+    if (!A)
+      return nullptr;
+    Args.push_back(A);
+  }
+  auto *L = S.M.create<ir::LaunchStmt>(Kernel, Grid, Block, ConfigArg(4),
+                                       ConfigArg(5), std::move(Args),
+                                       /*ViaMacro=*/true);
   L->setLoc(Loc);
   return L;
 }

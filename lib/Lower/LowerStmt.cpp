@@ -268,6 +268,15 @@ bool StmtLowering::lowerExprStmt(const Expr *E, ir::BlockStmt *B) {
   // (void)x, x; and other statements without effect are dropped.
   if (!E->HasSideEffects(S.Ctx))
     return true;
+  if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(E)) {
+    bool IsLaunch = false;
+    const ir::Stmt *L = Exprs.lowerEmulatedLaunch(Call, IsLaunch);
+    if (IsLaunch) {
+      if (L)
+        emit(B, L);
+      return L != nullptr;
+    }
+  }
   if (const auto *Launch = dyn_cast<CUDAKernelCallExpr>(E)) {
     const ir::Stmt *L = Exprs.lowerLaunch(Launch);
     if (L)

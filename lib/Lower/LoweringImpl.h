@@ -102,6 +102,10 @@ class ExprLowering {
 public:
   /// kernel<<<grid, block, shared, stream>>>(args) at statement level.
   const ir::Stmt *lowerLaunch(const clang::CUDAKernelCallExpr *E);
+  /// MESHAD_LAUNCH(kernel, grid, block)(args) of the CPU emulation (a call
+  /// of a meshad::cpu::Launcher); null when \p E is not one.
+  const ir::Stmt *lowerEmulatedLaunch(const clang::CXXOperatorCallExpr *E,
+                                      bool &IsLaunch);
   /// Lowers a user callee on demand (ASTLowering::Impl::lowerFunction).
   using CalleeLowerer =
       std::function<ir::Function *(const clang::FunctionDecl *)>;

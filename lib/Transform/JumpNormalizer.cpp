@@ -50,27 +50,31 @@ bool JumpNormalizer::mayJump(const Stmt *S) {
   return false;
 }
 
-/// True when a loop body contains a return (which would leave the loop).
-static bool containsReturn(const Stmt *S) {
+/// The first return inside \p S (which would leave an enclosing loop).
+static const ReturnStmt *findReturn(const Stmt *S) {
   if (!S)
-    return false;
-  if (isa<ReturnStmt>(S))
-    return true;
+    return nullptr;
+  if (const auto *R = dyn_cast<ReturnStmt>(S))
+    return R;
+  const ReturnStmt *Found = nullptr;
+  auto Visit = [&](const Stmt *Sub) {
+    if (!Found)
+      Found = findReturn(Sub);
+  };
   if (const auto *B = dyn_cast<BlockStmt>(S)) {
     for (const Stmt *Sub : B->getBody())
-      if (containsReturn(Sub))
-        return true;
-    return false;
+      Visit(Sub);
+  } else if (const auto *I = dyn_cast<IfStmt>(S)) {
+    Visit(I->getThen());
+    Visit(I->getElse());
+  } else if (const auto *F = dyn_cast<ForStmt>(S)) {
+    Visit(F->getBody());
+  } else if (const auto *W = dyn_cast<WhileStmt>(S)) {
+    Visit(W->getBody());
+  } else if (const auto *D = dyn_cast<DoStmt>(S)) {
+    Visit(D->getBody());
   }
-  if (const auto *I = dyn_cast<IfStmt>(S))
-    return containsReturn(I->getThen()) || containsReturn(I->getElse());
-  if (const auto *F = dyn_cast<ForStmt>(S))
-    return containsReturn(F->getBody());
-  if (const auto *W = dyn_cast<WhileStmt>(S))
-    return containsReturn(W->getBody());
-  if (const auto *D = dyn_cast<DoStmt>(S))
-    return containsReturn(D->getBody());
-  return false;
+  return Found;
 }
 
 BlockStmt *JumpNormalizer::normalize(const BlockStmt *Body) {
@@ -142,10 +146,10 @@ const Stmt *JumpNormalizer::normalizeStmt(const Stmt *S, unsigned LoopDepth) {
   case Stmt::Kind::For:
   case Stmt::Kind::While:
   case Stmt::Kind::Do: {
-    if (containsReturn(S)) {
-      Diags.error(S->getLoc(), "a return inside a loop is not supported in "
-                               "reverse mode yet; use break and return "
-                               "after the loop");
+    if (const ReturnStmt *R = findReturn(S)) {
+      Diags.error(R->getLoc().isValid() ? R->getLoc() : S->getLoc(),
+                  "a return inside a loop is not supported in reverse mode "
+                  "yet; use break and return after the loop");
       Failed = true;
       return S;
     }

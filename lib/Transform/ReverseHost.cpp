@@ -50,7 +50,7 @@ void ReverseFunction::findDeferredFrees(const Stmt *S) {
     const auto *C = dyn_cast<CallExpr>(E->getExpr());
     if (C && C->getName() == "cudaFree" && C->getNumArgs() == 1)
       if (const Var *P = ActivityAnalysis::getRootVar(C->getArg(0)))
-        if (Needs->isNeeded(P) || Activity->isActive(P))
+        if (Needs->isPointerNeeded(P) || Activity->isActive(P))
           DeferredFrees.insert(P);
   }
 }
@@ -157,7 +157,7 @@ void ReverseFunction::sweepLaunch(const LaunchStmt *L, BlockStmt *Fwd,
   }
   auto *Launch = M.create<LaunchStmt>(Grad, L->getGrid(), L->getBlock(),
                                       L->getSharedBytes(), L->getStream(),
-                                      Args);
+                                      Args, L->isViaMacro());
   Launch->setLoc(L->getLoc());
   Rev->append(Launch);
   for (auto &[Arg, D] : Scalars)

@@ -100,8 +100,7 @@ void ReverseFunction::sweepDecl(const DeclStmt *D, BlockStmt *Fwd,
 }
 
 bool ReverseFunction::needsSave(const Expr *LValue, bool IsDecl) const {
-  const Var *Root = ActivityAnalysis::getRootVar(LValue);
-  if (!Root || !Needs->isNeeded(Root))
+  if (!Needs->isStoreTargetNeeded(LValue))
     return false;
   // Outside loops a declaration's first value overwrites nothing.
   return !IsDecl || LoopDepth > 0;
@@ -246,8 +245,16 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
     // Pointer copies: the adjoint pointer follows in the forward sweep.
     const Expr *Adj = adjointPointer(RHS);
     const Expr *Target = adjointPointer(LHS);
-    if (Adj && Target)
-      Fwd->append(B.assign(Target, Op, Adj));
+    if (!Adj || !Target) {
+      error(Loc, "cannot find the adjoint memory of pointer '" +
+                     std::string(Root ? Root->getName() : "?") +
+                     "': it is not derived from a differentiated parameter "
+                     "or local array (dynamic shared memory and pointers "
+                     "returned by calls are not supported in reverse mode "
+                     "yet)");
+      return;
+    }
+    Fwd->append(B.assign(Target, Op, Adj));
     return;
   }
   if (!LHS->getType()->isDifferentiableValue())

@@ -1,0 +1,45 @@
+// Reverse-mode requests and code that meshad cannot differentiate correctly
+// are errors at the construct, never wrong gradients.
+//
+// RUN: %clangxx %cpu_cuda_flags -fsyntax-only -fplugin=%meshad_plugin %s -Xclang -verify
+#include <meshad/Differentiator.h>
+
+double early(const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i) {
+    if (x[i] < 0)
+      return s; // expected-error {{a return inside a loop is not supported in reverse mode yet}}
+    s += x[i] * x[i];
+  }
+  return s;
+}
+
+__global__ void square(const double *x, double *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = x[i] * x[i];
+}
+
+__global__ void dynamicTile(const double *x, double *y) {
+  MESHAD_DYNAMIC_SHARED(double, buf); // expected-error {{cannot find the adjoint memory of pointer 'buf'}}
+  int t = threadIdx.x;
+  buf[t] = x[t];
+  __syncthreads();
+  y[t] = buf[t] * buf[(t + 1) % blockDim.x];
+}
+
+void scale(double a, double *v) { v[0] *= a; v[1] *= a; }
+double scaledNorm(double a, double *v) {
+  scale(a, v); // expected-error {{the reverse sweep needs the values of 'v' that 'scale' overwrites}}
+  return v[0] * v[1];
+}
+
+int main() {
+  meshad::gradient(early, "x");
+  meshad::gradient(square, "x");       // expected-error {{'square' writes values that depend on the selected inputs into 'y'; add it to the argument spec}}
+  meshad::gradient(early, "x[0:2]");   // expected-error {{meshad::gradient takes whole parameters}}
+  meshad::gradient(early, "n");        // expected-error {{parameter 'n' has type int, which carries no derivative}}
+  meshad::gradient(dynamicTile, "x, y");
+  meshad::gradient(scaledNorm, "a, v");
+  return 0;
+}
