@@ -176,10 +176,24 @@ void StmtPrinter::printBlockTail(const BlockStmt *B, unsigned Indent) {
   Out += '}';
 }
 
+/// `!c` for a simple condition, `!(c)` otherwise.
+static std::string negated(const Expr *Cond) {
+  std::string Text = CudaEmitter::emitExpr(Cond);
+  bool Simple = llvm::isa<VarRefExpr>(Cond) || llvm::isa<BoolLitExpr>(Cond) ||
+                llvm::isa<IndexExpr>(Cond) || llvm::isa<MemberExpr>(Cond);
+  return Simple ? "!" + Text : "!(" + Text + ")";
+}
+
 void StmtPrinter::printIf(const IfStmt *S, unsigned Indent) {
+  const BlockStmt *Else = S->getElse();
+  if (S->getThen()->getBody().empty() && Else && !Else->getBody().empty()) {
+    // if (c) {} else {...} reads better as if (!c) {...}.
+    Out += "if (" + negated(S->getCond()) + ") {\n";
+    printBlockTail(Else, Indent);
+    return;
+  }
   Out += "if (" + CudaEmitter::emitExpr(S->getCond()) + ") {\n";
   printBlockTail(S->getThen(), Indent);
-  const BlockStmt *Else = S->getElse();
   if (!Else)
     return;
   const auto &Body = Else->getBody();

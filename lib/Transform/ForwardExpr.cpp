@@ -194,6 +194,10 @@ Dual ForwardFunction::deriveIndex(const IndexExpr *E, BlockStmt *Out) {
       if (S->K == ParamSeed::Kind::UnitElement) {
         // d p[i] / d p[K] = (i == K).
         const Type *Ty = E->getType()->getUnqualified();
+        if (const auto *Lit = dyn_cast<IntLitExpr>(E->getIndex()))
+          return {E, Lit->getValue() == (long long)S->Element
+                         ? B.floatLit(Ty, 1.0)
+                         : nullptr};
         const Expr *Cond = B.binary(BinaryOp::Eq, E->getIndex(),
                                     B.intLit(S->Element));
         return {E, B.select(Cond, B.floatLit(Ty, 1.0), B.floatLit(Ty, 0.0),
