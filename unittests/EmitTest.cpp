@@ -391,11 +391,11 @@ TEST_F(EmitTest, IfElseIfChains) {
                             "  } else {\n"
                             "    x = c;\n"
                             "  }\n");
-  // An else block holding an if and something else stays a block.
+  // An else block holding an if and something else stays a block; an empty
+  // then-branch is printed as the negated condition.
   const Stmt *NotChain = M.create<IfStmt>(
       C, block({}), block({If1, assign(X, AssignOp::Assign, C)}));
-  EXPECT_EQ(stmt(NotChain), "if (c) {\n"
-                            "} else {\n"
+  EXPECT_EQ(stmt(NotChain), "if (!c) {\n"
                             "  if (a < b) {\n"
                             "    x = a;\n"
                             "  }\n"
