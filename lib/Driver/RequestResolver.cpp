@@ -28,6 +28,17 @@ static int findParam(const ArgSpecItem &Item, const DerivativeRequest &R,
   return -1;
 }
 
+/// A derivative needs a void or differentiable return type.
+static bool checkReturnType(const DerivativeRequest &R, const ir::Function &F,
+                            DiagnosticSink &Diags) {
+  const ir::Type *RetTy = F.getReturnType();
+  if (RetTy->isVoid() || RetTy->isDifferentiableValue())
+    return true;
+  Diags.error(R.Loc, "'" + F.getName() + "' returns " + ir::spellType(RetTy) +
+                         ", which carries no derivative");
+  return false;
+}
+
 /// The only differentiable parameter, for an empty spec; -1 if not unique.
 static int soleDifferentiableParam(const ir::Function &F) {
   int Found = -1;
@@ -43,12 +54,8 @@ static int soleDifferentiableParam(const ir::Function &F) {
 std::optional<ForwardJob> meshad::resolveForward(const DerivativeRequest &R,
                                                  const ir::Function &F,
                                                  DiagnosticSink &Diags) {
-  const ir::Type *RetTy = F.getReturnType();
-  if (!RetTy->isVoid() && !RetTy->isDifferentiableValue()) {
-    Diags.error(R.Loc, "'" + F.getName() + "' returns " + ir::spellType(RetTy) +
-                           ", which carries no derivative");
+  if (!checkReturnType(R, F, Diags))
     return std::nullopt;
-  }
   ArgSpecItem Item;
   if (R.Items.size() > 1) {
     Diags.error(R.Loc, "forward mode differentiates w.r.t. one parameter or "
@@ -110,12 +117,8 @@ std::optional<ForwardJob> meshad::resolveForward(const DerivativeRequest &R,
 std::optional<ReverseJob> meshad::resolveReverse(const DerivativeRequest &R,
                                                  const ir::Function &F,
                                                  DiagnosticSink &Diags) {
-  const ir::Type *RetTy = F.getReturnType();
-  if (!RetTy->isVoid() && !RetTy->isDifferentiableValue()) {
-    Diags.error(R.Loc, "'" + F.getName() + "' returns " + ir::spellType(RetTy) +
-                           ", which carries no derivative");
+  if (!checkReturnType(R, F, Diags))
     return std::nullopt;
-  }
   ReverseJob Job;
   Job.Selected.assign(F.getNumParams(), false);
   if (R.Items.empty())
@@ -148,6 +151,6 @@ std::optional<ReverseJob> meshad::resolveReverse(const DerivativeRequest &R,
                                            "parameter to differentiate");
     return std::nullopt;
   }
-  Job.Name = ReverseModeTransformer::derivedName(F, Job.Selected, "_grad");
+  Job.Name = derivedName(F, Job.Selected, "_grad");
   return Job;
 }

@@ -52,6 +52,31 @@ public:
   }
   const Expr *ref(Var *V) { return M.create<VarRefExpr>(V); }
 
+  /// Cheap to evaluate twice: variables, literals, built-ins, loads and
+  /// members of those, casts and negations of them. Anything else that a
+  /// derivative repeats is stored in a temporary first.
+  static bool isCheap(const Expr *E) {
+    switch (E->getKind()) {
+    case Expr::Kind::FloatLit:
+    case Expr::Kind::IntLit:
+    case Expr::Kind::BoolLit:
+    case Expr::Kind::VarRef:
+    case Expr::Kind::Builtin:
+      return true;
+    case Expr::Kind::Member:
+      return isCheap(llvm::cast<MemberExpr>(E)->getBase());
+    case Expr::Kind::Index:
+      return isCheap(llvm::cast<IndexExpr>(E)->getBase());
+    case Expr::Kind::Cast:
+      return isCheap(llvm::cast<CastExpr>(E)->getSub());
+    case Expr::Kind::Unary:
+      return llvm::cast<UnaryExpr>(E)->getOp() == UnaryOp::Neg &&
+             isCheap(llvm::cast<UnaryExpr>(E)->getSub());
+    default:
+      return false;
+    }
+  }
+
   static bool isLiteral(const Expr *E, double V) {
     if (const auto *F = llvm::dyn_cast_or_null<FloatLitExpr>(E))
       return F->getValue() == V;

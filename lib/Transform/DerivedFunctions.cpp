@@ -6,9 +6,31 @@
 
 #include "Transform/DerivedFunctions.h"
 
+#include <cstdio>
 #include <functional>
 
 using namespace meshad;
+
+std::string meshad::derivedName(const ir::Function &Primal,
+                                const std::vector<bool> &Flags,
+                                const char *Suffix) {
+  std::string Indices;
+  bool All = true;
+  for (unsigned I = 0; I < Primal.getNumParams(); ++I) {
+    if (I < Flags.size() && Flags[I])
+      Indices += "_" + std::to_string(I);
+    else if (Primal.getParam(I)->getType()->isDifferentiable())
+      All = false;
+  }
+  return Primal.getName() + Suffix + (All ? "" : Indices);
+}
+
+std::string DerivedFunctionSet::keyFor(const ir::Function *Primal,
+                                       const std::string &Name) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "%p", static_cast<const void *>(Primal));
+  return std::string(Buf) + "|" + Name;
+}
 
 void DerivedFunctionSet::truncate(size_t Size) {
   while (Entries.size() > Size) {

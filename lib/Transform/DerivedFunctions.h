@@ -32,9 +32,19 @@ struct DerivedFunction {
   std::set<ir::Function *> Callees;
 };
 
+/// The name of a derivative of \p Primal: Primal's name and \p Suffix
+/// ("_grad", "_pushforward"), then "_<i>_<j>" listing the flagged parameters
+/// unless every differentiable parameter is flagged.
+std::string derivedName(const ir::Function &Primal,
+                        const std::vector<bool> &Flags, const char *Suffix);
+
 /// The generated functions of one translation unit, in creation order.
 class DerivedFunctionSet {
 public:
+  /// The registry key of the derivative named \p Name of \p Primal.
+  static std::string keyFor(const ir::Function *Primal,
+                            const std::string &Name);
+
   /// The function registered under \p Key, or null.
   ir::Function *lookup(const std::string &Key) const {
     auto It = ByKey.find(Key);

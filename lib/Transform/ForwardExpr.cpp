@@ -22,30 +22,8 @@ using llvm::cast;
 using llvm::dyn_cast;
 using llvm::isa;
 
-bool ForwardFunction::isCheap(const Expr *E) {
-  switch (E->getKind()) {
-  case Expr::Kind::FloatLit:
-  case Expr::Kind::IntLit:
-  case Expr::Kind::BoolLit:
-  case Expr::Kind::VarRef:
-  case Expr::Kind::Builtin:
-    return true;
-  case Expr::Kind::Member:
-    return isCheap(cast<MemberExpr>(E)->getBase());
-  case Expr::Kind::Index:
-    return isCheap(cast<IndexExpr>(E)->getBase());
-  case Expr::Kind::Cast:
-    return isCheap(cast<CastExpr>(E)->getSub());
-  case Expr::Kind::Unary:
-    return cast<UnaryExpr>(E)->getOp() == UnaryOp::Neg &&
-           isCheap(cast<UnaryExpr>(E)->getSub());
-  default:
-    return false;
-  }
-}
-
 const Expr *ForwardFunction::hoist(const Expr *E, BlockStmt *Out) {
-  if (!Out || isCheap(E))
+  if (!Out || IRBuilder::isCheap(E))
     return E;
   Var *T = M.createVar(freshTempName(),
                        E->getType()->getUnqualified());

@@ -94,7 +94,6 @@ private:
   ir::Var *tangentVar(ir::Var *V);
   /// Stores \p E in a fresh temporary when it is not cheap to repeat.
   const ir::Expr *hoist(const ir::Expr *E, ir::BlockStmt *Out);
-  static bool isCheap(const ir::Expr *E);
   bool isActive(const ir::Expr *E) const {
     return Activity->isActive(E);
   }

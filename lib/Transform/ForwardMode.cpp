@@ -20,32 +20,11 @@ using namespace meshad::ir;
 // ForwardModeTransformer
 //===----------------------------------------------------------------------===//
 
-/// The name of a pushforward: g_pushforward when every differentiable
-/// parameter is active, else g_pushforward_<i>_<j> listing the active ones.
-static std::string pushforwardName(const Function &Primal,
-                                   const std::vector<bool> &Active) {
-  std::string Suffix;
-  bool All = true;
-  for (unsigned I = 0; I < Primal.getNumParams(); ++I) {
-    if (Active[I])
-      Suffix += "_" + std::to_string(I);
-    else if (Primal.getParam(I)->getType()->isDifferentiable())
-      All = false;
-  }
-  return Primal.getName() + "_pushforward" + (All ? "" : Suffix);
-}
-
-static std::string keyOf(const Function *Primal, const std::string &Name) {
-  char Buf[32];
-  std::snprintf(Buf, sizeof(Buf), "%p", static_cast<const void *>(Primal));
-  return std::string(Buf) + "|" + Name;
-}
-
 ir::Function *
 ForwardModeTransformer::deriveRequest(ir::Function *Primal,
                                       std::vector<ParamSeed> Seeds,
                                       const std::string &Name) {
-  std::string Key = keyOf(Primal, Name);
+  std::string Key = DerivedFunctionSet::keyFor(Primal, Name);
   if (ir::Function *F = Derived.lookup(Key))
     return F;
   const Type *RetTy = Primal->getReturnType();
@@ -77,8 +56,8 @@ ForwardModeTransformer::derivePushforward(ir::Function *Primal,
                              "': its definition is not visible here");
     return nullptr;
   }
-  std::string Name = pushforwardName(*Primal, Active);
-  std::string Key = keyOf(Primal, Name);
+  std::string Name = derivedName(*Primal, Active, "_pushforward");
+  std::string Key = DerivedFunctionSet::keyFor(Primal, Name);
   if (ir::Function *F = Derived.lookup(Key))
     return F;
   const Type *RetTy = Primal->getReturnType();

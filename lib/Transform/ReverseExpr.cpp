@@ -21,31 +21,8 @@ using namespace meshad::ir;
 using llvm::cast;
 using llvm::dyn_cast;
 
-/// Cheap to evaluate twice: variables, literals, built-ins, loads.
-static bool isCheapExpr(const Expr *E) {
-  switch (E->getKind()) {
-  case Expr::Kind::FloatLit:
-  case Expr::Kind::IntLit:
-  case Expr::Kind::BoolLit:
-  case Expr::Kind::VarRef:
-  case Expr::Kind::Builtin:
-    return true;
-  case Expr::Kind::Member:
-    return isCheapExpr(cast<MemberExpr>(E)->getBase());
-  case Expr::Kind::Index:
-    return isCheapExpr(cast<IndexExpr>(E)->getBase());
-  case Expr::Kind::Cast:
-    return isCheapExpr(cast<CastExpr>(E)->getSub());
-  case Expr::Kind::Unary:
-    return cast<UnaryExpr>(E)->getOp() == UnaryOp::Neg &&
-           isCheapExpr(cast<UnaryExpr>(E)->getSub());
-  default:
-    return false;
-  }
-}
-
 const Expr *ReverseFunction::cheap(const Expr *E, BlockStmt *Out) {
-  if (!E || isCheapExpr(E))
+  if (!E || IRBuilder::isCheap(E))
     return E;
   Var *T = M.createVar(freshName("_r"), E->getType()->getUnqualified());
   Out->append(B.decl(T, E));

@@ -126,7 +126,7 @@ void ReverseFunction::sweepLaunch(const LaunchStmt *L, BlockStmt *Fwd,
   if (!Any)
     return;
   std::string Name =
-      ReverseModeTransformer::derivedName(*Kernel, Active, "_grad");
+      derivedName(*Kernel, Active, "_grad");
   ir::Function *Grad =
       Owner.deriveGradient(Kernel, Active, Name, L->getLoc());
   if (!Grad) {

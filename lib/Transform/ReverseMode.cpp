@@ -19,30 +19,10 @@ using namespace meshad::ir;
 using llvm::cast;
 using llvm::dyn_cast;
 
-std::string ReverseModeTransformer::derivedName(const ir::Function &Primal,
-                                                const std::vector<bool> &Flags,
-                                                const char *Suffix) {
-  std::string Indices;
-  bool All = true;
-  for (unsigned I = 0; I < Primal.getNumParams(); ++I) {
-    if (Flags[I])
-      Indices += "_" + std::to_string(I);
-    else if (Primal.getParam(I)->getType()->isDifferentiable())
-      All = false;
-  }
-  return Primal.getName() + Suffix + (All ? "" : Indices);
-}
-
-static std::string keyOf(const ir::Function *Primal, const std::string &Name) {
-  char Buf[32];
-  std::snprintf(Buf, sizeof(Buf), "%p", static_cast<const void *>(Primal));
-  return std::string(Buf) + "|" + Name;
-}
-
 ir::Function *ReverseModeTransformer::deriveGradient(
     ir::Function *Primal, const std::vector<bool> &Selected,
     const std::string &Name, clang::SourceLocation RequestLoc) {
-  std::string Key = keyOf(Primal, Name);
+  std::string Key = DerivedFunctionSet::keyFor(Primal, Name);
   if (ir::Function *F = Derived.lookup(Key))
     return F;
   ir::Function *Result =
@@ -71,7 +51,7 @@ ReverseModeTransformer::derivePullback(ir::Function *Primal,
     return nullptr;
   }
   std::string Name = derivedName(*Primal, Active, "_pullback");
-  std::string Key = keyOf(Primal, Name);
+  std::string Key = DerivedFunctionSet::keyFor(Primal, Name);
   if (ir::Function *F = Derived.lookup(Key))
     return F;
   ir::Function *Result =

@@ -57,10 +57,6 @@ public:
                                const std::vector<bool> &Active,
                                clang::SourceLocation CallLoc);
 
-  /// "f_grad" or "f_grad_0_2" (also "_pullback").
-  static std::string derivedName(const ir::Function &Primal,
-                                 const std::vector<bool> &Flags,
-                                 const char *Suffix);
 
 private:
   ir::Module &M;
