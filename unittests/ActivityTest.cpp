@@ -57,14 +57,13 @@ TEST_F(ActivityTest, DataFlowFromSeeds) {
   Var *Bv = local("b", B.ref(Y));
   Var *Cnt = local("n", B.intLit(3));
   auto R = analyze({X});
-  EXPECT_TRUE(R.isActive(X));
-  EXPECT_TRUE(R.isActive(A));
-  EXPECT_FALSE(R.isActive(Bv));
-  EXPECT_FALSE(R.isActive(Y));
-  EXPECT_FALSE(R.isActive(Cnt));
-  // Comparisons carry no derivative.
-  EXPECT_FALSE(R.isActive(B.binary(BinaryOp::Lt, B.ref(A), B.ref(Y))));
-  EXPECT_TRUE(R.isActive(B.add(B.ref(Y), B.ref(A))));
+  EXPECT_TRUE(R.isVaried(X));
+  EXPECT_TRUE(R.isVaried(A));
+  EXPECT_FALSE(R.isVaried(Bv));
+  EXPECT_FALSE(R.isVaried(Y));
+  EXPECT_FALSE(R.isVaried(Cnt));
+  // Nothing reaches a result: varied but not active.
+  EXPECT_FALSE(R.isActive(A));
 }
 
 TEST_F(ActivityTest, FixedPointThroughLaterAssignments) {
@@ -74,8 +73,8 @@ TEST_F(ActivityTest, FixedPointThroughLaterAssignments) {
   Var *Cv = local("c2", B.ref(Bv));
   Body->append(B.assign(B.ref(Bv), AssignOp::AddAssign, B.ref(X)));
   auto R = analyze({X});
-  EXPECT_TRUE(R.isActive(Bv));
-  EXPECT_TRUE(R.isActive(Cv));
+  EXPECT_TRUE(R.isVaried(Bv));
+  EXPECT_TRUE(R.isVaried(Cv));
 }
 
 TEST_F(ActivityTest, StoresMakeMemoryActive) {
@@ -106,6 +105,26 @@ TEST_F(ActivityTest, CallsWriteThroughMutablePointers) {
   auto R = analyze({X});
   EXPECT_TRUE(R.isActive(Out));
   EXPECT_FALSE(R.isActive(Tmp));
+}
+
+TEST_F(ActivityTest, OnlyValuesReachingResultsAreActive) {
+  // a = x * 2; dbg = a * a; b = y + a; out[0] = b; return a;
+  const Type *D = M.getTypes().getDouble();
+  Var *A = local("a", B.mul(B.ref(X), B.floatLit(D, 2)));
+  Var *Dbg = local("dbg", B.mul(B.ref(A), B.ref(A)));
+  Var *Bv = local("b", B.add(B.ref(Y), B.ref(A)));
+  Body->append(B.assign(idx(Out, 0), AssignOp::Assign, B.ref(Bv)));
+  Body->append(M.create<ReturnStmt>(B.ref(A)));
+  auto R = analyze({X});
+  EXPECT_TRUE(R.isActive(A));
+  EXPECT_TRUE(R.isActive(Bv));
+  EXPECT_TRUE(R.isActive(Out));
+  EXPECT_TRUE(R.isVaried(Dbg));
+  EXPECT_FALSE(R.isActive(Dbg)); // computed from x, never used
+  EXPECT_FALSE(R.isActive(Y));   // reaches a result, but does not vary
+  // Comparisons carry no derivative.
+  EXPECT_FALSE(R.isActive(B.binary(BinaryOp::Lt, B.ref(A), B.ref(Y))));
+  EXPECT_TRUE(R.isActive(B.add(B.ref(Y), B.ref(A))));
 }
 
 } // namespace

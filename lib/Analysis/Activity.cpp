@@ -6,6 +6,8 @@
 
 #include "Analysis/Activity.h"
 
+#include <functional>
+
 using namespace meshad;
 using namespace meshad::ir;
 using llvm::dyn_cast;
@@ -20,6 +22,139 @@ ActivityAnalysis::ActivityAnalysis(
   // Iterate to a fixed point: every pass only adds variables.
   while (visitBlock(F.getBody())) {
   }
+  computeUseful(F);
+}
+
+bool ActivityAnalysis::isUseful(const Var *V) const {
+  return !UsefulDone || Useful.count(leader(V));
+}
+
+bool ActivityAnalysis::markUseful(const Var *V) {
+  return V && Useful.insert(leader(V)).second;
+}
+
+/// Marks every variable \p E reads (its value may reach a result).
+bool ActivityAnalysis::markUsefulIn(const Expr *E) {
+  if (!E)
+    return false;
+  switch (E->getKind()) {
+  case Expr::Kind::VarRef:
+    return markUseful(llvm::cast<VarRefExpr>(E)->getVar());
+  case Expr::Kind::Unary:
+    return markUsefulIn(llvm::cast<UnaryExpr>(E)->getSub());
+  case Expr::Kind::Binary: {
+    const auto *B = llvm::cast<BinaryExpr>(E);
+    bool L = markUsefulIn(B->getLHS());
+    return markUsefulIn(B->getRHS()) || L;
+  }
+  case Expr::Kind::Conditional: {
+    const auto *C = llvm::cast<ConditionalExpr>(E);
+    bool T = markUsefulIn(C->getTrue());
+    return markUsefulIn(C->getFalse()) || T;
+  }
+  case Expr::Kind::Call: {
+    bool Changed = false;
+    for (const Expr *A : llvm::cast<CallExpr>(E)->getArgs())
+      Changed |= markUsefulIn(A);
+    return Changed;
+  }
+  case Expr::Kind::Index:
+    return markUsefulIn(llvm::cast<IndexExpr>(E)->getBase());
+  case Expr::Kind::Member:
+    return markUsefulIn(llvm::cast<MemberExpr>(E)->getBase());
+  case Expr::Kind::Cast:
+    return markUsefulIn(llvm::cast<CastExpr>(E)->getSub());
+  case Expr::Kind::InitList: {
+    bool Changed = false;
+    for (const Expr *El : llvm::cast<InitListExpr>(E)->getElements())
+      Changed |= markUsefulIn(El);
+    return Changed;
+  }
+  default:
+    return false;
+  }
+}
+
+/// A call or launch: if it may write through a useful pointer, everything
+/// it reads may reach a result.
+static bool writesUseful(const std::vector<const Expr *> &Args,
+                         const std::function<bool(const Var *)> &Useful) {
+  for (const Expr *A : Args) {
+    const Var *Root = ActivityAnalysis::getRootVar(A);
+    const Expr *Inner = A;
+    while (const auto *C = dyn_cast<CastExpr>(Inner))
+      Inner = C->getSub();
+    if (Root && Inner->getType()->isIndexable() && Useful(Root))
+      return true;
+  }
+  return false;
+}
+
+bool ActivityAnalysis::usefulStmt(const Stmt *S) {
+  if (!S)
+    return false;
+  auto IsUseful = [&](const Var *V) { return Useful.count(leader(V)) != 0; };
+  bool Changed = false;
+  switch (S->getKind()) {
+  case Stmt::Kind::Block:
+    for (const Stmt *Sub : llvm::cast<BlockStmt>(S)->getBody())
+      Changed |= usefulStmt(Sub);
+    return Changed;
+  case Stmt::Kind::Decl: {
+    const auto *D = llvm::cast<DeclStmt>(S);
+    if (IsUseful(D->getVar()))
+      Changed |= markUsefulIn(D->getInit());
+    return Changed;
+  }
+  case Stmt::Kind::Assign: {
+    const auto *A = llvm::cast<AssignStmt>(S);
+    const Var *Root = getRootVar(A->getLHS());
+    if (Root && IsUseful(Root))
+      Changed |= markUsefulIn(A->getRHS());
+    return Changed;
+  }
+  case Stmt::Kind::ExprStmt: {
+    const auto *C = dyn_cast<CallExpr>(llvm::cast<ExprStmt>(S)->getExpr());
+    if (C && writesUseful(C->getArgs(), IsUseful))
+      for (const Expr *A : C->getArgs())
+        Changed |= markUsefulIn(A);
+    return Changed;
+  }
+  case Stmt::Kind::Launch: {
+    const auto *L = llvm::cast<LaunchStmt>(S);
+    if (writesUseful(L->getArgs(), IsUseful))
+      for (const Expr *A : L->getArgs())
+        Changed |= markUsefulIn(A);
+    return Changed;
+  }
+  case Stmt::Kind::Return:
+    return markUsefulIn(llvm::cast<ReturnStmt>(S)->getValue());
+  case Stmt::Kind::If:
+    Changed |= usefulStmt(llvm::cast<IfStmt>(S)->getThen());
+    return usefulStmt(llvm::cast<IfStmt>(S)->getElse()) || Changed;
+  case Stmt::Kind::For: {
+    const auto *F = llvm::cast<ForStmt>(S);
+    Changed |= usefulStmt(F->getInit());
+    Changed |= usefulStmt(F->getBody());
+    return usefulStmt(F->getInc()) || Changed;
+  }
+  case Stmt::Kind::While:
+    return usefulStmt(llvm::cast<WhileStmt>(S)->getBody());
+  case Stmt::Kind::Do:
+    return usefulStmt(llvm::cast<DoStmt>(S)->getBody());
+  default:
+    return false;
+  }
+}
+
+void ActivityAnalysis::computeUseful(const Function &F) {
+  // Results: the return value and memory reached through pointer parameters.
+  for (const Var *P : F.getParams())
+    if (P->getType()->isIndexable())
+      markUseful(P);
+  while (usefulStmt(F.getBody())) {
+  }
+  UsefulDone = true;
 }
 
 const Var *ActivityAnalysis::leader(const Var *V) const {
@@ -47,8 +182,12 @@ bool ActivityAnalysis::markActive(const Var *V) {
   return Active.insert(leader(V)).second;
 }
 
-bool ActivityAnalysis::isActive(const Var *V) const {
+bool ActivityAnalysis::isVaried(const Var *V) const {
   return V && Active.count(leader(V));
+}
+
+bool ActivityAnalysis::isActive(const Var *V) const {
+  return isVaried(V) && isUseful(V);
 }
 
 const Var *ActivityAnalysis::getRootVar(const Expr *E) {

@@ -5,12 +5,15 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Forward ("varied") activity: a variable is active when a value that
-/// depends on the independent variables may flow into it. The analysis is
-/// flow-insensitive and iterates to a fixed point, which is sound for loops
-/// and branches. Pointers that may alias (one assigned from the other) share
+/// A variable is active when it is both
+/// - varied: a value that depends on the independent variables may flow into
+///   it (forward), and
+/// - useful: its value may flow into the function's results, i.e. its return
+///   value or memory reached through its pointer parameters (backward).
+/// Both halves are flow-insensitive fixed points, sound for loops and
+/// branches. Pointers that may alias (one assigned from the other) share
 /// their activity, and memory written by a call or an atomicAdd with active
-/// arguments becomes active. Inactive variables get no derivative code.
+/// arguments becomes varied. Inactive variables get no derivative code.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +39,8 @@ public:
                    const llvm::SmallPtrSetImpl<const ir::Var *> &Seeds);
 
   bool isActive(const ir::Var *V) const;
+  /// The forward half only: V may depend on the independent variables.
+  bool isVaried(const ir::Var *V) const;
   /// True when \p E may depend on an active variable and has a
   /// differentiable type (or is a pointer into active memory).
   bool isActive(const ir::Expr *E) const;
@@ -46,6 +51,12 @@ public:
 
 private:
   bool dependsOnActive(const ir::Expr *E) const;
+  /// The backward half: which variables may reach a result.
+  void computeUseful(const ir::Function &F);
+  bool usefulStmt(const ir::Stmt *S);
+  bool markUseful(const ir::Var *V);
+  bool markUsefulIn(const ir::Expr *E);
+  bool isUseful(const ir::Var *V) const;
   const ir::Var *leader(const ir::Var *V) const;
   void unite(const ir::Var *A, const ir::Var *B);
   bool markActive(const ir::Var *V);
@@ -59,6 +70,8 @@ private:
   bool visitArgs(const std::vector<const ir::Expr *> &Args);
 
   llvm::SmallPtrSet<const ir::Var *, 16> Active;
+  llvm::SmallPtrSet<const ir::Var *, 16> Useful;
+  bool UsefulDone = false;
   /// Union-find over pointer variables that may alias.
   mutable llvm::DenseMap<const ir::Var *, const ir::Var *> AliasParent;
 };
