@@ -157,18 +157,25 @@ void ReverseFunction::adjointCall(const CallExpr *C, const Expr *DE,
 void ReverseFunction::pullbackCall(const CallExpr *C, const Expr *SeedValue,
                                    BlockStmt *Rev) {
   ir::Function *Callee = C->getUserCallee();
-  std::vector<bool> Active;
+  std::vector<bool> Active, Private;
   bool Any = false;
   for (unsigned I = 0; I < C->getNumArgs(); ++I) {
+    const Expr *Arg = C->getArg(I);
     bool A = I < Callee->getNumParams() &&
              Callee->getParam(I)->getType()->isDifferentiable() &&
-             isActive(C->getArg(I));
+             isActive(Arg);
     Active.push_back(A);
+    // A local array's adjoint is a local array too: private to the thread.
+    const Var *Root = ActivityAnalysis::getRootVar(Arg);
+    Private.push_back(A && Arg->getType()->isIndexable() && Root &&
+                      Root->getStorage() == Var::Storage::Local &&
+                      Root->getType()->isArray());
     Any |= A;
   }
   if (!Any)
     return;
-  ir::Function *PB = Owner.derivePullback(Callee, Active, C->getLoc());
+  ir::Function *PB =
+      Owner.derivePullback(Callee, Active, Private, C->getLoc());
   if (!PB) {
     Failed = true;
     return;

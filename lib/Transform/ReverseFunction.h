@@ -38,7 +38,8 @@ public:
                   DiagnosticSink &Diags, DerivedFunctionSet &Derived,
                   ir::Function *Primal, ir::Function *Result,
                   std::vector<bool> Selected, Flavor Kind,
-                  clang::SourceLocation RequestLoc);
+                  clang::SourceLocation RequestLoc,
+                  std::vector<bool> Private = {});
 
   bool run();
 
@@ -131,6 +132,8 @@ private:
   Flavor Kind;
   clang::SourceLocation RequestLoc;
   AccumulationPolicy Policy;
+  /// Array parameters whose adjoints are private to the calling thread.
+  std::vector<bool> Private;
 
   ir::BlockStmt *Body = nullptr; ///< The normalized primal body.
   std::unique_ptr<ActivityAnalysis> Activity;

@@ -43,6 +43,7 @@ ir::Function *ReverseModeTransformer::deriveGradient(
 ir::Function *
 ReverseModeTransformer::derivePullback(ir::Function *Primal,
                                        const std::vector<bool> &Active,
+                                       const std::vector<bool> &Private,
                                        clang::SourceLocation CallLoc) {
   if (!Primal->getBody()) {
     Diags.error(CallLoc, "cannot differentiate the call of '" +
@@ -51,6 +52,9 @@ ReverseModeTransformer::derivePullback(ir::Function *Primal,
     return nullptr;
   }
   std::string Name = derivedName(*Primal, Active, "_pullback");
+  for (unsigned I = 0; I < Private.size(); ++I)
+    if (Private[I])
+      Name += "_local" + std::to_string(I);
   std::string Key = DerivedFunctionSet::keyFor(Primal, Name);
   if (ir::Function *F = Derived.lookup(Key))
     return F;
@@ -60,7 +64,7 @@ ReverseModeTransformer::derivePullback(ir::Function *Primal,
   Result->setLoc(Primal->getLoc());
   Derived.add(Key, Result, Primal);
   ReverseFunction RF(*this, M, Diags, Derived, Primal, Result, Active,
-                     ReverseFunction::Flavor::Pullback, CallLoc);
+                     ReverseFunction::Flavor::Pullback, CallLoc, Private);
   return RF.run() ? Result : nullptr;
 }
 
@@ -73,11 +77,14 @@ ReverseFunction::ReverseFunction(ReverseModeTransformer &Owner, Module &M,
                                  DerivedFunctionSet &Derived,
                                  ir::Function *Primal, ir::Function *Result,
                                  std::vector<bool> Selected, Flavor Kind,
-                                 clang::SourceLocation RequestLoc)
+                                 clang::SourceLocation RequestLoc,
+                                 std::vector<bool> Private)
     : Owner(Owner), M(M), B(M), Diags(Diags), Derived(Derived),
       Primal(Primal), Result(Result), Selected(std::move(Selected)),
-      Kind(Kind), RequestLoc(RequestLoc), Policy(Primal->getTarget()) {
+      Kind(Kind), RequestLoc(RequestLoc), Policy(Primal->getTarget()),
+      Private(std::move(Private)) {
   this->Selected.resize(Primal->getNumParams());
+  this->Private.resize(Primal->getNumParams());
 }
 
 void ReverseFunction::error(clang::SourceLocation Loc,
@@ -209,7 +216,7 @@ void ReverseFunction::addParameters() {
     std::string Name = "_d_" + P->getName();
     UsedNames.insert(Name);
     Var *A = M.createVar(Name, AdjTy, Var::Storage::Param);
-    if (Kind == Flavor::Pullback && !Ty->isIndexable())
+    if (Kind == Flavor::Pullback && (!Ty->isIndexable() || Private[I]))
       Policy.addThreadPrivate(A);
     Adjoints[P] = A;
     Result->addParam(A);

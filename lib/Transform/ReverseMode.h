@@ -53,8 +53,14 @@ public:
 
   /// The pullback of a callee whose parameters flagged in \p Active carry
   /// adjoints. Shared between callers.
+  ///
+  /// \p Private flags array parameters whose adjoint memory is private to
+  /// the calling thread (a local array of the caller): their adjoints are
+  /// added to plainly, never atomically (CUDA atomics need global or shared
+  /// memory). Such pullbacks are named with "_local<i>" suffixes.
   ir::Function *derivePullback(ir::Function *Primal,
                                const std::vector<bool> &Active,
+                               const std::vector<bool> &Private,
                                clang::SourceLocation CallLoc);
 
 
