@@ -92,6 +92,29 @@ template <class T> MESHAD_HOST_DEVICE inline void atomicAccumulate(T *P, T V) {
 #endif
 }
 
+/// Called first by generated gradient kernels whose thread-exclusive adjoint
+/// stores are plain (not atomic): the ownership proof assumes a 1D launch
+/// (threads then differ in their global x index). Traps otherwise.
+MESHAD_HOST_DEVICE inline void requireLaunch1D() {
+#if defined(__CUDA_ARCH__) || defined(MESHAD_CPU_CUDA)
+  if (blockDim.y != 1 || blockDim.z != 1 || gridDim.y != 1 ||
+      gridDim.z != 1) {
+#if defined(__CUDA_ARCH__)
+    printf("meshad: this gradient kernel relies on a 1D launch (its "
+           "thread-exclusive adjoint stores are plain, not atomic); launch "
+           "it with a 1D grid and 1D blocks\n");
+    __trap();
+#else
+    std::fprintf(stderr,
+                 "meshad: this gradient kernel relies on a 1D launch (its "
+                 "thread-exclusive adjoint stores are plain, not atomic); "
+                 "launch it with a 1D grid and 1D blocks\n");
+    std::abort();
+#endif
+  }
+#endif
+}
+
 namespace detail {
 template <class T> struct AlwaysFalse : std::false_type {};
 

@@ -1,1 +1,1 @@
-set(SOURCES Activity.cpp ReverseNeeds.cpp)
+set(SOURCES Activity.cpp Ownership.cpp ReverseNeeds.cpp)

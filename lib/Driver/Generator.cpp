@@ -187,6 +187,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
                                              DiagnosticSink &Diags,
                                              const GeneratorOptions &Opts) {
   GenerationResult Result;
+  Diags.setRemarksEnabled(Opts.Remarks);
   std::vector<DerivativeRequest> Requests = RequestPlanner(Ctx, Diags).plan();
   Result.HasRequests = !Requests.empty() || Diags.hasErrors();
   if (Requests.empty())

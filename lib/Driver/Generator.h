@@ -40,6 +40,9 @@ struct GeneratorOptions {
   /// Wrap generated text in #line directives so that diagnostics in user
   /// code keep their original lines (the plugin); meshad-gen turns it off.
   bool LineDirectives = true;
+  /// Report one remark per adjoint store of a kernel: how it is written
+  /// (plain, atomic) and why (-fplugin-arg-meshad-remarks).
+  bool Remarks = false;
 };
 
 struct GenerationResult {

@@ -75,6 +75,33 @@ static clang::FileID replaceMainFile(clang::SourceManager &SM,
 
 namespace {
 
+/// Reports meshad's diagnostics (warnings, remarks) about an edited main
+/// file at the end of the translation unit: by then the preprocessor has seen
+/// the injected #line directives, so the locations print with the user's
+/// original line numbers.
+class ReplayAtEndConsumer : public clang::ASTConsumer {
+public:
+  ReplayAtEndConsumer(clang::CompilerInstance &CI, clang::FileID NewMain,
+                      std::string Original, std::vector<TextEdit> Edits,
+                      std::vector<Diagnostic> Diags)
+      : CI(CI), NewMain(NewMain), Original(std::move(Original)),
+        Edits(std::move(Edits)), Diags(std::move(Diags)) {}
+
+  void HandleTranslationUnit(clang::ASTContext &) override {
+    DiagnosticReplayer Replayer(CI);
+    Replayer.setEditedMainFile(NewMain, Original, Edits);
+    for (const Diagnostic &D : Diags)
+      Replayer.report(D);
+  }
+
+private:
+  clang::CompilerInstance &CI;
+  clang::FileID NewMain;
+  std::string Original;
+  std::vector<TextEdit> Edits;
+  std::vector<Diagnostic> Diags;
+};
+
 /// The meshad plugin action.
 class MeshadAction : public clang::PluginASTAction {
 public:
@@ -104,7 +131,8 @@ protected:
   CreateASTConsumer(clang::CompilerInstance &CI, llvm::StringRef) override {
     if (!isInPlanningParse() && isCandidate(CI) &&
         CI.getSourceManager().getMainFileID().isValid())
-      run(CI);
+      if (std::unique_ptr<clang::ASTConsumer> Replay = run(CI))
+        return Replay;
     return std::make_unique<clang::ASTConsumer>();
   }
 
@@ -115,41 +143,49 @@ private:
     return !CI.getLangOpts().CUDAIsDevice;
   }
 
-  void run(clang::CompilerInstance &CI);
+  /// Generates and injects; returns a consumer that reports diagnostics
+  /// at the end when they concern an edited main file.
+  std::unique_ptr<clang::ASTConsumer> run(clang::CompilerInstance &CI);
   void writeDumpFile(clang::CompilerInstance &CI, llvm::StringRef Text);
 
   PluginOptions Opts;
 };
 
-void MeshadAction::run(clang::CompilerInstance &CI) {
+std::unique_ptr<clang::ASTConsumer>
+MeshadAction::run(clang::CompilerInstance &CI) {
   clang::SourceManager &SM = CI.getSourceManager();
   std::string Original = SM.getBufferData(SM.getMainFileID()).str();
   if (!llvm::StringRef(Original).contains("meshad")) {
     writeDumpFile(CI, Original);
-    return;
+    return nullptr;
   }
   GenerationOutcome Out = runPlanningParse(CI, Opts.Generator);
   if (Opts.Dump && isHostSide(CI))
     llvm::errs() << Out.Result.Dump;
-  DiagnosticReplayer Replayer(CI);
   std::string Compiled = Original;
   if (Out.Ran && !Out.hasErrors() && !Out.Result.Edits.empty()) {
     std::string NewText = applyEdits(Original, Out.Result.Edits);
     clang::FileID NewMain = replaceMainFile(SM, NewText);
     if (NewMain.isValid()) {
-      Replayer.setEditedMainFile(NewMain, Original, Out.Result.Edits);
-      Compiled = std::move(NewText);
+      writeDumpFile(CI, NewText);
+      if (Out.Diags.empty())
+        return nullptr;
+      // No errors: warnings and remarks wait for the #line directives.
+      return std::make_unique<ReplayAtEndConsumer>(
+          CI, NewMain, std::move(Original), Out.Result.Edits, Out.Diags);
     }
   }
+  DiagnosticReplayer Replayer(CI);
   for (const Diagnostic &D : Out.Diags)
     Replayer.report(D);
   // With meshad errors nothing was generated, so the requests fall back to
-  // the header's "needs the plugin" overloads: their errors (and everything
-  // that follows from them) would only hide the real cause. The compilation
-  // fails on meshad's errors alone.
+  // the header's "needs the meshad plugin" overloads: their errors (and
+  // everything that follows from them) would only hide the real cause. The
+  // compilation fails on meshad's errors alone.
   if (Out.hasErrors())
     CI.getDiagnostics().setSuppressAllDiagnostics(true);
   writeDumpFile(CI, Compiled);
+  return nullptr;
 }
 
 void MeshadAction::writeDumpFile(clang::CompilerInstance &CI,

@@ -19,7 +19,7 @@ bool PluginOptions::parse(llvm::ArrayRef<std::string> Args,
     else if (Arg == "dump")
       Dump = true;
     else if (Arg == "remarks")
-      Remarks = true;
+      Remarks = Generator.Remarks = true;
     else if (Arg == "no-line-directives")
       Generator.LineDirectives = false;
     else if (Arg.starts_with(DumpDirPrefix) &&

@@ -11,6 +11,8 @@ using namespace meshad;
 
 void DiagnosticSink::report(Diagnostic::Level L, clang::SourceLocation Loc,
                             const std::string &Message) {
+  if (L == Diagnostic::Level::Remark && !RemarksEnabled)
+    return;
   Diagnostic D;
   D.Severity = L;
   D.Message = Message;

@@ -57,6 +57,10 @@ public:
     report(Diagnostic::Level::Note, Loc, Message);
   }
 
+  /// Remarks (-fplugin-arg-meshad-remarks) are dropped unless enabled.
+  void setRemarksEnabled(bool Enabled) { RemarksEnabled = Enabled; }
+  bool areRemarksEnabled() const { return RemarksEnabled; }
+
   bool hasErrors() const { return NumErrors != 0; }
   unsigned getNumErrors() const { return NumErrors; }
   const std::vector<Diagnostic> &getDiagnostics() const { return Diags; }
@@ -65,6 +69,7 @@ private:
   const clang::SourceManager *SM;
   std::vector<Diagnostic> Diags;
   unsigned NumErrors = 0;
+  bool RemarksEnabled = false;
 };
 
 } // namespace meshad

@@ -9,32 +9,74 @@
 using namespace meshad;
 using namespace meshad::ir;
 
-AccumulationKind AccumulationPolicy::decide(const Var *Root) const {
-  if (Target == CudaTarget::HostOnly || !Root || Private.count(Root))
+void AccumulationPolicy::setOwnership(const Var *V, const OwnershipResult &R,
+                                      const std::string &PrimalName) {
+  Ownership[V] = {R, PrimalName};
+  PrimalNames[V] = PrimalName;
+}
+
+AccumulationKind AccumulationPolicy::decide(const Var *Root,
+                                            std::string *Why) const {
+  auto Say = [&](const std::string &Text) {
+    if (Why)
+      *Why = Text;
+  };
+  if (Target == CudaTarget::HostOnly || !Root)
     return AccumulationKind::Plain;
+  if (Private.count(Root)) {
+    Say("its memory is private to the thread");
+    return AccumulationKind::Plain;
+  }
   switch (Root->getStorage()) {
   case Var::Storage::Local:
   case Var::Storage::Global:
+    Say("a local of the thread");
     return AccumulationKind::Plain;
   case Var::Storage::Shared:
+    Say("__shared__ memory that the block's threads share");
     return AccumulationKind::Atomic;
   case Var::Storage::Param:
-    // Adjoint parameters point to memory other threads may update.
-    if (!Root->getType()->isPointer())
-      return AccumulationKind::Plain;
-    return Target == CudaTarget::HostDevice
-               ? AccumulationKind::HostDeviceAtomic
-               : AccumulationKind::Atomic;
+    break;
   }
-  return AccumulationKind::Plain;
+  auto It = Ownership.find(Root);
+  if (It != Ownership.end()) {
+    const OwnershipResult &R = It->second.Result;
+    Say(std::string(getOwnershipName(R.Class)) + ": " + R.Reason);
+    if (R.Class == OwnershipClass::ThreadExclusive)
+      return AccumulationKind::Plain;
+    return AccumulationKind::Atomic;
+  }
+  if (!Root->getType()->isPointer()) {
+    Say("not addressed by other threads");
+    return AccumulationKind::Plain;
+  }
+  if (Target == CudaTarget::Global)
+    Say("the adjoint of a scalar parameter is shared by all threads");
+  else
+    Say("a device function cannot know which threads share the memory it "
+        "is given");
+  return Target == CudaTarget::HostDevice ? AccumulationKind::HostDeviceAtomic
+                                          : AccumulationKind::Atomic;
 }
 
 void AccumulationPolicy::emit(IRBuilder &B, const Expr *Adjoint,
                               const Var *Root, const Expr *Value,
-                              BlockStmt *Out) const {
+                              BlockStmt *Out, clang::SourceLocation Loc) {
   if (!Value)
     return;
-  AccumulationKind K = decide(Root);
+  std::string Why;
+  AccumulationKind K = decide(Root, &Why);
+  bool Shared = Root && (Root->isParam() || Root->isShared()) &&
+                Target != CudaTarget::HostOnly;
+  if (Shared && Loc.isValid() && Diags.areRemarksEnabled() &&
+      Remarked.insert(Loc.getRawEncoding()).second) {
+    auto It = PrimalNames.find(Root);
+    std::string Name = It != PrimalNames.end() ? It->second : Root->getName();
+    Diags.remark(Loc, "adjoint store to '" + Name + "': " +
+                          (K == AccumulationKind::Plain ? "plain +="
+                                                        : "atomicAdd") +
+                          " (" + Why + ")");
+  }
   if (K == AccumulationKind::Plain) {
     Out->append(B.assign(Adjoint, AssignOp::AddAssign, Value));
     return;

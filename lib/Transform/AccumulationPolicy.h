@@ -9,19 +9,26 @@
 /// policy point. It decides, per store, whether other threads may add to the
 /// same adjoint concurrently:
 /// - adjoints of locals, and anything in host-only code: plain +=;
-/// - adjoints in __shared__ memory, and adjoints in global memory reached
-///   through kernel (or device-function) parameters: atomicAdd;
+/// - adjoints of kernel array parameters: as the ownership analysis decides:
+///   plain += for thread-exclusive arrays, atomicAdd otherwise;
+/// - adjoints in __shared__ memory, of kernels' scalar parameters, and of
+///   device functions' array parameters: atomicAdd;
 /// - in __host__ __device__ code, meshad::atomicAccumulate (atomic on the
 ///   device, plain on the host).
-/// The ownership analysis (a later stage) refines the global-memory case.
+/// With remarks enabled, each adjoint store location gets one remark saying
+/// what it got and why.
 ///
 //===----------------------------------------------------------------------===//
 
 #ifndef MESHAD_TRANSFORM_ACCUMULATIONPOLICY_H
 #define MESHAD_TRANSFORM_ACCUMULATIONPOLICY_H
 
+#include "Analysis/Ownership.h"
 #include "IR/Builder.h"
+#include "Support/Diagnostics.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <string>
@@ -34,24 +41,44 @@ enum class AccumulationKind { Plain, Atomic, HostDeviceAtomic };
 /// Decides and emits adjoint accumulations for one derived function.
 class AccumulationPolicy {
 public:
-  explicit AccumulationPolicy(ir::CudaTarget Target) : Target(Target) {}
-
-  /// How to add to the adjoint lvalue \p Adjoint, whose storage is rooted
-  /// at \p Root (a local, shared array or parameter of the derived function).
-  AccumulationKind decide(const ir::Var *Root) const;
+  AccumulationPolicy(ir::CudaTarget Target, DiagnosticSink &Diags)
+      : Target(Target), Diags(Diags) {}
 
   /// Declares that \p V, an adjoint parameter, points to memory private to
   /// the calling thread (a pullback's scalar adjoints point to the caller's
   /// locals).
   void addThreadPrivate(const ir::Var *V) { Private.insert(V); }
 
-  /// Appends `Adjoint += Value` in the decided form to \p Out.
+  /// Records the ownership of the array behind the adjoint parameter \p V
+  /// of a kernel, whose primal parameter is named \p PrimalName.
+  void setOwnership(const ir::Var *V, const OwnershipResult &R,
+                    const std::string &PrimalName);
+  /// Names the primal parameter whose adjoint \p V holds (for remarks).
+  void setPrimalName(const ir::Var *V, const std::string &Name) {
+    PrimalNames[V] = Name;
+  }
+
+  /// How to add to an adjoint whose storage is rooted at \p Root (a local,
+  /// shared array or parameter of the derived function), and why.
+  AccumulationKind decide(const ir::Var *Root, std::string *Why = nullptr) const;
+
+  /// Appends `Adjoint += Value` in the decided form to \p Out; \p Loc is the
+  /// primal access the store stands for (for remarks).
   void emit(ir::IRBuilder &B, const ir::Expr *Adjoint, const ir::Var *Root,
-            const ir::Expr *Value, ir::BlockStmt *Out) const;
+            const ir::Expr *Value, ir::BlockStmt *Out,
+            clang::SourceLocation Loc);
 
 private:
+  struct Owned {
+    OwnershipResult Result;
+    std::string Name;
+  };
   ir::CudaTarget Target;
+  DiagnosticSink &Diags;
   llvm::SmallPtrSet<const ir::Var *, 4> Private;
+  llvm::DenseMap<const ir::Var *, Owned> Ownership;
+  llvm::DenseMap<const ir::Var *, std::string> PrimalNames;
+  llvm::DenseSet<unsigned> Remarked;
 };
 
 } // namespace meshad

@@ -36,7 +36,7 @@ void ReverseFunction::accumulate(const Expr *LValue, const Expr *Value,
     return;
   const Var *Root = ActivityAnalysis::getRootVar(AL);
   Policy.emit(B, AL, Root, B.cast(AL->getType()->getUnqualified(), Value),
-              Rev);
+              Rev, LValue->getLoc());
 }
 
 void ReverseFunction::adjoint(const Expr *E, const Expr *DE, BlockStmt *Rev) {

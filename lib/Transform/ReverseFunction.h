@@ -134,6 +134,10 @@ private:
   AccumulationPolicy Policy;
   /// Array parameters whose adjoints are private to the calling thread.
   std::vector<bool> Private;
+  /// Kernels: who owns each array parameter's elements.
+  std::unique_ptr<OwnershipAnalysis> Ownership;
+  /// Some plain adjoint store relies on a 1D launch (checked at run time).
+  bool Needs1DLaunch = false;
 
   ir::BlockStmt *Body = nullptr; ///< The normalized primal body.
   std::unique_ptr<ActivityAnalysis> Activity;

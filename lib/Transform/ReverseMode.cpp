@@ -81,7 +81,7 @@ ReverseFunction::ReverseFunction(ReverseModeTransformer &Owner, Module &M,
                                  std::vector<bool> Private)
     : Owner(Owner), M(M), B(M), Diags(Diags), Derived(Derived),
       Primal(Primal), Result(Result), Selected(std::move(Selected)),
-      Kind(Kind), RequestLoc(RequestLoc), Policy(Primal->getTarget()),
+      Kind(Kind), RequestLoc(RequestLoc), Policy(Primal->getTarget(), Diags),
       Private(std::move(Private)) {
   this->Selected.resize(Primal->getNumParams());
   this->Private.resize(Primal->getNumParams());
@@ -218,6 +218,15 @@ void ReverseFunction::addParameters() {
     Var *A = M.createVar(Name, AdjTy, Var::Storage::Param);
     if (Kind == Flavor::Pullback && (!Ty->isIndexable() || Private[I]))
       Policy.addThreadPrivate(A);
+    Policy.setPrimalName(A, P->getName());
+    if (Primal->isKernel() && Ty->isPointer()) {
+      if (!Ownership)
+        Ownership = std::make_unique<OwnershipAnalysis>(*Primal);
+      OwnershipResult R = Ownership->classify(P);
+      Needs1DLaunch |= R.Class == OwnershipClass::ThreadExclusive &&
+                       R.Needs1DLaunch;
+      Policy.setOwnership(A, R, P->getName());
+    }
     Adjoints[P] = A;
     Result->addParam(A);
   }
@@ -301,6 +310,13 @@ bool ReverseFunction::run() {
   BlockStmt *Zero = B.block();
   if (Primal->isKernel())
     zeroSharedAdjoints(Zero);
+  if (Needs1DLaunch) {
+    // Plain stores into thread-exclusive adjoints rely on a 1D launch.
+    auto *Check = M.create<CallExpr>(
+        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+        "meshad::requireLaunch1D", -1, std::vector<const Expr *>{});
+    Decls->append(M.create<ExprStmt>(Check));
+  }
   findDeferredFrees(Body);
   BlockStmt *Fwd = B.block();
   BlockStmt *Rev = B.block();

@@ -63,6 +63,7 @@ const char *const Usage =
     "  -o <output>               output file ('-' for stdout)\n"
     "  --line-directives         wrap generated code in #line directives\n"
     "  --no-line-directives      do not (the default)\n"
+    "  --remarks                 one remark per adjoint store of a kernel\n"
     "  --show-clang-diagnostics  print clang's diagnostics of the parse\n"
     "  -- <clang arguments>      e.g. -I <dir> -D<macro> -std=c++17 -x cuda\n";
 
@@ -88,6 +89,8 @@ std::optional<ToolOptions> parseCommandLine(int Argc, const char **Argv) {
       Opts.Generator.LineDirectives = true;
     else if (Arg == "--no-line-directives")
       Opts.Generator.LineDirectives = false;
+    else if (Arg == "--remarks")
+      Opts.Generator.Remarks = true;
     else if (Arg == "--show-clang-diagnostics")
       Opts.ShowClangDiagnostics = true;
     else if (!Arg.starts_with("-") && Opts.Input.empty())

@@ -1,0 +1,103 @@
+// The ownership analysis decides per kernel array whether adjoint stores need
+// atomics, and says why with -fplugin-arg-meshad-remarks. Elementwise and
+// strided exclusive accesses get plain stores (behind a run-time 1D-launch
+// check); neighbouring reads, scalar parameters and energy sums keep atomics.
+// Every gradient is still checked against finite differences.
+//
+// RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
+// RUN: FileCheck %s --check-prefix=REMARK < %t.log
+// RUN: FileCheck %s < %t.log
+// RUN: %t | FileCheck %s --check-prefix=NUM
+#include "NumericCheck.h"
+#include <cmath>
+#include <meshad/Differentiator.h>
+
+__global__ void squares(const double *x, double *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = x[i] * x[i];
+}
+// REMARK-DAG: ownership-remarks.cu:[[#@LINE-2]]:19: remark: adjoint store to 'x': plain += (thread-exclusive
+// CHECK-LABEL: __global__ void squares_grad(
+// CHECK: meshad::requireLaunch1D();
+// CHECK-NOT: atomicAdd
+// CHECK: _d_x[i] +=
+// CHECK: }
+
+__global__ void pairs(const double *x, double *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = x[2 * i] * sin(x[2 * i + 1]);
+}
+// REMARK-DAG: ownership-remarks.cu:[[#@LINE-2]]:12: remark: adjoint store to 'x': plain += (thread-exclusive
+// CHECK-LABEL: __global__ void pairs_grad(
+// CHECK-NOT: atomicAdd
+// CHECK: }
+
+__global__ void neighbours(const double *x, double *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n - 1)
+    y[i] = x[i] * x[i + 1];
+}
+// REMARK-DAG: ownership-remarks.cu:[[#@LINE-2]]:12: remark: adjoint store to 'x': atomicAdd (shared
+// CHECK-LABEL: __global__ void neighbours_grad(
+// CHECK: atomicAdd(&_d_x[i]
+
+__global__ void energy(const double *x, double *E, double k, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&E[0], 0.5 * k * x[i] * x[i]);
+}
+// REMARK-DAG: ownership-remarks.cu:[[#@LINE-2]]:{{[0-9]+}}: remark: adjoint store to 'k': atomicAdd (the adjoint of a scalar parameter is shared by all threads)
+// CHECK-LABEL: __global__ void energy_grad(
+// CHECK: atomicAdd(_d_k,
+
+template <class F> double maxError(F &&Fn, int N) {
+  double Worst = 0;
+  for (int I = 0; I < N; ++I)
+    Worst = std::fmax(Worst, Fn(I));
+  return Worst;
+}
+
+int main() {
+  meshad::test::RandomInputs Rng;
+  const int N = 70;
+  double X[2 * N], Y[N], W[N];
+  Rng.fill(X, 2 * N, 0.2, 1.2);
+  Rng.fill(W, N, -1, 1);
+  auto Loss = [&](auto Kernel) {
+    MESHAD_LAUNCH(Kernel, 3, 32)(X, Y, N);
+    double L = 0;
+    for (int I = 0; I < N; ++I)
+      L += W[I] * Y[I];
+    return L;
+  };
+  auto Check = [&](const char *Name, auto Grad, auto Kernel, int Inputs,
+                   int Outputs) {
+    double DX[2 * N] = {}, DY[N];
+    for (int I = 0; I < N; ++I)
+      DY[I] = I < Outputs ? W[I] : 0;
+    Grad.execute_kernel(dim3(3), dim3(32), X, Y, N, DX, DY);
+    for (int K = 0; K < Inputs; ++K)
+      MESHAD_CHECK_CLOSE(Name, DX[K],
+                         meshad::test::centralDifferenceAt(
+                             [&] { return Loss(Kernel); }, X, K));
+  };
+  Check("squares", meshad::gradient(squares, "x, y"), squares, N, N);
+  Check("pairs", meshad::gradient(pairs, "x, y"), pairs, 2 * N, N);
+  Check("neighbours", meshad::gradient(neighbours, "x, y"), neighbours, N,
+        N - 1);
+
+  double E[1] = {0}, DE[1] = {1}, DK = 0, DXE[N] = {};
+  auto GE = meshad::gradient(energy, "x, E, k");
+  GE.execute_kernel(dim3(3), dim3(32), X, E, 2.0, N, DXE, DE, &DK);
+  double Sum = 0;
+  for (int I = 0; I < N; ++I) {
+    MESHAD_CHECK_CLOSE("energy dx", DXE[I], 2.0 * X[I]);
+    Sum += 0.5 * X[I] * X[I];
+  }
+  MESHAD_CHECK_CLOSE("energy dk", DK, Sum);
+  return meshad::test::summary();
+}
+// NUM-NOT: FAIL
+// NUM: numeric checks: 351 passed, 0 failed
