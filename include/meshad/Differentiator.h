@@ -55,6 +55,7 @@
 #define MESHAD_HOST_DEVICE
 #endif
 
+#include <meshad/BlockReduce.h>
 #include <meshad/CudaAdjoint.h>
 
 /// Asks meshad for the forward-mode derivative of the annotated function

@@ -23,6 +23,11 @@ AccumulationKind AccumulationPolicy::decide(const Var *Root,
   };
   if (Target == CudaTarget::HostOnly || !Root)
     return AccumulationKind::Plain;
+  if (BlockSums.count(Root)) {
+    Say("uniform: every thread adds to it; summed in a register, reduced per "
+        "block with warp shuffles, then one atomicAdd per block");
+    return AccumulationKind::Plain;
+  }
   if (Private.count(Root)) {
     Say("its memory is private to the thread");
     return AccumulationKind::Plain;
@@ -66,7 +71,8 @@ void AccumulationPolicy::emit(IRBuilder &B, const Expr *Adjoint,
     return;
   std::string Why;
   AccumulationKind K = decide(Root, &Why);
-  bool Shared = Root && (Root->isParam() || Root->isShared()) &&
+  bool Shared = Root &&
+                (Root->isParam() || Root->isShared() || BlockSums.count(Root)) &&
                 Target != CudaTarget::HostOnly;
   if (Shared && Loc.isValid() && Diags.areRemarksEnabled() &&
       Remarked.insert(Loc.getRawEncoding()).second) {

@@ -53,6 +53,14 @@ public:
   /// of a kernel, whose primal parameter is named \p PrimalName.
   void setOwnership(const ir::Var *V, const OwnershipResult &R,
                     const std::string &PrimalName);
+  /// Declares \p V a thread's partial sum of the adjoint of a kernel's
+  /// scalar parameter \p PrimalName (uniform: every thread adds to it),
+  /// reduced per block at the end of the kernel.
+  void addBlockSum(const ir::Var *V, const std::string &PrimalName) {
+    BlockSums.insert(V);
+    PrimalNames[V] = PrimalName;
+  }
+
   /// Names the primal parameter whose adjoint \p V holds (for remarks).
   void setPrimalName(const ir::Var *V, const std::string &Name) {
     PrimalNames[V] = Name;
@@ -76,6 +84,7 @@ private:
   ir::CudaTarget Target;
   DiagnosticSink &Diags;
   llvm::SmallPtrSet<const ir::Var *, 4> Private;
+  llvm::SmallPtrSet<const ir::Var *, 4> BlockSums;
   llvm::DenseMap<const ir::Var *, Owned> Ownership;
   llvm::DenseMap<const ir::Var *, std::string> PrimalNames;
   llvm::DenseSet<unsigned> Remarked;

@@ -138,6 +138,9 @@ private:
   std::unique_ptr<OwnershipAnalysis> Ownership;
   /// Some plain adjoint store relies on a 1D launch (checked at run time).
   bool Needs1DLaunch = false;
+  /// Kernels: (adjoint parameter, this thread's partial sum) of scalar
+  /// parameters, reduced per block at the end.
+  std::vector<std::pair<ir::Var *, ir::Var *>> BlockSums;
 
   ir::BlockStmt *Body = nullptr; ///< The normalized primal body.
   std::unique_ptr<ActivityAnalysis> Activity;

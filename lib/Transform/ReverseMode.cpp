@@ -219,6 +219,16 @@ void ReverseFunction::addParameters() {
     if (Kind == Flavor::Pullback && (!Ty->isIndexable() || Private[I]))
       Policy.addThreadPrivate(A);
     Policy.setPrimalName(A, P->getName());
+    if (Primal->isKernel() && Kind == Flavor::Gradient && !Ty->isIndexable() &&
+        !assignsVar(Body, P)) {
+      // Every thread adds to this adjoint: sum in a register first.
+      std::string PartName = Name + "_part";
+      UsedNames.insert(PartName);
+      Var *Part = M.createVar(PartName, Ty->getUnqualified());
+      Adjoints[P] = Part;
+      Policy.addBlockSum(Part, P->getName());
+      BlockSums.push_back({A, Part});
+    }
     if (Primal->isKernel() && Ty->isPointer()) {
       if (!Ownership)
         Ownership = std::make_unique<OwnershipAnalysis>(*Primal);
@@ -227,7 +237,7 @@ void ReverseFunction::addParameters() {
                        R.Needs1DLaunch;
       Policy.setOwnership(A, R, P->getName());
     }
-    Adjoints[P] = A;
+    Adjoints.try_emplace(P, A); // Unless it sums in a register (above).
     Result->addParam(A);
   }
 }
@@ -307,6 +317,8 @@ bool ReverseFunction::run() {
   Decls = B.block();
   for (Var *V : Hoisted)
     Decls->append(B.decl(V, nullptr));
+  for (auto &[Adj, Part] : BlockSums)
+    Decls->append(B.decl(Part, B.zero(Part->getType())));
   BlockStmt *Zero = B.block();
   if (Primal->isKernel())
     zeroSharedAdjoints(Zero);
@@ -323,8 +335,15 @@ bool ReverseFunction::run() {
   sweepBlock(Body, Fwd, Rev);
   if (Failed)
     return false;
+  // Block sums of uniform adjoints, where every thread of the block is.
+  BlockStmt *Epilogue = B.block();
+  for (auto &[Adj, Sum] : BlockSums)
+    Epilogue->append(M.create<ExprStmt>(M.create<CallExpr>(
+        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+        "meshad::blockReduceAtomicAdd", -1,
+        std::vector<const Expr *>{B.ref(Adj), B.ref(Sum)})));
   BlockStmt *Out = B.block();
-  for (BlockStmt *Part : {Decls, Zero, Fwd, Rev})
+  for (BlockStmt *Part : {Decls, Zero, Fwd, Rev, Epilogue})
     for (const Stmt *S : Part->getBody())
       Out->append(S);
   Result->setBody(Out);

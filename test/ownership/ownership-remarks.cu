@@ -1,7 +1,8 @@
 // The ownership analysis decides per kernel array whether adjoint stores need
 // atomics, and says why with -fplugin-arg-meshad-remarks. Elementwise and
 // strided exclusive accesses get plain stores (behind a run-time 1D-launch
-// check); neighbouring reads, scalar parameters and energy sums keep atomics.
+// check); neighbouring reads keep atomics; a scalar parameter's adjoint is
+// summed per thread, then per block, with one atomicAdd per block.
 // Every gradient is still checked against finite differences.
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
@@ -48,9 +49,12 @@ __global__ void energy(const double *x, double *E, double k, int n) {
   if (i < n)
     atomicAdd(&E[0], 0.5 * k * x[i] * x[i]);
 }
-// REMARK-DAG: ownership-remarks.cu:[[#@LINE-2]]:{{[0-9]+}}: remark: adjoint store to 'k': atomicAdd (the adjoint of a scalar parameter is shared by all threads)
+// REMARK-DAG: ownership-remarks.cu:[[#@LINE-2]]:{{[0-9]+}}: remark: adjoint store to 'k': plain += (uniform: every thread adds to it; summed in a register, reduced per block with warp shuffles, then one atomicAdd per block)
 // CHECK-LABEL: __global__ void energy_grad(
-// CHECK: atomicAdd(_d_k,
+// CHECK: double _d_k_part = 0.;
+// CHECK-NOT: atomicAdd(_d_k
+// CHECK: _d_k_part +=
+// CHECK: meshad::blockReduceAtomicAdd(_d_k, _d_k_part);
 
 template <class F> double maxError(F &&Fn, int N) {
   double Worst = 0;
