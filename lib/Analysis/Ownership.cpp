@@ -864,7 +864,7 @@ Classifier::classifyUniform(const std::vector<FormedAccess> &All) {
   return OwnershipResult{OwnershipClass::Uniform,
                          "every thread accesses " + Param.getName() + "[" +
                              std::to_string(All.front().Form.Const) + "]",
-                         false};
+                         false, All.front().Form.Const};
 }
 
 std::string Classifier::whyNotLinear(const FormedAccess &F) const {

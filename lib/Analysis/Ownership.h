@@ -50,6 +50,8 @@ struct OwnershipResult {
   std::string Reason;
   /// True when the proof assumes a 1D launch (to be checked at run time).
   bool Needs1DLaunch = false;
+  /// For Uniform: the element every thread accesses.
+  long long UniformIndex = 0;
 };
 
 /// Analyses the accesses of one kernel (its primal IR).

@@ -69,6 +69,16 @@ void AccumulationPolicy::emit(IRBuilder &B, const Expr *Adjoint,
                               BlockStmt *Out, clang::SourceLocation Loc) {
   if (!Value)
     return;
+  // A uniform element's stores go to the thread's partial sum.
+  auto U = UniformElements.find(Root);
+  if (U != UniformElements.end())
+    if (const auto *I = llvm::dyn_cast<IndexExpr>(Adjoint))
+      if (const auto *Lit = llvm::dyn_cast<IntLitExpr>(I->getIndex()))
+        if (Lit->getValue() == U->second.first) {
+          PrimalNames.try_emplace(U->second.second, PrimalNames.lookup(Root));
+          Adjoint = B.ref(const_cast<Var *>(U->second.second));
+          Root = U->second.second;
+        }
   std::string Why;
   AccumulationKind K = decide(Root, &Why);
   bool Shared = Root &&

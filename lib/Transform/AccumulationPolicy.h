@@ -61,6 +61,15 @@ public:
     PrimalNames[V] = PrimalName;
   }
 
+  /// Routes adjoint stores to element \p Index of the adjoint array \p V
+  /// (uniform: every thread adds to it) into the thread's partial sum
+  /// \p Part, reduced per block at the end of the kernel.
+  void addUniformElement(const ir::Var *V, long long Index,
+                         const ir::Var *Part) {
+    UniformElements[V] = {Index, Part};
+    BlockSums.insert(Part);
+  }
+
   /// Names the primal parameter whose adjoint \p V holds (for remarks).
   void setPrimalName(const ir::Var *V, const std::string &Name) {
     PrimalNames[V] = Name;
@@ -87,6 +96,8 @@ private:
   llvm::SmallPtrSet<const ir::Var *, 4> BlockSums;
   llvm::DenseMap<const ir::Var *, Owned> Ownership;
   llvm::DenseMap<const ir::Var *, std::string> PrimalNames;
+  llvm::DenseMap<const ir::Var *, std::pair<long long, const ir::Var *>>
+      UniformElements;
   llvm::DenseSet<unsigned> Remarked;
 };
 

@@ -141,6 +141,14 @@ private:
   /// Kernels: (adjoint parameter, this thread's partial sum) of scalar
   /// parameters, reduced per block at the end.
   std::vector<std::pair<ir::Var *, ir::Var *>> BlockSums;
+  /// Kernels: (adjoint array, element, partial sum) of uniform read-only
+  /// elements, reduced per block at the end.
+  struct UniformSum {
+    ir::Var *Adjoint;
+    long long Index;
+    ir::Var *Part;
+  };
+  std::vector<UniformSum> UniformSums;
 
   ir::BlockStmt *Body = nullptr; ///< The normalized primal body.
   std::unique_ptr<ActivityAnalysis> Activity;

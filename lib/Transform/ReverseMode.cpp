@@ -236,6 +236,17 @@ void ReverseFunction::addParameters() {
       Needs1DLaunch |= R.Class == OwnershipClass::ThreadExclusive &&
                        R.Needs1DLaunch;
       Policy.setOwnership(A, R, P->getName());
+      // A read-only element every thread reads: its adjoint is summed in a
+      // register and reduced per block.
+      if (R.Class == OwnershipClass::Uniform && Kind == Flavor::Gradient &&
+          Ty->getElement()->isConst() && Ty->getElement()->isFloatingScalar()) {
+        std::string PartName = Name + "_" + std::to_string(R.UniformIndex) +
+                               "_part";
+        UsedNames.insert(PartName);
+        Var *Part = M.createVar(PartName, Ty->getElement()->getUnqualified());
+        Policy.addUniformElement(A, R.UniformIndex, Part);
+        UniformSums.push_back({A, R.UniformIndex, Part});
+      }
     }
     Adjoints.try_emplace(P, A); // Unless it sums in a register (above).
     Result->addParam(A);
@@ -319,6 +330,8 @@ bool ReverseFunction::run() {
     Decls->append(B.decl(V, nullptr));
   for (auto &[Adj, Part] : BlockSums)
     Decls->append(B.decl(Part, B.zero(Part->getType())));
+  for (const UniformSum &U : UniformSums)
+    Decls->append(B.decl(U.Part, B.zero(U.Part->getType())));
   BlockStmt *Zero = B.block();
   if (Primal->isKernel())
     zeroSharedAdjoints(Zero);
@@ -337,11 +350,16 @@ bool ReverseFunction::run() {
     return false;
   // Block sums of uniform adjoints, where every thread of the block is.
   BlockStmt *Epilogue = B.block();
-  for (auto &[Adj, Sum] : BlockSums)
+  auto Reduce = [&](const Expr *Target, Var *Sum) {
     Epilogue->append(M.create<ExprStmt>(M.create<CallExpr>(
         M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
         "meshad::blockReduceAtomicAdd", -1,
-        std::vector<const Expr *>{B.ref(Adj), B.ref(Sum)})));
+        std::vector<const Expr *>{Target, B.ref(Sum)})));
+  };
+  for (auto &[Adj, Sum] : BlockSums)
+    Reduce(B.ref(Adj), Sum);
+  for (const UniformSum &U : UniformSums)
+    Reduce(B.addrOf(B.index(B.ref(U.Adjoint), B.intLit(U.Index))), U.Part);
   BlockStmt *Out = B.block();
   for (BlockStmt *Part : {Decls, Zero, Fwd, Rev, Epilogue})
     for (const Stmt *S : Part->getBody())

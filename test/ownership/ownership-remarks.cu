@@ -56,6 +56,18 @@ __global__ void energy(const double *x, double *E, double k, int n) {
 // CHECK: _d_k_part +=
 // CHECK: meshad::blockReduceAtomicAdd(_d_k, _d_k_part);
 
+__global__ void weighted(const double *x, const double *w, double *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = w[0] * x[i] * x[i];
+}
+// REMARK-DAG: ownership-remarks.cu:[[#@LINE-2]]:12: remark: adjoint store to 'w': plain += (uniform: every thread adds to it; summed in a register, reduced per block with warp shuffles, then one atomicAdd per block)
+// CHECK-LABEL: __global__ void weighted_grad(
+// CHECK: double _d_w_0_part = 0.;
+// CHECK-NOT: atomicAdd
+// CHECK: _d_w_0_part +=
+// CHECK: meshad::blockReduceAtomicAdd(&_d_w[0], _d_w_0_part);
+
 template <class F> double maxError(F &&Fn, int N) {
   double Worst = 0;
   for (int I = 0; I < N; ++I)
@@ -101,7 +113,20 @@ int main() {
     Sum += 0.5 * X[I] * X[I];
   }
   MESHAD_CHECK_CLOSE("energy dk", DK, Sum);
+
+  // d/dw[0] of sum_i s_i w0 x_i^2 is sum_i s_i x_i^2; d/dx_i = 2 s_i w0 x_i.
+  double Wt[1] = {1.7}, DW[1] = {0}, DXW[N] = {}, S[N], YW[N];
+  for (int I = 0; I < N; ++I)
+    S[I] = W[I];
+  meshad::gradient(weighted, "x, w, y")
+      .execute_kernel(dim3(3), dim3(32), X, Wt, YW, N, DXW, DW, S);
+  double Expected = 0;
+  for (int I = 0; I < N; ++I) {
+    Expected += W[I] * X[I] * X[I];
+    MESHAD_CHECK_CLOSE("weighted dx", DXW[I], 2 * W[I] * Wt[0] * X[I]);
+  }
+  MESHAD_CHECK_CLOSE("weighted dw", DW[0], Expected);
   return meshad::test::summary();
 }
 // NUM-NOT: FAIL
-// NUM: numeric checks: 351 passed, 0 failed
+// NUM: numeric checks: 422 passed, 0 failed
