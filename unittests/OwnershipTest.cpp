@@ -86,7 +86,7 @@ protected:
     for (const char *W : Words)
       EXPECT_NE(R.Reason.find(W), std::string::npos)
           << Name.str() << ": '" << R.Reason << "' lacks '" << W << "'";
-    EXPECT_EQ(R.Needs1DLaunch, C == OwnershipClass::ThreadExclusive)
+    EXPECT_EQ(R.LaunchDims != 0, C == OwnershipClass::ThreadExclusive)
         << Name.str();
   }
   void expectExclusive(llvm::StringRef Name,

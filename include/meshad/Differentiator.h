@@ -93,26 +93,43 @@ template <class T> MESHAD_HOST_DEVICE inline void atomicAccumulate(T *P, T V) {
 #endif
 }
 
+namespace detail {
+/// Stops the kernel with \p Message (trap on the GPU, abort on the CPU).
+MESHAD_HOST_DEVICE inline void launchShapeError(const char *Message) {
+#if defined(__CUDA_ARCH__)
+  printf("%s", Message);
+  __trap();
+#elif defined(MESHAD_CPU_CUDA)
+  std::fprintf(stderr, "%s", Message);
+  std::abort();
+#else
+  (void)Message;
+#endif
+}
+} // namespace detail
+
 /// Called first by generated gradient kernels whose thread-exclusive adjoint
 /// stores are plain (not atomic): the ownership proof assumes a 1D launch
 /// (threads then differ in their global x index). Traps otherwise.
 MESHAD_HOST_DEVICE inline void requireLaunch1D() {
 #if defined(__CUDA_ARCH__) || defined(MESHAD_CPU_CUDA)
-  if (blockDim.y != 1 || blockDim.z != 1 || gridDim.y != 1 ||
-      gridDim.z != 1) {
-#if defined(__CUDA_ARCH__)
-    printf("meshad: this gradient kernel relies on a 1D launch (its "
-           "thread-exclusive adjoint stores are plain, not atomic); launch "
-           "it with a 1D grid and 1D blocks\n");
-    __trap();
-#else
-    std::fprintf(stderr,
-                 "meshad: this gradient kernel relies on a 1D launch (its "
-                 "thread-exclusive adjoint stores are plain, not atomic); "
-                 "launch it with a 1D grid and 1D blocks\n");
-    std::abort();
+  if (blockDim.y != 1 || blockDim.z != 1 || gridDim.y != 1 || gridDim.z != 1)
+    detail::launchShapeError(
+        "meshad: this gradient kernel relies on a 1D launch (its "
+        "thread-exclusive adjoint stores are plain, not atomic); launch it "
+        "with a 1D grid and 1D blocks\n");
 #endif
-  }
+}
+
+/// Like requireLaunch1D, for proofs over 2D thread indices: blockDim.z and
+/// gridDim.z must be 1.
+MESHAD_HOST_DEVICE inline void requireLaunch2D() {
+#if defined(__CUDA_ARCH__) || defined(MESHAD_CPU_CUDA)
+  if (blockDim.z != 1 || gridDim.z != 1)
+    detail::launchShapeError(
+        "meshad: this gradient kernel relies on a 2D launch (its "
+        "thread-exclusive adjoint stores are plain, not atomic); launch it "
+        "with blockDim.z == gridDim.z == 1\n");
 #endif
 }
 

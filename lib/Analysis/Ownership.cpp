@@ -41,6 +41,8 @@ const char *meshad::getOwnershipName(OwnershipClass C) {
   switch (C) {
   case OwnershipClass::ThreadExclusive:
     return "thread-exclusive";
+  case OwnershipClass::TileExclusive:
+    return "tile-exclusive";
   case OwnershipClass::Uniform:
     return "uniform";
   case OwnershipClass::Shared:
@@ -796,7 +798,7 @@ public:
 
 private:
   static OwnershipResult shared(std::string Why) {
-    return OwnershipResult{OwnershipClass::Shared, std::move(Why), false};
+    return OwnershipResult{OwnershipClass::Shared, std::move(Why)};
   }
   OwnershipResult classifyUniform(const std::vector<FormedAccess> &All);
   OwnershipResult classifyThreads(const std::vector<FormedAccess> &All);
@@ -861,10 +863,12 @@ Classifier::classifyUniform(const std::vector<FormedAccess> &All) {
       return shared("every thread accesses both " +
                     spellAccess(*All.front().A) + " and " +
                     spellAccess(*F.A));
-  return OwnershipResult{OwnershipClass::Uniform,
-                         "every thread accesses " + Param.getName() + "[" +
-                             std::to_string(All.front().Form.Const) + "]",
-                         false, All.front().Form.Const};
+  OwnershipResult R{OwnershipClass::Uniform,
+                    "every thread accesses " + Param.getName() + "[" +
+                        std::to_string(All.front().Form.Const) + "]"};
+  R.HasLiteralIndex = true;
+  R.UniformIndex = All.front().Form.Const;
+  return R;
 }
 
 std::string Classifier::whyNotLinear(const FormedAccess &F) const {
@@ -952,7 +956,9 @@ Classifier::classifyThreads(const std::vector<FormedAccess> &All) {
                     "}";
   if (IsGridStride)
     Why += " with " + Name + " a grid-stride loop counter";
-  return OwnershipResult{OwnershipClass::ThreadExclusive, Why, true};
+  OwnershipResult R{OwnershipClass::ThreadExclusive, Why};
+  R.LaunchDims = 1;
+  return R;
 }
 
 //===----------------------------------------------------------------------===//
@@ -970,7 +976,7 @@ OwnershipAnalysis::OwnershipAnalysis(const Function &Kernel) : Kernel(Kernel) {
       continue;
     auto Escaped = Collector.Escapes.find(P);
     if (Escaped != Collector.Escapes.end()) {
-      Results[P] = {OwnershipClass::Shared, Escaped->second, false};
+      Results[P] = {OwnershipClass::Shared, Escaped->second};
       continue;
     }
     auto It = Collector.Accesses.find(P);
@@ -984,7 +990,7 @@ OwnershipResult OwnershipAnalysis::classify(const Var *Param) const {
   if (It != Results.end())
     return It->second;
   if (!Param || Kernel.getParamIndex(Param) < 0)
-    return {OwnershipClass::Shared, "not a parameter of the kernel", false};
+    return {OwnershipClass::Shared, "not a parameter of the kernel"};
   return {OwnershipClass::Shared,
-          Param->getName() + " is not an array parameter of a kernel", false};
+          Param->getName() + " is not an array parameter of a kernel"};
 }

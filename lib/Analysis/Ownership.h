@@ -17,9 +17,14 @@
 ///   a grid-stride loop's counter. Proven for 1D launches (blockDim.y ==
 ///   blockDim.z == gridDim.y == gridDim.z == 1), which the generated kernel
 ///   checks at run time.
-/// - Uniform: every thread touches the same element (E[0], w[3]).
-/// - Shared: anything else (x[i] together with x[i+1], x[i/2], gathers
-///   through index arrays, threadIdx.x alone, 2D indices...): atomics stay.
+/// - TileExclusive: the threads of one block share elements but the
+///   elements of distinct blocks are apart except for a halo at the tile
+///   ends: every access is c*gid + d with c > 0 and offsets d in
+///   [TileLo, TileHi], TileHi - TileLo >= c (a stencil x[i-1], x[i], x[i+1]).
+/// - Uniform: every thread touches the same element at a given point (E[0],
+///   w[3], or p[k] with k uniform, e.g. a loop counter with uniform bounds).
+/// - Shared: anything else (x[i/2], gathers through index arrays,
+///   threadIdx.x alone...): atomics stay.
 /// The analysis is sound first: when unsure, Shared, with the reason.
 ///
 //===----------------------------------------------------------------------===//
@@ -36,9 +41,10 @@
 namespace meshad {
 
 /// How the elements of one array are shared among the threads of a launch.
-enum class OwnershipClass { ThreadExclusive, Uniform, Shared };
+enum class OwnershipClass { ThreadExclusive, TileExclusive, Uniform, Shared };
 
-/// Spelling for remarks: "thread-exclusive", "uniform", "shared".
+/// Spelling for remarks: "thread-exclusive", "tile-exclusive", "uniform",
+/// "shared".
 const char *getOwnershipName(OwnershipClass C);
 
 /// The class of an array and why (for remarks).
@@ -48,10 +54,22 @@ struct OwnershipResult {
   /// conflicting accesses ("x[i] and x[i + 1] overlap between neighbouring
   /// threads").
   std::string Reason;
-  /// True when the proof assumes a 1D launch (to be checked at run time).
-  bool Needs1DLaunch = false;
-  /// For Uniform: the element every thread accesses.
+  /// The proof assumes that threads differ only in the first LaunchDims
+  /// dimensions of the launch (1: blockDim.y/z and gridDim.y/z are 1; 2:
+  /// blockDim.z and gridDim.z are 1); 0 when it assumes nothing. The
+  /// generated kernel checks it at run time.
+  unsigned LaunchDims = 0;
+  /// For Uniform: true when every access is the same literal element
+  /// UniformIndex; false when the index is uniform but symbolic (p[k]).
+  bool HasLiteralIndex = false;
   long long UniformIndex = 0;
+  /// For TileExclusive: every access is TileStride*gid + d with d in
+  /// [TileLo, TileHi] (gid the 1D global thread id, TileStride > 0).
+  long long TileStride = 1;
+  long long TileLo = 0;
+  long long TileHi = 0;
+  /// True when the user asserted the class (MESHAD_OWNED...), not proven.
+  bool Asserted = false;
 };
 
 /// Analyses the accesses of one kernel (its primal IR).

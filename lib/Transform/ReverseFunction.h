@@ -136,8 +136,8 @@ private:
   std::vector<bool> Private;
   /// Kernels: who owns each array parameter's elements.
   std::unique_ptr<OwnershipAnalysis> Ownership;
-  /// Some plain adjoint store relies on a 1D launch (checked at run time).
-  bool Needs1DLaunch = false;
+  /// The launch shape that the ownership proofs assume (see OwnershipResult).
+  unsigned LaunchDims = 0;
   /// Kernels: (adjoint parameter, this thread's partial sum) of scalar
   /// parameters, reduced per block at the end.
   std::vector<std::pair<ir::Var *, ir::Var *>> BlockSums;

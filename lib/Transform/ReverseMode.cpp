@@ -233,12 +233,12 @@ void ReverseFunction::addParameters() {
       if (!Ownership)
         Ownership = std::make_unique<OwnershipAnalysis>(*Primal);
       OwnershipResult R = Ownership->classify(P);
-      Needs1DLaunch |= R.Class == OwnershipClass::ThreadExclusive &&
-                       R.Needs1DLaunch;
+      LaunchDims = std::max(LaunchDims, R.LaunchDims);
       Policy.setOwnership(A, R, P->getName());
       // A read-only element every thread reads: its adjoint is summed in a
       // register and reduced per block.
-      if (R.Class == OwnershipClass::Uniform && Kind == Flavor::Gradient &&
+      if (R.Class == OwnershipClass::Uniform && R.HasLiteralIndex &&
+          Kind == Flavor::Gradient &&
           Ty->getElement()->isConst() && Ty->getElement()->isFloatingScalar()) {
         std::string PartName = Name + "_" + std::to_string(R.UniformIndex) +
                                "_part";
@@ -335,11 +335,12 @@ bool ReverseFunction::run() {
   BlockStmt *Zero = B.block();
   if (Primal->isKernel())
     zeroSharedAdjoints(Zero);
-  if (Needs1DLaunch) {
-    // Plain stores into thread-exclusive adjoints rely on a 1D launch.
+  if (LaunchDims == 1 || LaunchDims == 2) {
+    // Plain stores into thread-exclusive adjoints rely on the launch shape.
     auto *Check = M.create<CallExpr>(
         M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
-        "meshad::requireLaunch1D", -1, std::vector<const Expr *>{});
+        LaunchDims == 1 ? "meshad::requireLaunch1D" : "meshad::requireLaunch2D",
+        -1, std::vector<const Expr *>{});
     Decls->append(M.create<ExprStmt>(Check));
   }
   findDeferredFrees(Body);
