@@ -199,6 +199,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   ForwardModeTransformer Forward(M, Diags, Derived);
   std::vector<std::pair<const DerivativeRequest *, ir::Function *>> Done;
   ReverseModeTransformer Reverse(M, Diags, Derived);
+  Reverse.setForceAtomics(Opts.ForceAtomics);
   for (const DerivativeRequest &R : Requests) {
     if (R.Mode == DiffMode::Hessian) {
       Diags.error(R.Loc, "meshad::hessian (Hessian mode) is not implemented "

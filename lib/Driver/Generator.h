@@ -43,6 +43,11 @@ struct GeneratorOptions {
   /// Report one remark per adjoint store of a kernel: how it is written
   /// (plain, atomic) and why (-fplugin-arg-meshad-remarks).
   bool Remarks = false;
+  /// Keep atomicAdd on every adjoint store that other threads can reach,
+  /// ignoring the ownership analysis (-fplugin-arg-meshad-atomics=all): the
+  /// baseline of the ownership benchmark, and a way to rule meshad's
+  /// decisions out when debugging.
+  bool ForceAtomics = false;
 };
 
 struct GenerationResult {

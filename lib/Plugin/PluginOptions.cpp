@@ -20,6 +20,10 @@ bool PluginOptions::parse(llvm::ArrayRef<std::string> Args,
       Dump = true;
     else if (Arg == "remarks")
       Remarks = Generator.Remarks = true;
+    else if (Arg == "atomics=all")
+      Generator.ForceAtomics = true;
+    else if (Arg == "atomics=auto")
+      Generator.ForceAtomics = false;
     else if (Arg == "no-line-directives")
       Generator.LineDirectives = false;
     else if (Arg.starts_with(DumpDirPrefix) &&
@@ -42,6 +46,9 @@ const char *PluginOptions::getUsage() {
          "  dump-dir=<dir>      write the augmented main file to "
          "<dir>/<file name>\n"
          "  remarks             report optimisation remarks\n"
+         "  atomics=all         atomicAdd on every shared adjoint store "
+         "(ignore the\n"
+         "                      ownership analysis; default atomics=auto)\n"
          "  no-line-directives  do not wrap generated code in #line "
          "directives\n";
 }

@@ -43,6 +43,11 @@ AccumulationKind AccumulationPolicy::decide(const Var *Root,
   case Var::Storage::Param:
     break;
   }
+  if (ForceAtomics && Root->getType()->isPointer()) {
+    Say("atomics=all: the ownership analysis is off");
+    return Target == CudaTarget::HostDevice ? AccumulationKind::HostDeviceAtomic
+                                            : AccumulationKind::Atomic;
+  }
   auto It = Ownership.find(Root);
   if (It != Ownership.end()) {
     const OwnershipResult &R = It->second.Result;

@@ -70,6 +70,9 @@ public:
     BlockSums.insert(Part);
   }
 
+  /// Ignore ownership: every store that other threads can reach is atomic.
+  void setForceAtomics(bool Force) { ForceAtomics = Force; }
+
   /// Names the primal parameter whose adjoint \p V holds (for remarks).
   void setPrimalName(const ir::Var *V, const std::string &Name) {
     PrimalNames[V] = Name;
@@ -92,6 +95,7 @@ private:
   };
   ir::CudaTarget Target;
   DiagnosticSink &Diags;
+  bool ForceAtomics = false;
   llvm::SmallPtrSet<const ir::Var *, 4> Private;
   llvm::SmallPtrSet<const ir::Var *, 4> BlockSums;
   llvm::DenseMap<const ir::Var *, Owned> Ownership;

@@ -84,6 +84,7 @@ ReverseFunction::ReverseFunction(ReverseModeTransformer &Owner, Module &M,
       Kind(Kind), RequestLoc(RequestLoc), Policy(Primal->getTarget(), Diags),
       Private(std::move(Private)) {
   this->Selected.resize(Primal->getNumParams());
+  Policy.setForceAtomics(Owner.getForceAtomics());
   this->Private.resize(Primal->getNumParams());
 }
 
@@ -219,8 +220,9 @@ void ReverseFunction::addParameters() {
     if (Kind == Flavor::Pullback && (!Ty->isIndexable() || Private[I]))
       Policy.addThreadPrivate(A);
     Policy.setPrimalName(A, P->getName());
+    bool Force = Owner.getForceAtomics();
     if (Primal->isKernel() && Kind == Flavor::Gradient && !Ty->isIndexable() &&
-        !assignsVar(Body, P)) {
+        !assignsVar(Body, P) && !Force) {
       // Every thread adds to this adjoint: sum in a register first.
       std::string PartName = Name + "_part";
       UsedNames.insert(PartName);
@@ -229,7 +231,7 @@ void ReverseFunction::addParameters() {
       Policy.addBlockSum(Part, P->getName());
       BlockSums.push_back({A, Part});
     }
-    if (Primal->isKernel() && Ty->isPointer()) {
+    if (Primal->isKernel() && Ty->isPointer() && !Force) {
       if (!Ownership)
         Ownership = std::make_unique<OwnershipAnalysis>(*Primal);
       OwnershipResult R = Ownership->classify(P);

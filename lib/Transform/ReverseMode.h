@@ -63,11 +63,16 @@ public:
                                const std::vector<bool> &Private,
                                clang::SourceLocation CallLoc);
 
+  /// Ignore the ownership analysis: every adjoint store that other threads
+  /// can reach is an atomicAdd (the benchmark baseline).
+  void setForceAtomics(bool Force) { ForceAtomics = Force; }
+  bool getForceAtomics() const { return ForceAtomics; }
 
 private:
   ir::Module &M;
   DiagnosticSink &Diags;
   DerivedFunctionSet &Derived;
+  bool ForceAtomics = false;
 };
 
 } // namespace meshad

@@ -64,6 +64,8 @@ const char *const Usage =
     "  --line-directives         wrap generated code in #line directives\n"
     "  --no-line-directives      do not (the default)\n"
     "  --remarks                 one remark per adjoint store of a kernel\n"
+    "  --atomics=all             atomicAdd on every shared adjoint store\n"
+    "                            (ignore the ownership analysis)\n"
     "  --show-clang-diagnostics  print clang's diagnostics of the parse\n"
     "  -- <clang arguments>      e.g. -I <dir> -D<macro> -std=c++17 -x cuda\n";
 
@@ -91,6 +93,10 @@ std::optional<ToolOptions> parseCommandLine(int Argc, const char **Argv) {
       Opts.Generator.LineDirectives = false;
     else if (Arg == "--remarks")
       Opts.Generator.Remarks = true;
+    else if (Arg == "--atomics=all")
+      Opts.Generator.ForceAtomics = true;
+    else if (Arg == "--atomics=auto")
+      Opts.Generator.ForceAtomics = false;
     else if (Arg == "--show-clang-diagnostics")
       Opts.ShowClangDiagnostics = true;
     else if (!Arg.starts_with("-") && Opts.Input.empty())
