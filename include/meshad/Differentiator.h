@@ -55,7 +55,9 @@
 #define MESHAD_HOST_DEVICE
 #endif
 
+#include <meshad/AdjointTile.h>
 #include <meshad/BlockReduce.h>
+#include <meshad/WarpAtomics.h>
 #include <meshad/CudaAdjoint.h>
 
 /// Asks meshad for the forward-mode derivative of the annotated function

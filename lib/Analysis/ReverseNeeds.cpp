@@ -5,6 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "Analysis/ReverseNeeds.h"
+#include "IR/Traversal.h"
+
+#include "llvm/ADT/StringRef.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -240,6 +243,75 @@ bool meshad::assignsVar(const Stmt *S, const Var *V) {
   default:
     return false;
   }
+}
+
+bool meshad::writesMemoryOf(const Stmt *S, const Var *V) {
+  bool Writes = false;
+  forEachStmt(S, [&](const Stmt *Sub) {
+    if (const auto *A = dyn_cast<AssignStmt>(Sub))
+      Writes |= ActivityAnalysis::getRootVar(A->getLHS()) == V;
+    for (const Expr *E : ownExprs(Sub))
+      forEachExpr(E, [&](const Expr *X) {
+        const auto *C = dyn_cast<CallExpr>(X);
+        Writes |= C && C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
+                  llvm::StringRef(C->getName()).starts_with("atomic") &&
+                  C->getNumArgs() > 0 &&
+                  ActivityAnalysis::getRootVar(C->getArg(0)) == V;
+      });
+  });
+  return Writes;
+}
+
+/// The pointer variable whose memory the store target \p E designates:
+/// P[i], P[i].m, &P[i], P + k or P itself; null otherwise.
+static const Var *storeTarget(const Expr *E, bool AllowAddress) {
+  if (AllowAddress) {
+    if (const auto *U = dyn_cast<UnaryExpr>(E))
+      if (U->getOp() == UnaryOp::AddrOf)
+        E = U->getSub();
+    if (const auto *R = dyn_cast<VarRefExpr>(E))
+      return R->getVar();
+    if (const auto *B = dyn_cast<BinaryExpr>(E))
+      if (B->getOp() == BinaryOp::Add && llvm::isa<VarRefExpr>(B->getLHS()))
+        return cast<VarRefExpr>(B->getLHS())->getVar();
+  }
+  while (const auto *M = dyn_cast<MemberExpr>(E))
+    E = M->isArrow() ? nullptr : M->getBase();
+  const auto *I = llvm::dyn_cast_or_null<IndexExpr>(E);
+  const auto *Base = I ? dyn_cast<VarRefExpr>(I->getBase()) : nullptr;
+  return Base ? Base->getVar() : nullptr;
+}
+
+llvm::SmallPtrSet<const Var *, 4>
+meshad::writeOnlyMemory(const Stmt *Body, llvm::ArrayRef<Var *> Candidates) {
+  llvm::DenseMap<const Var *, unsigned> Uses, Stores;
+  forEachStmt(Body, [&](const Stmt *S) {
+    for (const Expr *E : ownExprs(S))
+      forEachExpr(E, [&](const Expr *X) {
+        if (const auto *R = dyn_cast<VarRefExpr>(X))
+          ++Uses[R->getVar()];
+      });
+    if (const auto *A = dyn_cast<AssignStmt>(S)) {
+      if (A->getOp() == AssignOp::Assign)
+        if (const Var *V = storeTarget(A->getLHS(), false))
+          ++Stores[V];
+    } else if (const auto *ES = dyn_cast<ExprStmt>(S)) {
+      const auto *C = dyn_cast<CallExpr>(ES->getExpr());
+      if (C && C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
+          llvm::StringRef(C->getName()).starts_with("atomic") &&
+          C->getNumArgs() > 0)
+        if (const Var *V = storeTarget(C->getArg(0), true))
+          ++Stores[V];
+    } else if (const auto *D = dyn_cast<DeclStmt>(S)) {
+      ++Uses[D->getVar()];
+    }
+  });
+  llvm::SmallPtrSet<const Var *, 4> Result;
+  for (const Var *V : Candidates)
+    if (V->getType()->isPointer() && Stores.lookup(V) > 0 &&
+        Stores.lookup(V) == Uses.lookup(V))
+      Result.insert(V);
+  return Result;
 }
 
 /// True when no variable read by \p E is assigned in \p Body.

@@ -24,6 +24,8 @@
 #include "Analysis/Activity.h"
 #include "IR/IR.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <optional>
@@ -74,6 +76,17 @@ private:
 
 /// True when \p S (or a statement nested in it) assigns \p V.
 bool assignsVar(const ir::Stmt *S, const ir::Var *V);
+
+/// True when \p S writes the memory that the pointer \p V designates:
+/// assignments to its elements and atomic operations on them.
+bool writesMemoryOf(const ir::Stmt *S, const ir::Var *V);
+
+/// The pointers among \p Candidates whose memory \p Body only writes:
+/// every use is the target of a plain store (`y[i] = v`, `y[i].x = v`) or
+/// of an atomic whose result is unused (`atomicAdd(&E[0], e)`). A gradient
+/// kernel need not repeat those stores: nothing it computes reads them.
+llvm::SmallPtrSet<const ir::Var *, 4>
+writeOnlyMemory(const ir::Stmt *Body, llvm::ArrayRef<ir::Var *> Candidates);
 
 } // namespace meshad
 

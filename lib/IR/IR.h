@@ -374,6 +374,8 @@ public:
       : Stmt(Kind::Block), Body(std::move(Body)) {}
   const std::vector<const Stmt *> &getBody() const { return Body; }
   void append(const Stmt *S) { Body.push_back(S); }
+  /// Replaces the statements (for passes that rewrite generated code).
+  void setBody(std::vector<const Stmt *> NewBody) { Body = std::move(NewBody); }
   static bool classof(const Stmt *S) { return S->getKind() == Kind::Block; }
 
 private:

@@ -1,1 +1,1 @@
-set(SOURCES Type.cpp IR.cpp)
+set(SOURCES Type.cpp IR.cpp Traversal.cpp)

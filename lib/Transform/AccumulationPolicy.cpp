@@ -51,9 +51,27 @@ AccumulationKind AccumulationPolicy::decide(const Var *Root,
   auto It = Ownership.find(Root);
   if (It != Ownership.end()) {
     const OwnershipResult &R = It->second.Result;
-    Say(std::string(getOwnershipName(R.Class)) + ": " + R.Reason);
-    if (R.Class == OwnershipClass::ThreadExclusive)
+    std::string Text = std::string(getOwnershipName(R.Class)) +
+                       (R.Asserted ? " (asserted by the user)" : "") + ": " +
+                       R.Reason;
+    switch (R.Class) {
+    case OwnershipClass::ThreadExclusive:
+      Say(Text);
       return AccumulationKind::Plain;
+    case OwnershipClass::TileExclusive:
+      if (!Tiles.count(Root))
+        break;
+      Say(Text + "; summed per block in shared memory, then one plain += per "
+                 "element (atomicAdd for the halo)");
+      return AccumulationKind::TileAtomic;
+    case OwnershipClass::Uniform:
+      Say(Text + "; summed per warp with shuffles, then one atomicAdd per "
+                 "warp and address");
+      return AccumulationKind::WarpAtomic;
+    case OwnershipClass::Shared:
+      break;
+    }
+    Say(Text);
     return AccumulationKind::Atomic;
   }
   if (!Root->getType()->isPointer()) {
@@ -67,6 +85,47 @@ AccumulationKind AccumulationPolicy::decide(const Var *Root,
         "is given");
   return Target == CudaTarget::HostDevice ? AccumulationKind::HostDeviceAtomic
                                           : AccumulationKind::Atomic;
+}
+
+void AccumulationPolicy::remark(const Var *Root, AccumulationKind K,
+                                const std::string &Why,
+                                clang::SourceLocation Loc) {
+  if (!Loc.isValid() || !Diags.areRemarksEnabled() ||
+      !Remarked.insert(Loc.getRawEncoding()).second)
+    return;
+  auto It = PrimalNames.find(Root);
+  std::string Name = It != PrimalNames.end() ? It->second : Root->getName();
+  const char *Form = "atomicAdd";
+  switch (K) {
+  case AccumulationKind::Plain:
+    Form = "plain +=";
+    break;
+  case AccumulationKind::WarpAtomic:
+    Form = "warp-aggregated atomicAdd";
+    break;
+  case AccumulationKind::TileAtomic:
+    Form = "shared-memory tile";
+    break;
+  default:
+    break;
+  }
+  Diags.remark(Loc, "adjoint store to '" + Name + "': " + Form + " (" + Why +
+                        ")");
+}
+
+const Expr *AccumulationPolicy::tileElement(IRBuilder &B, const Expr *Adjoint,
+                                            const TileInfo &T) const {
+  const auto *I = llvm::dyn_cast<IndexExpr>(Adjoint);
+  if (!I)
+    return nullptr;
+  Module &M = B.getModule();
+  const Type *LL = M.getTypes().getInt("long long");
+  const Expr *Base = M.create<CallExpr>(
+      LL, CallExpr::CalleeKind::Intrinsic, "meshad::tileBase", -1,
+      std::vector<const Expr *>{B.intLit(T.Result.TileStride),
+                                B.intLit(T.Result.TileLo)});
+  const Expr *Slot = B.sub(B.cast(LL, I->getIndex()), Base);
+  return B.index(B.ref(const_cast<Var *>(T.Tile)), Slot);
 }
 
 void AccumulationPolicy::emit(IRBuilder &B, const Expr *Adjoint,
@@ -86,18 +145,17 @@ void AccumulationPolicy::emit(IRBuilder &B, const Expr *Adjoint,
         }
   std::string Why;
   AccumulationKind K = decide(Root, &Why);
+  if (K == AccumulationKind::TileAtomic) {
+    if (const Expr *Slot = tileElement(B, Adjoint, Tiles.find(Root)->second))
+      Adjoint = Slot;
+    else
+      K = AccumulationKind::Atomic;
+  }
   bool Shared = Root &&
                 (Root->isParam() || Root->isShared() || BlockSums.count(Root)) &&
                 Target != CudaTarget::HostOnly;
-  if (Shared && Loc.isValid() && Diags.areRemarksEnabled() &&
-      Remarked.insert(Loc.getRawEncoding()).second) {
-    auto It = PrimalNames.find(Root);
-    std::string Name = It != PrimalNames.end() ? It->second : Root->getName();
-    Diags.remark(Loc, "adjoint store to '" + Name + "': " +
-                          (K == AccumulationKind::Plain ? "plain +="
-                                                        : "atomicAdd") +
-                          " (" + Why + ")");
-  }
+  if (Shared)
+    remark(Root, K, Why, Loc);
   if (K == AccumulationKind::Plain) {
     Out->append(B.assign(Adjoint, AssignOp::AddAssign, Value));
     return;
@@ -110,8 +168,11 @@ void AccumulationPolicy::emit(IRBuilder &B, const Expr *Adjoint,
   if (!Addr)
     Addr = B.addrOf(Adjoint);
   const Type *Ty = Adjoint->getType()->getUnqualified();
-  const char *Name = K == AccumulationKind::Atomic ? "atomicAdd"
-                                                   : "meshad::atomicAccumulate";
+  const char *Name = "atomicAdd";
+  if (K == AccumulationKind::HostDeviceAtomic)
+    Name = "meshad::atomicAccumulate";
+  else if (K == AccumulationKind::WarpAtomic)
+    Name = "meshad::warpAtomicAdd";
   auto *Call = B.getModule().create<CallExpr>(
       Ty, CallExpr::CalleeKind::Intrinsic, Name, -1,
       std::vector<const Expr *>{Addr, B.cast(Ty, Value)});

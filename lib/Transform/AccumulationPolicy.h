@@ -10,7 +10,10 @@
 /// same adjoint concurrently:
 /// - adjoints of locals, and anything in host-only code: plain +=;
 /// - adjoints of kernel array parameters: as the ownership analysis decides:
-///   plain += for thread-exclusive arrays, atomicAdd otherwise;
+///   plain += for thread-exclusive arrays; shared-memory atomics into the
+///   block's tile for tile-exclusive ones (meshad/AdjointTile.h, written out
+///   at the end of the kernel); warp-aggregated atomics (meshad/WarpAtomics.h)
+///   for uniform but symbolic addresses; atomicAdd otherwise;
 /// - adjoints in __shared__ memory, of kernels' scalar parameters, and of
 ///   device functions' array parameters: atomicAdd;
 /// - in __host__ __device__ code, meshad::atomicAccumulate (atomic on the
@@ -36,7 +39,15 @@
 namespace meshad {
 
 /// How one adjoint store is written.
-enum class AccumulationKind { Plain, Atomic, HostDeviceAtomic };
+enum class AccumulationKind {
+  Plain,
+  Atomic,
+  HostDeviceAtomic,
+  /// meshad::warpAtomicAdd: one atomic per warp and address.
+  WarpAtomic,
+  /// atomicAdd into the block's shared-memory tile of the adjoint.
+  TileAtomic
+};
 
 /// Decides and emits adjoint accumulations for one derived function.
 class AccumulationPolicy {
@@ -68,6 +79,12 @@ public:
                          const ir::Var *Part) {
     UniformElements[V] = {Index, Part};
     BlockSums.insert(Part);
+  }
+
+  /// Routes the stores into the tile-exclusive adjoint array \p V (ownership
+  /// \p R) into the block's shared tile \p Tile.
+  void addTile(const ir::Var *V, const ir::Var *Tile, const OwnershipResult &R) {
+    Tiles[V] = {Tile, R};
   }
 
   /// Ignore ownership: every store that other threads can reach is atomic.
@@ -103,6 +120,19 @@ private:
   llvm::DenseMap<const ir::Var *, std::pair<long long, const ir::Var *>>
       UniformElements;
   llvm::DenseSet<unsigned> Remarked;
+  struct TileInfo {
+    const ir::Var *Tile;
+    OwnershipResult Result;
+  };
+  llvm::DenseMap<const ir::Var *, TileInfo> Tiles;
+
+  /// The remark for one adjoint store location, once.
+  void remark(const ir::Var *Root, AccumulationKind K, const std::string &Why,
+              clang::SourceLocation Loc);
+  /// `atomicAdd(&tile[(long long)(i) - meshad::tileBase(c, lo)], v)`, or
+  /// null when \p Adjoint is not an element of the tiled array.
+  const ir::Expr *tileElement(ir::IRBuilder &B, const ir::Expr *Adjoint,
+                              const TileInfo &T) const;
 };
 
 } // namespace meshad

@@ -50,6 +50,11 @@ private:
   void hoistDeclarations(const ir::Stmt *S);
   void addParameters();
   void zeroSharedAdjoints(ir::BlockStmt *Out);
+  /// Gives the tile-exclusive array \p P (adjoint \p Adjoint) a shared
+  /// tile, or demotes \p R to Shared with the reason why it cannot have one.
+  void addTile(const ir::Var *P, ir::Var *Adjoint, OwnershipResult &R);
+  /// Merges the launch shape that the proof \p R relies on into LaunchDims.
+  void requireLaunchDims(const OwnershipResult &R);
   ir::Var *adjointVar(ir::Var *V);
   ir::Var *newVar(const std::string &Prefix, const ir::Type *Ty,
                   const ir::Expr *Init = nullptr);
@@ -62,6 +67,12 @@ private:
   void sweepStmt(const ir::Stmt *S, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
   void sweepDecl(const ir::DeclStmt *D, ir::BlockStmt *Fwd,
                  ir::BlockStmt *Rev);
+  /// The forward-sweep half of an assignment: saves what it overwrites
+  /// (into \p Restore, replayed by the reverse sweep) and the store.
+  void sweepPrimalStore(const ir::Expr *LHS, ir::AssignOp Op,
+                        const ir::Expr *RHS, bool IsDecl,
+                        clang::SourceLocation Loc, ir::BlockStmt *Fwd,
+                        ir::BlockStmt *Restore);
   void sweepAssign(const ir::Expr *LHS, ir::AssignOp Op, const ir::Expr *RHS,
                    bool IsDecl, clang::SourceLocation Loc, ir::BlockStmt *Fwd,
                    ir::BlockStmt *Rev);
@@ -149,6 +160,23 @@ private:
     ir::Var *Part;
   };
   std::vector<UniformSum> UniformSums;
+  /// Kernels: tile-exclusive adjoint arrays and their shared-memory tiles
+  /// (meshad/AdjointTile.h), zeroed first and written out at the end.
+  struct AdjointTile {
+    ir::Var *Adjoint;
+    ir::Var *Tile;
+    OwnershipResult Result;
+  };
+  std::vector<AdjointTile> Tiles;
+  /// Kernels: pointer parameters whose memory the kernel only writes; the
+  /// forward sweep leaves those stores out.
+  llvm::SmallPtrSet<const ir::Var *, 4> WriteOnly;
+  /// Shared memory that the tiles take so far.
+  unsigned long long TileBytes = 0;
+  /// Tiles are sized for the largest CUDA block.
+  static constexpr unsigned MaxBlockThreads = 1024;
+  /// At most this much static shared memory goes to tiles per kernel.
+  static constexpr unsigned long long MaxTileBytes = 24 * 1024;
 
   ir::BlockStmt *Body = nullptr; ///< The normalized primal body.
   std::unique_ptr<ActivityAnalysis> Activity;

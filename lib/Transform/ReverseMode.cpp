@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transform/ReverseMode.h"
+#include "Transform/AtomicCombiner.h"
 #include "Transform/JumpNormalizer.h"
 #include "Transform/ReverseFunction.h"
 
@@ -187,6 +188,10 @@ bool ReverseFunction::prepare() {
   if (!checkOutputs())
     return false;
   Needs = std::make_unique<ReverseNeeds>(*Body, *Activity);
+  // A gradient kernel's outputs that nothing reads (y[i] = ..., atomicAdd
+  // into E) are not stored again: their values are unspecified afterwards.
+  if (Primal->isKernel() && Kind == Flavor::Gradient)
+    WriteOnly = writeOnlyMemory(Body, Primal->getParams());
   for (const Var *P : Primal->getParams())
     UsedNames.insert(P->getName());
   hoistDeclarations(Body);
@@ -235,7 +240,9 @@ void ReverseFunction::addParameters() {
       if (!Ownership)
         Ownership = std::make_unique<OwnershipAnalysis>(*Primal);
       OwnershipResult R = Ownership->classify(P);
-      LaunchDims = std::max(LaunchDims, R.LaunchDims);
+      if (R.Class == OwnershipClass::TileExclusive)
+        addTile(P, A, R);
+      requireLaunchDims(R);
       Policy.setOwnership(A, R, P->getName());
       // A read-only element every thread reads: its adjoint is summed in a
       // register and reduced per block.
@@ -253,6 +260,47 @@ void ReverseFunction::addParameters() {
     Adjoints.try_emplace(P, A); // Unless it sums in a register (above).
     Result->addParam(A);
   }
+}
+
+void ReverseFunction::requireLaunchDims(const OwnershipResult &R) {
+  bool Relies = R.Class == OwnershipClass::ThreadExclusive ||
+                R.Class == OwnershipClass::TileExclusive;
+  // A 1D requirement is stricter than a 2D one.
+  if (Relies && R.LaunchDims != 0)
+    LaunchDims = LaunchDims == 0 ? R.LaunchDims
+                                 : std::min(LaunchDims, R.LaunchDims);
+}
+
+void ReverseFunction::addTile(const Var *P, Var *Adjoint, OwnershipResult &R) {
+  const Type *Elem = P->getType()->getElement();
+  unsigned long long Slots =
+      static_cast<unsigned long long>(R.TileStride) * MaxBlockThreads +
+      static_cast<unsigned long long>(R.TileHi - R.TileLo);
+  unsigned long long ElemBytes =
+      Elem->getUnqualified() == M.getTypes().getFloat() ? 4 : 8;
+  std::string Why;
+  if (Kind != Flavor::Gradient)
+    Why = "pullbacks do not tile";
+  else if (!Elem->isFloatingScalar())
+    Why = "its elements are not floating-point scalars";
+  else if (writesMemoryOf(Primal->getBody(), P))
+    Why = "the kernel also writes " + P->getName();
+  else if (Slots * ElemBytes + TileBytes > MaxTileBytes)
+    Why = "its tile would take more than " + std::to_string(MaxTileBytes) +
+          " bytes of shared memory";
+  if (!Why.empty()) {
+    R.Class = OwnershipClass::Shared;
+    R.Reason += "; not tiled: " + Why;
+    return;
+  }
+  TileBytes += Slots * ElemBytes;
+  std::string Name = Adjoint->getName() + "_tile";
+  UsedNames.insert(Name);
+  Var *Tile = M.createVar(
+      Name, M.getTypes().getArray(Elem->getUnqualified(), Slots),
+      Var::Storage::Shared);
+  Policy.addTile(Adjoint, Tile, R);
+  Tiles.push_back({Adjoint, Tile, R});
 }
 
 ir::Var *ReverseFunction::adjointVar(Var *V) {
@@ -337,6 +385,19 @@ bool ReverseFunction::run() {
   BlockStmt *Zero = B.block();
   if (Primal->isKernel())
     zeroSharedAdjoints(Zero);
+  auto TileCall = [&](const char *Fn, std::vector<const Expr *> Args,
+                      const AdjointTile &T, BlockStmt *Out) {
+    for (long long V :
+         {T.Result.TileStride, T.Result.TileLo, T.Result.TileHi})
+      Args.push_back(B.intLit(V));
+    Out->append(M.create<ExprStmt>(
+        M.create<CallExpr>(M.getTypes().getVoid(),
+                           CallExpr::CalleeKind::Intrinsic, Fn, -1, Args)));
+  };
+  for (const AdjointTile &T : Tiles) {
+    Decls->append(B.decl(T.Tile, nullptr));
+    TileCall("meshad::tileZero", {B.ref(T.Tile)}, T, Zero);
+  }
   if (LaunchDims == 1 || LaunchDims == 2) {
     // Plain stores into thread-exclusive adjoints rely on the launch shape.
     auto *Check = M.create<CallExpr>(
@@ -351,6 +412,8 @@ bool ReverseFunction::run() {
   sweepBlock(Body, Fwd, Rev);
   if (Failed)
     return false;
+  if (Primal->getTarget() != CudaTarget::HostOnly)
+    combineAtomics(B, Rev);
   // Block sums of uniform adjoints, where every thread of the block is.
   BlockStmt *Epilogue = B.block();
   auto Reduce = [&](const Expr *Target, Var *Sum) {
@@ -363,6 +426,9 @@ bool ReverseFunction::run() {
     Reduce(B.ref(Adj), Sum);
   for (const UniformSum &U : UniformSums)
     Reduce(B.addrOf(B.index(B.ref(U.Adjoint), B.intLit(U.Index))), U.Part);
+  for (const AdjointTile &T : Tiles)
+    TileCall("meshad::tileWriteBack", {B.ref(T.Adjoint), B.ref(T.Tile)}, T,
+             Epilogue);
   BlockStmt *Out = B.block();
   for (BlockStmt *Part : {Decls, Zero, Fwd, Rev, Epilogue})
     for (const Stmt *S : Part->getBody())

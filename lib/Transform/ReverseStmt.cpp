@@ -214,6 +214,20 @@ ir::Var *ReverseFunction::record(const Expr *Value, const std::string &Prefix,
   return V;
 }
 
+void ReverseFunction::sweepPrimalStore(const Expr *LHS, AssignOp Op,
+                                       const Expr *RHS, bool IsDecl,
+                                       clang::SourceLocation Loc,
+                                       BlockStmt *Fwd, BlockStmt *Restore) {
+  if (needsSave(LHS, IsDecl))
+    save(LHS, Fwd, Restore);
+  if (const auto *Call = llvm::dyn_cast_or_null<CallExpr>(RHS))
+    if (Call->getCalleeKind() == CallExpr::CalleeKind::User)
+      saveCalleeWrites(Call, Fwd, Restore);
+  AssignStmt *Primal = B.assign(LHS, Op, RHS);
+  Primal->setLoc(Loc);
+  Fwd->append(Primal);
+}
+
 void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
                                   const Expr *RHS, bool IsDecl,
                                   clang::SourceLocation Loc, BlockStmt *Fwd,
@@ -228,15 +242,12 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
     }
   const Var *Root = ActivityAnalysis::getRootVar(LHS);
   bool Active = Root && Activity->isActive(Root);
+  bool Dead = Op == AssignOp::Assign && !llvm::isa<VarRefExpr>(LHS) &&
+              WriteOnly.count(Root);
+  // A store to memory that the kernel only writes is left out.
   BlockStmt *Restore = B.block();
-  if (needsSave(LHS, IsDecl))
-    save(LHS, Fwd, Restore);
-  if (const auto *Call = llvm::dyn_cast_or_null<CallExpr>(RHS))
-    if (Call->getCalleeKind() == CallExpr::CalleeKind::User)
-      saveCalleeWrites(Call, Fwd, Restore);
-  AssignStmt *Primal = B.assign(LHS, Op, RHS);
-  Primal->setLoc(Loc);
-  Fwd->append(Primal);
+  if (!Dead)
+    sweepPrimalStore(LHS, Op, RHS, IsDecl, Loc, Fwd, Restore);
   for (const Stmt *S : Restore->getBody())
     Rev->append(S);
   if (!Active || Op == AssignOp::Inc || Op == AssignOp::Dec)
@@ -329,7 +340,11 @@ void ReverseFunction::sweepExprStmt(const ExprStmt *S, BlockStmt *Fwd,
     return;
   if (C && C->getCalleeKind() == CallExpr::CalleeKind::User)
     saveCalleeWrites(C, Fwd, Rev);
-  Fwd->append(S);
+  bool Dead = C && C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
+              C->getName() == "atomicAdd" && C->getNumArgs() == 2 &&
+              WriteOnly.count(ActivityAnalysis::getRootVar(C->getArg(0)));
+  if (!Dead)
+    Fwd->append(S);
   if (!C)
     return;
   if (C->getName() == "__syncthreads") {
@@ -384,9 +399,13 @@ void ReverseFunction::sweepIf(const IfStmt *I, BlockStmt *Fwd,
   // The branch taken is recorded before either branch runs.
   BlockStmt *Replay = B.block();
   Var *Flag = record(I->getCond(), "_cond", Fwd, Replay);
-  auto *F = M.create<IfStmt>(B.ref(Flag), ThenFwd, ElseFwd);
-  F->setLoc(I->getLoc());
-  Fwd->append(F);
+  bool EmptyFwd = ThenFwd->getBody().empty() &&
+                  (!ElseFwd || ElseFwd->getBody().empty());
+  if (!EmptyFwd) {
+    auto *F = M.create<IfStmt>(B.ref(Flag), ThenFwd, ElseFwd);
+    F->setLoc(I->getLoc());
+    Fwd->append(F);
+  }
   for (const Stmt *S : Replay->getBody())
     Rev->append(S);
   Rev->append(M.create<IfStmt>(B.ref(Flag), ThenRev,

@@ -1,7 +1,8 @@
 // The ownership analysis decides per kernel array whether adjoint stores need
 // atomics, and says why with -fplugin-arg-meshad-remarks. Elementwise and
 // strided exclusive accesses get plain stores (behind a run-time 1D-launch
-// check); neighbouring reads keep atomics; a scalar parameter's adjoint is
+// check); neighbouring reads are tile-exclusive (shared-memory tile per
+// block, halo atomics); a scalar parameter's adjoint is
 // summed per thread, then per block, with one atomicAdd per block.
 // Every gradient is still checked against finite differences.
 //
@@ -40,9 +41,13 @@ __global__ void neighbours(const double *x, double *y, int n) {
   if (i < n - 1)
     y[i] = x[i] * x[i + 1];
 }
-// REMARK-DAG: ownership-remarks.cu:[[#@LINE-2]]:12: remark: adjoint store to 'x': atomicAdd (shared
+// REMARK-DAG: ownership-remarks.cu:[[#@LINE-2]]:12: remark: adjoint store to 'x': shared-memory tile (tile-exclusive: x[i] and x[i + 1] overlap between neighbouring threads
 // CHECK-LABEL: __global__ void neighbours_grad(
-// CHECK: atomicAdd(&_d_x[i]
+// CHECK: __shared__ double _d_x_tile[1025];
+// CHECK: meshad::tileZero(_d_x_tile, 1, 0, 1);
+// CHECK-NOT: atomicAdd(&_d_x[
+// CHECK: atomicAdd(&_d_x_tile[(long long)i - meshad::tileBase(1, 0)]
+// CHECK: meshad::tileWriteBack(_d_x, _d_x_tile, 1, 0, 1);
 
 __global__ void energy(const double *x, double *E, double k, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -1,0 +1,107 @@
+// Tile-exclusive adjoints: the threads of a block share the elements that a
+// stencil reads (x[i-1], x[i], x[i+1]) but blocks only share a halo. Their
+// adjoint is summed per block in a shared-memory tile, written once per
+// element (plain +=), with one atomicAdd per halo element. Strided tiles
+// (2*i, 2*i+2) work alike; grid-stride loops and wide spans keep atomics.
+// Each gradient is checked against central finite differences, with a last
+// block that is only partly inside the array.
+//
+// RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
+// RUN: FileCheck %s --check-prefix=REMARK < %t.log
+// RUN: FileCheck %s < %t.log
+// RUN: %t | FileCheck %s --check-prefix=NUM
+#include "KernelCheck.h"
+#include "NumericCheck.h"
+#include <cmath>
+#include <meshad/Differentiator.h>
+
+__global__ void stencil3(const double *x, double *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > 0 && i < n - 1)
+    y[i] = x[i - 1] * x[i] + sin(x[i + 1]) * x[i];
+}
+// REMARK: ownership-tile-exclusive.cu:[[#@LINE-2]]:12: remark: adjoint store to 'x': shared-memory tile (tile-exclusive: x[i - 1] and x[i + 1] overlap between neighbouring threads; every access is gid + {-1, 0, 1}: each block owns its tile but a halo of 2 elements; summed per block in shared memory, then one plain += per element (atomicAdd for the halo))
+// CHECK-LABEL: __global__ void stencil3_grad(
+// CHECK: __shared__ double _d_x_tile[1026];
+// CHECK: meshad::requireLaunch1D();
+// CHECK: meshad::tileZero(_d_x_tile, 1, (-1), 1);
+// CHECK-NOT: atomicAdd(&_d_x[
+// CHECK: atomicAdd(&_d_x_tile[(long long)(i - 1) - meshad::tileBase(1, (-1))]
+// CHECK: meshad::tileWriteBack(_d_x, _d_x_tile, 1, (-1), 1);
+// CHECK-NEXT: }
+
+__global__ void strided(const double *x, double *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = x[2 * i] * exp(x[2 * i + 2]);
+}
+// REMARK: ownership-tile-exclusive.cu:[[#@LINE-2]]:12: remark: adjoint store to 'x': shared-memory tile (tile-exclusive:
+// CHECK-LABEL: __global__ void strided_grad(
+// CHECK: __shared__ double _d_x_tile[2050];
+// CHECK: meshad::tileWriteBack(_d_x, _d_x_tile, 2, 0, 2);
+
+__global__ void gridStride(const double *x, double *y, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n - 1;
+       i += blockDim.x * gridDim.x)
+    y[i] = x[i] * x[i + 1];
+}
+// REMARK: ownership-tile-exclusive.cu:[[#@LINE-2]]:12: remark: adjoint store to 'x': atomicAdd (shared:
+// CHECK-LABEL: __global__ void gridStride_grad(
+// CHECK-NOT: _tile
+// CHECK: atomicAdd(&_d_x[i]
+
+__global__ void wide(const double *x, double *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = x[i] * x[i + 40];
+}
+// REMARK: ownership-tile-exclusive.cu:[[#@LINE-2]]:12: remark: adjoint store to 'x': atomicAdd (shared:
+// CHECK-LABEL: __global__ void wide_grad(
+// CHECK-NOT: _tile
+// CHECK: atomicAdd(&_d_x[i]
+
+/// Checks the gradient of L = sum_i w_i y_i w.r.t. x of \p Kernel, whose
+/// output has \p Outputs elements and input \p Inputs.
+template <class K, class G>
+void check(const char *Name, K Kernel, G Grad, int Inputs, int Outputs,
+           dim3 Grid, dim3 Block) {
+  meshad::test::RandomInputs Rng;
+  meshad::test::DeviceArray<double> X(Inputs), Y(Outputs), W(Outputs),
+      DX(Inputs), DY(Outputs);
+  Rng.fill(X.host(), Inputs, 0.2, 1.2);
+  Rng.fill(W.host(), Outputs, -1, 1);
+  auto Loss = [&] {
+    X.upload();
+    Y.zero();
+    MESHAD_LAUNCH(Kernel, Grid, Block)(X.device(), Y.device(), Outputs);
+    meshad::test::checkLaunch(Name);
+    Y.download();
+    return meshad::test::weightedSum(W.host(), Y.host(), Outputs);
+  };
+  std::vector<double> Expected = meshad::test::fdGradient(Loss, X.host(), Inputs);
+  X.upload();
+  for (int I = 0; I < Outputs; ++I)
+    DY[I] = W[I];
+  DY.upload();
+  DX.zero();
+  Grad.execute_kernel(Grid, Block, X.device(), Y.device(), Outputs,
+                      DX.device(), DY.device());
+  meshad::test::checkLaunch(Name);
+  DX.download();
+  meshad::test::checkArray(Name, DX.host(), Expected.data(), Inputs);
+}
+
+int main() {
+  const int N = 200;
+  check("stencil3", stencil3, meshad::gradient(stencil3, "x, y"), N, N,
+        dim3(7), dim3(32));
+  check("strided", strided, meshad::gradient(strided, "x, y"), 2 * N + 2, N,
+        dim3(4), dim3(64));
+  check("gridStride", gridStride, meshad::gradient(gridStride, "x, y"), N, N,
+        dim3(2), dim3(32));
+  check("wide", wide, meshad::gradient(wide, "x, y"), N + 40, N, dim3(7),
+        dim3(32));
+  return meshad::test::summary();
+}
+// NUM-NOT: FAIL
+// NUM: numeric checks: 1042 passed, 0 failed

@@ -1,0 +1,74 @@
+// Uniform but symbolic addresses: every pixel of a 2D launch blends the same
+// splats p[3*k .. 3*k+2] (k a loop counter). The adjoint stores into p are
+// the same address in every thread at a given point: meshad::warpAtomicAdd
+// sums them per warp (one atomicAdd per warp and address). The image is
+// thread-exclusive over the 2D index py*W + px (guarded by px < W): its
+// seed is read and cleared plainly, behind a run-time check for
+// blockDim.z == gridDim.z == 1. Checked against central
+// finite differences with partial blocks at the image borders.
+//
+// RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
+// RUN: FileCheck %s --check-prefix=REMARK < %t.log
+// RUN: FileCheck %s < %t.log
+// RUN: %t | FileCheck %s --check-prefix=NUM
+#include "KernelCheck.h"
+#include "NumericCheck.h"
+#include <cmath>
+#include <meshad/Differentiator.h>
+
+__global__ void splat(const double *p, double *img, int W, int H, int K) {
+  int px = blockIdx.x * blockDim.x + threadIdx.x;
+  int py = blockIdx.y * blockDim.y + threadIdx.y;
+  if (px < W && py < H) {
+    double acc = 0;
+    for (int k = 0; k < K; ++k) {
+      double dx = (px - p[3 * k]) * 0.2, dy = (py - p[3 * k + 1]) * 0.2;
+      acc += p[3 * k + 2] * exp(-(dx * dx + dy * dy));
+    }
+    img[py * W + px] = acc;
+  }
+}
+// REMARK: ownership-uniform-symbolic.cu:[[#@LINE-6]]:{{[0-9]+}}: remark: adjoint store to 'p': warp-aggregated atomicAdd (uniform: every access (p[3 * k], p[3 * k + 1], p[3 * k + 2]) is the same in all threads at a given point
+// CHECK-LABEL: __global__ void splat_grad(
+// CHECK: meshad::requireLaunch2D();
+// CHECK: _d_img[py * W + px] = 0.;
+// CHECK-NOT: atomicAdd(&_d_p
+// CHECK: meshad::warpAtomicAdd(&_d_p[3 * k + 2],
+// CHECK-NOT: atomicAdd(&_d_p
+// CHECK: }
+
+int main() {
+  const int W = 21, H = 13, K = 4;
+  meshad::test::RandomInputs Rng;
+  meshad::test::DeviceArray<double> P(3 * K), Img(W * H), Wt(W * H),
+      DP(3 * K), DImg(W * H);
+  for (int k = 0; k < K; ++k) {
+    Rng.fill(&P[3 * k], 1, 0, W);
+    Rng.fill(&P[3 * k + 1], 1, 0, H);
+    Rng.fill(&P[3 * k + 2], 1, 0.5, 1.5);
+  }
+  Rng.fill(Wt.host(), W * H, -1, 1);
+  dim3 Grid(2, 2), Block(16, 8);
+  auto Loss = [&] {
+    P.upload();
+    MESHAD_LAUNCH(splat, Grid, Block)(P.device(), Img.device(), W, H, K);
+    meshad::test::checkLaunch("splat");
+    Img.download();
+    return meshad::test::weightedSum(Wt.host(), Img.host(), W * H);
+  };
+  std::vector<double> Expected = meshad::test::fdGradient(Loss, P.host(), 3 * K);
+  P.upload();
+  for (int I = 0; I < W * H; ++I)
+    DImg[I] = Wt[I];
+  DImg.upload();
+  DP.zero();
+  meshad::gradient(splat, "p, img")
+      .execute_kernel(Grid, Block, P.device(), Img.device(), W, H, K,
+                      DP.device(), DImg.device());
+  meshad::test::checkLaunch("splat_grad");
+  DP.download();
+  meshad::test::checkArray("dp", DP.host(), Expected.data(), 3 * K);
+  return meshad::test::summary();
+}
+// NUM-NOT: FAIL
+// NUM: numeric checks: 12 passed, 0 failed
