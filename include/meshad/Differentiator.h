@@ -60,6 +60,23 @@
 #include <meshad/WarpAtomics.h>
 #include <meshad/CudaAdjoint.h>
 
+/// Asserts that no two threads of a launch touch the same element of the
+/// annotated pointer parameter of a kernel, when the proof needs facts the
+/// compiler cannot see (elements processed in colour order, a permutation
+/// array...). Reverse mode then adds to its adjoint with plain stores, and
+/// the ownership remark says the class was asserted, not proven. A wrong
+/// assertion makes the gradient race.
+///
+/// \code
+///   __global__ void scatter(const int *perm, double *x MESHAD_THREAD_EXCLUSIVE,
+///                           int n) {
+///     int i = blockIdx.x * blockDim.x + threadIdx.x;
+///     if (i < n) x[perm[i]] *= 2.0;   // perm is a permutation
+///   }
+/// \endcode
+#define MESHAD_THREAD_EXCLUSIVE                                                 \
+  __attribute__((annotate("meshad::thread_exclusive")))
+
 /// Asks meshad for the forward-mode derivative of the annotated function
 /// definition w.r.t. the parameters in SPEC (one parameter or element), under
 /// the stable name `<function>_darg<N>` (`<function>_darg<N>_<K>` for element

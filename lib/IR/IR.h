@@ -64,11 +64,17 @@ public:
   bool isParam() const { return S == Storage::Param; }
   bool isShared() const { return S == Storage::Shared; }
   bool isGlobal() const { return S == Storage::Global; }
+  /// A kernel's pointer parameter that the user declared thread-exclusive
+  /// (MESHAD_THREAD_EXCLUSIVE): no two threads of a launch touch the same
+  /// element, a fact the ownership analysis takes without proof.
+  bool isAssertedExclusive() const { return AssertedExclusive; }
+  void setAssertedExclusive(bool B) { AssertedExclusive = B; }
 
 private:
   std::string Name;
   const Type *Ty;
   Storage S;
+  bool AssertedExclusive = false;
 };
 
 //===----------------------------------------------------------------------===//

@@ -166,8 +166,32 @@ bool ASTLowering::Impl::lowerParams(const FunctionDecl *FD, ir::Function *F) {
     std::string Name = P->getName().empty() ? "_p" + std::to_string(I)
                                             : P->getNameAsString();
     ir::Var *V = S.M.createVar(std::move(Name), Ty, ir::Var::Storage::Param);
+    Ok &= lowerParamAnnotations(P, V);
     S.Vars[P] = V;
     F->addParam(V);
+  }
+  return Ok;
+}
+
+bool ASTLowering::Impl::lowerParamAnnotations(const ParmVarDecl *P,
+                                              ir::Var *V) {
+  bool Ok = true;
+  for (const auto *A : P->specific_attrs<AnnotateAttr>()) {
+    llvm::StringRef Note = A->getAnnotation();
+    if (!Note.starts_with("meshad::"))
+      continue;
+    if (Note != "meshad::thread_exclusive") {
+      S.Diags.error(A->getLocation(),
+                    "unknown meshad annotation '" + Note.str() + "'");
+      Ok = false;
+    } else if (!V->getType()->isPointer()) {
+      S.Diags.error(A->getLocation(),
+                    "MESHAD_THREAD_EXCLUSIVE applies to pointer parameters; '" +
+                        V->getName() + "' is not a pointer");
+      Ok = false;
+    } else {
+      V->setAssertedExclusive(true);
+    }
   }
   return Ok;
 }

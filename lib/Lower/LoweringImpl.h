@@ -264,6 +264,9 @@ private:
   const clang::FunctionDecl *findDefinition(const clang::FunctionDecl *FD);
   ir::Function *createSignature(const clang::FunctionDecl *FD);
   bool lowerParams(const clang::FunctionDecl *FD, ir::Function *F);
+  /// Applies the meshad annotations of \p P (MESHAD_THREAD_EXCLUSIVE) to
+  /// \p V; false after reporting a misplaced or unknown one.
+  bool lowerParamAnnotations(const clang::ParmVarDecl *P, ir::Var *V);
   static ir::CudaTarget getCudaTarget(const clang::FunctionDecl *FD);
   static std::string getQualifiers(const clang::FunctionDecl *FD);
   std::string getTemplateArgs(const clang::FunctionDecl *FD);

@@ -121,6 +121,9 @@ public:
           << Unknown;
       return false;
     }
+    // -Rpass=meshad (any pattern that matches "meshad") asks for remarks.
+    if (CI.getCodeGenOpts().OptimizationRemark.patternMatches("meshad"))
+      Opts.Remarks = Opts.Generator.Remarks = true;
     if (Opts.Help && isHostSide(CI))
       llvm::errs() << PluginOptions::getUsage();
     return true;

@@ -53,6 +53,10 @@ private:
   /// Gives the tile-exclusive array \p P (adjoint \p Adjoint) a shared
   /// tile, or demotes \p R to Shared with the reason why it cannot have one.
   void addTile(const ir::Var *P, ir::Var *Adjoint, OwnershipResult &R);
+  /// The ownership of \p P that the user asserted thread-exclusive, with
+  /// what the analysis found (\p R) in the reason.
+  static OwnershipResult assertedExclusive(const ir::Var *P,
+                                           const OwnershipResult &R);
   /// Merges the launch shape that the proof \p R relies on into LaunchDims.
   void requireLaunchDims(const OwnershipResult &R);
   ir::Var *adjointVar(ir::Var *V);

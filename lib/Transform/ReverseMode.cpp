@@ -240,6 +240,8 @@ void ReverseFunction::addParameters() {
       if (!Ownership)
         Ownership = std::make_unique<OwnershipAnalysis>(*Primal);
       OwnershipResult R = Ownership->classify(P);
+      if (P->isAssertedExclusive())
+        R = assertedExclusive(P, R);
       if (R.Class == OwnershipClass::TileExclusive)
         addTile(P, A, R);
       requireLaunchDims(R);
@@ -260,6 +262,19 @@ void ReverseFunction::addParameters() {
     Adjoints.try_emplace(P, A); // Unless it sums in a register (above).
     Result->addParam(A);
   }
+}
+
+OwnershipResult ReverseFunction::assertedExclusive(const Var *P,
+                                                  const OwnershipResult &R) {
+  if (R.Class == OwnershipClass::ThreadExclusive)
+    return R; // Proven anyway: keep the proof's reason.
+  OwnershipResult A;
+  A.Class = OwnershipClass::ThreadExclusive;
+  A.Asserted = true;
+  A.Reason = "MESHAD_THREAD_EXCLUSIVE on " + P->getName() +
+             "; the analysis alone found it " + getOwnershipName(R.Class) +
+             " (" + R.Reason + ")";
+  return A;
 }
 
 void ReverseFunction::requireLaunchDims(const OwnershipResult &R) {

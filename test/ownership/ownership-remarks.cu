@@ -1,5 +1,6 @@
 // The ownership analysis decides per kernel array whether adjoint stores need
-// atomics, and says why with -fplugin-arg-meshad-remarks. Elementwise and
+// atomics, and says why with -fplugin-arg-meshad-remarks (or -Rpass=meshad).
+// Elementwise and
 // strided exclusive accesses get plain stores (behind a run-time 1D-launch
 // check); neighbouring reads are tile-exclusive (shared-memory tile per
 // block, halo atomics); a scalar parameter's adjoint is
@@ -10,6 +11,9 @@
 // RUN: FileCheck %s --check-prefix=REMARK < %t.log
 // RUN: FileCheck %s < %t.log
 // RUN: %t | FileCheck %s --check-prefix=NUM
+// -Rpass=meshad asks for the same remarks:
+// RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -Rpass=meshad -I%test_inputs %s -fsyntax-only 2> %t.rpass
+// RUN: FileCheck %s --check-prefix=REMARK < %t.rpass
 #include "NumericCheck.h"
 #include <cmath>
 #include <meshad/Differentiator.h>
