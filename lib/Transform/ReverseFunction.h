@@ -175,6 +175,12 @@ private:
   /// Kernels: pointer parameters whose memory the kernel only writes; the
   /// forward sweep leaves those stores out.
   llvm::SmallPtrSet<const ir::Var *, 4> WriteOnly;
+  /// Locals of counted loops that the reverse sweep recomputes at the start
+  /// of each iteration instead of restoring them from a tape.
+  std::unique_ptr<Recomputation> Recompute;
+  llvm::SmallPtrSet<const ir::Var *, 8> Recomputed;
+  /// Counters of the counted loops being swept (recomputed in reverse).
+  llvm::SmallPtrSet<const ir::Var *, 4> Counters;
   /// Shared memory that the tiles take so far.
   unsigned long long TileBytes = 0;
   /// Tiles are sized for the largest CUDA block.

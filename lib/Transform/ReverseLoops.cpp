@@ -10,7 +10,9 @@
 /// i += s)) is recomputed as i = a + (k - 1) * s in the reverse sweep; other
 /// variables the loop overwrites are saved per iteration on tapes when the
 /// reverse sweep needs them. Inside an outer loop the trip count itself is
-/// taped.
+/// taped. Locals of a counted loop's body that depend only on values the
+/// loop does not change are recomputed at the start of each reverse
+/// iteration instead (ReverseNeeds.h, Recomputation).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -48,9 +50,15 @@ void ReverseFunction::sweepCanonicalFor(const ForStmt *F,
                                         BlockStmt *Fwd, BlockStmt *Rev) {
   const Type *Int = M.getTypes().getInt("int");
   BlockStmt *BodyFwd = B.block(), *BodyRev = B.block();
+  // Locals that the reverse iteration recomputes rather than tapes.
+  Counters.insert(C.Counter);
+  std::vector<const DeclStmt *> Redo = Recompute->find(*F->getBody(), Counters);
+  for (const DeclStmt *D : Redo)
+    Recomputed.insert(D->getVar());
   ++LoopDepth;
   sweepBlock(F->getBody(), BodyFwd, BodyRev);
   --LoopDepth;
+  Counters.erase(C.Counter);
   const Stmt *Init = B.assign(B.ref(C.Counter), AssignOp::Assign, C.Init);
   if (BodyRev->getBody().empty()) {
     auto *Loop = M.create<ForStmt>(Init, F->getCond(), F->getInc(), BodyFwd);
@@ -75,6 +83,10 @@ void ReverseFunction::sweepCanonicalFor(const ForStmt *F,
   BlockStmt *RevBody = B.block();
   RevBody->append(B.assign(B.ref(C.Counter), AssignOp::Assign,
                            B.cast(C.Counter->getType(), Value)));
+  for (const DeclStmt *D : Redo)
+    if (Needs->isStoreTargetNeeded(B.ref(D->getVar())))
+      RevBody->append(
+          B.assign(B.ref(D->getVar()), AssignOp::Assign, D->getInit()));
   for (const Stmt *S : BodyRev->getBody())
     RevBody->append(S);
   Rev->append(M.create<ForStmt>(

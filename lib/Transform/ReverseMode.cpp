@@ -12,6 +12,7 @@
 
 #include "Transform/ReverseMode.h"
 #include "Transform/AtomicCombiner.h"
+#include "Transform/DeadLocals.h"
 #include "Transform/JumpNormalizer.h"
 #include "Transform/ReverseFunction.h"
 
@@ -192,6 +193,7 @@ bool ReverseFunction::prepare() {
   // into E) are not stored again: their values are unspecified afterwards.
   if (Primal->isKernel() && Kind == Flavor::Gradient)
     WriteOnly = writeOnlyMemory(Body, Primal->getParams());
+  Recompute = std::make_unique<Recomputation>(*Body);
   for (const Var *P : Primal->getParams())
     UsedNames.insert(P->getName());
   hoistDeclarations(Body);
@@ -449,5 +451,6 @@ bool ReverseFunction::run() {
     for (const Stmt *S : Part->getBody())
       Out->append(S);
   Result->setBody(Out);
+  removeDeadLocals(*Result);
   return true;
 }

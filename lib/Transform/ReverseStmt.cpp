@@ -102,6 +102,9 @@ void ReverseFunction::sweepDecl(const DeclStmt *D, BlockStmt *Fwd,
 bool ReverseFunction::needsSave(const Expr *LValue, bool IsDecl) const {
   if (!Needs->isStoreTargetNeeded(LValue))
     return false;
+  if (const auto *R = llvm::dyn_cast<VarRefExpr>(LValue))
+    if (Recomputed.count(R->getVar()))
+      return false;
   // Outside loops a declaration's first value overwrites nothing.
   return !IsDecl || LoopDepth > 0;
 }

@@ -1,0 +1,35 @@
+//===- Transform/DeadLocals.h - Drop locals nothing reads --------*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A gradient kernel's forward sweep replays the primal, but some of what
+/// the primal computes is read by nothing in the gradient: the value stored
+/// to a write-only output (which the forward sweep no longer stores), or an
+/// accumulator whose only use was that store. This pass removes the scalar
+/// locals of a generated function that are never read (a compound
+/// assignment's read of its own target does not count), together with the
+/// statements that only compute them, when those have no side effects.
+///
+/// \code
+///   removeDeadLocals(*Gradient);   // after the reverse transformer
+/// \endcode
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_TRANSFORM_DEADLOCALS_H
+#define MESHAD_TRANSFORM_DEADLOCALS_H
+
+#include "IR/IR.h"
+
+namespace meshad {
+
+/// Removes dead scalar locals of \p F and their pure definitions. Returns
+/// how many statements were removed.
+unsigned removeDeadLocals(ir::Function &F);
+
+} // namespace meshad
+
+#endif // MESHAD_TRANSFORM_DEADLOCALS_H
