@@ -6,28 +6,34 @@
 ///
 /// \file
 /// A tile-exclusive adjoint (a stencil x[i-1], x[i], x[i+1] with i the 1D
-/// global thread id) is accumulated per block in shared memory: the block's
-/// threads add to the tile with shared-memory atomics, then write the tile
-/// out once per element. Elements that no other block touches get a plain
-/// +=, the halo that neighbouring blocks share one atomicAdd each.
+/// global thread id) is accumulated per block in shared memory, without
+/// atomics: every access is C*gid + d with d in [Lo, Hi], so each thread
+/// owns one slot per offset d (row d - Lo, column threadIdx.x) and adds to
+/// it plainly. At the end of the kernel the block sums, for each element of
+/// its tile, the slots that hold its contributions in a fixed order, then
+/// writes the element once: a plain += where no other block adds, one
+/// atomicAdd for the halo that neighbouring blocks share. The sums do not
+/// depend on thread scheduling: with adjoints that start at zero, repeated
+/// runs give bitwise identical gradients.
 ///
-/// Every access is Stride*gid + d with d in [Lo, Hi]; block b touches the
-/// elements Stride*b*blockDim.x + Lo + s for s in [0, Stride*blockDim.x +
-/// Hi - Lo). Slot s is shared with an earlier block when s <= Hi - Lo -
-/// Stride and with a later one when s >= Stride*blockDim.x. The tile is sized
-/// for blockDim.x <= 1024 and the kernel checks for a 1D launch.
+/// Block b touches the elements C*b*blockDim.x + Lo + s for s in
+/// [0, C*blockDim.x + Hi - Lo); slot s is shared with an earlier block when
+/// s <= Hi - Lo - C and with a later one when s >= C*blockDim.x. When the
+/// block has more threads than the tile has columns, the stores fall back
+/// to atomicAdd on the adjoint itself (same result, slower). The kernel
+/// checks for a 1D launch.
 ///
 /// \code
-///   __shared__ double _d_x_tile[1026];           // 1*1024 + (1 - -1)
-///   meshad::tileZero(_d_x_tile, 1, -1, 1);
+///   __shared__ double _d_x_tile[3072];          // 3 offsets x 1024 threads
+///   meshad::tileZero<1, -1, 1>(_d_x_tile);
 ///   ...
-///   atomicAdd(&_d_x_tile[(long long)(i + 1) - meshad::tileBase(1, -1)], v);
+///   meshad::tileAdd<1, -1, 1>(_d_x_tile, _d_x, i - 1, v);
 ///   ...
-///   meshad::tileWriteBack(_d_x, _d_x_tile, 1, -1, 1);
+///   meshad::tileWriteBack<1, -1, 1>(_d_x_tile, _d_x);
 /// \endcode
 ///
-/// Slots that no thread added to (zero) are skipped: they may lie outside
-/// the array (a guarded stencil's first and last block).
+/// Elements whose sum is zero are not written: they may lie outside the
+/// array (a guarded stencil's first and last blocks).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -37,46 +43,65 @@
 #if defined(__CUDACC__) || defined(MESHAD_CPU_CUDA)
 
 namespace meshad {
+namespace detail {
 
-/// The element of slot 0 of this block's tile.
-__device__ inline long long tileBase(long long Stride, long long Lo) {
-  return static_cast<long long>(blockIdx.x) * blockDim.x * Stride + Lo;
+/// True when this block's threads fit the tile's columns.
+template <long long Rows, int N> __device__ inline bool tileFits() {
+  return static_cast<long long>(blockDim.x) * Rows <= N;
 }
 
-/// Number of slots this block's tile uses.
-__device__ inline long long tileSlots(long long Stride, long long Lo,
-                                      long long Hi) {
-  return Stride * static_cast<long long>(blockDim.x) + (Hi - Lo);
-}
+} // namespace detail
 
-/// Zeroes the slots of \p Tile that this block uses; every thread of the
-/// block calls it (it ends with __syncthreads).
-template <class T>
-__device__ inline void tileZero(T *Tile, long long Stride, long long Lo,
-                                long long Hi) {
-  for (long long S = threadIdx.x, N = tileSlots(Stride, Lo, Hi); S < N;
-       S += blockDim.x)
-    Tile[S] = T(0);
+/// Zeroes the tile; every thread of the block calls it (it ends with
+/// __syncthreads).
+template <long long C, long long Lo, long long Hi, class T, int N>
+__device__ inline void tileZero(T (&Tile)[N]) {
+  constexpr long long Rows = Hi - Lo + 1;
+  if (detail::tileFits<Rows, N>())
+    for (long long S = threadIdx.x, E = Rows * blockDim.x; S < E;
+         S += blockDim.x)
+      Tile[S] = T(0);
   __syncthreads();
 }
 
-/// Adds \p Tile to \p Adjoint: plain += where no other block adds, one
+/// Adds \p V to the adjoint element \p Index (= C*gid + d) through the
+/// calling thread's slot for offset d.
+template <long long C, long long Lo, long long Hi, class T, int N>
+__device__ inline void tileAdd(T (&Tile)[N], T *Adjoint, long long Index,
+                               T V) {
+  constexpr long long Rows = Hi - Lo + 1;
+  if (!detail::tileFits<Rows, N>()) {
+    atomicAdd(&Adjoint[Index], V);
+    return;
+  }
+  long long Gid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  Tile[(Index - C * Gid - Lo) * blockDim.x + threadIdx.x] += V;
+}
+
+/// Adds the tile to \p Adjoint: plain += where no other block adds, one
 /// atomicAdd per halo element. Every thread of the block calls it.
-template <class T>
-__device__ inline void tileWriteBack(T *Adjoint, const T *Tile,
-                                     long long Stride, long long Lo,
-                                     long long Hi) {
+template <long long C, long long Lo, long long Hi, class T, int N>
+__device__ inline void tileWriteBack(const T (&Tile)[N], T *Adjoint) {
+  constexpr long long Rows = Hi - Lo + 1;
+  if (!detail::tileFits<Rows, N>())
+    return;
   __syncthreads();
-  long long Base = tileBase(Stride, Lo), Owned = Stride * blockDim.x;
-  for (long long S = threadIdx.x, N = tileSlots(Stride, Lo, Hi); S < N;
-       S += blockDim.x) {
-    T V = Tile[S];
-    if (V == T(0))
+  long long Threads = blockDim.x, Owned = C * Threads;
+  long long Base = static_cast<long long>(blockIdx.x) * Owned + Lo;
+  for (long long S = threadIdx.x; S < Owned + (Hi - Lo); S += Threads) {
+    // Element Base + S = C*(block's first gid + t) + Lo + R.
+    T Sum = T(0);
+    for (long long R = 0; R < Rows; ++R) {
+      long long Q = S - R;
+      if (Q >= 0 && Q % C == 0 && Q / C < Threads)
+        Sum += Tile[R * Threads + Q / C];
+    }
+    if (Sum == T(0))
       continue;
-    if (S <= Hi - Lo - Stride || S >= Owned)
-      atomicAdd(&Adjoint[Base + S], V);
+    if (S <= Hi - Lo - C || S >= Owned)
+      atomicAdd(&Adjoint[Base + S], Sum);
     else
-      Adjoint[Base + S] += V;
+      Adjoint[Base + S] += Sum;
   }
 }
 

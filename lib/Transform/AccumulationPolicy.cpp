@@ -61,9 +61,10 @@ AccumulationKind AccumulationPolicy::decide(const Var *Root,
     case OwnershipClass::TileExclusive:
       if (!Tiles.count(Root))
         break;
-      Say(Text + "; summed per block in shared memory, then one plain += per "
-                 "element (atomicAdd for the halo)");
-      return AccumulationKind::TileAtomic;
+      Say(Text + "; summed per block in shared memory (a slot per thread "
+                 "and offset, no atomics), then one plain += per element "
+                 "(atomicAdd for the halo)");
+      return AccumulationKind::Tile;
     case OwnershipClass::Uniform:
       Say(Text + "; summed per warp with shuffles, then one atomicAdd per "
                  "warp and address");
@@ -103,7 +104,7 @@ void AccumulationPolicy::remark(const Var *Root, AccumulationKind K,
   case AccumulationKind::WarpAtomic:
     Form = "warp-aggregated atomicAdd";
     break;
-  case AccumulationKind::TileAtomic:
+  case AccumulationKind::Tile:
     Form = "shared-memory tile";
     break;
   default:
@@ -113,19 +114,27 @@ void AccumulationPolicy::remark(const Var *Root, AccumulationKind K,
                         ")");
 }
 
-const Expr *AccumulationPolicy::tileElement(IRBuilder &B, const Expr *Adjoint,
-                                            const TileInfo &T) const {
+std::string AccumulationPolicy::tileFunction(const char *Name,
+                                             const OwnershipResult &R) {
+  return std::string("meshad::") + Name + "<" +
+         std::to_string(R.TileStride) + ", " + std::to_string(R.TileLo) +
+         ", " + std::to_string(R.TileHi) + ">";
+}
+
+const Expr *AccumulationPolicy::tileAdd(IRBuilder &B, const Expr *Adjoint,
+                                        const Var *Root, const Expr *Value,
+                                        const TileInfo &T) const {
   const auto *I = llvm::dyn_cast<IndexExpr>(Adjoint);
   if (!I)
     return nullptr;
   Module &M = B.getModule();
-  const Type *LL = M.getTypes().getInt("long long");
-  const Expr *Base = M.create<CallExpr>(
-      LL, CallExpr::CalleeKind::Intrinsic, "meshad::tileBase", -1,
-      std::vector<const Expr *>{B.intLit(T.Result.TileStride),
-                                B.intLit(T.Result.TileLo)});
-  const Expr *Slot = B.sub(B.cast(LL, I->getIndex()), Base);
-  return B.index(B.ref(const_cast<Var *>(T.Tile)), Slot);
+  const Type *Ty = Adjoint->getType()->getUnqualified();
+  return M.create<CallExpr>(
+      M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+      tileFunction("tileAdd", T.Result), -1,
+      std::vector<const Expr *>{B.ref(const_cast<Var *>(T.Tile)),
+                                B.ref(const_cast<Var *>(Root)), I->getIndex(),
+                                B.cast(Ty, Value)});
 }
 
 void AccumulationPolicy::emit(IRBuilder &B, const Expr *Adjoint,
@@ -145,10 +154,10 @@ void AccumulationPolicy::emit(IRBuilder &B, const Expr *Adjoint,
         }
   std::string Why;
   AccumulationKind K = decide(Root, &Why);
-  if (K == AccumulationKind::TileAtomic) {
-    if (const Expr *Slot = tileElement(B, Adjoint, Tiles.find(Root)->second))
-      Adjoint = Slot;
-    else
+  const Expr *TileStore = nullptr;
+  if (K == AccumulationKind::Tile) {
+    TileStore = tileAdd(B, Adjoint, Root, Value, Tiles.find(Root)->second);
+    if (!TileStore)
       K = AccumulationKind::Atomic;
   }
   bool Shared = Root &&
@@ -156,6 +165,10 @@ void AccumulationPolicy::emit(IRBuilder &B, const Expr *Adjoint,
                 Target != CudaTarget::HostOnly;
   if (Shared)
     remark(Root, K, Why, Loc);
+  if (TileStore) {
+    Out->append(B.getModule().create<ExprStmt>(TileStore));
+    return;
+  }
   if (K == AccumulationKind::Plain) {
     Out->append(B.assign(Adjoint, AssignOp::AddAssign, Value));
     return;

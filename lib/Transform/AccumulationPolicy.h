@@ -10,9 +10,9 @@
 /// same adjoint concurrently:
 /// - adjoints of locals, and anything in host-only code: plain +=;
 /// - adjoints of kernel array parameters: as the ownership analysis decides:
-///   plain += for thread-exclusive arrays; shared-memory atomics into the
-///   block's tile for tile-exclusive ones (meshad/AdjointTile.h, written out
-///   at the end of the kernel); warp-aggregated atomics (meshad/WarpAtomics.h)
+///   plain += for thread-exclusive arrays; the thread's slots of the block's
+///   shared-memory tile for tile-exclusive ones (meshad/AdjointTile.h,
+///   written out at the end of the kernel); warp-aggregated atomics (meshad/WarpAtomics.h)
 ///   for uniform but symbolic addresses; atomicAdd otherwise;
 /// - adjoints in __shared__ memory, of kernels' scalar parameters, and of
 ///   device functions' array parameters: atomicAdd;
@@ -45,8 +45,8 @@ enum class AccumulationKind {
   HostDeviceAtomic,
   /// meshad::warpAtomicAdd: one atomic per warp and address.
   WarpAtomic,
-  /// atomicAdd into the block's shared-memory tile of the adjoint.
-  TileAtomic
+  /// meshad::tileAdd: the thread's slot of the block's shared-memory tile.
+  Tile
 };
 
 /// Decides and emits adjoint accumulations for one derived function.
@@ -86,6 +86,10 @@ public:
   void addTile(const ir::Var *V, const ir::Var *Tile, const OwnershipResult &R) {
     Tiles[V] = {Tile, R};
   }
+
+  /// "meshad::<Name><c, lo, hi>": a function of meshad/AdjointTile.h for
+  /// the tile of an array with ownership \p R.
+  static std::string tileFunction(const char *Name, const OwnershipResult &R);
 
   /// Ignore ownership: every store that other threads can reach is atomic.
   void setForceAtomics(bool Force) { ForceAtomics = Force; }
@@ -129,10 +133,11 @@ private:
   /// The remark for one adjoint store location, once.
   void remark(const ir::Var *Root, AccumulationKind K, const std::string &Why,
               clang::SourceLocation Loc);
-  /// `atomicAdd(&tile[(long long)(i) - meshad::tileBase(c, lo)], v)`, or
-  /// null when \p Adjoint is not an element of the tiled array.
-  const ir::Expr *tileElement(ir::IRBuilder &B, const ir::Expr *Adjoint,
-                              const TileInfo &T) const;
+  /// `meshad::tileAdd<c, lo, hi>(tile, adjoint, index, v)`, or null when
+  /// \p Adjoint is not an element of the tiled array.
+  const ir::Expr *tileAdd(ir::IRBuilder &B, const ir::Expr *Adjoint,
+                          const ir::Var *Root, const ir::Expr *Value,
+                          const TileInfo &T) const;
 };
 
 } // namespace meshad

@@ -290,11 +290,16 @@ void ReverseFunction::requireLaunchDims(const OwnershipResult &R) {
 
 void ReverseFunction::addTile(const Var *P, Var *Adjoint, OwnershipResult &R) {
   const Type *Elem = P->getType()->getElement();
-  unsigned long long Slots =
-      static_cast<unsigned long long>(R.TileStride) * MaxBlockThreads +
-      static_cast<unsigned long long>(R.TileHi - R.TileLo);
+  // One row per offset, one column per thread (up to 1024, as many as fit;
+  // larger blocks fall back to atomics at run time).
+  unsigned long long Rows = static_cast<unsigned long long>(R.TileHi - R.TileLo) + 1;
   unsigned long long ElemBytes =
       Elem->getUnqualified() == M.getTypes().getFloat() ? 4 : 8;
+  unsigned long long Columns =
+      std::min<unsigned long long>(MaxBlockThreads,
+                                   (MaxTileBytes - TileBytes) / (Rows * ElemBytes)) &
+      ~31ULL;
+  unsigned long long Slots = Rows * Columns;
   std::string Why;
   if (Kind != Flavor::Gradient)
     Why = "pullbacks do not tile";
@@ -302,8 +307,9 @@ void ReverseFunction::addTile(const Var *P, Var *Adjoint, OwnershipResult &R) {
     Why = "its elements are not floating-point scalars";
   else if (writesMemoryOf(Primal->getBody(), P))
     Why = "the kernel also writes " + P->getName();
-  else if (Slots * ElemBytes + TileBytes > MaxTileBytes)
-    Why = "its tile would take more than " + std::to_string(MaxTileBytes) +
+  else if (Columns < MinTileColumns)
+    Why = "its tile would not fit " + std::to_string(MinTileColumns) +
+          " threads in " + std::to_string(MaxTileBytes) +
           " bytes of shared memory";
   if (!Why.empty()) {
     R.Class = OwnershipClass::Shared;
@@ -404,16 +410,13 @@ bool ReverseFunction::run() {
     zeroSharedAdjoints(Zero);
   auto TileCall = [&](const char *Fn, std::vector<const Expr *> Args,
                       const AdjointTile &T, BlockStmt *Out) {
-    for (long long V :
-         {T.Result.TileStride, T.Result.TileLo, T.Result.TileHi})
-      Args.push_back(B.intLit(V));
-    Out->append(M.create<ExprStmt>(
-        M.create<CallExpr>(M.getTypes().getVoid(),
-                           CallExpr::CalleeKind::Intrinsic, Fn, -1, Args)));
+    Out->append(M.create<ExprStmt>(M.create<CallExpr>(
+        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+        AccumulationPolicy::tileFunction(Fn, T.Result), -1, Args)));
   };
   for (const AdjointTile &T : Tiles) {
     Decls->append(B.decl(T.Tile, nullptr));
-    TileCall("meshad::tileZero", {B.ref(T.Tile)}, T, Zero);
+    TileCall("tileZero", {B.ref(T.Tile)}, T, Zero);
   }
   if (LaunchDims == 1 || LaunchDims == 2) {
     // Plain stores into thread-exclusive adjoints rely on the launch shape.
@@ -444,8 +447,7 @@ bool ReverseFunction::run() {
   for (const UniformSum &U : UniformSums)
     Reduce(B.addrOf(B.index(B.ref(U.Adjoint), B.intLit(U.Index))), U.Part);
   for (const AdjointTile &T : Tiles)
-    TileCall("meshad::tileWriteBack", {B.ref(T.Adjoint), B.ref(T.Tile)}, T,
-             Epilogue);
+    TileCall("tileWriteBack", {B.ref(T.Tile), B.ref(T.Adjoint)}, T, Epilogue);
   BlockStmt *Out = B.block();
   for (BlockStmt *Part : {Decls, Zero, Fwd, Rev, Epilogue})
     for (const Stmt *S : Part->getBody())

@@ -47,11 +47,11 @@ __global__ void neighbours(const double *x, double *y, int n) {
 }
 // REMARK-DAG: ownership-remarks.cu:[[#@LINE-2]]:12: remark: adjoint store to 'x': shared-memory tile (tile-exclusive: x[i] and x[i + 1] overlap between neighbouring threads
 // CHECK-LABEL: __global__ void neighbours_grad(
-// CHECK: __shared__ double _d_x_tile[1025];
-// CHECK: meshad::tileZero(_d_x_tile, 1, 0, 1);
-// CHECK-NOT: atomicAdd(&_d_x[
-// CHECK: atomicAdd(&_d_x_tile[(long long)i - meshad::tileBase(1, 0)]
-// CHECK: meshad::tileWriteBack(_d_x, _d_x_tile, 1, 0, 1);
+// CHECK: __shared__ double _d_x_tile[2048];
+// CHECK: meshad::tileZero<1, 0, 1>(_d_x_tile);
+// CHECK-NOT: atomicAdd
+// CHECK: meshad::tileAdd<1, 0, 1>(_d_x_tile, _d_x, i, _r0 * x[i + 1]);
+// CHECK: meshad::tileWriteBack<1, 0, 1>(_d_x_tile, _d_x);
 
 __global__ void energy(const double *x, double *E, double k, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

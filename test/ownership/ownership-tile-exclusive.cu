@@ -1,7 +1,10 @@
 // Tile-exclusive adjoints: the threads of a block share the elements that a
 // stencil reads (x[i-1], x[i], x[i+1]) but blocks only share a halo. Their
-// adjoint is summed per block in a shared-memory tile, written once per
-// element (plain +=), with one atomicAdd per halo element. Strided tiles
+// adjoint is summed per block in a shared-memory tile (one slot per thread
+// and offset: no atomics), written once per element (plain +=), with one
+// atomicAdd per halo element. A block larger than the tile falls back to
+// atomics (stencil5's 1024-thread launch: its tile of 5 offsets has 608
+// columns). Strided tiles
 // (2*i, 2*i+2) work alike; grid-stride loops and wide spans keep atomics.
 // Each gradient is checked against central finite differences, with a last
 // block that is only partly inside the array.
@@ -20,15 +23,24 @@ __global__ void stencil3(const double *x, double *y, int n) {
   if (i > 0 && i < n - 1)
     y[i] = x[i - 1] * x[i] + sin(x[i + 1]) * x[i];
 }
-// REMARK: ownership-tile-exclusive.cu:[[#@LINE-2]]:12: remark: adjoint store to 'x': shared-memory tile (tile-exclusive: x[i - 1] and x[i + 1] overlap between neighbouring threads; every access is gid + {-1, 0, 1}: each block owns its tile but a halo of 2 elements; summed per block in shared memory, then one plain += per element (atomicAdd for the halo))
+// REMARK: ownership-tile-exclusive.cu:[[#@LINE-2]]:12: remark: adjoint store to 'x': shared-memory tile (tile-exclusive: x[i - 1] and x[i + 1] overlap between neighbouring threads; every access is gid + {-1, 0, 1}: each block owns its tile but a halo of 2 elements; summed per block in shared memory (a slot per thread and offset, no atomics), then one plain += per element (atomicAdd for the halo))
 // CHECK-LABEL: __global__ void stencil3_grad(
-// CHECK: __shared__ double _d_x_tile[1026];
+// CHECK: __shared__ double _d_x_tile[3072];
 // CHECK: meshad::requireLaunch1D();
-// CHECK: meshad::tileZero(_d_x_tile, 1, (-1), 1);
-// CHECK-NOT: atomicAdd(&_d_x[
-// CHECK: atomicAdd(&_d_x_tile[(long long)(i - 1) - meshad::tileBase(1, (-1))]
-// CHECK: meshad::tileWriteBack(_d_x, _d_x_tile, 1, (-1), 1);
+// CHECK: meshad::tileZero<1, -1, 1>(_d_x_tile);
+// CHECK-NOT: atomicAdd
+// CHECK: meshad::tileAdd<1, -1, 1>(_d_x_tile, _d_x, i - 1,
+// CHECK: meshad::tileWriteBack<1, -1, 1>(_d_x_tile, _d_x);
 // CHECK-NEXT: }
+
+__global__ void stencil5(const double *x, double *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= 2 && i < n - 2)
+    y[i] = x[i - 2] * x[i + 2] + x[i - 1] * x[i + 1] * x[i];
+}
+// CHECK-LABEL: __global__ void stencil5_grad(
+// CHECK: __shared__ double _d_x_tile[3040];
+// CHECK: meshad::tileWriteBack<1, -2, 2>(_d_x_tile, _d_x);
 
 __global__ void strided(const double *x, double *y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -37,8 +49,8 @@ __global__ void strided(const double *x, double *y, int n) {
 }
 // REMARK: ownership-tile-exclusive.cu:[[#@LINE-2]]:12: remark: adjoint store to 'x': shared-memory tile (tile-exclusive:
 // CHECK-LABEL: __global__ void strided_grad(
-// CHECK: __shared__ double _d_x_tile[2050];
-// CHECK: meshad::tileWriteBack(_d_x, _d_x_tile, 2, 0, 2);
+// CHECK: __shared__ double _d_x_tile[3072];
+// CHECK: meshad::tileWriteBack<2, 0, 2>(_d_x_tile, _d_x);
 
 __global__ void gridStride(const double *x, double *y, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n - 1;
@@ -95,6 +107,10 @@ int main() {
   const int N = 200;
   check("stencil3", stencil3, meshad::gradient(stencil3, "x, y"), N, N,
         dim3(7), dim3(32));
+  check("stencil5 (tile)", stencil5, meshad::gradient(stencil5, "x, y"), N,
+        N, dim3(4), dim3(64));
+  check("stencil5 (1024 threads: atomics)", stencil5,
+        meshad::gradient(stencil5, "x, y"), 1500, 1500, dim3(2), dim3(1024));
   check("strided", strided, meshad::gradient(strided, "x, y"), 2 * N + 2, N,
         dim3(4), dim3(64));
   check("gridStride", gridStride, meshad::gradient(gridStride, "x, y"), N, N,
@@ -104,4 +120,4 @@ int main() {
   return meshad::test::summary();
 }
 // NUM-NOT: FAIL
-// NUM: numeric checks: 1042 passed, 0 failed
+// NUM: numeric checks: 2742 passed, 0 failed
