@@ -16,6 +16,8 @@
 
 #include "gtest/gtest.h"
 
+#include <optional>
+
 using namespace meshad;
 using namespace meshad::ir;
 
@@ -86,8 +88,10 @@ protected:
     for (const char *W : Words)
       EXPECT_NE(R.Reason.find(W), std::string::npos)
           << Name.str() << ": '" << R.Reason << "' lacks '" << W << "'";
-    EXPECT_EQ(R.LaunchDims != 0, C == OwnershipClass::ThreadExclusive)
-        << Name.str();
+    bool Exclusive = C == OwnershipClass::ThreadExclusive ||
+                     C == OwnershipClass::TileExclusive;
+    EXPECT_EQ(R.LaunchDims != 0, Exclusive) << Name.str();
+    EXPECT_FALSE(R.Asserted) << Name.str();
   }
   void expectExclusive(llvm::StringRef Name,
                        std::initializer_list<const char *> Words = {}) const {
@@ -96,6 +100,33 @@ protected:
   void expectShared(llvm::StringRef Name,
                     std::initializer_list<const char *> Words) const {
     expect(Name, OwnershipClass::Shared, Words);
+  }
+  /// Expects a thread-exclusive proof over \p Dims launch dimensions.
+  void expectExclusiveIn(llvm::StringRef Name, unsigned Dims,
+                         std::initializer_list<const char *> Words) const {
+    expect(Name, OwnershipClass::ThreadExclusive, Words);
+    EXPECT_EQ(of(Name).LaunchDims, Dims) << Name.str();
+  }
+  /// Expects tiles of \p Stride elements per thread, offsets [Lo, Hi].
+  void expectTile(llvm::StringRef Name, long long Stride, long long Lo,
+                  long long Hi,
+                  std::initializer_list<const char *> Words) const {
+    expect(Name, OwnershipClass::TileExclusive, Words);
+    OwnershipResult R = of(Name);
+    EXPECT_EQ(R.LaunchDims, 1u) << Name.str();
+    EXPECT_EQ(R.TileStride, Stride) << Name.str();
+    EXPECT_EQ(R.TileLo, Lo) << Name.str();
+    EXPECT_EQ(R.TileHi, Hi) << Name.str();
+  }
+  /// Expects a uniform index, a literal one when \p Literal is set.
+  void expectUniform(llvm::StringRef Name, std::optional<long long> Literal,
+                     std::initializer_list<const char *> Words) const {
+    expect(Name, OwnershipClass::Uniform, Words);
+    OwnershipResult R = of(Name);
+    EXPECT_EQ(R.HasLiteralIndex, Literal.has_value()) << Name.str();
+    if (Literal) {
+      EXPECT_EQ(R.UniformIndex, *Literal) << Name.str();
+    }
   }
 
   Module M;
@@ -109,6 +140,8 @@ protected:
 TEST_F(OwnershipTest, Names) {
   EXPECT_STREQ(getOwnershipName(OwnershipClass::ThreadExclusive),
                "thread-exclusive");
+  EXPECT_STREQ(getOwnershipName(OwnershipClass::TileExclusive),
+               "tile-exclusive");
   EXPECT_STREQ(getOwnershipName(OwnershipClass::Uniform), "uniform");
   EXPECT_STREQ(getOwnershipName(OwnershipClass::Shared), "shared");
 }
@@ -123,8 +156,9 @@ TEST_F(OwnershipTest, Elementwise) {
       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  if (i < n) y[i] = 2.f * x[i] * x[i];\n"
       "}\n"));
-  expectExclusive("x", {"every access is gid + {0}"});
-  expectExclusive("y", {"gid + {0}"});
+  // 1D proofs keep relying on a 1D launch.
+  expectExclusiveIn("x", 1, {"every access is gid + {0}"});
+  expectExclusiveIn("y", 1, {"gid + {0}"});
   expectShared("n", {"not an array parameter"});
 }
 
@@ -229,8 +263,8 @@ TEST_F(OwnershipTest, EnergySum) {
       "  atomicAdd(&E[0], e);\n"
       "  atomicAdd(F, e);\n"
       "}\n"));
-  expect("E", OwnershipClass::Uniform, {"every thread accesses E[0]"});
-  expect("F", OwnershipClass::Uniform, {"every thread accesses F[0]"});
+  expectUniform("E", 0, {"every thread accesses E[0]"});
+  expectUniform("F", 0, {"every thread accesses F[0]"});
   expectExclusive("x");
 }
 
@@ -240,36 +274,83 @@ TEST_F(OwnershipTest, UniformReadsAndWrites) {
       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  y[i] = w[3] * w[1 + 2];\n"
       "}\n"));
-  expect("w", OwnershipClass::Uniform, {"w[3]"});
+  expectUniform("w", 3, {"w[3]"});
 }
 
-TEST_F(OwnershipTest, TwoUniformElementsAreShared) {
+TEST_F(OwnershipTest, TwoUniformElements) {
   ASSERT_TRUE(analyse(
       "__global__ void k(float *E, int n) {\n"
       "  atomicAdd(&E[0], 1.f);\n"
       "  atomicAdd(&E[1], 1.f);\n"
       "}\n"));
-  expectShared("E", {"E[0]", "E[1]"});
+  expectUniform("E", std::nullopt,
+                {"every access (E[0], E[1]) is the same in all threads at a "
+                 "given point, but not one literal element"});
 }
 
-TEST_F(OwnershipTest, SymbolicUniformIndexIsShared) {
-  ASSERT_TRUE(analyse("__global__ void k(float *E, int n) {\n"
+TEST_F(OwnershipTest, SymbolicUniformIndex) {
+  ASSERT_TRUE(analyse("__global__ void k(float *E, float *L, int n) {\n"
                       "  atomicAdd(&E[n], 1.f);\n"
+                      "  L[n - 1] += L[n - 1];\n"
                       "}\n"));
-  expectShared("E", {"E[n]", "not a literal"});
+  expectUniform("E", std::nullopt, {"(E[n])", "not one literal element"});
+  expectUniform("L", std::nullopt, {"(L[n - 1])", "same in all threads"});
+}
+
+TEST_F(OwnershipTest, UniformLoopCounterIndex) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(const float *x, float *p, const float *q, int n,\n"
+      "                  int m) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  float s = 0.f;\n"
+      "  for (int k = 0; k < n; ++k) {\n"
+      "    s += p[5 * k] * x[i];\n"
+      "    s += p[5 * k + 1];\n"
+      "  }\n"
+      "  for (int k = m; k < n; k += 2)\n" // Uniform start and step.
+      "    s += q[k];\n"
+      "  if (i < n) p[5 * n + 2] = s;\n"
+      "}\n"));
+  expectUniform("p", std::nullopt,
+                {"every access (p[5 * k], p[5 * k + 1], p[5 * n + 2]) is the "
+                 "same in all threads at a given point"});
+  expectUniform("q", std::nullopt, {"(q[k])"});
+}
+
+TEST_F(OwnershipTest, UnstableUniformIndexIsShared) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(float *E, float *F, float *G, int n) {\n"
+      "  int j = 0;\n"
+      "  if (threadIdx.x > 3) j = 1;\n" // Divergent.
+      "  atomicAdd(&E[j], 1.f);\n"
+      "  int s = n;\n"
+      "  for (int t = 0; t < n; ++t) {\n"
+      "    s = s + 2;\n"
+      "    F[s] += 1.f;\n"
+      "  }\n"
+      "  int d = threadIdx.x / 32;\n"
+      "  G[d] = 0.f;\n"
+      "}\n"));
+  expectShared("E", {"every thread accesses E[j], but j is assigned more than "
+                     "once: not proven uniform"});
+  expectShared("F", {"F[s], but s is assigned", "not proven uniform"});
+  expectShared("G", {"not affine"});
 }
 
 //===----------------------------------------------------------------------===//
 // Shared
 //===----------------------------------------------------------------------===//
 
-TEST_F(OwnershipTest, StencilRace) {
+TEST_F(OwnershipTest, StencilRaceIsTileExclusive) {
   ASSERT_TRUE(analyse(
       "__global__ void k(const float *in, float *out, int n) {\n"
       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  if (i < n - 1) out[i] = in[i] + in[i + 1];\n"
       "}\n"));
-  expectShared("in", {"in[i] and in[i + 1] overlap between neighbouring"});
+  expectTile("in", 1, 0, 1,
+             {"in[i] and in[i + 1] overlap between neighbouring threads; "
+              "every access is gid + {0, 1}: each block owns its tile but a "
+              "halo of 1 element"});
   expectExclusive("out");
 }
 
@@ -329,8 +410,9 @@ TEST_F(OwnershipTest, TwoDimensionalIndex) {
       "  img[r * w + c] = 1.f;\n"
       "  t[4 * r + c] = 1.f;\n"
       "}\n"));
-  expectShared("img", {"2D index"});
-  expectShared("t", {"2D index"});
+  // No guard keeps c below w (or 4): rows may overlap.
+  expectShared("img", {"img[r * w + c]: 2D index r*w + c: c < w not proven"});
+  expectShared("t", {"2D index 4*r + c: c < 4 not proven"});
 }
 
 TEST_F(OwnershipTest, Gather) {
@@ -355,8 +437,9 @@ TEST_F(OwnershipTest, MeshGather) {
       "  }\n"
       "}\n"));
   expectShared("g", {"gather"});
-  // 3*f + c with a loop counter c: not a literal offset (not proven yet).
-  expectShared("faces", {"c is not a literal offset"});
+  // 3*f + c with a loop counter c in [0, 2].
+  expectExclusiveIn("faces", 1,
+                    {"every access is 3*gid + {c} with c in [0, 2]"});
 }
 
 TEST_F(OwnershipTest, EscapesToDeviceCallee) {
@@ -485,6 +568,282 @@ TEST_F(OwnershipTest, NegativeStride) {
 TEST_F(OwnershipTest, NeverIndexed) {
   ASSERT_TRUE(analyse("__global__ void k(float *y) {}\n"));
   expectShared("y", {"never indexed"});
+}
+
+//===----------------------------------------------------------------------===//
+// Tile-exclusive
+//===----------------------------------------------------------------------===//
+
+TEST_F(OwnershipTest, ThreePointStencil) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(const float *x, float *y, float *w, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i > 0 && i < n - 1) y[i] = x[i - 1] - 2.f * x[i] + x[i + 1];\n"
+      "  w[2 * i] = w[2 * i + 2];\n" // Stride 2, span 2: halo of 1.
+      "}\n"));
+  expectTile("x", 1, -1, 1,
+             {"x[i - 1] and x[i + 1] overlap between neighbouring threads; "
+              "every access is gid + {-1, 0, 1}: each block owns its tile but "
+              "a halo of 2 elements"});
+  expectTile("w", 2, 0, 2, {"2*gid + {0, 2}", "halo of 1 element"});
+}
+
+TEST_F(OwnershipTest, WidestTile) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(float *a, float *b) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  a[i] = a[i + 32];\n"
+      "  b[i] = b[i + 33];\n"
+      "}\n"));
+  expectTile("a", 1, 0, 32, {"halo of 32 elements"});
+  expectShared("b", {"b[i] and b[i + 33] overlap between neighbouring threads",
+                     "the offsets span 33 elements"});
+}
+
+TEST_F(OwnershipTest, OffsetsApartModuloTheStride) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(float *y) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  y[2 * i] = y[2 * i + 3];\n" // Even and odd elements.
+      "}\n"));
+  expectExclusiveIn("y", 1, {"every access is 2*gid + {0, 3}"});
+}
+
+TEST_F(OwnershipTest, NoTiles) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(float *a, float *b, float *c, float *d, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  a[-i] = a[1 - i];\n"
+      "  for (int t = i; t < n; t += blockDim.x * gridDim.x)\n"
+      "    b[t] = b[t + 1];\n"
+      "  c[threadIdx.x] = c[threadIdx.x + 1];\n"
+      "  d[2 * i] = d[i + 1];\n"
+      "}\n"));
+  expectShared("a", {"a[-i] and a[1 - i] overlap between neighbouring threads; "
+                     "a negative stride has no tiles"});
+  expectShared("b", {"b[t] and b[t + 1] overlap between neighbouring threads"});
+  expectShared("c", {"threadIdx.x alone"});
+  expectShared("d", {"strides 2 and 1"});
+}
+
+//===----------------------------------------------------------------------===//
+// 2D and 3D indices
+//===----------------------------------------------------------------------===//
+
+TEST_F(OwnershipTest, Image2D) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(const float *in, float *out, float *rgb, int W,\n"
+      "                  int H) {\n"
+      "  int gx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  int gy = blockIdx.y * blockDim.y + threadIdx.y;\n"
+      "  if (gx < W && gy < H) {\n"
+      "    out[gy * W + gx] = 2.f * in[W * gy + gx];\n"
+      "    for (int c = 0; c < 3; ++c)\n"
+      "      rgb[3 * (gy * W + gx) + c] *= 2.f;\n"
+      "  }\n"
+      "}\n"));
+  expectExclusiveIn("in", 2, {"every access is gy*W + gx + {0} with 0 <= gx "
+                              "< W"});
+  expectExclusiveIn("out", 2, {"gy*W + gx"});
+  expectExclusiveIn("rgb", 2, {"every access is 3*(gy*W + gx) + {c} with 0 "
+                               "<= gx < W, c in [0, 2]"});
+}
+
+TEST_F(OwnershipTest, EarlyReturnGuards) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(float *a, float *b, float *c, float *d, int W,\n"
+      "                  int H) {\n"
+      "  int gx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  int gy = blockIdx.y * blockDim.y + threadIdx.y;\n"
+      "  a[gy * W + gx] = 0.f;\n" // Before the early return.
+      "  if (gx >= W || gy >= H) return;\n"
+      "  b[gy * W + gx] = 1.f;\n"
+      "  if (W > gx) { c[gy * W + gx] = 1.f; } else { d[gy * W + gx] = 1.f; }\n"
+      "}\n"));
+  expectShared("a", {"a[gy * W + gx]: 2D index gy*W + gx: gx < W not proven"});
+  expectExclusiveIn("b", 2, {"0 <= gx < W"});
+  expectExclusiveIn("c", 2, {"0 <= gx < W"});
+  expectExclusiveIn("d", 2, {"0 <= gx < W"}); // Unreachable, still proven.
+}
+
+TEST_F(OwnershipTest, GuardsThatSayNothing) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(float *a, float *b, float *c, float *d, int W,\n"
+      "                  int H, unsigned U) {\n"
+      "  int gx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  int gy = blockIdx.y * blockDim.y + threadIdx.y;\n"
+      "  unsigned ux = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (gx < W || gy < H) a[gy * W + gx] = 0.f;\n"
+      "  if (gx < H) b[gy * W + gx] = 0.f;\n"
+      "  if (ux < W) c[gy * W + ux] = 0.f;\n" // W < 0 passes every ux.
+      "  if (ux < U) d[gy * U + ux] = 0.f;\n"
+      "  if (gx > W) { if (gx < W) a[gy * W + gx] = 1.f; }\n"
+      "}\n"));
+  expectShared("a", {"a[gy * W + gx]: 2D index gy*W + gx: gx < W not proven"});
+  expectShared("b", {"gx < W not proven"});
+  expectShared("c", {"2D index gy*W + gx: gx < W not proven"});
+  expectExclusiveIn("d", 2, {"gy*U + gx + {0} with 0 <= gx < U"});
+}
+
+TEST_F(OwnershipTest, EarlyContinueAndBreak) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(float *a, float *b, float *c, int W, int n) {\n"
+      "  int gx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  int gy = blockIdx.y * blockDim.y + threadIdx.y;\n"
+      "  for (int t = 0; t < n; ++t) {\n"
+      "    if (gx >= W) continue;\n"
+      "    a[gy * W + gx] += 1.f;\n"
+      "  }\n"
+      "  for (int t = 0; t < n; ++t) {\n"
+      "    if (gx >= W) { for (int s = 0; s < n; ++s) break; }\n"
+      "    b[gy * W + gx] += 1.f;\n" // The break leaves the inner loop.
+      "  }\n"
+      "  while (n > 0) {\n"
+      "    if (gx < W) {} else break;\n"
+      "    c[gy * W + gx] += 1.f;\n"
+      "  }\n"
+      "}\n"));
+  expectExclusiveIn("a", 2, {"0 <= gx < W"});
+  expectShared("b", {"gx < W not proven"});
+  expectExclusiveIn("c", 2, {"0 <= gx < W"});
+}
+
+TEST_F(OwnershipTest, OneWindowForAllAccesses) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(float *a, float *b) {\n"
+      "  int gx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  int gy = blockIdx.y * blockDim.y + threadIdx.y;\n"
+      "  if (gx < 16) a[gy * 16 + gx] = 0.f;\n"
+      // Threads (16, 0) and (0, 0) both write a[0].
+      "  if (gx >= 16 && gx < 32) a[gy * 16 + gx - 16] = 1.f;\n"
+      "  if (gx >= 1 && gx <= 16) b[gy * 16 + gx - 1] = 1.f;\n"
+      "}\n"));
+  expectShared("a", {"a[gy * 16 + gx - 16]: 2D index 16*gy + gx: gx < 16 not "
+                     "proven"});
+  expectExclusiveIn("b", 2, {"gy*16 + gx + {-1} with 1 <= gx < 17"});
+}
+
+TEST_F(OwnershipTest, Index3D) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(float *v, float *w, int W, int H, int D) {\n"
+      "  int gx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  int gy = blockIdx.y * blockDim.y + threadIdx.y;\n"
+      "  int gz = blockIdx.z * blockDim.z + threadIdx.z;\n"
+      "  if (gx < W && gy < H && gz < D) v[(gz * H + gy) * W + gx] = 1.f;\n"
+      "  if (gx < W && gz < D) w[(gz * H + gy) * W + gx] = 1.f;\n"
+      "}\n"));
+  expectExclusiveIn("v", 3, {"every access is (gz*H + gy)*W + gx + {0} with "
+                             "0 <= gx < W, 0 <= gy < H"});
+  expectShared("w", {"3D index gz*H*W + gy*W + gx: gy < H not proven"});
+}
+
+TEST_F(OwnershipTest, IndexFormsThatMix) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(float *a, float *b, float *c, float *d, int W,\n"
+      "                  int n) {\n"
+      "  int gx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  int gy = blockIdx.y * blockDim.y + threadIdx.y;\n"
+      "  if (gx >= W) return;\n"
+      "  a[gy * W + gx] = a[gy * W + gx + 1];\n"
+      "  b[gy * W + 2 * gx] = 0.f;\n"
+      "  c[gy * W + gx] = c[gx];\n"
+      "  for (int k = 1; k < n; ++k)\n"
+      "    if (gx < k) d[gy * k + gx] = 0.f;\n"
+      "}\n"));
+  expectShared("a", {"a[gy * W + gx] and a[gy * W + gx + 1] overlap between "
+                     "neighbouring threads"});
+  expectShared("b", {"2D index gy*W + 2*gx: the coefficient W of gy is not a "
+                     "multiple of 2"});
+  expectShared("c", {"c[gy * W + gx] and c[gx] mix the thread index forms "
+                     "gy*W + gx and gx"});
+  expectShared("d", {"the coefficient k of gy changes while the kernel runs"});
+}
+
+TEST_F(OwnershipTest, OtherLayouts) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(float *a, float *b, float *c, float *e, int W,\n"
+      "                  int H) {\n"
+      "  int gx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  int gy = blockIdx.y * blockDim.y + threadIdx.y;\n"
+      "  a[gy * (blockDim.x * gridDim.x) + gx] = 0.f;\n" // Always in range.
+      "  if (gy < H) b[gx * H + gy] = 0.f;\n"            // Column-major.
+      "  int sx = gx - 1;\n"
+      "  if (sx >= 0 && sx < W) c[gy * W + sx] = 0.f;\n"
+      "  e[gy] = 0.f;\n"
+      "}\n"));
+  expectExclusiveIn("a", 2, {"0 <= gx < blockDim.x*gridDim.x"});
+  expectExclusiveIn("b", 2, {"gx*H + gy + {0} with 0 <= gy < H"});
+  expectExclusiveIn("c", 2, {"gy*W + gx + {-1} with 1 <= gx < W + 1"});
+  expectShared("e", {"the index gy does not depend on threadIdx.x"});
+}
+
+TEST_F(OwnershipTest, ChangingWidth) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(float *a, int W, int H) {\n"
+      "  int gx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  int gy = blockIdx.y * blockDim.y + threadIdx.y;\n"
+      "  if (gx < W) a[gy * W + gx] = 0.f;\n"
+      "  W = W + 1;\n"
+      "}\n"));
+  expectShared("a", {"the coefficient W of gy changes while the kernel runs"});
+}
+
+//===----------------------------------------------------------------------===//
+// Small per-thread loops
+//===----------------------------------------------------------------------===//
+
+TEST_F(OwnershipTest, SmallLoops) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(float *a, float *b, float *c, float *d, float *e,\n"
+      "                  int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  for (int q = 2; q >= 0; --q) a[3 * i + q] = 0.f;\n"
+      "  for (int p = 0; p <= 1; ++p)\n"
+      "    for (int q = 0; q != 3; ++q) b[6 * i + 3 * p + q] = 0.f;\n"
+      "  for (int q = 0; q < 6; q += 2) c[6 * i + q + 1] = 0.f;\n"
+      "  for (int q = 0; q < 4; ++q) d[3 * i + q] = 0.f;\n"
+      "  for (int q = 0; q < n; ++q) e[3 * i + q] = 0.f;\n"
+      "}\n"));
+  expectExclusiveIn("a", 1, {"3*gid + {q} with q in [0, 2]"});
+  expectExclusiveIn("b", 1, {"6*gid + {3*p + q} with p in [0, 1], q in [0, "
+                             "2]"});
+  expectExclusiveIn("c", 1, {"6*gid + {q + 1} with q in [0, 5]"});
+  // Four elements per thread, three apart: neighbours share one.
+  expectTile("d", 3, 0, 3,
+             {"d[3 * i + q] overlaps itself between neighbouring threads; "
+              "every access is 3*gid + {q} with q in [0, 3]: each block owns "
+              "its tile but a halo of 1 element"});
+  expectShared("e", {"e[3 * i + q]: q is not a literal offset"});
+}
+
+TEST_F(OwnershipTest, SmallLoopsIn2D) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(float *a, float *b, int W, int H) {\n"
+      "  int gx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  int gy = blockIdx.y * blockDim.y + threadIdx.y;\n"
+      "  if (gx >= W || gy >= H) return;\n"
+      "  for (int c = 0; c < 3; ++c) a[3 * (gy * W + gx) + c] = 0.f;\n"
+      "  for (int c = 0; c < 4; ++c) b[3 * (gy * W + gx) + c] = 0.f;\n"
+      "}\n"));
+  expectExclusiveIn("a", 2, {"3*(gy*W + gx) + {c} with 0 <= gx < W, c in "
+                             "[0, 2]"});
+  expectShared("b", {"b[3 * (gy * W + gx) + c] overlaps itself between "
+                     "neighbouring threads"});
+}
+
+TEST_F(OwnershipTest, LoopsWithoutLiteralRanges) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(float *a, float *b, float *c, float *d, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  for (unsigned q = 2; q >= 0; --q) a[3 * i + q] = 0.f;\n" // Wraps.
+      "  for (unsigned q = 3; q >= 1; --q) d[4 * i + q] = 0.f;\n"
+      "  for (int q = 0; q < 3; ++q) { b[3 * i + q] = 0.f; if (n) break; }\n"
+      "  for (int q = 0; q < 3; q += n) c[3 * i + q] = 0.f;\n"
+      "}\n"));
+  expectShared("a", {"q is not a literal offset"});
+  expectExclusiveIn("b", 1, {"q in [0, 2]"});
+  expectShared("c", {"q is not a literal offset"});
+  expectExclusiveIn("d", 1, {"4*gid + {q} with q in [1, 3]"});
 }
 
 } // namespace

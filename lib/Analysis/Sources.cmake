@@ -1,1 +1,1 @@
-set(SOURCES Activity.cpp Ownership.cpp ReverseNeeds.cpp)
+set(SOURCES Activity.cpp IndexFacts.cpp IndexForms.cpp IRWalk.cpp Ownership.cpp OwnershipAccesses.cpp ReverseNeeds.cpp)

@@ -1,0 +1,217 @@
+//===- Analysis/IndexForms.h - Index expressions as affine forms -*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The ownership analysis evaluates the integer expressions of a kernel to
+/// affine forms: a literal plus literal multiples of monomials, products of
+/// atoms. Atoms are the global thread ids per dimension (blockIdx*blockDim +
+/// threadIdx), grid-stride loop counters, the CUDA builtins and opaque
+/// uniform symbols (unassigned scalar parameters, loop counters with uniform
+/// bounds, non-affine expressions over uniform values). A monomial holds at
+/// most one thread-dependent atom, so `gy * W + gx` is the form
+/// 1*{gid.y, W} + 1*{gid.x}.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_ANALYSIS_INDEXFORMS_H
+#define MESHAD_ANALYSIS_INDEXFORMS_H
+
+#include "Analysis/ReverseNeeds.h"
+#include "IR/IR.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace meshad {
+namespace ownership {
+
+/// What an atom of an affine form ranges over.
+enum class AtomKind {
+  Gid,          ///< blockIdx.<Dim>*blockDim.<Dim> + threadIdx.<Dim>.
+  GridStride,   ///< A grid-stride loop counter (gid + k*total threads, 1D).
+  ThreadIdx,    ///< threadIdx.<Dim> (without a matching block base).
+  BlockIdx,     ///< blockIdx.<Dim>.
+  BlockBase,    ///< blockIdx.<Dim>*blockDim.<Dim>.
+  BlockDim,     ///< blockDim.<Dim> (uniform).
+  GridDim,      ///< gridDim.<Dim> (uniform).
+  TotalThreads, ///< blockDim.<Dim>*gridDim.<Dim> (uniform).
+  Symbol,       ///< An opaque uniform value, see SymbolInfo.
+};
+
+/// One atom; Symbol and GridStride atoms are numbered by the evaluator in
+/// the order it meets them, which keeps remarks deterministic.
+struct Atom {
+  AtomKind Kind;
+  unsigned Dim = 0;
+  unsigned Id = 0;
+
+  bool operator<(const Atom &O) const {
+    return std::tie(Kind, Dim, Id) < std::tie(O.Kind, O.Dim, O.Id);
+  }
+  bool operator==(const Atom &O) const {
+    return Kind == O.Kind && Dim == O.Dim && Id == O.Id;
+  }
+  /// True for atoms whose value differs between threads.
+  bool isThreadDependent() const {
+    return Kind == AtomKind::Gid || Kind == AtomKind::GridStride ||
+           Kind == AtomKind::ThreadIdx || Kind == AtomKind::BlockIdx ||
+           Kind == AtomKind::BlockBase;
+  }
+};
+
+/// A product of atoms, sorted; never empty inside an Affine.
+using Monomial = std::vector<Atom>;
+
+/// The thread-dependent atom of \p M, if any (at most one by construction).
+std::optional<Atom> threadAtomOf(const Monomial &M);
+
+/// Const + sum of Coeff * Monomial with literal integers.
+struct Affine {
+  std::map<Monomial, long long> Terms;
+  long long Const = 0;
+
+  bool isLiteral() const { return Terms.empty(); }
+  bool isThreadDependent() const;
+  /// True when this is exactly 1 * A.
+  bool isAtom(AtomKind K, unsigned Dim = 0) const;
+  bool operator==(const Affine &O) const {
+    return Const == O.Const && Terms == O.Terms;
+  }
+  static Affine literal(long long C) {
+    Affine A;
+    A.Const = C;
+    return A;
+  }
+  static Affine atom(Atom At) {
+    Affine A;
+    A.Terms[{At}] = 1;
+    return A;
+  }
+};
+
+/// A + Sign * B, or false on overflow.
+bool addScaled(Affine &A, const Affine &B, long long Sign);
+
+/// Folds c*blockIdx.d*blockDim.d*M + c*threadIdx.d*M into c*gid.d*M.
+void foldGid(Affine &A);
+
+/// An opaque uniform value (the same in every thread at a given point).
+struct SymbolInfo {
+  std::string Name;
+  /// False when the value may change while a variable holding it lives (a
+  /// variable assigned more than once): such forms are never substituted.
+  bool Stable = true;
+  /// True when the value is the same during the whole kernel (an unassigned
+  /// parameter), false for loop counters and values computed from them.
+  bool Invariant = true;
+  /// True when the value is known to be >= 0 (an unsigned parameter).
+  bool NonNegative = false;
+  /// For loop counters with literal bounds: every value the body sees.
+  std::optional<std::pair<long long, long long>> Range;
+};
+
+/// The result of evaluating an integer expression: an affine form, or why
+/// there is none.
+struct Eval {
+  bool Ok = true;
+  Affine Form;
+  std::string Why;
+  /// The subexpression that is not affine (null when it is a variable's).
+  const ir::Expr *Culprit = nullptr;
+
+  static Eval ok(Affine A) {
+    Eval R;
+    R.Form = std::move(A);
+    return R;
+  }
+  static Eval fail(std::string Why, const ir::Expr *Culprit = nullptr) {
+    Eval R;
+    R.Ok = false;
+    R.Why = std::move(Why);
+    R.Culprit = Culprit;
+    return R;
+  }
+};
+
+/// Evaluates the integer expressions of one kernel to affine forms.
+class IndexEvaluator {
+public:
+  explicit IndexEvaluator(const ir::Function &Kernel);
+
+  Eval eval(const ir::Expr *E);
+  const SymbolInfo &getSymbol(unsigned Id) const { return Symbols[Id]; }
+  /// True when no symbol of \p A may change while a variable holds it.
+  bool isStable(const Affine &A) const;
+  /// True when every symbol of \p A keeps its value during the whole kernel.
+  bool isInvariant(const Affine &A) const;
+  /// True when \p A is known to be >= 0.
+  bool isNonNegative(const Affine &A) const;
+
+  /// "threadIdx.x", "W", "gx" (the first variable holding gid.x) or "gid.y".
+  std::string spellAtom(const Atom &A) const;
+  std::string spellMonomial(const Monomial &M) const;
+  /// "3*gy*W + 3*gx + 2".
+  std::string spell(const Affine &A) const;
+
+private:
+  struct Loop {
+    CanonicalLoop Canonical;
+    const ir::ForStmt *For;
+  };
+  /// A loop condition `counter Op Bound` with a literal Bound.
+  struct CounterBound {
+    ir::BinaryOp Op;
+    long long Bound;
+    /// False when the counter or the comparison is unsigned.
+    bool Signed;
+  };
+
+  Eval evalBuiltin(const ir::BuiltinExpr *B);
+  Eval evalUnary(const ir::UnaryExpr *U);
+  Eval evalVar(const ir::Var *V);
+  Eval evalVarUncached(const ir::Var *V);
+  Eval evalLoopCounter(const ir::Var *V, const Loop &L);
+  Eval evalSingleDef(const ir::Var *V, const ir::Expr *Init);
+  Eval evalMultiDef(const ir::Var *V);
+  Eval evalBinary(const ir::BinaryExpr *B);
+  Eval evalProduct(const ir::BinaryExpr *B, const Affine &L, const Affine &R);
+  /// The values the body of \p L gives its counter, when its start, step
+  /// and bound are literals.
+  std::optional<std::pair<long long, long long>>
+  literalRange(const Loop &L, const Affine &Init, const Affine &Step);
+  /// \p Cond as a comparison of the counter of \p L with a literal.
+  std::optional<CounterBound> counterBound(const Loop &L,
+                                           const ir::Expr *Cond);
+  /// An opaque uniform symbol for \p E when all \p Parts are uniform forms,
+  /// else "not affine".
+  Eval opaque(const ir::Expr *E, llvm::ArrayRef<const Eval *> Parts);
+  Eval symbol(const void *Key, SymbolInfo Info);
+  /// The number of the symbol or counter keyed by \p Key.
+  unsigned intern(const void *Key, SymbolInfo Info);
+
+  llvm::DenseMap<const ir::Var *, llvm::SmallVector<const ir::Stmt *, 2>> Defs;
+  llvm::DenseMap<const ir::Var *, Loop> Loops;
+  llvm::SmallPtrSet<const ir::Var *, 8> AddressTaken;
+  std::map<const ir::Var *, Eval> Cache;
+  llvm::SmallPtrSet<const ir::Var *, 8> InProgress;
+  llvm::DenseMap<const void *, unsigned> SymbolIds;
+  std::vector<SymbolInfo> Symbols;
+  /// The first variable found to hold gid.<Dim>, per dimension.
+  std::map<unsigned, std::string> GidNames;
+};
+
+} // namespace ownership
+} // namespace meshad
+
+#endif // MESHAD_ANALYSIS_INDEXFORMS_H
