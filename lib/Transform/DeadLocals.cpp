@@ -81,7 +81,8 @@ llvm::SmallPtrSet<const Var *, 16> readLocals(const Stmt *Body) {
 /// Removes the definitions of locals not in \p Read from \p Block and the
 /// blocks nested in it.
 unsigned prune(const BlockStmt *Block,
-               const llvm::SmallPtrSetImpl<const Var *> &Read) {
+               const llvm::SmallPtrSetImpl<const Var *> &Read,
+               const llvm::SmallPtrSetImpl<const Var *> *Only) {
   std::vector<const BlockStmt *> Blocks;
   forEachStmt(Block, [&](const Stmt *S) {
     if (const auto *Sub = dyn_cast<BlockStmt>(S))
@@ -92,7 +93,7 @@ unsigned prune(const BlockStmt *Block,
     std::vector<const Stmt *> Kept;
     for (const Stmt *S : Sub->getBody()) {
       const Var *V = definedLocal(S);
-      if (V && !Read.count(V)) {
+      if (V && !Read.count(V) && (!Only || Only->count(V))) {
         ++Removed;
         continue;
       }
@@ -111,7 +112,16 @@ unsigned meshad::removeDeadLocals(Function &F) {
     return 0;
   unsigned Total = 0;
   // Removing a definition may leave others dead: repeat until none is.
-  while (unsigned Removed = prune(F.getBody(), readLocals(F.getBody())))
+  while (unsigned Removed =
+             prune(F.getBody(), readLocals(F.getBody()), nullptr))
+    Total += Removed;
+  return Total;
+}
+
+unsigned meshad::removeUnreadDefinitions(
+    const BlockStmt *Scope, const llvm::SmallPtrSetImpl<const Var *> &Only) {
+  unsigned Total = 0;
+  while (unsigned Removed = prune(Scope, readLocals(Scope), &Only))
     Total += Removed;
   return Total;
 }

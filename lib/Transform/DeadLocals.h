@@ -24,11 +24,19 @@
 
 #include "IR/IR.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 namespace meshad {
 
 /// Removes dead scalar locals of \p F and their pure definitions. Returns
 /// how many statements were removed.
 unsigned removeDeadLocals(ir::Function &F);
+
+/// Removes the pure definitions of the locals in \p Only that nothing in
+/// \p Scope reads (a reverse mode forward sweep, for the loop locals that
+/// the reverse sweep recomputes anyway).
+unsigned removeUnreadDefinitions(const ir::BlockStmt *Scope,
+                                 const llvm::SmallPtrSetImpl<const ir::Var *> &Only);
 
 } // namespace meshad
 

@@ -454,5 +454,7 @@ bool ReverseFunction::run() {
       Out->append(S);
   Result->setBody(Out);
   removeDeadLocals(*Result);
+  // The reverse sweep recomputes these before reading them.
+  removeUnreadDefinitions(Fwd, Recomputed);
   return true;
 }
