@@ -21,26 +21,66 @@ using llvm::dyn_cast;
 
 namespace {
 
-/// An `atomic(address, value);` statement of the adjoint accumulation.
-struct AtomicAdd {
-  const CallExpr *Call = nullptr;
-  std::string Address;
+/// An adjoint accumulation statement: `atomicAdd(&a[i], v);` (or
+/// warpAtomicAdd, atomicAccumulate), `meshad::tileAdd<...>(t, a, i, v);`,
+/// or a plain `a[i] += v;`.
+struct Accumulation {
+  const Stmt *S = nullptr;
+  /// Statements with equal keys add to the same element in the same way.
+  std::string Key;
+  /// The arguments or target that designate the element.
+  std::vector<const Expr *> Target;
+  const Expr *Value = nullptr;
+  /// The variable whose memory it writes.
+  const Var *Root = nullptr;
 
-  const Expr *getValue() const { return Call->getArg(1); }
+  /// The same accumulation of \p NewValue.
+  const Stmt *rebuild(IRBuilder &B, const Expr *NewValue) const {
+    if (const auto *A = dyn_cast<AssignStmt>(S))
+      return B.assign(A->getLHS(), AssignOp::AddAssign, NewValue);
+    const auto *C = cast<CallExpr>(cast<ExprStmt>(S)->getExpr());
+    std::vector<const Expr *> Args = Target;
+    Args.push_back(NewValue);
+    return B.getModule().create<ExprStmt>(B.getModule().create<CallExpr>(
+        C->getType(), CallExpr::CalleeKind::Intrinsic, C->getName(), -1,
+        Args));
+  }
 };
 
-/// The atomic add that \p S is, if it is one.
-std::optional<AtomicAdd> matchAtomic(const Stmt *S) {
+/// The accumulation that \p S is, if it is one.
+std::optional<Accumulation> matchAccumulation(const Stmt *S) {
+  Accumulation A;
+  A.S = S;
+  if (const auto *Assign = dyn_cast<AssignStmt>(S)) {
+    const Expr *LHS = Assign->getLHS();
+    if (Assign->getOp() != AssignOp::AddAssign || llvm::isa<VarRefExpr>(LHS) ||
+        !LHS->getType()->isFloatingScalar())
+      return std::nullopt;
+    A.Key = "+= " + CudaEmitter::emitExpr(LHS);
+    A.Target = {LHS};
+    A.Value = Assign->getRHS();
+    A.Root = ActivityAnalysis::getRootVar(LHS);
+    return A;
+  }
   const auto *ES = dyn_cast<ExprStmt>(S);
   const auto *C = ES ? dyn_cast<CallExpr>(ES->getExpr()) : nullptr;
-  if (!C || C->getCalleeKind() != CallExpr::CalleeKind::Intrinsic ||
-      C->getNumArgs() != 2)
+  if (!C || C->getCalleeKind() != CallExpr::CalleeKind::Intrinsic)
     return std::nullopt;
   llvm::StringRef Name = C->getName();
-  if (Name != "atomicAdd" && Name != "meshad::warpAtomicAdd" &&
-      Name != "meshad::atomicAccumulate")
+  bool Atomic = C->getNumArgs() == 2 &&
+                (Name == "atomicAdd" || Name == "meshad::warpAtomicAdd" ||
+                 Name == "meshad::atomicAccumulate");
+  bool Tile = C->getNumArgs() == 4 && Name.starts_with("meshad::tileAdd<");
+  if (!Atomic && !Tile)
     return std::nullopt;
-  return AtomicAdd{C, CudaEmitter::emitExpr(C->getArg(0))};
+  A.Target.assign(C->getArgs().begin(), C->getArgs().end() - 1);
+  A.Value = C->getArgs().back();
+  A.Key = Name.str();
+  for (const Expr *E : A.Target)
+    A.Key += "|" + CudaEmitter::emitExpr(E);
+  // A tile add writes the tile and, when the block is too wide, the array.
+  A.Root = ActivityAnalysis::getRootVar(A.Target[Atomic ? 0 : 1]);
+  return A;
 }
 
 /// What an atomic's address and value read: variables, and memory by the
@@ -64,8 +104,16 @@ struct Reads {
       }
     });
   }
-  /// An atomic's address &P[i], P + i or P: reads P and i, not memory.
-  void addAddress(const Expr *E) {
+  /// An accumulation's target (&P[i], P + i, P, P[i], a tile and an
+  /// index): reads P and i, not the element.
+  void addTarget(const Expr *E) {
+    if (const auto *I = dyn_cast<IndexExpr>(E))
+      if (const auto *Base = dyn_cast<VarRefExpr>(I->getBase())) {
+        Vars.insert(Base->getVar());
+        return add(I->getIndex());
+      }
+    if (const auto *R = dyn_cast<VarRefExpr>(E))
+      return (void)Vars.insert(R->getVar());
     if (const auto *U = dyn_cast<UnaryExpr>(E))
       if (U->getOp() == UnaryOp::AddrOf)
         if (const auto *I = dyn_cast<IndexExpr>(U->getSub()))
@@ -96,11 +144,34 @@ bool callsUser(const Expr *E) {
   return Calls;
 }
 
-/// True when \p S may change what \p R reads. Atomics to other addresses
-/// only write memory.
-bool interferes(const Stmt *S, const Reads &R) {
-  if (std::optional<AtomicAdd> A = matchAtomic(S))
-    return R.readsMemoryOf(ActivityAnalysis::getRootVar(A->Call->getArg(0)));
+/// What \p S reads, not counting the element that an accumulation or a
+/// plain store writes.
+Reads readsOf(const Stmt *S) {
+  Reads R;
+  if (std::optional<Accumulation> A = matchAccumulation(S)) {
+    for (const Expr *T : A->Target)
+      R.addTarget(T);
+    R.add(A->Value);
+    return R;
+  }
+  const auto *Assign = dyn_cast<AssignStmt>(S);
+  for (const Expr *E : ownExprs(S)) {
+    if (Assign && Assign->getOp() == AssignOp::Assign && E == Assign->getLHS())
+      R.addTarget(E);
+    else
+      R.add(E);
+  }
+  return R;
+}
+
+/// True when \p S may change what \p R reads, or reads the memory that
+/// \p First adds to. Adds to the same memory commute, so accumulations only
+/// interfere through what they read.
+bool interferes(const Stmt *S, const Reads &R, const Accumulation &First) {
+  if (std::optional<Accumulation> A = matchAccumulation(S))
+    return R.readsMemoryOf(A->Root) || readsOf(S).readsMemoryOf(First.Root);
+  if (readsOf(S).readsMemoryOf(First.Root))
+    return true;
   if (const auto *D = dyn_cast<DeclStmt>(S))
     return R.Vars.count(D->getVar()) != 0 || callsUser(D->getInit());
   if (const auto *A = dyn_cast<AssignStmt>(S)) {
@@ -111,7 +182,8 @@ bool interferes(const Stmt *S, const Reads &R) {
       return R.Vars.count(Ref->getVar()) != 0;
     // A store through memory (an element, a member of one, *p).
     const Var *Root = ActivityAnalysis::getRootVar(LHS);
-    return R.readsMemoryOf(Root) || (Root && R.Vars.count(Root));
+    return R.readsMemoryOf(Root) || (Root && R.Vars.count(Root)) ||
+           Root == First.Root;
   }
   // Calls, control flow, launches: anything may change.
   return true;
@@ -122,32 +194,23 @@ unsigned combineIn(IRBuilder &B, BlockStmt *Block) {
   std::vector<const Stmt *> Body = Block->getBody();
   unsigned Removed = 0;
   for (size_t I = 0; I < Body.size(); ++I) {
-    std::optional<AtomicAdd> First = Body[I] ? matchAtomic(Body[I])
-                                             : std::nullopt;
+    std::optional<Accumulation> First =
+        Body[I] ? matchAccumulation(Body[I]) : std::nullopt;
     if (!First)
       continue;
-    Reads R;
-    R.addAddress(First->Call->getArg(0));
-    R.add(First->getValue());
+    Reads R = readsOf(Body[I]);
     for (size_t J = I + 1; J < Body.size(); ++J) {
       if (!Body[J])
         continue;
-      std::optional<AtomicAdd> Next = matchAtomic(Body[J]);
-      if (Next && Next->Call->getName() == First->Call->getName() &&
-          Next->Address == First->Address) {
-        const Type *Ty = Next->getValue()->getType();
-        auto *Call = B.getModule().create<CallExpr>(
-            First->Call->getType(), CallExpr::CalleeKind::Intrinsic,
-            First->Call->getName(), -1,
-            std::vector<const Expr *>{
-                Next->Call->getArg(0),
-                B.cast(Ty, B.add(First->getValue(), Next->getValue()))});
-        Body[J] = B.getModule().create<ExprStmt>(Call);
+      std::optional<Accumulation> Next = matchAccumulation(Body[J]);
+      if (Next && Next->Key == First->Key) {
+        const Type *Ty = Next->Value->getType();
+        Body[J] = Next->rebuild(B, B.cast(Ty, B.add(First->Value, Next->Value)));
         Body[I] = nullptr;
         ++Removed;
         break;
       }
-      if (interferes(Body[J], R))
+      if (interferes(Body[J], R, *First))
         break;
     }
   }

@@ -7,13 +7,16 @@
 /// \file
 /// A thread often adds several contributions to the same adjoint element:
 /// `(x[a] - x[b]) * (x[a] - x[b])` reads x[a] twice, so its reverse sweep
-/// does atomicAdd(&_d_x[a], ...) twice. Where the ownership analysis keeps
-/// atomics (gathers through index arrays), each one costs a round trip to
-/// L2. This pass combines them: an atomic add is sunk to the next atomic add
-/// of the same callee and address in the same block, and the two become one
-/// with the sum of the values, as long as nothing in between can change the
-/// address or the value (an assignment to a variable they read, a compound
-/// statement, a call, or a memory write when they read memory).
+/// adds to _d_x[a] twice. Where the ownership analysis keeps atomics
+/// (gathers through index arrays) each one costs a round trip to L2, and a
+/// plain `+=` to global memory is a load and a store that the compiler
+/// cannot merge (it cannot tell that _d_x does not alias x). This pass
+/// combines them: an accumulation (atomicAdd, warpAtomicAdd, tileAdd, or a
+/// plain += to an element) is sunk to the next one of the same form and
+/// element in the same block, and the two become one adding the sum, as
+/// long as nothing in between can change the element's address or the
+/// value, or reads the memory added to. Adds commute, so accumulations in
+/// between only matter through what they read.
 ///
 /// \code
 ///   combineAtomics(B, Rev);   // on the reverse sweep of a gradient kernel
@@ -28,8 +31,8 @@
 
 namespace meshad {
 
-/// Combines the atomic adds to the same address of a thread in \p Block and
-/// in every block nested in it. Returns how many atomics were removed.
+/// Combines the accumulations to the same element of a thread in \p Block
+/// and in every block nested in it. Returns how many were removed.
 unsigned combineAtomics(ir::IRBuilder &B, const ir::BlockStmt *Block);
 
 } // namespace meshad

@@ -175,6 +175,18 @@ private:
   /// Kernels: pointer parameters whose memory the kernel only writes; the
   /// forward sweep leaves those stores out.
   llvm::SmallPtrSet<const ir::Var *, 4> WriteOnly;
+  /// Kernels whose end has a barrier (tiles, block reductions): the resets
+  /// of write-only outputs' seeds wait until after it (a global store in
+  /// flight before __syncthreads stalls the block). Each such reset records
+  /// the element's address in a pointer, cleared at the end.
+  bool DeferResets = false;
+  std::vector<ir::Var *> DeferredResets;
+  /// How many statements store to each write-only output.
+  llvm::DenseMap<const ir::Var *, unsigned> OutputStores;
+  /// Resets \p AL (an element of a write-only output's adjoint) to zero,
+  /// at the end of the kernel when it may be deferred.
+  void resetSeed(const ir::Expr *AL, const ir::Var *Root,
+                 ir::BlockStmt *Rev);
   /// Locals of counted loops that the reverse sweep recomputes at the start
   /// of each iteration instead of restoring them from a tape.
   std::unique_ptr<Recomputation> Recompute;

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transform/ReverseMode.h"
+#include "IR/Traversal.h"
 #include "Transform/AtomicCombiner.h"
 #include "Transform/DeadLocals.h"
 #include "Transform/JumpNormalizer.h"
@@ -193,6 +194,13 @@ bool ReverseFunction::prepare() {
   // into E) are not stored again: their values are unspecified afterwards.
   if (Primal->isKernel() && Kind == Flavor::Gradient)
     WriteOnly = writeOnlyMemory(Body, Primal->getParams());
+  forEachStmt(Body, [&](const Stmt *S) {
+    if (const auto *A = dyn_cast<AssignStmt>(S))
+      if (!llvm::isa<VarRefExpr>(A->getLHS()))
+        if (const Var *Root = ActivityAnalysis::getRootVar(A->getLHS()))
+          if (WriteOnly.count(Root))
+            ++OutputStores[Root];
+  });
   Recompute = std::make_unique<Recomputation>(*Body);
   for (const Var *P : Primal->getParams())
     UsedNames.insert(P->getName());
@@ -326,6 +334,20 @@ void ReverseFunction::addTile(const Var *P, Var *Adjoint, OwnershipResult &R) {
   Tiles.push_back({Adjoint, Tile, R});
 }
 
+void ReverseFunction::resetSeed(const Expr *AL, const Var *Root,
+                                BlockStmt *Rev) {
+  const Type *Ty = AL->getType()->getUnqualified();
+  if (!DeferResets || LoopDepth > 0 || !WriteOnly.count(Root) ||
+      OutputStores.lookup(Root) != 1) {
+    Rev->append(B.assign(AL, AssignOp::Assign, B.zero(Ty)));
+    return;
+  }
+  const Type *PtrTy = M.getTypes().getPointer(Ty);
+  Var *Z = newVar("_z", PtrTy, B.zero(PtrTy));
+  Rev->append(B.assign(B.ref(Z), AssignOp::Assign, B.addrOf(AL)));
+  DeferredResets.push_back(Z);
+}
+
 ir::Var *ReverseFunction::adjointVar(Var *V) {
   auto It = Adjoints.find(V);
   if (It != Adjoints.end())
@@ -427,6 +449,8 @@ bool ReverseFunction::run() {
     Decls->append(M.create<ExprStmt>(Check));
   }
   findDeferredFrees(Body);
+  DeferResets = Primal->isKernel() && Kind == Flavor::Gradient &&
+                (!Tiles.empty() || !BlockSums.empty() || !UniformSums.empty());
   BlockStmt *Fwd = B.block();
   BlockStmt *Rev = B.block();
   sweepBlock(Body, Fwd, Rev);
@@ -448,6 +472,15 @@ bool ReverseFunction::run() {
     Reduce(B.addrOf(B.index(B.ref(U.Adjoint), B.intLit(U.Index))), U.Part);
   for (const AdjointTile &T : Tiles)
     TileCall("tileWriteBack", {B.ref(T.Tile), B.ref(T.Adjoint)}, T, Epilogue);
+  for (Var *Z : DeferredResets) {
+    const Type *Ty = Z->getType()->getElement();
+    Epilogue->append(M.create<IfStmt>(
+        B.ref(Z),
+        M.create<BlockStmt>(std::vector<const Stmt *>{B.assign(
+            B.unary(UnaryOp::Deref, B.ref(Z), Ty), AssignOp::Assign,
+            B.zero(Ty))}),
+        nullptr));
+  }
   BlockStmt *Out = B.block();
   for (BlockStmt *Part : {Decls, Zero, Fwd, Rev, Epilogue})
     for (const Stmt *S : Part->getBody())

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transform/ReverseFunction.h"
+#include "IR/Traversal.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -217,6 +218,21 @@ ir::Var *ReverseFunction::record(const Expr *Value, const std::string &Prefix,
   return V;
 }
 
+/// True when \p E reads memory rooted at \p Root (or calls a function,
+/// which may).
+static bool readsMemoryOf(const Expr *E, const Var *Root) {
+  bool Reads = false;
+  forEachExpr(E, [&](const Expr *X) {
+    if (llvm::isa<IndexExpr>(X) ||
+        (llvm::isa<UnaryExpr>(X) &&
+         cast<UnaryExpr>(X)->getOp() == UnaryOp::Deref))
+      Reads |= !Root || ActivityAnalysis::getRootVar(X) == Root;
+    else if (const auto *C = dyn_cast<CallExpr>(X))
+      Reads |= C->getCalleeKind() == CallExpr::CalleeKind::User;
+  });
+  return Reads;
+}
+
 void ReverseFunction::sweepPrimalStore(const Expr *LHS, AssignOp Op,
                                        const Expr *RHS, bool IsDecl,
                                        clang::SourceLocation Loc,
@@ -295,14 +311,22 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
   const auto *Call = llvm::dyn_cast_or_null<CallExpr>(RHS);
   bool UserCall = Call && Call->getCalleeKind() == CallExpr::CalleeKind::User;
   switch (Op) {
-  case AssignOp::Assign:
-    if (!ResetDead)
+  case AssignOp::Assign: {
+    // The reset of an element's adjoint goes after the adjoint of the value
+    // when the value does not read that array: on the GPU a store right
+    // behind the load of the same element stalls until the load is done.
+    bool ResetLast = !llvm::isa<VarRefExpr>(LHS) && !UserCall &&
+                     !readsMemoryOf(RHS, Root);
+    if (!ResetDead && !ResetLast)
       Rev->append(B.assign(AL, AssignOp::Assign, B.zero(Ty)));
     if (UserCall)
       pullbackCall(Call, DE, Rev);
     else
       adjoint(RHS, DE, Rev);
+    if (!ResetDead && ResetLast)
+      resetSeed(AL, Root, Rev);
     return;
+  }
   case AssignOp::AddAssign:
   case AssignOp::SubAssign:
     if (UserCall) {

@@ -30,8 +30,12 @@ __global__ void stencil3(const double *x, double *y, int n) {
 // CHECK: meshad::tileZero<1, -1, 1>(_d_x_tile);
 // CHECK-NOT: atomicAdd
 // CHECK: meshad::tileAdd<1, -1, 1>(_d_x_tile, _d_x, i - 1,
+// The seed reset of the write-only output y waits until after the block's
+// barrier in tileWriteBack:
+// CHECK: _z0 = &_d_y[i];
 // CHECK: meshad::tileWriteBack<1, -1, 1>(_d_x_tile, _d_x);
-// CHECK-NEXT: }
+// CHECK-NEXT: if (_z0) {
+// CHECK-NEXT: *_z0 = 0.;
 
 __global__ void stencil5(const double *x, double *y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
