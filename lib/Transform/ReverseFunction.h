@@ -18,6 +18,7 @@
 #include "Analysis/Activity.h"
 #include "Analysis/ReverseNeeds.h"
 #include "IR/Builder.h"
+#include "Analysis/Recomputation.h"
 #include "Transform/AccumulationPolicy.h"
 #include "Transform/ReverseMode.h"
 

@@ -12,7 +12,7 @@
 /// reverse sweep needs them. Inside an outer loop the trip count itself is
 /// taped. Locals of a counted loop's body that depend only on values the
 /// loop does not change are recomputed at the start of each reverse
-/// iteration instead (ReverseNeeds.h, Recomputation).
+/// iteration instead (Analysis/Recomputation.h).
 ///
 //===----------------------------------------------------------------------===//
 
