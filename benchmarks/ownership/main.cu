@@ -23,7 +23,6 @@
 #include "BenchSupport.h"
 #include "Patterns.h"
 
-#include <meshad/Tape.h>
 
 #include <cstring>
 #include <functional>
@@ -62,10 +61,7 @@ void printUsage() {
       "[--mesh-side=SIDE]\n"
       "                       [--only=map,stencil,broadcast,energy,splat,"
       "mesh]\n"
-      "  --small      tiny sizes (a quick correctness run, e.g. on the CPU)\n"
-      "  --splat-k    at most MESHAD_TAPE_CAPACITY (%d): meshad's splat "
-      "gradient tapes K values per thread\n",
-      MESHAD_TAPE_CAPACITY);
+      "  --small      tiny sizes (a quick correctness run, e.g. on the CPU)\n");
 }
 
 bool parseOptions(int Argc, char **Argv, Options &O) {
@@ -100,7 +96,7 @@ bool parseOptions(int Argc, char **Argv, Options &O) {
       return false;
   }
   return O.Reps > 0 && O.Warmup >= 0 && O.N >= 4 && O.Image > 0 &&
-         O.SplatK > 0 && O.SplatK <= MESHAD_TAPE_CAPACITY && O.MeshSide >= 2;
+         O.SplatK > 0 && O.MeshSide >= 2;
 }
 
 /// One pattern prepared on the device.

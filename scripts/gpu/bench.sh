@@ -31,7 +31,8 @@
 #   CUDA_PATH          CUDA toolkit (default: /usr/local/cuda)
 #   MESHAD_GPU_ARCH    GPU architecture (default: sm_90, H100/H200)
 #   MESHAD_GPU_OUT     instead of .gpu (the benchmark goes to its bench/)
-#   MESHAD_TAPE_CAPACITY  per-thread tape size for meshad's splat gradient
+#   MESHAD_TAPE_CAPACITY  per-thread tape size of meshad's gradients (the
+#                         benchmark's need none)
 #                      (default 64: --splat-k may not exceed it)
 #   MESHAD_BENCH_ATOMICS_FLAG  the plugin option forcing atomics (default
 #                      -fplugin-arg-meshad-atomics=all). Set it empty only to
