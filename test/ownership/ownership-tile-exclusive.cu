@@ -113,15 +113,16 @@ int main() {
         dim3(7), dim3(32));
   check("stencil5 (tile)", stencil5, meshad::gradient(stencil5, "x, y"), N,
         N, dim3(4), dim3(64));
-  check("stencil5 (1024 threads: atomics)", stencil5,
-        meshad::gradient(stencil5, "x, y"), 1500, 1500, dim3(2), dim3(1024));
   check("strided", strided, meshad::gradient(strided, "x, y"), 2 * N + 2, N,
         dim3(4), dim3(64));
   check("gridStride", gridStride, meshad::gradient(gridStride, "x, y"), N, N,
         dim3(2), dim3(32));
   check("wide", wide, meshad::gradient(wide, "x, y"), N + 40, N, dim3(7),
         dim3(32));
+  // Last: the slowest under compute-sanitizer (many wide FD launches).
+  check("stencil5 (1024 threads: atomics)", stencil5,
+        meshad::gradient(stencil5, "x, y"), 1100, 1100, dim3(2), dim3(1024));
   return meshad::test::summary();
 }
 // NUM-NOT: FAIL
-// NUM: numeric checks: 2742 passed, 0 failed
+// NUM: numeric checks: 2342 passed, 0 failed
