@@ -566,15 +566,19 @@ const ir::Expr *ExprLowering::lowerLaunchConfig(const Expr *E) {
   return lower(Inner);
 }
 
-const ir::Stmt *ExprLowering::lowerLaunch(const CUDAKernelCallExpr *E) {
-  SourceLocation Loc = E->getExprLoc();
-  const FunctionDecl *FD = E->getDirectCallee();
+ir::Function *ExprLowering::lowerLaunchedKernel(const FunctionDecl *FD,
+                                                SourceLocation Loc) {
   if (!FD || !isUserFunction(FD)) {
     S.fail(Loc, "meshad: a launch of a kernel whose definition is not "
                 "visible is not supported");
     return nullptr;
   }
-  ir::Function *Kernel = LowerCallee(FD);
+  return LowerCallee(FD);
+}
+
+const ir::Stmt *ExprLowering::lowerLaunch(const CUDAKernelCallExpr *E) {
+  SourceLocation Loc = E->getExprLoc();
+  ir::Function *Kernel = lowerLaunchedKernel(E->getDirectCallee(), Loc);
   if (!Kernel)
     return nullptr;
   const CallExpr *Config = E->getConfig();
@@ -617,12 +621,7 @@ ExprLowering::lowerEmulatedLaunch(const CXXOperatorCallExpr *E,
   const auto *Ref =
       dyn_cast<DeclRefExpr>(skipWrappers(Ctor->getArg(1))->IgnoreImpCasts());
   const auto *FD = Ref ? dyn_cast<FunctionDecl>(Ref->getDecl()) : nullptr;
-  if (!FD || !isUserFunction(FD)) {
-    S.fail(Loc, "meshad: a launch of a kernel whose definition is not "
-                "visible is not supported");
-    return nullptr;
-  }
-  ir::Function *Kernel = LowerCallee(FD);
+  ir::Function *Kernel = lowerLaunchedKernel(FD, Loc);
   if (!Kernel)
     return nullptr;
   auto ConfigArg = [&](unsigned I) -> const ir::Expr * {

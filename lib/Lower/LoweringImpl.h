@@ -102,6 +102,10 @@ class ExprLowering {
 public:
   /// kernel<<<grid, block, shared, stream>>>(args) at statement level.
   const ir::Stmt *lowerLaunch(const clang::CUDAKernelCallExpr *E);
+  /// The IR of the kernel \p FD that a launch at \p Loc starts; null after
+  /// an error when its definition is not visible.
+  ir::Function *lowerLaunchedKernel(const clang::FunctionDecl *FD,
+                                    clang::SourceLocation Loc);
   /// MESHAD_LAUNCH(kernel, grid, block)(args) of the CPU emulation (a call
   /// of a meshad::cpu::Launcher); null when \p E is not one.
   const ir::Stmt *lowerEmulatedLaunch(const clang::CXXOperatorCallExpr *E,
