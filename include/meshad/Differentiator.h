@@ -276,9 +276,38 @@ constexpr Derived<FnPtr> differentiate(F &&, const char *,
   return Generated;
 }
 
+/// Options of a gradient request, the optional third argument of
+/// meshad::gradient.
+///
+/// \code
+///   // dy is only read: the gradient kernel leaves the output seeds as
+///   // they are (PyTorch's and JAX's convention), which saves a store per
+///   // output element and lets stencils gather their adjoints.
+///   auto g = meshad::gradient(stencil, "x, y", meshad::KeepSeeds);
+///   g.execute_kernel(grid, block, n, x, y, dx, dy);
+/// \endcode
+enum class GradientOption {
+  /// The default: a selected array's adjoint is the seed on entry and the
+  /// adjoint of its initial contents on exit (the seeds of elements the
+  /// kernel overwrites become 0).
+  ResetSeeds,
+  /// The adjoints of kernel outputs that the kernel only writes, once per
+  /// element, are read as seeds and left unchanged; the generated kernel is
+  /// named with a "_keep_seeds" suffix.
+  KeepSeeds
+};
+inline constexpr GradientOption ResetSeeds = GradientOption::ResetSeeds;
+inline constexpr GradientOption KeepSeeds = GradientOption::KeepSeeds;
+
 /// Reverse mode (gradient): see the README for the status of this mode.
 template <class F, class FnPtr>
 constexpr Derived<FnPtr> gradient(F &&, const char *,
+                                  Derived<FnPtr> Generated) {
+  return Generated;
+}
+/// Reverse mode with an option (meshad::KeepSeeds).
+template <class F, class FnPtr>
+constexpr Derived<FnPtr> gradient(F &&, const char *, GradientOption,
                                   Derived<FnPtr> Generated) {
   return Generated;
 }
@@ -300,7 +329,9 @@ template <class F> constexpr int differentiate(F &&, const char * = "") {
 #endif
   return 0;
 }
-template <class F> constexpr int gradient(F &&, const char * = "") {
+template <class F>
+constexpr int gradient(F &&, const char * = "",
+                       GradientOption = GradientOption::ResetSeeds) {
 #ifndef MESHAD_PLANNING
   static_assert(detail::AlwaysFalse<F>::value,
                 "meshad::gradient needs the meshad plugin "

@@ -514,9 +514,15 @@ Eval IndexEvaluator::evalVarUncached(const Var *V) {
     Info.NonNegative = isUnsignedType(V->getType());
     return symbol(V, Info);
   }
-  if (!V->isParam() && D->second.size() == 1)
+  if (!V->isParam() && D->second.size() == 1) {
     if (const auto *Decl = dyn_cast<DeclStmt>(D->second.front()))
       return evalSingleDef(V, Decl->getInit());
+    // Declared without a value, assigned once (reverse mode hoists
+    // declarations: `int i; ... i = gid;`).
+    if (const auto *A = dyn_cast<AssignStmt>(D->second.front()))
+      if (A->getOp() == AssignOp::Assign && llvm::isa<VarRefExpr>(A->getLHS()))
+        return evalSingleDef(V, A->getRHS());
+  }
   return evalMultiDef(V);
 }
 

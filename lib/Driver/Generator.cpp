@@ -215,7 +215,8 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
       if (std::optional<ForwardJob> Job = resolveForward(R, *F, Diags))
         D = Forward.deriveRequest(F, Job->Seeds, Job->Name);
     } else if (std::optional<ReverseJob> Job = resolveReverse(R, *F, Diags)) {
-      D = Reverse.deriveGradient(F, Job->Selected, Job->Name, R.Loc);
+      D = Reverse.deriveGradient(F, Job->Selected, Job->Name, R.Loc,
+                                 Job->KeepSeeds);
     }
     if (D)
       Done.push_back({&R, D});

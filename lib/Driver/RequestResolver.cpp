@@ -151,6 +151,14 @@ std::optional<ReverseJob> meshad::resolveReverse(const DerivativeRequest &R,
                                            "parameter to differentiate");
     return std::nullopt;
   }
+  if (R.KeepSeeds && !F.isKernel()) {
+    Diags.error(R.OptionLoc, "meshad::KeepSeeds applies to kernels; '" +
+                                 F.getName() + "' is not a __global__ function");
+    return std::nullopt;
+  }
   Job.Name = derivedName(F, Job.Selected, "_grad");
+  if (R.KeepSeeds)
+    Job.Name += "_keep_seeds";
+  Job.KeepSeeds = R.KeepSeeds;
   return Job;
 }

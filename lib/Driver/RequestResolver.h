@@ -34,6 +34,8 @@ struct ForwardJob {
 struct ReverseJob {
   std::vector<bool> Selected;
   std::string Name;
+  /// meshad::KeepSeeds (kernels only).
+  bool KeepSeeds = false;
 };
 
 /// Resolves a gradient request: named parameters (or every differentiable

@@ -43,6 +43,11 @@ struct DerivativeRequest {
   const clang::CallExpr *Call = nullptr;
   /// Where to report problems with this request.
   clang::SourceLocation Loc;
+  /// meshad::KeepSeeds: the gradient leaves the seeds of write-only kernel
+  /// outputs unchanged.
+  bool KeepSeeds = false;
+  /// The option argument, when one was given.
+  clang::SourceLocation OptionLoc;
 };
 
 } // namespace meshad

@@ -8,6 +8,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -42,6 +43,10 @@ public:
 private:
   std::optional<DiffMode> requestMode(const clang::CallExpr *CE);
   bool parseSpec(DerivativeRequest &R, StringRef Spec);
+  /// True for a call that already has its meshad::Derived handle.
+  static bool isCompleted(const clang::CallExpr *CE);
+  /// Reads the meshad::GradientOption argument \p Arg into \p R.
+  bool parseOption(DerivativeRequest &R, const Expr *Arg);
 
   ASTContext &Ctx;
   DiagnosticSink &Diags;
@@ -90,10 +95,8 @@ bool RequestVisitor::VisitCallExpr(clang::CallExpr *CE) {
   R.Mode = *Mode;
   R.Call = CE;
   R.Loc = CE->getBeginLoc();
-  if (CE->getNumArgs() != 2) {
-    // Already completed (3 arguments): nothing to plan.
-    return true;
-  }
+  if (isCompleted(CE))
+    return true; // The plugin already gave it its handle.
   const Expr *Fn = CE->getArg(0)->IgnoreParenImpCasts();
   if (const auto *U = dyn_cast<UnaryOperator>(Fn))
     if (U->getOpcode() == UO_AddrOf)
@@ -121,8 +124,34 @@ bool RequestVisitor::VisitCallExpr(clang::CallExpr *CE) {
     return true;
   }
   R.Function = FD;
+  if (CE->getNumArgs() > 2 && !parseOption(R, CE->getArg(2)))
+    return true;
   if (parseSpec(R, Spec->getString()))
     Out.push_back(std::move(R));
+  return true;
+}
+
+bool RequestVisitor::isCompleted(const clang::CallExpr *CE) {
+  for (const Expr *A : CE->arguments())
+    if (const auto *RD = A->getType()->getAsCXXRecordDecl())
+      if (RD->getName() == "Derived")
+        return true;
+  return false;
+}
+
+bool RequestVisitor::parseOption(DerivativeRequest &R, const Expr *Arg) {
+  if (isa<CXXDefaultArgExpr>(Arg))
+    return true;
+  Expr::EvalResult Value;
+  if (!Arg->EvaluateAsInt(Value, Ctx)) {
+    Diags.error(Arg->getBeginLoc(),
+                "the option of a meshad request must be a constant such as "
+                "meshad::KeepSeeds");
+    return false;
+  }
+  // meshad::GradientOption: 0 ResetSeeds, 1 KeepSeeds.
+  R.KeepSeeds = Value.Val.getInt().getExtValue() == 1;
+  R.OptionLoc = Arg->getBeginLoc();
   return true;
 }
 

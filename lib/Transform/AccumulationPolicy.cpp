@@ -61,9 +61,7 @@ AccumulationKind AccumulationPolicy::decide(const Var *Root,
     case OwnershipClass::TileExclusive:
       if (!Tiles.count(Root))
         break;
-      Say(Text + "; summed per block in shared memory (a slot per thread "
-                 "and offset, no atomics), then one plain += per element "
-                 "(atomicAdd for the halo)");
+      Say(Text);
       return AccumulationKind::Tile;
     case OwnershipClass::Uniform:
       Say(Text + "; summed per warp with shuffles, then one atomicAdd per "
@@ -88,12 +86,43 @@ AccumulationKind AccumulationPolicy::decide(const Var *Root,
                                           : AccumulationKind::Atomic;
 }
 
+void AccumulationPolicy::finishTileRemarks(bool Gathered,
+                                           const std::string &WhyNot) {
+  for (const PendingRemark &P : PendingTiles) {
+    std::string Name = PrimalNames.lookup(P.Root);
+    if (Name.empty())
+      Name = P.Root->getName();
+    if (Gathered)
+      Diags.remark(P.Loc, "adjoint store to '" + Name + "': gathered (" +
+                              P.Why +
+                              "; the thread that owns each element sums its "
+                              "contributions from the neighbouring threads' "
+                              "recomputed sweeps, then one plain += per "
+                              "element: no shared memory, no atomics)");
+    else
+      Diags.remark(P.Loc,
+                   "adjoint store to '" + Name + "': shared-memory tile (" +
+                       P.Why +
+                       "; summed per block in shared memory (a slot per "
+                       "thread and offset, no atomics), then one plain += "
+                       "per element (atomicAdd for the halo)" +
+                       (WhyNot.empty() ? "" : "; not gathered: " + WhyNot) +
+                       ")");
+  }
+  PendingTiles.clear();
+}
+
 void AccumulationPolicy::remark(const Var *Root, AccumulationKind K,
                                 const std::string &Why,
                                 clang::SourceLocation Loc) {
   if (!Loc.isValid() || !Diags.areRemarksEnabled() ||
       !Remarked.insert(Loc.getRawEncoding()).second)
     return;
+  if (K == AccumulationKind::Tile) {
+    // Gathered or tiled: known once the whole kernel is generated.
+    PendingTiles.push_back({Root, Why, Loc});
+    return;
+  }
   auto It = PrimalNames.find(Root);
   std::string Name = It != PrimalNames.end() ? It->second : Root->getName();
   const char *Form = "atomicAdd";

@@ -35,6 +35,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <string>
+#include <vector>
 
 namespace meshad {
 
@@ -103,6 +104,11 @@ public:
   /// shared array or parameter of the derived function), and why.
   AccumulationKind decide(const ir::Var *Root, std::string *Why = nullptr) const;
 
+  /// Emits the remarks of the tile stores, which wait until the kernel is
+  /// generated: \p Gathered when the gather form replaced the tiles (see
+  /// Transform/GatherTiles), else \p WhyNot says why it did not.
+  void finishTileRemarks(bool Gathered, const std::string &WhyNot);
+
   /// Appends `Adjoint += Value` in the decided form to \p Out; \p Loc is the
   /// primal access the store stands for (for remarks).
   void emit(ir::IRBuilder &B, const ir::Expr *Adjoint, const ir::Var *Root,
@@ -124,6 +130,12 @@ private:
   llvm::DenseMap<const ir::Var *, std::pair<long long, const ir::Var *>>
       UniformElements;
   llvm::DenseSet<unsigned> Remarked;
+  struct PendingRemark {
+    const ir::Var *Root;
+    std::string Why;
+    clang::SourceLocation Loc;
+  };
+  std::vector<PendingRemark> PendingTiles;
   struct TileInfo {
     const ir::Var *Tile;
     OwnershipResult Result;

@@ -44,6 +44,10 @@ public:
 
   bool run();
 
+  /// meshad::KeepSeeds: the seeds of outputs that the kernel only writes
+  /// are read, never reset.
+  void setKeepSeeds(bool Keep) { KeepSeeds = Keep; }
+
 private:
   // Setup and declarations (ReverseMode.cpp).
   bool prepare();
@@ -51,6 +55,9 @@ private:
   void hoistDeclarations(const ir::Stmt *S);
   void addParameters();
   void zeroSharedAdjoints(ir::BlockStmt *Out);
+  /// Replaces the shared-memory tiles by gathers where the generated kernel
+  /// allows it (Transform/GatherTiles), and says so in the remarks.
+  void gatherTileAdjoints();
   /// Gives the tile-exclusive array \p P (adjoint \p Adjoint) a shared
   /// tile, or demotes \p R to Shared with the reason why it cannot have one.
   void addTile(const ir::Var *P, ir::Var *Adjoint, OwnershipResult &R);
@@ -184,6 +191,14 @@ private:
   std::vector<ir::Var *> DeferredResets;
   /// How many statements store to each write-only output.
   llvm::DenseMap<const ir::Var *, unsigned> OutputStores;
+  bool KeepSeeds = false;
+  /// Write-only outputs checked for meshad::KeepSeeds.
+  llvm::SmallPtrSet<const ir::Var *, 4> KeepChecked;
+  /// True when the seed of the store to \p Root (a kernel parameter) at
+  /// \p Loc stays as it is under meshad::KeepSeeds: \p Root is only
+  /// written, once per element. Reports an error when KeepSeeds cannot
+  /// hold for \p Root.
+  bool keepsSeed(const ir::Var *Root, clang::SourceLocation Loc);
   /// Resets \p AL (an element of a write-only output's adjoint) to zero,
   /// at the end of the kernel when it may be deferred.
   void resetSeed(const ir::Expr *AL, const ir::Var *Root,

@@ -14,6 +14,7 @@
 #include "IR/Traversal.h"
 #include "Transform/AtomicCombiner.h"
 #include "Transform/DeadLocals.h"
+#include "Transform/GatherTiles.h"
 #include "Transform/JumpNormalizer.h"
 #include "Transform/ReverseFunction.h"
 
@@ -24,7 +25,8 @@ using llvm::dyn_cast;
 
 ir::Function *ReverseModeTransformer::deriveGradient(
     ir::Function *Primal, const std::vector<bool> &Selected,
-    const std::string &Name, clang::SourceLocation RequestLoc) {
+    const std::string &Name, clang::SourceLocation RequestLoc,
+    bool KeepSeeds) {
   std::string Key = DerivedFunctionSet::keyFor(Primal, Name);
   if (ir::Function *F = Derived.lookup(Key))
     return F;
@@ -36,6 +38,7 @@ ir::Function *ReverseModeTransformer::deriveGradient(
   Derived.add(Key, Result, Primal);
   ReverseFunction RF(*this, M, Diags, Derived, Primal, Result, Selected,
                      ReverseFunction::Flavor::Gradient, RequestLoc);
+  RF.setKeepSeeds(KeepSeeds);
   if (!RF.run()) {
     Derived.truncate(Mark);
     return nullptr;
@@ -334,6 +337,37 @@ void ReverseFunction::addTile(const Var *P, Var *Adjoint, OwnershipResult &R) {
   Tiles.push_back({Adjoint, Tile, R});
 }
 
+bool ReverseFunction::keepsSeed(const Var *Root, clang::SourceLocation Loc) {
+  if (!KeepSeeds || !Root || !Root->isParam())
+    return false;
+  bool First = KeepChecked.insert(Root).second;
+  std::string Why;
+  if (!WriteOnly.count(Root))
+    Why = "the kernel also reads it, so its adjoint on entry is the seed of "
+          "its final contents and on exit that of its initial contents";
+  else if (LoopDepth > 0)
+    Why = "it is stored in a loop";
+  else if (OutputStores.lookup(Root) != 1)
+    Why = "it is stored by " + std::to_string(OutputStores.lookup(Root)) +
+          " statements";
+  else {
+    if (!Ownership)
+      Ownership = std::make_unique<OwnershipAnalysis>(*Primal);
+    OwnershipResult R = Ownership->classify(Root);
+    if (R.Class != OwnershipClass::ThreadExclusive &&
+        !Root->isAssertedExclusive())
+      Why = "no proof that two threads never store to the same element (" +
+            R.Reason + "); declare it MESHAD_THREAD_EXCLUSIVE if they do not";
+  }
+  if (Why.empty())
+    return true;
+  if (First)
+    error(Loc, "meshad::KeepSeeds: the seed of '" + Root->getName() +
+                   "' cannot be kept: " + Why +
+                   "; use the default (meshad::ResetSeeds)");
+  return false;
+}
+
 void ReverseFunction::resetSeed(const Expr *AL, const Var *Root,
                                 BlockStmt *Rev) {
   const Type *Ty = AL->getType()->getUnqualified();
@@ -489,5 +523,24 @@ bool ReverseFunction::run() {
   removeDeadLocals(*Result);
   // The reverse sweep recomputes these before reading them.
   removeUnreadDefinitions(Fwd, Recomputed);
+  gatherTileAdjoints();
   return true;
+}
+
+void ReverseFunction::gatherTileAdjoints() {
+  if (Tiles.empty())
+    return;
+  std::vector<GatherTile> Gathered;
+  for (const AdjointTile &T : Tiles)
+    Gathered.push_back({T.Adjoint, T.Tile, T.Result.TileStride});
+  std::string WhyNot;
+  bool Done = gatherTiles(
+      B, *Result, Gathered,
+      [&](const std::string &Prefix) {
+        return UsedNames.insert(Prefix).second ? Prefix : freshName(Prefix);
+      },
+      WhyNot);
+  if (Done)
+    removeDeadLocals(*Result);
+  Policy.finishTileRemarks(Done, WhyNot);
 }

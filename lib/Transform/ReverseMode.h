@@ -45,11 +45,13 @@ public:
       : M(M), Diags(Diags), Derived(Derived) {}
 
   /// The gradient w.r.t. the parameters flagged in \p Selected. Null after
-  /// reporting errors.
+  /// reporting errors. With \p KeepSeeds (kernels), the seeds of outputs
+  /// that the kernel only writes are read and left unchanged.
   ir::Function *deriveGradient(ir::Function *Primal,
                                const std::vector<bool> &Selected,
                                const std::string &Name,
-                               clang::SourceLocation RequestLoc);
+                               clang::SourceLocation RequestLoc,
+                               bool KeepSeeds = false);
 
   /// The pullback of a callee whose parameters flagged in \p Active carry
   /// adjoints. Shared between callers.

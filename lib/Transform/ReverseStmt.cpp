@@ -298,8 +298,10 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
       Op != AssignOp::DivAssign)
     return; // x += constant: x's adjoint passes through unchanged.
   // A first definition outside loops: nothing reads its adjoint afterwards,
-  // so it need not be reset.
-  bool ResetDead = IsDecl && LoopDepth == 0;
+  // so it need not be reset; nor is a kept seed (meshad::KeepSeeds).
+  bool ResetDead = (IsDecl && LoopDepth == 0) ||
+                   (Op == AssignOp::Assign && !llvm::isa<VarRefExpr>(LHS) &&
+                    KeepSeeds && keepsSeed(Root, Loc));
   if (!RHSActive && Op == AssignOp::Assign) {
     if (!ResetDead)
       Rev->append(B.assign(AL, AssignOp::Assign, B.zero(Ty)));
