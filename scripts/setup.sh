@@ -9,7 +9,7 @@
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 
-Packages=(clang-22 libclang-22-dev llvm-22-dev llvm-22-tools libgtest-dev
+Packages=(clang-22 clang-tools-22 libclang-22-dev llvm-22-dev llvm-22-tools libgtest-dev
           cmake ninja-build)
 CudaNvcc=${MESHAD_CUDA_PATH:-/usr/local/cuda}/bin/nvcc
 

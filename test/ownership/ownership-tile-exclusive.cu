@@ -23,7 +23,7 @@ __global__ void stencil3(const double *x, double *y, int n) {
   if (i > 0 && i < n - 1)
     y[i] = x[i - 1] * x[i] + sin(x[i + 1]) * x[i];
 }
-// REMARK: ownership-tile-exclusive.cu:[[#@LINE-2]]:12: remark: adjoint store to 'x': shared-memory tile (tile-exclusive: x[i - 1] and x[i + 1] overlap between neighbouring threads; every access is gid + {-1, 0, 1}: each block owns its tile but a halo of 2 elements; summed per block in shared memory (a slot per thread and offset, no atomics), then one plain += per element (atomicAdd for the halo))
+// REMARK: ownership-tile-exclusive.cu:[[#@LINE-2]]:12: remark: adjoint store to 'x': shared-memory tile (tile-exclusive: x[i - 1] and x[i + 1] overlap between neighbouring threads; every access is gid + {-1, 0, 1}: each block owns its tile but a halo of 2 elements; summed per block in shared memory (a slot per thread and offset, no atomics), then one plain += per element (atomicAdd for the halo); not gathered: the sweeps store to memory other threads can see)
 // CHECK-LABEL: __global__ void stencil3_grad(
 // CHECK: __shared__ double _d_x_tile[3072];
 // CHECK: meshad::requireLaunch1D();
