@@ -94,6 +94,12 @@ const GradientSet &gradients();
 namespace bench_meshad {
 const GradientSet &gradients();
 } // namespace bench_meshad
+namespace bench_atomics_keep {
+const GradientSet &gradients();
+} // namespace bench_atomics_keep
+namespace bench_meshad_keep {
+const GradientSet &gradients();
+} // namespace bench_meshad_keep
 namespace bench_hand {
 const GradientSet &gradients();
 } // namespace bench_hand

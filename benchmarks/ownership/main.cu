@@ -416,23 +416,26 @@ Case meshCase(const Options &O, std::mt19937_64 &Rng) {
 /// The implementations in table order.
 std::vector<const GradientSet *> variants() {
   return {&bench_atomics::gradients(), &bench_meshad::gradients(),
+          &bench_atomics_keep::gradients(), &bench_meshad_keep::gradients(),
           &bench_hand::gradients()};
 }
-constexpr int HandIndex = 2;
+constexpr int HandIndex = 4;
+/// The hand-written gradient first: the others are compared with it.
+const int CheckOrder[] = {HandIndex, 0, 1, 2, 3};
 
 /// Runs every variant once and compares its gradient with the hand-written
 /// one and with the CPU reference. Returns false on a failed check.
 bool checkCase(const Case &C) {
   std::vector<const GradientSet *> Vs = variants();
   std::vector<std::vector<GradientPart>> Got(Vs.size());
-  for (int V : {HandIndex, 0, 1}) {
+  for (int V : CheckOrder) {
     C.Reset();
     C.Launch(*Vs[V]);
     bench::checkLaunch((C.Name + " " + Vs[V]->Name).c_str());
     Got[V] = C.Gradient();
   }
   bool Ok = true;
-  for (int V : {HandIndex, 0, 1}) {
+  for (int V : CheckOrder) {
     double VsRef = 0, VsHand = 0;
     for (size_t P = 0; P < Got[V].size(); ++P) {
       VsRef = std::max(VsRef, bench::relativeError(Got[V][P], C.Reference[P]));
@@ -503,15 +506,21 @@ void printTable(const std::vector<Row> &Rows, const Options &O) {
   std::printf("WARNING: built without -fplugin-arg-meshad-atomics=all: the "
               "all-atomics column is meshad's default code.\n");
 #endif
-  std::printf("\n| pattern | %s ms | %s ms | %s ms | meshad speedup vs "
-              "atomics | meshad / hand-written |\n",
-              Vs[0]->Name, Vs[1]->Name, Vs[2]->Name);
-  std::printf("|---|---:|---:|---:|---:|---:|\n");
+  std::printf("\n| pattern | %s ms | %s ms | %s ms | %s ms | %s ms | "
+              "meshad vs atomics | meshad keep vs atomics keep | meshad / "
+              "hand | meshad keep / hand |\n",
+              Vs[0]->Name, Vs[1]->Name, Vs[2]->Name, Vs[3]->Name,
+              Vs[4]->Name);
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Row &R : Rows) {
-    const Timing &A = R.Times[0], &M = R.Times[1], &H = R.Times[2];
-    std::printf("| %s | %s | %s | %s | %.2fx | %.2f |\n", R.Name.c_str(),
-                cell(A, O).c_str(), cell(M, O).c_str(), cell(H, O).c_str(),
-                A.Median / M.Median, M.Median / H.Median);
+    const Timing &A = R.Times[0], &M = R.Times[1], &AK = R.Times[2],
+                 &MK = R.Times[3], &H = R.Times[4];
+    std::printf("| %s | %s | %s | %s | %s | %s | %.2fx | %.2fx | %.2f | %.2f "
+                "|\n",
+                R.Name.c_str(), cell(A, O).c_str(), cell(M, O).c_str(),
+                cell(AK, O).c_str(), cell(MK, O).c_str(), cell(H, O).c_str(),
+                A.Median / M.Median, AK.Median / MK.Median,
+                M.Median / H.Median, MK.Median / H.Median);
   }
 }
 
@@ -546,9 +555,11 @@ int main(int Argc, char **Argv) {
     return 2;
   }
   printDevice();
-  std::printf("variants: %s, %s, %s; %d warm-up + %d timed runs each "
-              "(fewer beyond %.0f s per variant)\n",
-              variants()[0]->Name, variants()[1]->Name, variants()[2]->Name,
+  std::printf("variants:");
+  for (const GradientSet *S : variants())
+    std::printf(" %s;", S->Name);
+  std::printf(" %d warm-up + %d timed runs each (fewer beyond %.0f s per "
+              "variant)\n",
               O.Warmup, O.Reps, O.BudgetSeconds);
   using Maker = Case (*)(const Options &, std::mt19937_64 &);
   const std::pair<const char *, Maker> Patterns[] = {

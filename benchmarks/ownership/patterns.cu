@@ -9,7 +9,10 @@
 // file twice with the meshad plugin:
 //   -DMESHAD_BENCH_NS=bench_meshad                    meshad's decisions
 //   -DMESHAD_BENCH_NS=bench_atomics -fplugin-arg-meshad-atomics=all
-// so that one binary holds both versions of every gradient kernel.
+//   -DMESHAD_BENCH_NS=bench_meshad_keep -DMESHAD_BENCH_KEEP_SEEDS
+//   -DMESHAD_BENCH_NS=bench_atomics_keep -DMESHAD_BENCH_KEEP_SEEDS ...atomics=all
+// so that one binary holds all four versions of every gradient kernel (the
+// last two leave the output seeds as they are: meshad::KeepSeeds).
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,28 +96,36 @@ __global__ void springKernel(int nEdges, const int *edges, const double *rest,
 
 namespace {
 
+/// Compiled with -DMESHAD_BENCH_KEEP_SEEDS: the output seeds are only read
+/// (meshad::KeepSeeds), as in the hand-written gradients.
+#if defined(MESHAD_BENCH_KEEP_SEEDS)
+constexpr meshad::GradientOption Seeds = meshad::KeepSeeds;
+#else
+constexpr meshad::GradientOption Seeds = meshad::ResetSeeds;
+#endif
+
 dim3 grid1D(int N) { return dim3((N + BlockSize1D - 1) / BlockSize1D); }
 
 void mapGradient(const MapArgs &A) {
-  meshad::gradient(mapKernel, "x, y")
+  meshad::gradient(mapKernel, "x, y", Seeds)
       .execute_kernel(grid1D(A.N), dim3(BlockSize1D), A.N, A.X, A.Y, A.DX,
                       A.DY);
 }
 
 void stencilGradient(const StencilArgs &A) {
-  meshad::gradient(stencilKernel, "x, y")
+  meshad::gradient(stencilKernel, "x, y", Seeds)
       .execute_kernel(grid1D(A.N), dim3(BlockSize1D), A.N, A.A, A.B, A.X,
                       A.Y, A.DX, A.DY);
 }
 
 void broadcastGradient(const BroadcastArgs &A) {
-  meshad::gradient(broadcastKernel, "val, x, y")
+  meshad::gradient(broadcastKernel, "val, x, y", Seeds)
       .execute_kernel(grid1D(A.N), dim3(BlockSize1D), A.N, A.Val, A.X, A.Y,
                       A.DVal, A.DX, A.DY);
 }
 
 void energyGradient(const EnergyArgs &A) {
-  meshad::gradient(energyKernel, "x, E")
+  meshad::gradient(energyKernel, "x, E", Seeds)
       .execute_kernel(grid1D(A.N), dim3(BlockSize1D), A.N, A.X, A.E, A.DX,
                       A.DE);
 }
@@ -123,12 +134,12 @@ void splatGradient(const SplatArgs &A) {
   dim3 Block(SplatTile, SplatTile);
   dim3 Grid((A.W + SplatTile - 1) / SplatTile,
             (A.H + SplatTile - 1) / SplatTile);
-  meshad::gradient(splatKernel, "p, img")
+  meshad::gradient(splatKernel, "p, img", Seeds)
       .execute_kernel(Grid, Block, A.W, A.H, A.K, A.P, A.Img, A.DP, A.DImg);
 }
 
 void springGradient(const SpringArgs &A) {
-  meshad::gradient(springKernel, "x, E")
+  meshad::gradient(springKernel, "x, E", Seeds)
       .execute_kernel(grid1D(A.NEdges), dim3(BlockSize1D), A.NEdges, A.Edges,
                       A.Rest, A.X, A.E, A.DX, A.DE);
 }
@@ -137,8 +148,12 @@ void springGradient(const SpringArgs &A) {
 
 const GradientSet &gradients() {
   static const GradientSet Set = {
-#if defined(MESHAD_BENCH_ATOMICS_ALL)
+#if defined(MESHAD_BENCH_ATOMICS_ALL) && defined(MESHAD_BENCH_KEEP_SEEDS)
+      "atomics keep",
+#elif defined(MESHAD_BENCH_ATOMICS_ALL)
       "all-atomics",
+#elif defined(MESHAD_BENCH_KEEP_SEEDS)
+      "meshad keep",
 #else
       "meshad",
 #endif

@@ -19,11 +19,15 @@
 #                            adjoint store: plain, block reduction, atomic...)
 #   log/meshad/patterns.cu   the augmented source with meshad's gradients
 #   log/atomics/patterns.cu  the same compiled with the atomics=all option
+#   log/meshad-keep/, log/atomics-keep/  the same two with meshad::KeepSeeds
+#                            (the output seeds are only read, as in the
+#                            hand-written gradients)
 #   log/decisions.txt        per gradient kernel: plain +=, atomicAdd, block
 #                            reductions, tapes... (also printed by build)
 # run prints the checks, then a markdown table last, and keeps a copy in
 # log/bench.run; it exits non-zero when a gradient check failed.
-# patterns.cu is compiled twice (namespaces bench_meshad and bench_atomics).
+# patterns.cu is compiled four times (namespaces bench_meshad, bench_atomics,
+# bench_meshad_keep, bench_atomics_keep).
 #
 # Environment:
 #   MESHAD_BUILD_DIR   build directory with lib/libmeshad.so (default: build)
@@ -87,7 +91,8 @@ build() {
   Obj=$Dir/obj
   Log=$Dir/log
   rm -rf "$Obj" "$Log" "$Dir/bin"
-  mkdir -p "$Obj" "$Log/meshad" "$Log/atomics" "$Dir/bin"
+  mkdir -p "$Obj" "$Log/meshad" "$Log/atomics" "$Log/meshad-keep" \
+    "$Log/atomics-keep" "$Dir/bin"
   local Lang=(-x cuda --cuda-path="$Cuda" -Wno-unknown-cuda-version
     --cuda-gpu-arch="$Arch" -O3)
   local Link=(-L"$Cuda/lib64" -lcudart_static -ldl -lrt -pthread)
@@ -112,6 +117,13 @@ build() {
   compile patterns-atomics "$Src/patterns.cu" "${Lang[@]}" "${Common[@]}" \
     "${Meshad[@]}" -fplugin-arg-meshad-dump-dir="$Log/atomics" \
     -DMESHAD_BENCH_NS=bench_atomics "${Atomics[@]}"
+  compile patterns-meshad-keep "$Src/patterns.cu" "${Lang[@]}" "${Common[@]}" \
+    "${Meshad[@]}" -fplugin-arg-meshad-dump-dir="$Log/meshad-keep" \
+    -DMESHAD_BENCH_NS=bench_meshad_keep -DMESHAD_BENCH_KEEP_SEEDS
+  compile patterns-atomics-keep "$Src/patterns.cu" "${Lang[@]}" "${Common[@]}" \
+    "${Meshad[@]}" -fplugin-arg-meshad-dump-dir="$Log/atomics-keep" \
+    -DMESHAD_BENCH_NS=bench_atomics_keep -DMESHAD_BENCH_KEEP_SEEDS \
+    "${Atomics[@]}"
   compile handwritten "$Src/handwritten.cu" "${Lang[@]}" "${Common[@]}"
   compile main "$Src/main.cu" "${Lang[@]}" "${Common[@]}" "${MainDefs[@]}"
   if [[ $Failed -ne 0 ]]; then
@@ -127,7 +139,7 @@ build() {
     exit 1
   fi
   # Where the adjoint stores went, per generated kernel.
-  for Variant in meshad atomics; do
+  for Variant in meshad atomics meshad-keep atomics-keep; do
     echo "$Variant: adjoint stores per gradient kernel:"
     summarize "$Log/$Variant/patterns.cu"
   done | tee "$Log/decisions.txt"
