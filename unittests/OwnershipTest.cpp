@@ -528,6 +528,17 @@ TEST_F(OwnershipTest, GridStrideMixedWithGid) {
   expectShared("z", {"z[t] and z[t + 1] overlap"});
 }
 
+TEST_F(OwnershipTest, AssignedOnceInABranch) {
+  // Not a definition that dominates the use: no form.
+  ASSERT_TRUE(analyse(
+      "__global__ void k(float *a, int n) {\n"
+      "  int i;\n"
+      "  if (n > 0) i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  a[i] = 1.f;\n"
+      "}\n"));
+  expectShared("a", {"i is assigned more than once or after its declaration"});
+}
+
 TEST_F(OwnershipTest, SoundnessCorners) {
   ASSERT_TRUE(analyse(
       "__global__ void k(float *a, float *b, float *c, float *d, float *e,\n"
@@ -548,7 +559,9 @@ TEST_F(OwnershipTest, SoundnessCorners) {
       "  f[(m - m) * n] = 0.f;\n"
       "  f[m - blockIdx.x * blockDim.x - threadIdx.x] = 0.f;\n"
       "}\n"));
-  expectShared("a", {"i is assigned more than once"});
+  // Declared, then assigned once at the top of the kernel: a single
+  // definition (reverse mode writes its hoisted locals this way).
+  expectExclusive("a");
   expectShared("b", {"reassigned"});
   expectShared("c", {"the address of j is taken"});
   expectShared("d", {"the address of j is taken"});

@@ -105,6 +105,36 @@ __device__ inline void tileWriteBack(const T (&Tile)[N], T *Adjoint) {
   }
 }
 
+/// The gather form of a tile-exclusive adjoint (lib/Transform/GatherTiles)
+/// walks slots j = gid, gid + T, ... below gatherSlots<Lo, Hi>(T), T the
+/// threads of the grid. Slot j < T is element j, so that a warp's elements
+/// are aligned; the Hi - Lo slots after those are the elements that
+/// threads reach past either end of the grid: [Lo, 0) and [T, T + Hi).
+///
+/// \code
+///   for (long long j = gid; j < meshad::gatherSlots<-1, 1>(T); j += T) {
+///     long long e = meshad::gatherElement<-1, 1>(j, T);
+///     ... sum the contributions of threads e + 1, e, e - 1 to element e ...
+///   }
+/// \endcode
+template <long long Lo, long long Hi>
+__host__ __device__ inline long long gatherSlots(long long Threads) {
+  constexpr long long Before = Lo < 0 ? -Lo : 0, After = Hi > 0 ? Hi : 0;
+  return Threads + Before + After;
+}
+
+/// The element of gather slot \p J (see gatherSlots).
+template <long long Lo, long long Hi>
+__host__ __device__ inline long long gatherElement(long long J,
+                                                  long long Threads) {
+  constexpr long long Before = Lo < 0 ? -Lo : 0;
+  if (J < Threads)
+    return J;
+  if (J - Threads < Before)
+    return J - Threads - Before;
+  return J - Before;
+}
+
 } // namespace meshad
 
 #endif // __CUDACC__ || MESHAD_CPU_CUDA

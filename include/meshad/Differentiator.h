@@ -112,6 +112,24 @@ template <class T> MESHAD_HOST_DEVICE inline void atomicAccumulate(T *P, T V) {
 #endif
 }
 
+/// Adds \p V to \p *P, an element that no other thread of the launch
+/// touches and that the kernel does not read back (a thread-exclusive
+/// adjoint; see lib/Transform/ExclusiveAdds). On the GPU it is an atomicAdd
+/// whose result is unused: a reduction at L2 that needs no load round trip,
+/// uncontended and, with one adder per element, deterministic. On the CPU it
+/// is a plain +=.
+///
+/// \code
+///   meshad::exclusiveAdd(&_d_x[i], _r0 * cos(x[i]));
+/// \endcode
+template <class T> MESHAD_HOST_DEVICE inline void exclusiveAdd(T *P, T V) {
+#if defined(__CUDA_ARCH__)
+  atomicAdd(P, V);
+#else
+  *P += V;
+#endif
+}
+
 namespace detail {
 /// Stops the kernel with \p Message (trap on the GPU, abort on the CPU).
 MESHAD_HOST_DEVICE inline void launchShapeError(const char *Message) {

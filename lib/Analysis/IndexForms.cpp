@@ -264,6 +264,9 @@ std::string IndexEvaluator::spell(const Affine &A) const {
 //===----------------------------------------------------------------------===//
 
 IndexEvaluator::IndexEvaluator(const Function &Kernel) {
+  if (Kernel.getBody())
+    for (const Stmt *S : Kernel.getBody()->getBody())
+      TopLevel.insert(S);
   irwalk::forEachStmt(Kernel.getBody(), [&](const Stmt *S) {
     if (const auto *D = dyn_cast<DeclStmt>(S)) {
       if (D->getInit())
@@ -517,10 +520,11 @@ Eval IndexEvaluator::evalVarUncached(const Var *V) {
   if (!V->isParam() && D->second.size() == 1) {
     if (const auto *Decl = dyn_cast<DeclStmt>(D->second.front()))
       return evalSingleDef(V, Decl->getInit());
-    // Declared without a value, assigned once (reverse mode hoists
-    // declarations: `int i; ... i = gid;`).
+    // Declared without a value, assigned once at the top of the kernel
+    // (reverse mode hoists declarations: `int i; ... i = gid;`).
     if (const auto *A = dyn_cast<AssignStmt>(D->second.front()))
-      if (A->getOp() == AssignOp::Assign && llvm::isa<VarRefExpr>(A->getLHS()))
+      if (A->getOp() == AssignOp::Assign &&
+          llvm::isa<VarRefExpr>(A->getLHS()) && TopLevel.count(A))
         return evalSingleDef(V, A->getRHS());
   }
   return evalMultiDef(V);

@@ -203,6 +203,8 @@ private:
   llvm::DenseMap<const ir::Var *, llvm::SmallVector<const ir::Stmt *, 2>> Defs;
   llvm::DenseMap<const ir::Var *, Loop> Loops;
   llvm::SmallPtrSet<const ir::Var *, 8> AddressTaken;
+  /// The statements of the kernel's body itself (not nested).
+  llvm::SmallPtrSet<const ir::Stmt *, 16> TopLevel;
   std::map<const ir::Var *, Eval> Cache;
   llvm::SmallPtrSet<const ir::Var *, 8> InProgress;
   llvm::DenseMap<const void *, unsigned> SymbolIds;

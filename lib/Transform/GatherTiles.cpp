@@ -253,14 +253,24 @@ void GatherBuilder::build(llvm::ArrayRef<const Stmt *> Work, BlockStmt *Out) {
     return M.create<BuiltinExpr>(M.getTypes().getInt("unsigned int"), K, 0);
   };
   long long Lo = *Check.AllOffsets.begin(), Hi = *Check.AllOffsets.rbegin();
+  std::string Range =
+      "<" + std::to_string(Lo) + ", " + std::to_string(Hi) + ">";
+  auto Runtime = [&](const char *Fn, std::vector<const Expr *> Args) {
+    return M.create<CallExpr>(LL, CallExpr::CalleeKind::Intrinsic,
+                              std::string("meshad::") + Fn + Range, -1,
+                              std::move(Args));
+  };
   Total = M.createVar(Fresh("_threads"), LL);
   Out->append(B.decl(Total, B.mul(B.cast(LL, Builtin(BK::GridDim)),
                                   Builtin(BK::BlockDim))));
+  Var *J = M.createVar(Fresh("_j"), LL);
   E = M.createVar(Fresh("_e"), LL);
   const Expr *Gid = B.add(B.mul(B.cast(LL, Builtin(BK::BlockIdx)),
                                 Builtin(BK::BlockDim)),
                           Builtin(BK::ThreadIdx));
   auto *Body = B.block();
+  Body->append(
+      B.decl(E, Runtime("gatherElement", {B.ref(J), B.ref(Total)})));
   for (const GatherTile &T : Tiles) {
     const Type *Elem = T.Adjoint->getType()->getElement()->getUnqualified();
     Var *Sum = M.createVar(Fresh(T.Adjoint->getName() + "_sum"), Elem);
@@ -289,9 +299,9 @@ void GatherBuilder::build(llvm::ArrayRef<const Stmt *> Work, BlockStmt *Out) {
         nullptr));
   }
   Out->append(M.create<ForStmt>(
-      B.decl(E, plus(Gid, Lo)),
-      B.binary(BinaryOp::Lt, B.ref(E), plus(B.ref(Total), Hi)),
-      B.assign(B.ref(E), AssignOp::AddAssign, B.ref(Total)), Body));
+      B.decl(J, Gid),
+      B.binary(BinaryOp::Lt, B.ref(J), Runtime("gatherSlots", {B.ref(Total)})),
+      B.assign(B.ref(J), AssignOp::AddAssign, B.ref(Total)), Body));
 }
 
 BlockStmt *GatherBuilder::neighbour(llvm::ArrayRef<const Stmt *> Work,

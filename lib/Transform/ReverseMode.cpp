@@ -14,6 +14,7 @@
 #include "IR/Traversal.h"
 #include "Transform/AtomicCombiner.h"
 #include "Transform/DeadLocals.h"
+#include "Transform/ExclusiveAdds.h"
 #include "Transform/GatherTiles.h"
 #include "Transform/JumpNormalizer.h"
 #include "Transform/ReverseFunction.h"
@@ -524,6 +525,8 @@ bool ReverseFunction::run() {
   // The reverse sweep recomputes these before reading them.
   removeUnreadDefinitions(Fwd, Recomputed);
   gatherTileAdjoints();
+  if (Primal->isKernel() && Kind == Flavor::Gradient)
+    useExclusiveAdds(B, *Result);
   return true;
 }
 

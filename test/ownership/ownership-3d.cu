@@ -28,7 +28,7 @@ __global__ void voxels(const double *v, double *out, int W, int H, int D) {
 // CHECK-LABEL: __global__ void voxels_grad(
 // CHECK-NOT: requireLaunch
 // CHECK-NOT: atomicAdd
-// CHECK: _d_v[p] +=
+// CHECK: meshad::exclusiveAdd(&_d_v[p],
 // CHECK-NOT: atomicAdd
 // CHECK-LABEL: __global__ void slabs_grad(
 

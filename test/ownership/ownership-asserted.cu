@@ -24,7 +24,7 @@ __global__ void permuted(const int *perm, const double *x MESHAD_THREAD_EXCLUSIV
 // REMARK: ownership-asserted.cu:[[#@LINE-2]]:{{[0-9]+}}: remark: adjoint store to 'x': plain += (thread-exclusive (asserted by the user): MESHAD_THREAD_EXCLUSIVE on x; the analysis alone found it shared (x[perm[i]]: gather through an index array perm))
 // CHECK-LABEL: __global__ void permuted_grad(
 // CHECK-NOT: atomicAdd
-// CHECK: _d_x[perm[i]] +=
+// CHECK: meshad::exclusiveAdd(&_d_x[perm[i]],
 // CHECK: }
 
 #ifdef BAD

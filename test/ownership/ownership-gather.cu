@@ -5,7 +5,8 @@
 // and adds their contributions to its element once: no shared memory, no
 // atomics, a fixed summation order. The element range reaches past the last
 // thread (an unguarded kernel launched with exactly one thread per output)
-// and before the array's first element (x passed as base + 1). Negatives:
+// and before the array's first element (x passed as base + 1), also when
+// the grid has fewer threads than such elements. Negatives:
 // seeds that are reset, a loop in the thread's work, threadIdx.x used alone.
 // Every gradient is checked against central finite differences, kept seeds
 // against their values before, and a second run against the first, bit for
@@ -32,7 +33,8 @@ __global__ void stencil3(const double *x, double *y, int n) {
 // CHECK-LABEL: __global__ void stencil3_grad_keep_seeds(const double *x, double *y, int n, double *_d_x, double *_d_y) {
 // CHECK-NEXT: meshad::requireLaunch1D();
 // CHECK-NEXT: long long _threads = (long long)gridDim.x * blockDim.x;
-// CHECK-NEXT: for (long long _e = (long long)blockIdx.x * blockDim.x + threadIdx.x - 1; _e < _threads + 1; _e += _threads) {
+// CHECK-NEXT: for (long long _j = (long long)blockIdx.x * blockDim.x + threadIdx.x; _j < meshad::gatherSlots<-1, 1>(_threads); _j += _threads) {
+// CHECK-NEXT: long long _e = meshad::gatherElement<-1, 1>(_j, _threads);
 // CHECK-NEXT: double _d_x_sum = 0.;
 // CHECK-NEXT: bool _d_x_hit = false;
 // Thread _e + 1 reads x[i - 1] = x[_e]:
@@ -44,7 +46,7 @@ __global__ void stencil3(const double *x, double *y, int n) {
 // CHECK: if (_e - 1 >= 0 && _e - 1 < _threads) {
 // CHECK: i = (int)((unsigned int)(_e - 1));
 // CHECK: if (_d_x_hit) {
-// CHECK-NEXT: _d_x[_e] += _d_x_sum;
+// CHECK-NEXT: meshad::exclusiveAdd(&_d_x[_e], _d_x_sum);
 // CHECK-NOT: _d_y[i] = 0.
 // CHECK-NOT: _tile
 // CHECK-NOT: atomicAdd
@@ -61,9 +63,9 @@ __global__ void chainEnergy(const double *x, double *E, int n) {
 }
 // REMARK: ownership-gather.cu:[[#@LINE-4]]:16: remark: adjoint store to 'x': gathered (tile-exclusive:
 // CHECK-LABEL: __global__ void chainEnergy_grad(
-// CHECK: for (long long _e = (long long)blockIdx.x * blockDim.x + threadIdx.x; _e < _threads + 1; _e += _threads) {
+// CHECK: for (long long _j = (long long)blockIdx.x * blockDim.x + threadIdx.x; _j < meshad::gatherSlots<0, 1>(_threads); _j += _threads) {
 // CHECK-NOT: atomicAdd
-// CHECK: _d_x[_e] += _d_x_sum;
+// CHECK: meshad::exclusiveAdd(&_d_x[_e], _d_x_sum);
 
 // One thread per output, no guard: x[T] and x[T + 1] belong to no thread.
 __global__ void forwardDiff(const double *x, double *y, int n) {
@@ -72,7 +74,7 @@ __global__ void forwardDiff(const double *x, double *y, int n) {
 }
 // REMARK: ownership-gather.cu:[[#@LINE-2]]:10: remark: adjoint store to 'x': gathered
 // CHECK-LABEL: __global__ void forwardDiff_grad_keep_seeds(
-// CHECK: _e < _threads + 2;
+// CHECK: _j < meshad::gatherSlots<0, 2>(_threads);
 
 // x[-1] is valid here: the caller passes base + 1.
 __global__ void backwardLook(const double *x, double *y, int n) {
@@ -178,6 +180,10 @@ int main() {
   check("forwardDiff", forwardDiff,
         meshad::gradient(forwardDiff, "x, y", meshad::KeepSeeds), 50, 48,
         dim3(3), dim3(16), true);
+  // One thread for three elements.
+  check("forwardDiff (1 thread)", forwardDiff,
+        meshad::gradient(forwardDiff, "x, y", meshad::KeepSeeds), 3, 1,
+        dim3(1), dim3(1), true);
   check("backwardLook", backwardLook,
         meshad::gradient(backwardLook, "x, y", meshad::KeepSeeds), N + 1, N,
         dim3(7), dim3(32), true, 1);
@@ -192,4 +198,4 @@ int main() {
   return mt::summary();
 }
 // NUM-NOT: FAIL
-// NUM: numeric checks: 2507 passed, 0 failed
+// NUM: numeric checks: 2512 passed, 0 failed

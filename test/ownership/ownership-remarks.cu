@@ -27,7 +27,7 @@ __global__ void squares(const double *x, double *y, int n) {
 // CHECK-LABEL: __global__ void squares_grad(
 // CHECK: meshad::requireLaunch1D();
 // CHECK-NOT: atomicAdd
-// CHECK: _d_x[i] +=
+// CHECK: meshad::exclusiveAdd(&_d_x[i],
 // CHECK: }
 
 __global__ void pairs(const double *x, double *y, int n) {

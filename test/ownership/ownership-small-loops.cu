@@ -30,7 +30,7 @@ __global__ void norms(const double *pos, double *len, int n) {
 // CHECK-LABEL: __global__ void norms_grad(
 // CHECK: meshad::requireLaunch1D();
 // CHECK-NOT: atomicAdd
-// CHECK: _d_pos[3 * i + c] +=
+// CHECK: meshad::exclusiveAdd(&_d_pos[3 * i + c],
 // CHECK-NOT: atomicAdd
 // CHECK-LABEL: __global__ void window4_grad(
 
@@ -61,7 +61,7 @@ __global__ void pixels(const double *rgb, double *out, int W, int H) {
 // REMARK-DAG: ownership-small-loops.cu:[[#@LINE-3]]:20: remark: adjoint store to 'rgb': plain += (thread-exclusive: every access is 3*(gy*W + gx) + {c} with 0 <= gx < W, c in [0, 2])
 // CHECK: meshad::requireLaunch2D();
 // CHECK-NOT: atomicAdd
-// CHECK: _d_rgb[3 * (gy * W + gx) + c] +=
+// CHECK: meshad::exclusiveAdd(&_d_rgb[3 * (gy * W + gx) + c],
 // CHECK-NOT: atomicAdd
 // CHECK-LABEL: __global__ void pixels4_grad(
 

@@ -20,7 +20,7 @@ __global__ void squash(int n, const double *x, double *y) {
 }
 // CHECK-LABEL: __global__ void squash_grad_keep_seeds(int n, const double *x, double *y, double *_d_x, double *_d_y) {
 // CHECK: double _r0 = _d_y[i];
-// CHECK-NEXT: _d_x[i] += {{.*}};
+// CHECK-NEXT: meshad::exclusiveAdd(&_d_x[i], {{.*}});
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-LABEL: __global__ void squash_grad(int n, const double *x, double *y, double *_d_x, double *_d_y) {

@@ -1,0 +1,86 @@
+//===- Transform/ExclusiveAdds.cpp - Adds that need no load ---------------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Transform/ExclusiveAdds.h"
+
+#include "IR/Clone.h"
+#include "IR/Traversal.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace meshad;
+using namespace meshad::ir;
+using llvm::cast;
+using llvm::dyn_cast;
+
+namespace {
+
+/// `A[i] += v` or `A[i] -= v` with A a parameter: A, else null.
+const Var *addedArray(const Stmt *S) {
+  const auto *A = dyn_cast<AssignStmt>(S);
+  if (!A || (A->getOp() != AssignOp::AddAssign &&
+             A->getOp() != AssignOp::SubAssign))
+    return nullptr;
+  const auto *I = dyn_cast<IndexExpr>(A->getLHS());
+  const auto *Base = I ? dyn_cast<VarRefExpr>(I->getBase()) : nullptr;
+  return Base && Base->getVar()->isParam() ? Base->getVar() : nullptr;
+}
+
+/// The floating-point pointer parameters of \p F that are used only as the
+/// arrays of `A[i] += v` statements.
+llvm::SmallPtrSet<const Var *, 4> onlyAddedTo(const Function &F) {
+  llvm::DenseMap<const Var *, unsigned> Adds, Uses;
+  forEachStmt(F.getBody(), [&](const Stmt *S) {
+    if (const Var *A = addedArray(S))
+      ++Adds[A];
+    for (const Expr *E : ownExprs(S))
+      forEachExpr(E, [&](const Expr *X) {
+        if (const auto *R = dyn_cast<VarRefExpr>(X))
+          ++Uses[R->getVar()];
+      });
+  });
+  llvm::SmallPtrSet<const Var *, 4> Result;
+  for (auto &[V, N] : Adds) {
+    const Type *Ty = V->getType();
+    if (Ty->isPointer() && Ty->getElement()->isFloatingScalar() &&
+        !Ty->getElement()->isConst() && Uses.lookup(V) == N)
+      Result.insert(V);
+  }
+  return Result;
+}
+
+} // namespace
+
+unsigned meshad::useExclusiveAdds(IRBuilder &B, Function &F) {
+  if (!F.isKernel() || !F.getBody())
+    return 0;
+  llvm::SmallPtrSet<const Var *, 4> Arrays = onlyAddedTo(F);
+  if (Arrays.empty())
+    return 0;
+  Module &M = B.getModule();
+  unsigned Rewritten = 0;
+  IRCloner C(M);
+  C.setStmtHook([&](const Stmt *S) -> std::optional<const Stmt *> {
+    const Var *A = addedArray(S);
+    if (!A || !Arrays.count(A))
+      return std::nullopt;
+    const auto *Add = cast<AssignStmt>(S);
+    const Type *Ty = Add->getLHS()->getType()->getUnqualified();
+    const Expr *V = Add->getOp() == AssignOp::AddAssign ? Add->getRHS()
+                                                        : B.neg(Add->getRHS());
+    ++Rewritten;
+    auto *Call = M.create<CallExpr>(
+        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+        "meshad::exclusiveAdd", -1,
+        std::vector<const Expr *>{B.addrOf(Add->getLHS()), B.cast(Ty, V)});
+    Stmt *Out = M.create<ExprStmt>(Call);
+    Out->setLoc(S->getLoc());
+    return Out;
+  });
+  F.setBody(C.cloneBlock(F.getBody()));
+  return Rewritten;
+}
