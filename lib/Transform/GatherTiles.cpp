@@ -135,6 +135,10 @@ bool GatherCheck::checkStmt(const Stmt *S) {
     if (!isThreadLocal(cast<AssignStmt>(S)->getLHS()))
       return fail("the sweeps store to memory other threads can see");
     break;
+  case Stmt::Kind::Decl:
+    if (cast<DeclStmt>(S)->getVar()->getStorage() != Var::Storage::Local)
+      return fail("the kernel declares __shared__ memory");
+    break;
   default:
     break;
   }

@@ -49,7 +49,7 @@ __global__ void rgbGain(const double *rgb, const double *gain, double *lum,
 // REMARK-DAG: ownership-2d.cu:[[#@LINE-4]]:12: remark: adjoint store to 'gain': plain += (uniform: every thread adds to it;
 // CHECK: meshad::requireLaunch2D();
 // CHECK-NOT: atomicAdd(&_d_rgb
-// CHECK: meshad::exclusiveAdd(&_d_rgb[3 * p + 2],
+// CHECK: _d_rgb[3 * p + 2] +=
 // CHECK-NOT: atomicAdd(&_d_rgb
 // CHECK: meshad::blockReduceAtomicAdd(&_d_gain[0],
 // CHECK-LABEL: __global__ void noColumnGuard_grad(
