@@ -64,8 +64,12 @@ AccumulationKind AccumulationPolicy::decide(const Var *Root,
       Say(Text);
       return AccumulationKind::Tile;
     case OwnershipClass::Uniform:
-      Say(Text + "; summed per warp with shuffles, then one atomicAdd per "
-                 "warp and address");
+      Say(Text + (Caches.count(Root)
+                      ? "; summed per warp with shuffles, then per block in "
+                        "shared memory, then one atomicAdd per block and "
+                        "address"
+                      : "; summed per warp with shuffles, then one atomicAdd "
+                        "per warp and address"));
       return AccumulationKind::WarpAtomic;
     case OwnershipClass::Shared:
       break;
@@ -131,7 +135,8 @@ void AccumulationPolicy::remark(const Var *Root, AccumulationKind K,
     Form = "plain +=";
     break;
   case AccumulationKind::WarpAtomic:
-    Form = "warp-aggregated atomicAdd";
+    Form = Caches.count(Root) ? "block-aggregated atomicAdd"
+                              : "warp-aggregated atomicAdd";
     break;
   case AccumulationKind::Tile:
     Form = "shared-memory tile";
@@ -211,12 +216,17 @@ void AccumulationPolicy::emit(IRBuilder &B, const Expr *Adjoint,
     Addr = B.addrOf(Adjoint);
   const Type *Ty = Adjoint->getType()->getUnqualified();
   const char *Name = "atomicAdd";
+  std::vector<const Expr *> Args{Addr, B.cast(Ty, Value)};
   if (K == AccumulationKind::HostDeviceAtomic)
     Name = "meshad::atomicAccumulate";
   else if (K == AccumulationKind::WarpAtomic)
     Name = "meshad::warpAtomicAdd";
+  auto Cache = Caches.find(Root);
+  if (K == AccumulationKind::WarpAtomic && Cache != Caches.end()) {
+    Name = "meshad::cachedAtomicAdd";
+    Args.insert(Args.begin(), B.ref(const_cast<Var *>(Cache->second)));
+  }
   auto *Call = B.getModule().create<CallExpr>(
-      Ty, CallExpr::CalleeKind::Intrinsic, Name, -1,
-      std::vector<const Expr *>{Addr, B.cast(Ty, Value)});
+      Ty, CallExpr::CalleeKind::Intrinsic, Name, -1, std::move(Args));
   Out->append(B.getModule().create<ExprStmt>(Call));
 }
