@@ -64,12 +64,8 @@ AccumulationKind AccumulationPolicy::decide(const Var *Root,
       Say(Text);
       return AccumulationKind::Tile;
     case OwnershipClass::Uniform:
-      Say(Text + (Caches.count(Root)
-                      ? "; summed per warp with shuffles, then per block in "
-                        "shared memory, then one atomicAdd per block and "
-                        "address"
-                      : "; summed per warp with shuffles, then one atomicAdd "
-                        "per warp and address"));
+      Say(Text + "; summed per warp with shuffles, then one atomicAdd per "
+                 "warp and address");
       return AccumulationKind::WarpAtomic;
     case OwnershipClass::Shared:
       break;
@@ -135,8 +131,7 @@ void AccumulationPolicy::remark(const Var *Root, AccumulationKind K,
     Form = "plain +=";
     break;
   case AccumulationKind::WarpAtomic:
-    Form = Caches.count(Root) ? "block-aggregated atomicAdd"
-                              : "warp-aggregated atomicAdd";
+    Form = "warp-aggregated atomicAdd";
     break;
   case AccumulationKind::Tile:
     Form = "shared-memory tile";
@@ -216,17 +211,12 @@ void AccumulationPolicy::emit(IRBuilder &B, const Expr *Adjoint,
     Addr = B.addrOf(Adjoint);
   const Type *Ty = Adjoint->getType()->getUnqualified();
   const char *Name = "atomicAdd";
-  std::vector<const Expr *> Args{Addr, B.cast(Ty, Value)};
   if (K == AccumulationKind::HostDeviceAtomic)
     Name = "meshad::atomicAccumulate";
   else if (K == AccumulationKind::WarpAtomic)
     Name = "meshad::warpAtomicAdd";
-  auto Cache = Caches.find(Root);
-  if (K == AccumulationKind::WarpAtomic && Cache != Caches.end()) {
-    Name = "meshad::cachedAtomicAdd";
-    Args.insert(Args.begin(), B.ref(const_cast<Var *>(Cache->second)));
-  }
   auto *Call = B.getModule().create<CallExpr>(
-      Ty, CallExpr::CalleeKind::Intrinsic, Name, -1, std::move(Args));
+      Ty, CallExpr::CalleeKind::Intrinsic, Name, -1,
+      std::vector<const Expr *>{Addr, B.cast(Ty, Value)});
   Out->append(B.getModule().create<ExprStmt>(Call));
 }

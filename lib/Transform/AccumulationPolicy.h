@@ -88,10 +88,6 @@ public:
     Tiles[V] = {Tile, R};
   }
 
-  /// Routes the warp-aggregated stores into \p V (uniform symbolic
-  /// addresses) through the block's shared-memory cache \p Cache.
-  void addCache(const ir::Var *V, const ir::Var *Cache) { Caches[V] = Cache; }
-
   /// "meshad::<Name><c, lo, hi>": a function of meshad/AdjointTile.h for
   /// the tile of an array with ownership \p R.
   static std::string tileFunction(const char *Name, const OwnershipResult &R);
@@ -145,7 +141,6 @@ private:
     OwnershipResult Result;
   };
   llvm::DenseMap<const ir::Var *, TileInfo> Tiles;
-  llvm::DenseMap<const ir::Var *, const ir::Var *> Caches;
 
   /// The remark for one adjoint store location, once.
   void remark(const ir::Var *Root, AccumulationKind K, const std::string &Why,

@@ -104,8 +104,7 @@ unsigned meshad::useExclusiveAdds(IRBuilder &B, Function &F) {
   // A reduction still in flight holds up a later barrier (measured: the
   // broadcast gradient, whose block reduction ends with __syncthreads, ran
   // 2.2x slower with them on an H200).
-  if (callsAny(F, {"__syncthreads", "meshad::blockReduce", "meshad::tile",
-                   "meshad::atomicCache"}))
+  if (callsAny(F, {"__syncthreads", "meshad::blockReduce", "meshad::tile"}))
     return 0;
   llvm::SmallPtrSet<const Var *, 4> Arrays = onlyAddedTo(F);
   if (Arrays.empty())

@@ -183,10 +183,6 @@ private:
   /// Kernels: pointer parameters whose memory the kernel only writes; the
   /// forward sweep leaves those stores out.
   llvm::SmallPtrSet<const ir::Var *, 4> WriteOnly;
-  /// Kernels: adjoint arrays with uniform symbolic addresses and their
-  /// per-block caches (meshad::AtomicCache in meshad/WarpAtomics.h), emptied
-  /// first and flushed at the end.
-  std::vector<std::pair<ir::Var *, ir::Var *>> Caches;
   /// Kernels whose end has a barrier (tiles, block reductions): the resets
   /// of write-only outputs' seeds wait until after it (a global store in
   /// flight before __syncthreads stalls the block). Each such reset records

@@ -258,23 +258,6 @@ void ReverseFunction::addParameters() {
         R = assertedExclusive(P, R);
       if (R.Class == OwnershipClass::TileExclusive)
         addTile(P, A, R);
-      // Uniform but symbolic addresses (p[5*k + c]): summed per block in a
-      // shared-memory cache, added to global memory once per block.
-      if (R.Class == OwnershipClass::Uniform && !R.HasLiteralIndex &&
-          Kind == Flavor::Gradient && Ty->getElement()->isFloatingScalar()) {
-        std::string Elem = Ty->getElement()->getUnqualified() ==
-                                   M.getTypes().getFloat()
-                               ? "float"
-                               : "double";
-        std::string CacheName = Name + "_cache";
-        UsedNames.insert(CacheName);
-        Var *Cache = M.createVar(
-            CacheName,
-            M.getTypes().getOpaque("meshad::AtomicCache<" + Elem + ", 512>"),
-            Var::Storage::Shared);
-        Policy.addCache(A, Cache);
-        Caches.push_back({A, Cache});
-      }
       requireLaunchDims(R);
       Policy.setOwnership(A, R, P->getName());
       // A read-only element every thread reads: its adjoint is summed in a
@@ -492,16 +475,6 @@ bool ReverseFunction::run() {
     Decls->append(B.decl(T.Tile, nullptr));
     TileCall("tileZero", {B.ref(T.Tile)}, T, Zero);
   }
-  auto CacheCall = [&](const char *Fn, Var *Cache, BlockStmt *Out) {
-    Out->append(M.create<ExprStmt>(M.create<CallExpr>(
-        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
-        std::string("meshad::") + Fn, -1,
-        std::vector<const Expr *>{B.ref(Cache)})));
-  };
-  for (auto &[Adj, Cache] : Caches) {
-    Decls->append(B.decl(Cache, nullptr));
-    CacheCall("atomicCacheZero", Cache, Zero);
-  }
   if (LaunchDims == 1 || LaunchDims == 2) {
     // Plain stores into thread-exclusive adjoints rely on the launch shape.
     auto *Check = M.create<CallExpr>(
@@ -512,8 +485,7 @@ bool ReverseFunction::run() {
   }
   findDeferredFrees(Body);
   DeferResets = Primal->isKernel() && Kind == Flavor::Gradient &&
-                (!Tiles.empty() || !BlockSums.empty() || !UniformSums.empty() ||
-                 !Caches.empty());
+                (!Tiles.empty() || !BlockSums.empty() || !UniformSums.empty());
   BlockStmt *Fwd = B.block();
   BlockStmt *Rev = B.block();
   sweepBlock(Body, Fwd, Rev);
@@ -535,8 +507,6 @@ bool ReverseFunction::run() {
     Reduce(B.addrOf(B.index(B.ref(U.Adjoint), B.intLit(U.Index))), U.Part);
   for (const AdjointTile &T : Tiles)
     TileCall("tileWriteBack", {B.ref(T.Tile), B.ref(T.Adjoint)}, T, Epilogue);
-  for (auto &[Adj, Cache] : Caches)
-    CacheCall("atomicCacheFlush", Cache, Epilogue);
   for (Var *Z : DeferredResets) {
     const Type *Ty = Z->getType()->getElement();
     Epilogue->append(M.create<IfStmt>(
