@@ -30,9 +30,13 @@ const Var *addedArray(const Stmt *S) {
   return Base && Base->getVar()->isParam() ? Base->getVar() : nullptr;
 }
 
-/// The floating-point pointer parameters of \p F that are used only as the
-/// arrays of `A[i] += v` statements.
-llvm::SmallPtrSet<const Var *, 4> onlyAddedTo(const Function &F) {
+/// The floating-point adjoint parameters of \p F (numbers \p FirstAdjoint
+/// on) that are used only as the arrays of `A[i] += v` statements.
+llvm::SmallPtrSet<const Var *, 4> onlyAddedTo(const Function &F,
+                                              unsigned FirstAdjoint) {
+  llvm::SmallPtrSet<const Var *, 4> Adjoints;
+  for (unsigned I = FirstAdjoint; I < F.getNumParams(); ++I)
+    Adjoints.insert(F.getParam(I));
   llvm::DenseMap<const Var *, unsigned> Adds, Uses;
   forEachStmt(F.getBody(), [&](const Stmt *S) {
     if (const Var *A = addedArray(S))
@@ -46,7 +50,8 @@ llvm::SmallPtrSet<const Var *, 4> onlyAddedTo(const Function &F) {
   llvm::SmallPtrSet<const Var *, 4> Result;
   for (auto &[V, N] : Adds) {
     const Type *Ty = V->getType();
-    if (Ty->isPointer() && Ty->getElement()->isFloatingScalar() &&
+    if (Adjoints.count(V) && Ty->isPointer() &&
+        Ty->getElement()->isFloatingScalar() &&
         !Ty->getElement()->isConst() && Uses.lookup(V) == N)
       Result.insert(V);
   }
@@ -98,7 +103,8 @@ void dropLaunchCheck(Function &F) {
 
 } // namespace
 
-unsigned meshad::useExclusiveAdds(IRBuilder &B, Function &F) {
+unsigned meshad::useExclusiveAdds(IRBuilder &B, Function &F,
+                                  unsigned FirstAdjoint) {
   if (!F.isKernel() || !F.getBody())
     return 0;
   // A reduction still in flight holds up a later barrier (measured: the
@@ -106,7 +112,7 @@ unsigned meshad::useExclusiveAdds(IRBuilder &B, Function &F) {
   // 2.2x slower with them on an H200).
   if (callsAny(F, {"__syncthreads", "meshad::blockReduce", "meshad::tile"}))
     return 0;
-  llvm::SmallPtrSet<const Var *, 4> Arrays = onlyAddedTo(F);
+  llvm::SmallPtrSet<const Var *, 4> Arrays = onlyAddedTo(F, FirstAdjoint);
   if (Arrays.empty())
     return 0;
   Module &M = B.getModule();

@@ -23,7 +23,7 @@
 /// make the last bits depend on their order).
 ///
 /// \code
-///   useExclusiveAdds(B, *Gradient);   // a gradient kernel, once generated
+///   useExclusiveAdds(B, *Gradient, Primal->getNumParams());
 /// \endcode
 ///
 //===----------------------------------------------------------------------===//
@@ -36,9 +36,11 @@
 namespace meshad {
 
 /// Rewrites the `A[i] += v` (and `-=`) of the gradient kernel \p F to
-/// floating-point adjoint parameters A that \p F uses in no other way into
-/// meshad::exclusiveAdd(&A[i], v). Returns how many it rewrote.
-unsigned useExclusiveAdds(ir::IRBuilder &B, ir::Function &F);
+/// floating-point adjoint parameters A (parameters \p FirstAdjoint on) that
+/// \p F uses in no other way into meshad::exclusiveAdd(&A[i], v). Returns
+/// how many it rewrote.
+unsigned useExclusiveAdds(ir::IRBuilder &B, ir::Function &F,
+                          unsigned FirstAdjoint);
 
 } // namespace meshad
 

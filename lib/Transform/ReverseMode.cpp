@@ -526,7 +526,7 @@ bool ReverseFunction::run() {
   removeUnreadDefinitions(Fwd, Recomputed);
   gatherTileAdjoints();
   if (Primal->isKernel() && Kind == Flavor::Gradient)
-    useExclusiveAdds(B, *Result);
+    useExclusiveAdds(B, *Result, Primal->getNumParams());
   return true;
 }
 
