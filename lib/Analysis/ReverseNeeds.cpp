@@ -77,11 +77,14 @@ void ReverseNeeds::visitExpr(const Expr *E, bool Value) {
   }
   case Expr::Kind::Call: {
     const auto *C = cast<CallExpr>(E);
-    bool Any = C->getCalleeKind() == CallExpr::CalleeKind::User;
+    bool User = C->getCalleeKind() == CallExpr::CalleeKind::User;
+    bool AnyActive = false;
     for (const Expr *A : C->getArgs())
-      Any |= active(A);
+      AnyActive |= active(A);
     for (const Expr *A : C->getArgs())
-      visitExpr(A, Value || Any);
+      visitExpr(A, Value || User || AnyActive);
+    if (User && AnyActive)
+      markCalleeReads(C);
     return;
   }
   case Expr::Kind::Index: {
@@ -110,6 +113,35 @@ void ReverseNeeds::visitExpr(const Expr *E, bool Value) {
   }
 }
 
+void ReverseNeeds::markCalleeReads(const CallExpr *C) {
+  // The pullback runs the callee again from the memory as it was before the
+  // call: what the callee reads through a pointer is needed.
+  const ir::Function *Callee = C->getUserCallee();
+  if (!Callee->getBody())
+    return;
+  std::vector<Var *> Pointers;
+  for (Var *P : Callee->getParams())
+    if (P->getType()->isPointer())
+      Pointers.push_back(P);
+  llvm::SmallPtrSet<const Var *, 4> WriteOnly =
+      writeOnlyMemory(Callee->getBody(), Pointers);
+  for (unsigned I = 0; I < C->getNumArgs() && I < Callee->getNumParams();
+       ++I) {
+    const Var *P = Callee->getParam(I);
+    if (!P->getType()->isPointer() || WriteOnly.count(P))
+      continue;
+    if (const Var *Root = ActivityAnalysis::getRootVar(C->getArg(I)))
+      Needed.insert(Root);
+  }
+}
+
+/// The user call that \p E is (the right-hand side of an assignment whose
+/// value may be unused), or null.
+static const CallExpr *userCall(const Expr *E) {
+  const auto *C = llvm::dyn_cast_or_null<CallExpr>(E);
+  return C && C->getCalleeKind() == CallExpr::CalleeKind::User ? C : nullptr;
+}
+
 void ReverseNeeds::visitBlock(const BlockStmt *B) {
   if (B)
     for (const Stmt *S : B->getBody())
@@ -131,7 +163,7 @@ void ReverseNeeds::visitStmt(const Stmt *S) {
     const auto *D = cast<DeclStmt>(S);
     if (D->getVar()->getType()->isPointer())
       markAll(D->getInit());
-    else if (Activity.isActive(D->getVar()))
+    else if (Activity.isActive(D->getVar()) || userCall(D->getInit()))
       visitExpr(D->getInit(), false);
     return;
   }
@@ -147,7 +179,7 @@ void ReverseNeeds::visitStmt(const Stmt *S) {
       return;
     }
     if (!Root || !Activity.isActive(Root))
-      return;
+      return visitExpr(userCall(A->getRHS()), false);
     bool ROk = A->getRHS() && active(A->getRHS());
     switch (A->getOp()) {
     case AssignOp::MulAssign:

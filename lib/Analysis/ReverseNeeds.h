@@ -69,6 +69,9 @@ private:
   /// E's own value is read.
   void visitExpr(const ir::Expr *E, bool Value);
   void markAll(const ir::Expr *E);
+  /// Marks the memory that the user call \p C reads through its pointer
+  /// arguments.
+  void markCalleeReads(const ir::CallExpr *C);
   bool active(const ir::Expr *E) const { return Activity.isActive(E); }
 
   const ActivityAnalysis &Activity;

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transform/ForwardFunction.h"
+#include "Transform/LoopIncrements.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -100,8 +101,15 @@ void ForwardFunction::deriveAssign(const AssignStmt *A, BlockStmt *Out) {
   AssignOp Op = A->getOp();
   const Type *LTy = A->getLHS()->getType();
   bool Carries = LTy->isDifferentiable() || LTy->isPointer();
-  if (!Root || !Activity->isActive(Root) || Op == AssignOp::Inc ||
-      Op == AssignOp::Dec || !Carries) {
+  bool Active = Root && Activity->isActive(Root);
+  if (Active && LTy->isPointer() && Op != AssignOp::Assign) {
+    // Pointer arithmetic (p += k, ++p): the tangent pointer moves alike.
+    if (const Expr *TL = tangentLValue(A->getLHS()))
+      Out->append(B.assign(TL, Op, A->getRHS()));
+    Out->append(A);
+    return;
+  }
+  if (!Active || Op == AssignOp::Inc || Op == AssignOp::Dec || !Carries) {
     Out->append(A);
     return;
   }
@@ -228,10 +236,19 @@ bool ForwardFunction::needsTangent(const Stmt *LoopPart) {
 const Stmt *ForwardFunction::deriveLoop(const Stmt *S) {
   Stmt *New = nullptr;
   if (const auto *F = dyn_cast<ForStmt>(S)) {
-    if (needsTangent(F->getInit()) || needsTangent(F->getInc()))
-      error(S->getLoc(), "a for-loop whose initializer or increment updates a "
-                         "derivative-carrying variable is not supported; "
-                         "move that update into the loop body");
+    // A tangent update needs a statement of its own: an active increment
+    // moves into the body, an active initializer before the loop.
+    if (needsTangent(F->getInc()) || hasNonIntegerIncrement(*F))
+      F = moveIncrementIntoBody(M, F);
+    if (needsTangent(F->getInit())) {
+      BlockStmt *Scope = B.block();
+      deriveStmt(F->getInit(), Scope);
+      auto *Loop = M.create<ForStmt>(nullptr, F->getCond(), F->getInc(),
+                                     F->getBody());
+      Loop->setLoc(F->getLoc());
+      Scope->append(deriveLoop(Loop));
+      return Scope;
+    }
     New = M.create<ForStmt>(F->getInit(), F->getCond(), F->getInc(),
                             deriveSubBlock(F->getBody()));
   } else if (const auto *W = dyn_cast<WhileStmt>(S)) {

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transform/JumpNormalizer.h"
+#include "Transform/LoopIncrements.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -154,9 +155,13 @@ const Stmt *JumpNormalizer::normalizeStmt(const Stmt *S, unsigned LoopDepth) {
       return S;
     }
     Stmt *New;
-    if (const auto *F = dyn_cast<ForStmt>(S))
+    if (const auto *F = dyn_cast<ForStmt>(S)) {
+      // An increment that the reverse sweep differentiates (t *= x, p++)
+      // becomes the body's last statement.
+      F = moveIncrementIntoBody(M, F);
       New = M.create<ForStmt>(F->getInit(), F->getCond(), F->getInc(),
                               Sub(F->getBody(), LoopDepth + 1));
+    }
     else if (const auto *W = dyn_cast<WhileStmt>(S))
       New = M.create<WhileStmt>(W->getCond(), Sub(W->getBody(), LoopDepth + 1));
     else

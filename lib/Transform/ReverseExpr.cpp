@@ -205,6 +205,9 @@ void ReverseFunction::pullbackCall(const CallExpr *C, const Expr *SeedValue,
   auto *S = M.create<ExprStmt>(Call);
   S->setLoc(C->getLoc());
   Rev->append(S);
+  if (BlockStmt *Again = RestoreAfter.lookup(C))
+    for (const Stmt *St : Again->getBody())
+      Rev->append(St);
   for (auto &[I, R] : Results)
     adjoint(C->getArg(I), B.ref(R), Rev);
 }

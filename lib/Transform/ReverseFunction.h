@@ -79,6 +79,14 @@ private:
   void sweepStmt(const ir::Stmt *S, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
   void sweepDecl(const ir::DeclStmt *D, ir::BlockStmt *Fwd,
                  ir::BlockStmt *Rev);
+  /// `T Target[N] = {...}`: the listed elements, then zeros for the rest.
+  void sweepInitList(const ir::Expr *Target, const ir::InitListExpr *List,
+                     clang::SourceLocation Loc, ir::BlockStmt *Fwd,
+                     ir::BlockStmt *Rev);
+  /// Zeroes Target[From..N) (nested arrays whole), saving what the reverse
+  /// sweep reads and resetting adjoints in loops.
+  void zeroTail(const ir::Expr *Target, unsigned From, ir::BlockStmt *Fwd,
+                ir::BlockStmt *Rev);
   /// The forward-sweep half of an assignment: saves what it overwrites
   /// (into \p Restore, replayed by the reverse sweep) and the store.
   void sweepPrimalStore(const ir::Expr *LHS, ir::AssignOp Op,
@@ -88,6 +96,11 @@ private:
   void sweepAssign(const ir::Expr *LHS, ir::AssignOp Op, const ir::Expr *RHS,
                    bool IsDecl, clang::SourceLocation Loc, ir::BlockStmt *Fwd,
                    ir::BlockStmt *Rev);
+  /// An assignment to an active pointer variable (a copy or arithmetic).
+  void sweepPointerAssign(const ir::Expr *LHS, ir::AssignOp Op,
+                          const ir::Expr *RHS, bool IsDecl,
+                          clang::SourceLocation Loc, ir::BlockStmt *Fwd,
+                          ir::BlockStmt *Rev);
   void sweepExprStmt(const ir::ExprStmt *S, ir::BlockStmt *Fwd,
                      ir::BlockStmt *Rev);
   void sweepIf(const ir::IfStmt *I, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
@@ -100,6 +113,13 @@ private:
   /// reads, restoring them (into \p Restore) before its pullback runs.
   void saveCalleeWrites(const ir::CallExpr *C, ir::BlockStmt *Fwd,
                         ir::BlockStmt *Restore);
+  /// Copies the local array \p Root before a call that overwrites it, and
+  /// restores it from the copy into \p Restore and \p Again.
+  void saveArrayAroundCall(ir::Var *Root, ir::BlockStmt *Fwd,
+                           ir::BlockStmt *Restore, ir::BlockStmt *Again);
+  /// Per user call whose callee overwrites memory the reverse sweep needs:
+  /// the restores that follow its pullback.
+  llvm::DenseMap<const ir::CallExpr *, ir::BlockStmt *> RestoreAfter;
   /// `for (int k = 0; k < Count; ++k) Body(k)` as IR.
   const ir::Stmt *forEachElement(
       unsigned Count, bool Backwards,

@@ -90,14 +90,62 @@ void ReverseFunction::sweepDecl(const DeclStmt *D, BlockStmt *Fwd,
   const Expr *Init = D->getInit();
   if (!Init)
     return;
-  if (const auto *List = dyn_cast<InitListExpr>(Init)) {
-    // double a[3] = {x, y, z}: one assignment per element.
-    for (unsigned K = 0; K < List->getElements().size(); ++K)
-      sweepAssign(B.index(B.ref(V), B.intLit(K)), AssignOp::Assign,
-                  List->getElements()[K], true, D->getLoc(), Fwd, Rev);
-    return;
-  }
+  if (const auto *List = dyn_cast<InitListExpr>(Init))
+    return sweepInitList(B.ref(V), List, D->getLoc(), Fwd, Rev);
   sweepAssign(B.ref(V), AssignOp::Assign, Init, true, D->getLoc(), Fwd, Rev);
+}
+
+void ReverseFunction::sweepInitList(const Expr *Target,
+                                    const InitListExpr *List,
+                                    clang::SourceLocation Loc, BlockStmt *Fwd,
+                                    BlockStmt *Rev) {
+  // double a[3] = {x, y, z}: one assignment per element; nested lists
+  // initialize nested arrays.
+  const auto &Elems = List->getElements();
+  for (unsigned K = 0; K < Elems.size(); ++K) {
+    const Expr *Elem = B.index(Target, B.intLit(K));
+    const auto *Sub = dyn_cast<InitListExpr>(Elems[K]);
+    if (Sub && Elem->getType()->isArray())
+      sweepInitList(Elem, Sub, Loc, Fwd, Rev);
+    else
+      sweepAssign(Elem, AssignOp::Assign, Elems[K], true, Loc, Fwd, Rev);
+  }
+  // Elements without an initializer are zero (double w[4] = {1.0}).
+  const Type *Ty = Target->getType();
+  if (Ty->isArray() && Elems.size() < Ty->getCount())
+    zeroTail(Target, Elems.size(), Fwd, Rev);
+}
+
+void ReverseFunction::zeroTail(const Expr *Target, unsigned From,
+                               BlockStmt *Fwd, BlockStmt *Rev) {
+  unsigned N = Target->getType()->getCount();
+  Var *K = M.createVar(freshName("_k"), M.getTypes().getInt("int"));
+  const Expr *Elem = B.index(Target, B.ref(K));
+  BlockStmt *BodyFwd = B.block(), *BodyRev = B.block();
+  if (Elem->getType()->isArray()) {
+    zeroTail(Elem, 0, BodyFwd, BodyRev);
+  } else {
+    // Inside a loop the zeroed elements may hold values that the reverse
+    // sweep reads (saved), and adjoints of the previous iteration (reset).
+    if (needsSave(Elem, /*IsDecl=*/true))
+      save(Elem, BodyFwd, BodyRev);
+    BodyFwd->append(B.assign(Elem, AssignOp::Assign,
+                             B.zero(Elem->getType()->getUnqualified())));
+    if (LoopDepth > 0 && isActive(Target))
+      if (const Expr *AL = adjointLValue(Elem))
+        BodyRev->append(B.assign(AL, AssignOp::Assign,
+                                 B.zero(AL->getType()->getUnqualified())));
+  }
+  Fwd->append(M.create<ForStmt>(
+      B.decl(K, B.intLit(From)),
+      B.binary(BinaryOp::Lt, B.ref(K), B.intLit(N)),
+      B.assign(B.ref(K), AssignOp::Inc, nullptr), BodyFwd));
+  if (BodyRev->getBody().empty())
+    return;
+  Rev->append(M.create<ForStmt>(
+      B.decl(K, B.intLit(N - 1)),
+      B.binary(BinaryOp::Ge, B.ref(K), B.intLit(From)),
+      B.assign(B.ref(K), AssignOp::Dec, nullptr), BodyRev));
 }
 
 bool ReverseFunction::needsSave(const Expr *LValue, bool IsDecl) const {
@@ -126,17 +174,32 @@ const Stmt *ReverseFunction::forEachElement(
 
 void ReverseFunction::saveCalleeWrites(const CallExpr *C, BlockStmt *Fwd,
                                        BlockStmt *Restore) {
+  // The pullback runs the callee again, from the memory as it was before
+  // the call, and leaves behind what that run wrote: the memory the callee
+  // overwrites is restored before the pullback and again after it.
   ir::Function *Callee = C->getUserCallee();
+  BlockStmt *Again = B.block();
   for (unsigned I = 0; I < C->getNumArgs() && I < Callee->getNumParams();
        ++I) {
     const Type *PTy = Callee->getParam(I)->getType();
     if (!PTy->isPointer() || PTy->getElement()->isConst() ||
-        !assignsVar(Callee->getBody(), Callee->getParam(I)))
+        !writesMemoryOf(Callee->getBody(), Callee->getParam(I)))
       continue;
     Var *Root = const_cast<Var *>(ActivityAnalysis::getRootVar(C->getArg(I)));
     if (!Root || !Needs->isNeeded(Root))
       continue;
     const Type *RTy = Root->getType();
+    if (!RTy->isIndexable()) {
+      // &v of a local scalar.
+      Var *Copy = newVar("_t", RTy->getUnqualified());
+      BlockStmt *Pop = B.block();
+      save(B.ref(Root), Fwd, Pop);
+      for (const Stmt *S : Pop->getBody())
+        Restore->append(S);
+      Restore->append(B.assign(B.ref(Copy), AssignOp::Assign, B.ref(Root)));
+      Again->append(B.assign(B.ref(Root), AssignOp::Assign, B.ref(Copy)));
+      continue;
+    }
     if (!RTy->isArray() || RTy->getElement()->isArray()) {
       error(C->getLoc(), "the reverse sweep needs the values of '" +
                              Root->getName() + "' that '" +
@@ -145,20 +208,27 @@ void ReverseFunction::saveCalleeWrites(const CallExpr *C, BlockStmt *Fwd,
                              "unknown size; pass a local array instead");
       return;
     }
-    unsigned N = RTy->getCount();
-    const Type *Elem = RTy->getElement()->getUnqualified();
-    if (LoopDepth == 0) {
-      Var *Copy = newVar("_t", M.getTypes().getArray(Elem, N));
-      Fwd->append(forEachElement(N, false, [&](const Expr *K) {
-        return B.assign(B.index(B.ref(Copy), K), AssignOp::Assign,
-                        B.index(B.ref(Root), K));
-      }));
-      Restore->append(forEachElement(N, false, [&](const Expr *K) {
-        return B.assign(B.index(B.ref(Root), K), AssignOp::Assign,
-                        B.index(B.ref(Copy), K));
-      }));
-      continue;
-    }
+    saveArrayAroundCall(Root, Fwd, Restore, Again);
+  }
+  if (!Again->getBody().empty())
+    RestoreAfter[C] = Again;
+}
+
+void ReverseFunction::saveArrayAroundCall(Var *Root, BlockStmt *Fwd,
+                                          BlockStmt *Restore,
+                                          BlockStmt *Again) {
+  unsigned N = Root->getType()->getCount();
+  const Type *Elem = Root->getType()->getElement()->getUnqualified();
+  Var *Copy = newVar("_t", M.getTypes().getArray(Elem, N));
+  auto CopyLoop = [&](Var *To, Var *From) {
+    return forEachElement(N, false, [&](const Expr *K) {
+      return B.assign(B.index(B.ref(To), K), AssignOp::Assign,
+                      B.index(B.ref(From), K));
+    });
+  };
+  if (LoopDepth == 0) {
+    Fwd->append(CopyLoop(Copy, Root));
+  } else {
     // In a loop: push every element, pop them back in reverse order.
     BlockStmt *Push = B.block(), *Pop = B.block();
     save(B.index(B.ref(Root), B.intLit(0)), Push, Pop);
@@ -171,12 +241,14 @@ void ReverseFunction::saveCalleeWrites(const CallExpr *C, BlockStmt *Fwd,
           std::vector<const Expr *>{TapeRef, B.index(B.ref(Root), K)}));
     }));
     Restore->append(forEachElement(N, true, [&](const Expr *K) {
-      return B.assign(B.index(B.ref(Root), K), AssignOp::Assign,
+      return B.assign(B.index(B.ref(Copy), K), AssignOp::Assign,
                       M.create<CallExpr>(Elem, CallExpr::CalleeKind::Intrinsic,
                                          "meshad::pop", -1,
                                          std::vector<const Expr *>{TapeRef}));
     }));
   }
+  Restore->append(CopyLoop(Root, Copy));
+  Again->append(CopyLoop(Root, Copy));
 }
 
 void ReverseFunction::save(const Expr *LValue, BlockStmt *Fwd,
@@ -261,6 +333,8 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
     }
   const Var *Root = ActivityAnalysis::getRootVar(LHS);
   bool Active = Root && Activity->isActive(Root);
+  if (Active && LHS->getType()->isPointer())
+    return sweepPointerAssign(LHS, Op, RHS, IsDecl, Loc, Fwd, Rev);
   bool Dead = Op == AssignOp::Assign && !llvm::isa<VarRefExpr>(LHS) &&
               WriteOnly.count(Root);
   // A store to memory that the kernel only writes is left out.
@@ -269,29 +343,19 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
     sweepPrimalStore(LHS, Op, RHS, IsDecl, Loc, Fwd, Restore);
   for (const Stmt *S : Restore->getBody())
     Rev->append(S);
-  if (!Active || Op == AssignOp::Inc || Op == AssignOp::Dec)
-    return;
-  if (LHS->getType()->isPointer()) {
-    // Pointer copies: the adjoint pointer follows in the forward sweep.
-    const Expr *Adj = adjointPointer(RHS);
-    const Expr *Target = adjointPointer(LHS);
-    if (!Adj || !Target) {
-      error(Loc, "cannot find the adjoint memory of pointer '" +
-                     std::string(Root ? Root->getName() : "?") +
-                     "': it is not derived from a differentiated parameter "
-                     "or local array (dynamic shared memory and pointers "
-                     "returned by calls are not supported in reverse mode "
-                     "yet)");
-      return;
-    }
-    Fwd->append(B.assign(Target, Op, Adj));
+  const auto *Call = llvm::dyn_cast_or_null<CallExpr>(RHS);
+  bool UserCall = Call && Call->getCalleeKind() == CallExpr::CalleeKind::User;
+  const Expr *AL = Active && Op != AssignOp::Inc && Op != AssignOp::Dec &&
+                           LHS->getType()->isDifferentiableValue()
+                       ? adjointLValue(LHS)
+                       : nullptr;
+  if (!AL) {
+    // The value carries no derivative, but the call may still write
+    // derivative-carrying memory through its arguments.
+    if (UserCall)
+      pullbackCall(Call, nullptr, Rev);
     return;
   }
-  if (!LHS->getType()->isDifferentiableValue())
-    return;
-  const Expr *AL = adjointLValue(LHS);
-  if (!AL)
-    return;
   const Type *Ty = AL->getType()->getUnqualified();
   bool RHSActive = isActive(RHS);
   if (!RHSActive && Op != AssignOp::Assign && Op != AssignOp::MulAssign &&
@@ -310,8 +374,6 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
   Var *R = M.createVar(freshName("_r"), Ty);
   Rev->append(B.decl(R, AL));
   const Expr *DE = B.ref(R);
-  const auto *Call = llvm::dyn_cast_or_null<CallExpr>(RHS);
-  bool UserCall = Call && Call->getCalleeKind() == CallExpr::CalleeKind::User;
   switch (Op) {
   case AssignOp::Assign: {
     // The reset of an element's adjoint goes after the adjoint of the value
@@ -352,6 +414,35 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
   default:
     return;
   }
+}
+
+void ReverseFunction::sweepPointerAssign(const Expr *LHS, AssignOp Op,
+                                         const Expr *RHS, bool IsDecl,
+                                         clang::SourceLocation Loc,
+                                         BlockStmt *Fwd, BlockStmt *Rev) {
+  // The adjoint pointer follows the primal one in the forward sweep: a copy
+  // takes the adjoint of the copied pointer, arithmetic (p += k, ++p) moves
+  // it alike. Where the reverse sweep restores the primal pointer, it
+  // restores the adjoint pointer with it.
+  const Var *Root = ActivityAnalysis::getRootVar(LHS);
+  const Expr *Target = adjointPointer(LHS);
+  const Expr *Adj = Op == AssignOp::Assign ? adjointPointer(RHS) : RHS;
+  if (!Target || (Op == AssignOp::Assign && !Adj)) {
+    error(Loc, "cannot find the adjoint memory of pointer '" +
+                   std::string(Root ? Root->getName() : "?") +
+                   "': it is not derived from a differentiated parameter "
+                   "or local array (dynamic shared memory and pointers "
+                   "returned by calls are not supported in reverse mode "
+                   "yet)");
+    return;
+  }
+  BlockStmt *Restore = B.block();
+  if (needsSave(LHS, IsDecl))
+    save(Target, Fwd, Restore);
+  Fwd->append(B.assign(Target, Op, Adj));
+  sweepPrimalStore(LHS, Op, RHS, IsDecl, Loc, Fwd, Restore);
+  for (const Stmt *S : Restore->getBody())
+    Rev->append(S);
 }
 
 /// Calls made only for their effect that carry no derivative.

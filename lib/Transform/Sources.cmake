@@ -1,1 +1,1 @@
-set(SOURCES DerivedFunctions.cpp ForwardMode.cpp ForwardStmt.cpp ForwardExpr.cpp JumpNormalizer.cpp AccumulationPolicy.cpp AtomicCombiner.cpp DeadLocals.cpp ReverseMode.cpp ReverseStmt.cpp ReverseLoops.cpp ReverseExpr.cpp ReverseHost.cpp GatherTiles.cpp ExclusiveAdds.cpp)
+set(SOURCES DerivedFunctions.cpp ForwardMode.cpp ForwardStmt.cpp ForwardExpr.cpp JumpNormalizer.cpp LoopIncrements.cpp AccumulationPolicy.cpp AtomicCombiner.cpp DeadLocals.cpp ReverseMode.cpp ReverseStmt.cpp ReverseLoops.cpp ReverseExpr.cpp ReverseHost.cpp GatherTiles.cpp ExclusiveAdds.cpp)

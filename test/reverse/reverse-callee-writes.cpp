@@ -1,0 +1,97 @@
+// Callees that overwrite the caller's memory. A pullback runs its callee's
+// forward sweep again, from the memory as it was before the call, and
+// leaves behind what that run wrote: the caller restores what the callee
+// overwrites before the pullback and again after it, also when the call's
+// result is unused, in loops (from tapes) and for `&v` of a local scalar.
+// Issue 9: a call whose result initialised an unused local was dropped, a
+// callee's writes were replayed over values the caller read before the
+// call, and `double o[1]; h(v, o); v = k * o[0];` twice gave 16, not 12.
+//
+// RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%I -I%test_inputs %s -o %t 2> %t.dump
+// RUN: FileCheck %s < %t.dump
+// RUN: %t | FileCheck %s --check-prefix=NUM
+#include "NumericCheck.h"
+#include <cmath>
+#include <meshad/Differentiator.h>
+
+double squareFirst(double *arr) {
+  arr[0] = arr[0] * arr[0];
+  return 1.0;
+}
+
+// The call's value is unused; its write is not.
+double unusedResult(double x) {
+  double arr[2] = {x, 1};
+  double temp = squareFirst(arr);
+  return arr[0] + arr[1];
+}
+// CHECK-LABEL: void unusedResult_grad(double x, double *_d_x) {
+// CHECK: temp = squareFirst(arr);
+// CHECK: squareFirst_pullback{{.*}}(arr, 0., _d_arr);
+
+// The caller reads a[0] before the call overwrites it.
+double readBefore(double x) {
+  double a[2] = {x, 2 * x};
+  double y = x * a[0];
+  squareFirst(a);
+  return y + a[0] * a[1];
+}
+
+// The callee only writes o; the caller reads o[0] in each iteration.
+void h(double v, double *o) { o[0] = v * v + 1; }
+double twice(double v, double k) {
+  for (int i = 0; i < 2; ++i) {
+    double o[1];
+    h(v, o);
+    v = k * o[0];
+  }
+  return v;
+}
+// CHECK-LABEL: void twice_grad(double v, double k, double *_d_v, double *_d_k) {
+// CHECK: meshad::pop(
+// CHECK: h_pullback{{.*}}(v, o, 
+
+// &v of a local scalar that the callee overwrites.
+void scale(double *v, double s) { *v = *v * s; }
+double scalarOut(double x, double y) {
+  double v = x;
+  double before = v * y;
+  scale(&v, y);
+  return before * v + v * v;
+}
+
+int main() {
+  using meshad::test::centralDifference;
+  meshad::test::RandomInputs Rng;
+  auto gu = meshad::gradient(unusedResult, "x");
+  auto gr = meshad::gradient(readBefore, "x");
+  auto gt = meshad::gradient(twice, "v, k");
+  auto gs = meshad::gradient(scalarOut, "x, y");
+  // The issue's figures: v = 1, k = 2 gives d/dv = 12 with o = v * v.
+  for (int I = 0; I < 6; ++I) {
+    double X = Rng.uniform(-1.5, 1.5), Y = Rng.uniform(-1.5, 1.5);
+    double DX = 0, DY = 0;
+    gu.execute(X, &DX);
+    MESHAD_CHECK_CLOSE("unusedResult/dx", DX,
+        centralDifference([&](double V) { return unusedResult(V); }, X));
+    DX = 0;
+    gr.execute(X, &DX);
+    MESHAD_CHECK_CLOSE("readBefore/dx", DX,
+        centralDifference([&](double V) { return readBefore(V); }, X));
+    DX = 0;
+    gt.execute(X, Y, &DX, &DY);
+    MESHAD_CHECK_CLOSE("twice/dv", DX,
+        centralDifference([&](double V) { return twice(V, Y); }, X));
+    MESHAD_CHECK_CLOSE("twice/dk", DY,
+        centralDifference([&](double V) { return twice(X, V); }, Y));
+    DX = 0, DY = 0;
+    gs.execute(X, Y, &DX, &DY);
+    MESHAD_CHECK_CLOSE("scalarOut/dx", DX,
+        centralDifference([&](double V) { return scalarOut(V, Y); }, X));
+    MESHAD_CHECK_CLOSE("scalarOut/dy", DY,
+        centralDifference([&](double V) { return scalarOut(X, V); }, Y));
+  }
+  return meshad::test::summary();
+}
+// NUM-NOT: FAIL
+// NUM: numeric checks: 36 passed, 0 failed
