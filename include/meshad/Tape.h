@@ -95,6 +95,17 @@ public:
 
   MESHAD_TAPE_HD unsigned size() const { return Size; }
 
+  /// The I-th value pushed (I < size()).
+  MESHAD_TAPE_HD T &at(unsigned I) {
+#if !defined(__CUDA_ARCH__)
+    if (I >= MESHAD_TAPE_CAPACITY)
+      return Heap[I - MESHAD_TAPE_CAPACITY];
+#endif
+    return Inline[I];
+  }
+  /// Drops the values pushed after the first \p N.
+  MESHAD_TAPE_HD void truncate(unsigned N) { Size = N < Size ? N : Size; }
+
 private:
   T Inline[MESHAD_TAPE_CAPACITY];
   unsigned Size = 0;
@@ -111,6 +122,65 @@ template <class T, class U> MESHAD_TAPE_HD void push(Tape<T> &Tp, const U &V) {
 
 /// Reverse sweep: the most recently saved value.
 template <class T> MESHAD_TAPE_HD T pop(Tape<T> &Tp) { return Tp.pop(); }
+
+/// What a callee overwrote through the pointers it was given, so that the
+/// caller's reverse sweep can put that memory back as it was before the
+/// call: a pullback runs its callee again from there. Generated "recording"
+/// variants of callees (`f_record(args..., &log)`) log each store's address
+/// and old bytes; the caller marks the log before the call.
+///
+/// \code
+///   meshad::UndoLog L;
+///   unsigned M = meshad::undoMark(L);   // forward sweep, before the call
+///   f_record(p, &L);                    // logs what f overwrites in p
+///   ...
+///   meshad::undoRestore(L, M);          // reverse sweep: p as before f
+///   f_pullback(p, ...);                 // runs f again, then its adjoint
+///   meshad::undoTo(L, M);               // p as before f again; log popped
+/// \endcode
+class UndoLog {
+public:
+  /// Saves the bytes at \p P before a store to it.
+  template <class T> MESHAD_TAPE_HD void record(T *P) {
+    static_assert(sizeof(T) <= sizeof(Entry::Old), "value too large to log");
+    Entry E;
+    E.Addr = static_cast<void *>(P);
+    E.Bytes = sizeof(T);
+    std::memcpy(E.Old, static_cast<const void *>(P), sizeof(T));
+    Entries.push(E);
+  }
+  MESHAD_TAPE_HD unsigned mark() const { return Entries.size(); }
+  /// Writes back the old bytes logged after \p Mark, newest first.
+  MESHAD_TAPE_HD void restore(unsigned Mark) {
+    for (unsigned I = Entries.size(); I > Mark; --I) {
+      Entry &E = Entries.at(I - 1);
+      std::memcpy(E.Addr, E.Old, E.Bytes);
+    }
+  }
+  /// restore(Mark), then forgets what was logged after \p Mark.
+  MESHAD_TAPE_HD void undo(unsigned Mark) {
+    restore(Mark);
+    Entries.truncate(Mark);
+  }
+
+private:
+  struct Entry {
+    void *Addr;
+    unsigned Bytes;
+    alignas(16) unsigned char Old[32];
+  };
+  Tape<Entry> Entries;
+};
+
+/// Recording callees: logs the bytes at \p P before a store to them.
+template <class T> MESHAD_TAPE_HD void undoRecord(UndoLog *L, T *P) {
+  L->record(P);
+}
+MESHAD_TAPE_HD inline unsigned undoMark(const UndoLog &L) { return L.mark(); }
+MESHAD_TAPE_HD inline void undoRestore(UndoLog &L, unsigned Mark) {
+  L.restore(Mark);
+}
+MESHAD_TAPE_HD inline void undoTo(UndoLog &L, unsigned Mark) { L.undo(Mark); }
 
 } // namespace meshad
 

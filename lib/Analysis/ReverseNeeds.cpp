@@ -123,8 +123,10 @@ void ReverseNeeds::markCalleeReads(const CallExpr *C) {
   for (Var *P : Callee->getParams())
     if (P->getType()->isPointer())
       Pointers.push_back(P);
+  // Memory the callee only stores to or adds to (out[k] += v) is not read
+  // in a way that changes what its pullback computes.
   llvm::SmallPtrSet<const Var *, 4> WriteOnly =
-      writeOnlyMemory(Callee->getBody(), Pointers);
+      writeOnlyMemory(Callee->getBody(), Pointers, /*Accumulates=*/true);
   for (unsigned I = 0; I < C->getNumArgs() && I < Callee->getNumParams();
        ++I) {
     const Var *P = Callee->getParam(I);
@@ -315,7 +317,8 @@ static const Var *storeTarget(const Expr *E, bool AllowAddress) {
 }
 
 llvm::SmallPtrSet<const Var *, 4>
-meshad::writeOnlyMemory(const Stmt *Body, llvm::ArrayRef<Var *> Candidates) {
+meshad::writeOnlyMemory(const Stmt *Body, llvm::ArrayRef<Var *> Candidates,
+                        bool Accumulates) {
   llvm::DenseMap<const Var *, unsigned> Uses, Stores;
   forEachStmt(Body, [&](const Stmt *S) {
     for (const Expr *E : ownExprs(S))
@@ -324,7 +327,10 @@ meshad::writeOnlyMemory(const Stmt *Body, llvm::ArrayRef<Var *> Candidates) {
           ++Uses[R->getVar()];
       });
     if (const auto *A = dyn_cast<AssignStmt>(S)) {
-      if (A->getOp() == AssignOp::Assign)
+      AssignOp Op = A->getOp();
+      if (Op == AssignOp::Assign ||
+          (Accumulates &&
+           (Op == AssignOp::AddAssign || Op == AssignOp::SubAssign)))
         if (const Var *V = storeTarget(A->getLHS(), false))
           ++Stores[V];
     } else if (const auto *ES = dyn_cast<ExprStmt>(S)) {

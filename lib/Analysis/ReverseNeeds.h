@@ -94,8 +94,10 @@ bool isPureIntrinsic(llvm::StringRef Name);
 /// every use is the target of a plain store (`y[i] = v`, `y[i].x = v`) or
 /// of an atomic whose result is unused (`atomicAdd(&E[0], e)`). A gradient
 /// kernel need not repeat those stores: nothing it computes reads them.
+/// With \p Accumulates, `y[i] += v` and `y[i] -= v` count as stores too.
 llvm::SmallPtrSet<const ir::Var *, 4>
-writeOnlyMemory(const ir::Stmt *Body, llvm::ArrayRef<ir::Var *> Candidates);
+writeOnlyMemory(const ir::Stmt *Body, llvm::ArrayRef<ir::Var *> Candidates,
+                bool Accumulates = false);
 
 } // namespace meshad
 

@@ -111,8 +111,20 @@ private:
   bool needsSave(const ir::Expr *LValue, bool IsDecl) const;
   /// Saves the arrays a user call may overwrite that the reverse sweep
   /// reads, restoring them (into \p Restore) before its pullback runs.
-  void saveCalleeWrites(const ir::CallExpr *C, ir::BlockStmt *Fwd,
-                        ir::BlockStmt *Restore);
+  /// Returns the call the forward sweep makes instead of \p C (its
+  /// recording variant, when memory of unknown size must be logged).
+  const ir::CallExpr *saveCalleeWrites(const ir::CallExpr *C,
+                                       ir::BlockStmt *Fwd,
+                                       ir::BlockStmt *Restore);
+  /// The call of \p C's recording variant, marking the undo log before it
+  /// (null after an error); rolls the log back into \p Restore and
+  /// \p Again.
+  const ir::CallExpr *logCalleeWrites(const ir::CallExpr *C,
+                                      ir::BlockStmt *Fwd,
+                                      ir::BlockStmt *Restore,
+                                      ir::BlockStmt *Again);
+  /// The log of the recording callees' overwrites, once one is needed.
+  ir::Var *UndoLog = nullptr;
   /// Copies the local array \p Root before a call that overwrites it, and
   /// restores it from the copy into \p Restore and \p Again.
   void saveArrayAroundCall(ir::Var *Root, ir::BlockStmt *Fwd,

@@ -26,6 +26,7 @@
 #include "IR/IR.h"
 #include "Support/Diagnostics.h"
 #include "Transform/DerivedFunctions.h"
+#include "Transform/RecordingPrimal.h"
 
 #include <string>
 #include <vector>
@@ -42,7 +43,7 @@ class ReverseModeTransformer {
 public:
   ReverseModeTransformer(ir::Module &M, DiagnosticSink &Diags,
                          DerivedFunctionSet &Derived)
-      : M(M), Diags(Diags), Derived(Derived) {}
+      : M(M), Diags(Diags), Derived(Derived), Recording(M, Diags, Derived) {}
 
   /// The gradient w.r.t. the parameters flagged in \p Selected. Null after
   /// reporting errors. With \p KeepSeeds (kernels), the seeds of outputs
@@ -70,11 +71,15 @@ public:
   void setForceAtomics(bool Force) { ForceAtomics = Force; }
   bool getForceAtomics() const { return ForceAtomics; }
 
+  /// Callees that log what they overwrite (Transform/RecordingPrimal.h).
+  RecordingPrimals &getRecording() { return Recording; }
+
 private:
   ir::Module &M;
   DiagnosticSink &Diags;
   DerivedFunctionSet &Derived;
   bool ForceAtomics = false;
+  RecordingPrimals Recording;
 };
 
 } // namespace meshad

@@ -172,21 +172,25 @@ const Stmt *ReverseFunction::forEachElement(
   return Loop;
 }
 
-void ReverseFunction::saveCalleeWrites(const CallExpr *C, BlockStmt *Fwd,
-                                       BlockStmt *Restore) {
+const CallExpr *ReverseFunction::saveCalleeWrites(const CallExpr *C,
+                                                  BlockStmt *Fwd,
+                                                  BlockStmt *Restore) {
   // The pullback runs the callee again, from the memory as it was before
   // the call, and leaves behind what that run wrote: the memory the callee
-  // overwrites is restored before the pullback and again after it.
+  // overwrites is restored before the pullback and again after it. Local
+  // scalars and arrays are copied; memory of unknown size is logged by the
+  // callee's recording variant (Transform/RecordingPrimal.h).
   ir::Function *Callee = C->getUserCallee();
   BlockStmt *Again = B.block();
+  bool NeedLog = false;
   for (unsigned I = 0; I < C->getNumArgs() && I < Callee->getNumParams();
        ++I) {
     const Type *PTy = Callee->getParam(I)->getType();
-    if (!PTy->isPointer() || PTy->getElement()->isConst() ||
-        !writesMemoryOf(Callee->getBody(), Callee->getParam(I)))
+    if (!PTy->isPointer() || PTy->getElement()->isConst())
       continue;
     Var *Root = const_cast<Var *>(ActivityAnalysis::getRootVar(C->getArg(I)));
-    if (!Root || !Needs->isNeeded(Root))
+    if (!Root || !Needs->isNeeded(Root) ||
+        !RecordingPrimals::writesThroughParam(*Callee, I))
       continue;
     const Type *RTy = Root->getType();
     if (!RTy->isIndexable()) {
@@ -198,20 +202,53 @@ void ReverseFunction::saveCalleeWrites(const CallExpr *C, BlockStmt *Fwd,
         Restore->append(S);
       Restore->append(B.assign(B.ref(Copy), AssignOp::Assign, B.ref(Root)));
       Again->append(B.assign(B.ref(Root), AssignOp::Assign, B.ref(Copy)));
-      continue;
+    } else if (RTy->isArray() && !RTy->getElement()->isArray()) {
+      saveArrayAroundCall(Root, Fwd, Restore, Again);
+    } else {
+      NeedLog = true;
     }
-    if (!RTy->isArray() || RTy->getElement()->isArray()) {
-      error(C->getLoc(), "the reverse sweep needs the values of '" +
-                             Root->getName() + "' that '" +
-                             Callee->getName() +
-                             "' overwrites, and meshad cannot save memory of "
-                             "unknown size; pass a local array instead");
-      return;
-    }
-    saveArrayAroundCall(Root, Fwd, Restore, Again);
   }
+  const CallExpr *FwdCall = NeedLog ? logCalleeWrites(C, Fwd, Restore, Again)
+                                    : C;
   if (!Again->getBody().empty())
     RestoreAfter[C] = Again;
+  return FwdCall ? FwdCall : C;
+}
+
+const CallExpr *ReverseFunction::logCalleeWrites(const CallExpr *C,
+                                                 BlockStmt *Fwd,
+                                                 BlockStmt *Restore,
+                                                 BlockStmt *Again) {
+  ir::Function *Rec =
+      Owner.getRecording().get(C->getUserCallee(), C->getLoc());
+  if (!Rec) {
+    Failed = true;
+    return nullptr;
+  }
+  Derived.addCall(Result, Rec);
+  if (!UndoLog)
+    UndoLog = newVar("_undo", M.getTypes().getOpaque("meshad::UndoLog"));
+  auto Intrinsic = [&](const char *Name, std::vector<const Expr *> Args,
+                       const Type *Ty) {
+    return M.create<CallExpr>(Ty, CallExpr::CalleeKind::Intrinsic, Name, -1,
+                              std::move(Args));
+  };
+  const Type *Unsigned = M.getTypes().getInt("unsigned int");
+  BlockStmt *Replay = B.block();
+  Var *Mark = record(Intrinsic("meshad::undoMark", {B.ref(UndoLog)}, Unsigned),
+                     "_mark", Fwd, Replay);
+  for (const Stmt *S : Replay->getBody())
+    Restore->append(S);
+  const Type *Void = M.getTypes().getVoid();
+  Restore->append(M.create<ExprStmt>(Intrinsic(
+      "meshad::undoRestore", {B.ref(UndoLog), B.ref(Mark)}, Void)));
+  Again->append(M.create<ExprStmt>(
+      Intrinsic("meshad::undoTo", {B.ref(UndoLog), B.ref(Mark)}, Void)));
+  std::vector<const Expr *> Args(C->getArgs());
+  Args.push_back(B.addrOf(B.ref(UndoLog)));
+  auto *Call = M.create<CallExpr>(C->getType(), Rec, std::move(Args));
+  Call->setLoc(C->getLoc());
+  return Call;
 }
 
 void ReverseFunction::saveArrayAroundCall(Var *Root, BlockStmt *Fwd,
@@ -313,7 +350,7 @@ void ReverseFunction::sweepPrimalStore(const Expr *LHS, AssignOp Op,
     save(LHS, Fwd, Restore);
   if (const auto *Call = llvm::dyn_cast_or_null<CallExpr>(RHS))
     if (Call->getCalleeKind() == CallExpr::CalleeKind::User)
-      saveCalleeWrites(Call, Fwd, Restore);
+      RHS = saveCalleeWrites(Call, Fwd, Restore);
   AssignStmt *Primal = B.assign(LHS, Op, RHS);
   Primal->setLoc(Loc);
   Fwd->append(Primal);
@@ -458,13 +495,19 @@ void ReverseFunction::sweepExprStmt(const ExprStmt *S, BlockStmt *Fwd,
   if (C && C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
       sweepCudaApi(C, S, Fwd, Rev))
     return;
+  const CallExpr *FwdCall = C;
   if (C && C->getCalleeKind() == CallExpr::CalleeKind::User)
-    saveCalleeWrites(C, Fwd, Rev);
+    FwdCall = saveCalleeWrites(C, Fwd, Rev);
   bool Dead = C && C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
               C->getName() == "atomicAdd" && C->getNumArgs() == 2 &&
               WriteOnly.count(ActivityAnalysis::getRootVar(C->getArg(0)));
-  if (!Dead)
+  if (!Dead && FwdCall != C) {
+    auto *New = M.create<ExprStmt>(FwdCall);
+    New->setLoc(S->getLoc());
+    Fwd->append(New);
+  } else if (!Dead) {
     Fwd->append(S);
+  }
   if (!C)
     return;
   if (C->getName() == "__syncthreads") {

@@ -51,6 +51,40 @@ double twice(double v, double k) {
 // CHECK: meshad::pop(
 // CHECK: h_pullback{{.*}}(v, o, 
 
+// Memory of unknown size (the caller's own pointer parameter) that callees
+// overwrite in place and read: the forward sweep calls recording variants
+// that log each overwritten element, and the reverse sweep rolls the log
+// back around each pullback. Nested callees and loops too.
+void relax(double *v, int n) {
+  for (int i = 1; i < n; ++i)
+    v[i] = 0.5 * (v[i] + sin(v[i - 1]));
+}
+void relaxTwice(double *v, int n) {
+  double *w = v + 1;
+  relax(v, n);
+  w[0] = w[0] * v[0];
+  relax(v, n);
+}
+double inPlace(double *v, int n, double s) {
+  double before = v[1] * s;
+  for (int k = 0; k < 3; ++k) {
+    relaxTwice(v, n);
+    v[0] = v[0] * s;
+  }
+  return before * v[n - 1] + v[0] * v[1];
+}
+// CHECK-LABEL: void inPlace_grad(double *v, int n, double s, double *_d_v, double *_d_s) {
+// CHECK: meshad::UndoLog _undo0;
+// CHECK: relaxTwice_record(v, n, &_undo0);
+// CHECK: meshad::undoRestore(_undo0, _mark0);
+// CHECK-NEXT: relaxTwice_pullback(v, n, _d_v);
+// CHECK-NEXT: meshad::undoTo(_undo0, _mark0);
+// CHECK-LABEL: void relaxTwice_record(double *v, int n, meshad::UndoLog *_undo) {
+// CHECK: relax_record(v, n, _undo);
+// CHECK: meshad::undoRecord(_undo, &w[0]);
+// CHECK-LABEL: void relax_record(double *v, int n, meshad::UndoLog *_undo) {
+// CHECK: meshad::undoRecord(_undo, &v[i]);
+
 // &v of a local scalar that the callee overwrites.
 void scale(double *v, double s) { *v = *v * s; }
 double scalarOut(double x, double y) {
@@ -62,11 +96,13 @@ double scalarOut(double x, double y) {
 
 int main() {
   using meshad::test::centralDifference;
+  using meshad::test::centralDifferenceAt;
   meshad::test::RandomInputs Rng;
   auto gu = meshad::gradient(unusedResult, "x");
   auto gr = meshad::gradient(readBefore, "x");
   auto gt = meshad::gradient(twice, "v, k");
   auto gs = meshad::gradient(scalarOut, "x, y");
+  auto gp = meshad::gradient(inPlace, "v, s");
   // The figures: v = 1, k = 2 gives d/dv = 12 with o = v * v.
   for (int I = 0; I < 6; ++I) {
     double X = Rng.uniform(-1.5, 1.5), Y = Rng.uniform(-1.5, 1.5);
@@ -90,8 +126,30 @@ int main() {
         centralDifference([&](double V) { return scalarOut(V, Y); }, X));
     MESHAD_CHECK_CLOSE("scalarOut/dy", DY,
         centralDifference([&](double V) { return scalarOut(X, V); }, Y));
+
+    double V[5], DV[5] = {}, DS = 0;
+    Rng.fill(V, 5, -1.5, 1.5);
+    double Saved[5];
+    for (int K = 0; K < 5; ++K)
+      Saved[K] = V[K];
+    auto Run = [&] {
+      double W[5];
+      for (int K = 0; K < 5; ++K)
+        W[K] = Saved[K];
+      return inPlace(W, 5, Y);
+    };
+    gp.execute(V, 5, Y, DV, &DS);
+    for (int K = 0; K < 5; ++K)
+      MESHAD_CHECK_CLOSE("inPlace/dv[k]", DV[K],
+                         centralDifferenceAt(Run, Saved, K));
+    MESHAD_CHECK_CLOSE("inPlace/ds", DS, centralDifference([&](double S) {
+      double W[5];
+      for (int K = 0; K < 5; ++K)
+        W[K] = Saved[K];
+      return inPlace(W, 5, S);
+    }, Y));
   }
   return meshad::test::summary();
 }
 // NUM-NOT: FAIL
-// NUM: numeric checks: 36 passed, 0 failed
+// NUM: numeric checks: 72 passed, 0 failed

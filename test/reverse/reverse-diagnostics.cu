@@ -28,9 +28,14 @@ __global__ void dynamicTile(const double *x, double *y) {
   y[t] = buf[t] * buf[(t + 1) % blockDim.x];
 }
 
-void scale(double a, double *v) { v[0] *= a; v[1] *= a; }
-double scaledNorm(double a, double *v) {
-  scale(a, v); // expected-error {{the reverse sweep needs the values of 'v' that 'scale' overwrites}}
+// What a callee overwrites through a pointer of unknown size is logged and
+// rolled back around its pullback (test/reverse/reverse-callee-writes.cpp);
+// an atomic update cannot be.
+__device__ void bump(double a, double *v) {
+  atomicAdd(&v[0], a * v[1]); // expected-error {{cannot undo the atomic update of memory that 'bump' was given}}
+}
+__device__ double bumpedNorm(double a, double *v) {
+  bump(a, v);
   return v[0] * v[1];
 }
 
@@ -40,6 +45,6 @@ int main() {
   meshad::gradient(early, "x[0:2]");   // expected-error {{meshad::gradient takes whole parameters}}
   meshad::gradient(early, "n");        // expected-error {{parameter 'n' has type int, which carries no derivative}}
   meshad::gradient(dynamicTile, "x, y");
-  meshad::gradient(scaledNorm, "a, v");
+  meshad::gradient(bumpedNorm, "a, v");
   return 0;
 }
