@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Analysis/Activity.h"
+#include "IR/Traversal.h"
 
 #include <functional>
 
@@ -180,6 +181,20 @@ bool ActivityAnalysis::markActive(const Var *V) {
   if (!V || V->isGlobal())
     return false;
   return Active.insert(leader(V)).second;
+}
+
+bool ActivityAnalysis::mayReturnVaried(const Function &F) const {
+  bool Varied = false;
+  forEachStmt(F.getBody(), [&](const Stmt *S) {
+    const auto *R = llvm::dyn_cast<ReturnStmt>(S);
+    if (!R || !R->getValue())
+      return;
+    forEachExpr(R->getValue(), [&](const Expr *E) {
+      if (const auto *Ref = llvm::dyn_cast<VarRefExpr>(E))
+        Varied |= isVaried(Ref->getVar());
+    });
+  });
+  return Varied;
 }
 
 bool ActivityAnalysis::isVaried(const Var *V) const {

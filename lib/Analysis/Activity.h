@@ -45,6 +45,11 @@ public:
   /// differentiable type (or is a pointer into active memory).
   bool isActive(const ir::Expr *E) const;
 
+  /// True when a value that \p F returns may depend on the independent
+  /// variables (the forward half), whatever its type: a struct built from
+  /// them, say.
+  bool mayReturnVaried(const ir::Function &F) const;
+
   /// The variable whose storage an lvalue or pointer expression designates
   /// (x for x, x[i], x[i].y, *x, x + 3, &x[2]); null for none.
   static const ir::Var *getRootVar(const ir::Expr *E);

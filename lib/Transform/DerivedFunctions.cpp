@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transform/DerivedFunctions.h"
+#include "Analysis/Activity.h"
 
 #include <cstdio>
 #include <functional>
@@ -23,6 +24,29 @@ std::string meshad::derivedName(const ir::Function &Primal,
       All = false;
   }
   return Primal.getName() + Suffix + (All ? "" : Indices);
+}
+
+bool meshad::checkStructResult(const ir::Function &Callee,
+                               const std::vector<bool> &Active,
+                               clang::SourceLocation CallLoc,
+                               DiagnosticSink &Diags) {
+  const ir::Type *Ret = Callee.getReturnType();
+  if (Ret->getKind() != ir::Type::Kind::Opaque || !Callee.getBody())
+    return true;
+  llvm::SmallPtrSet<const ir::Var *, 8> Seeds;
+  for (unsigned I = 0; I < Active.size() && I < Callee.getNumParams(); ++I)
+    if (Active[I])
+      Seeds.insert(Callee.getParam(I));
+  if (!ActivityAnalysis(Callee, Seeds).mayReturnVaried(Callee))
+    return true;
+  Diags.error(CallLoc, "cannot differentiate the call of '" +
+                           Callee.getName() + "': it returns a '" +
+                           Ret->getSpelling() +
+                           "' built from derivative-carrying values, and "
+                           "meshad does not differentiate through struct "
+                           "values yet; return the values separately or "
+                           "write them through pointer parameters");
+  return false;
 }
 
 std::string DerivedFunctionSet::keyFor(const ir::Function *Primal,

@@ -16,6 +16,7 @@
 #define MESHAD_TRANSFORM_DERIVEDFUNCTIONS_H
 
 #include "IR/IR.h"
+#include "Support/Diagnostics.h"
 
 #include <map>
 #include <set>
@@ -39,6 +40,14 @@ std::string derivedName(const ir::Function &Primal,
                         const std::vector<bool> &Flags, const char *Suffix);
 
 /// The generated functions of one translation unit, in creation order.
+/// Reports an error at \p CallLoc and returns false when \p Callee returns
+/// a struct (an opaque type) whose value may depend on the parameters
+/// flagged in \p Active: meshad does not differentiate through struct
+/// values, and dropping their derivative would be silently wrong.
+bool checkStructResult(const ir::Function &Callee,
+                       const std::vector<bool> &Active,
+                       clang::SourceLocation CallLoc, DiagnosticSink &Diags);
+
 class DerivedFunctionSet {
 public:
   /// The registry key of the derivative named \p Name of \p Primal.

@@ -191,6 +191,17 @@ Dual ForwardFunction::deriveMember(const MemberExpr *E, BlockStmt *Out) {
   const Type *BaseTy = E->getBase()->getType();
   if (BaseTy->isPointer())
     BaseTy = BaseTy->getElement();
+  if (BaseTy->getKind() == Type::Kind::Opaque) {
+    // A member of a struct whose shadow (a struct of the same type) holds
+    // the tangents of its members.
+    const Var *Root = ActivityAnalysis::getRootVar(E->getBase());
+    if (!Root || !Activity->isActive(Root))
+      return {E, nullptr};
+    const Expr *TB = tangentLValue(E->getBase());
+    if (!TB)
+      return {E, nullptr};
+    return {E, B.member(TB, E->getField(), E->getType(), E->isArrow())};
+  }
   if (!BaseTy->isVector())
     return {E, nullptr};
   Dual Base = derive(E->getBase(), Out);

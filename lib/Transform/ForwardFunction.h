@@ -85,6 +85,10 @@ private:
   Dual deriveIntrinsicCall(const ir::CallExpr *C, ir::BlockStmt *Out);
   /// User calls; \p AsStmt appends the call as a statement instead of
   /// returning its value.
+  /// \p E, or, when it is a user call whose value carries no derivative,
+  /// the primal value of its pushforward (which still writes tangents
+  /// through pointer arguments).
+  const ir::Expr *derivePrimalCall(const ir::Expr *E, ir::BlockStmt *Out);
   Dual deriveUserCall(const ir::CallExpr *C, ir::BlockStmt *Out, bool AsStmt);
 
   /// The tangent lvalue of a store target (_d_x, _d_a[i], _d_v.x); null

@@ -56,6 +56,8 @@ ForwardModeTransformer::derivePushforward(ir::Function *Primal,
                              "': its definition is not visible here");
     return nullptr;
   }
+  if (!checkStructResult(*Primal, Active, CallLoc, Diags))
+    return nullptr;
   std::string Name = derivedName(*Primal, Active, "_pushforward");
   std::string Key = DerivedFunctionSet::keyFor(Primal, Name);
   if (ir::Function *F = Derived.lookup(Key))

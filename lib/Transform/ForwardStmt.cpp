@@ -80,7 +80,10 @@ void ForwardFunction::deriveStmt(const Stmt *S, BlockStmt *Out) {
 void ForwardFunction::deriveDecl(const DeclStmt *D, BlockStmt *Out) {
   Var *V = D->getVar();
   if (!Activity->isActive(V)) {
-    Out->append(D);
+    // The value carries no derivative, but a call may still write tangents
+    // through its arguments.
+    const Expr *Init = derivePrimalCall(D->getInit(), Out);
+    Out->append(Init == D->getInit() ? D : B.decl(V, Init));
     return;
   }
   Dual Init;
@@ -110,7 +113,8 @@ void ForwardFunction::deriveAssign(const AssignStmt *A, BlockStmt *Out) {
     return;
   }
   if (!Active || Op == AssignOp::Inc || Op == AssignOp::Dec || !Carries) {
-    Out->append(A);
+    const Expr *RHS = derivePrimalCall(A->getRHS(), Out);
+    Out->append(RHS == A->getRHS() ? A : B.assign(A->getLHS(), Op, RHS));
     return;
   }
   Dual R = derive(A->getRHS(), Out);
@@ -151,6 +155,13 @@ void ForwardFunction::deriveAssign(const AssignStmt *A, BlockStmt *Out) {
     Out->append(B.assign(TL, AssignOp::Assign, B.orZero(TNew, TL->getType())));
   auto *Primal = R.P == A->getRHS() ? A : B.assign(L, Op, R.P);
   Out->append(Primal);
+}
+
+const Expr *ForwardFunction::derivePrimalCall(const Expr *E, BlockStmt *Out) {
+  const auto *C = llvm::dyn_cast_or_null<CallExpr>(E);
+  if (!C || C->getCalleeKind() != CallExpr::CalleeKind::User)
+    return E;
+  return deriveUserCall(C, Out, /*AsStmt=*/false).P;
 }
 
 /// Calls made only for their effect that carry no derivative.

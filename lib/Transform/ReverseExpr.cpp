@@ -245,6 +245,12 @@ const Expr *ReverseFunction::adjointPointer(const Expr *P) {
     const Expr *Base = adjointPointer(I->getBase());
     return Base ? B.index(Base, I->getIndex()) : nullptr;
   }
+  case Expr::Kind::Member:
+    // A pointer member of a struct: the same member of its shadow, a struct
+    // of the same type (whose pointer to const cannot take adjoints).
+    if (P->getType()->isPointer() && P->getType()->getElement()->isConst())
+      return nullptr;
+    return adjointLValue(P);
   default:
     return nullptr;
   }

@@ -58,6 +58,8 @@ ReverseModeTransformer::derivePullback(ir::Function *Primal,
                              "': its definition is not visible here");
     return nullptr;
   }
+  if (!checkStructResult(*Primal, Active, CallLoc, Diags))
+    return nullptr;
   std::string Name = derivedName(*Primal, Active, "_pullback");
   for (unsigned I = 0; I < Private.size(); ++I)
     if (Private[I])

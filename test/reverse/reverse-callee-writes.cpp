@@ -9,6 +9,7 @@
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%I -I%test_inputs %s -o %t 2> %t.dump
 // RUN: FileCheck %s < %t.dump
+// RUN: FileCheck %s --check-prefix=FWD < %t.dump
 // RUN: %t | FileCheck %s --check-prefix=NUM
 #include "NumericCheck.h"
 #include <cmath>
@@ -25,6 +26,9 @@ double unusedResult(double x) {
   double temp = squareFirst(arr);
   return arr[0] + arr[1];
 }
+// FWD-LABEL: double unusedResult_darg0(double x) {
+// FWD: squareFirst_pushforward(arr, _d_arr);
+// FWD-NEXT: double temp = _t0.value;
 // CHECK-LABEL: void unusedResult_grad(double x, double *_d_x) {
 // CHECK: temp = squareFirst(arr);
 // CHECK: squareFirst_pullback{{.*}}(arr, 0., _d_arr);
@@ -99,6 +103,8 @@ int main() {
   using meshad::test::centralDifferenceAt;
   meshad::test::RandomInputs Rng;
   auto gu = meshad::gradient(unusedResult, "x");
+  auto fu = meshad::differentiate(unusedResult, "x");
+  auto fr = meshad::differentiate(readBefore, "x");
   auto gr = meshad::gradient(readBefore, "x");
   auto gt = meshad::gradient(twice, "v, k");
   auto gs = meshad::gradient(scalarOut, "x, y");
@@ -110,6 +116,10 @@ int main() {
     gu.execute(X, &DX);
     MESHAD_CHECK_CLOSE("unusedResult/dx", DX,
         centralDifference([&](double V) { return unusedResult(V); }, X));
+    MESHAD_CHECK_CLOSE("fwd unusedResult/dx", fu.execute(X),
+        centralDifference([&](double V) { return unusedResult(V); }, X));
+    MESHAD_CHECK_CLOSE("fwd readBefore/dx", fr.execute(X),
+        centralDifference([&](double V) { return readBefore(V); }, X));
     DX = 0;
     gr.execute(X, &DX);
     MESHAD_CHECK_CLOSE("readBefore/dx", DX,
@@ -152,4 +162,4 @@ int main() {
   return meshad::test::summary();
 }
 // NUM-NOT: FAIL
-// NUM: numeric checks: 72 passed, 0 failed
+// NUM: numeric checks: 84 passed, 0 failed
