@@ -564,4 +564,38 @@ TEST_F(EmitTest, EmptyBodyAndPointerReturn) {
   EXPECT_EQ(CudaEmitter::emitFunctionPointerType(*G), "void (*)()");
 }
 
+TEST_F(EmitTest, CallsOfFunctionsInNamespaces) {
+  auto MakeFunction = [&](const std::string &Name, const std::string &NS) {
+    Function *F = M.createFunction(Name, dbl(), CudaTarget::HostOnly);
+    F->setNamespace(NS);
+    F->addParam(M.createVar("x", dbl(), Var::Storage::Param));
+    return F;
+  };
+  Function *Sq = MakeFunction("sq", "ns::inner");
+  Sq->setTemplateArgs("<double>");
+  Function *Glob = MakeFunction("h", "");
+  auto CallOf = [&](Function *F) {
+    return M.create<CallExpr>(dbl(), F, std::vector<const Expr *>{X});
+  };
+  // Without a context: from the global namespace.
+  EXPECT_EQ(expr(CallOf(Sq)), "::ns::inner::sq<double>(x)");
+  EXPECT_EQ(expr(CallOf(Glob)), "h(x)");
+  // From inside the callee's namespace, unqualified, unless a variable of
+  // the caller hides the name.
+  Function *Caller = MakeFunction("f", "ns::inner");
+  Var *Hides = M.createVar("h", dbl());
+  Caller->setBody(block({M.create<DeclStmt>(Hides, CallOf(Sq)),
+                         M.create<ReturnStmt>(bin(BinaryOp::Add, ref(Hides),
+                                                  CallOf(Glob)))}));
+  EXPECT_EQ(CudaEmitter::emitDefinition(*Caller),
+            "double f(double x) {\n"
+            "  double h = sq<double>(x);\n"
+            "  return h + ::h(x);\n"
+            "}\n");
+  // Defined outside its namespace: the name says which one.
+  EXPECT_EQ(CudaEmitter::emitDefinition(*Caller, /*QualifiedName=*/true)
+                .substr(0, 31),
+            "double ns::inner::f(double x) {");
+}
+
 } // namespace

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "IR/IR.h"
+#include "IR/NameScope.h"
 
 #include "gtest/gtest.h"
 
@@ -165,6 +166,70 @@ TEST(IRTest, ParamIndex) {
   EXPECT_EQ(F->getParamIndex(Y), 1);
   EXPECT_EQ(F->getParamIndex(Z), -1);
   EXPECT_EQ(F->getNumParams(), 2u);
+}
+
+TEST(NameScopeTest, FreeNamesStayReadable) {
+  NameScope Names;
+  EXPECT_EQ(Names.derivative("x"), "_d_x");
+  EXPECT_EQ(Names.numbered("_t"), "_t0");
+  EXPECT_EQ(Names.numbered("_t"), "_t1");
+  EXPECT_EQ(Names.numbered("_r"), "_r0");
+  EXPECT_EQ(Names.unique("_d_x_tile"), "_d_x_tile");
+  EXPECT_TRUE(Names.contains("_t1"));
+}
+
+TEST(NameScopeTest, TakenNamesGetTheNextFreeVariant) {
+  NameScope Names;
+  for (const char *User : {"_d_x", "_d_x_1", "_t0", "_t2", "_d_y"})
+    Names.reserve(User);
+  EXPECT_EQ(Names.derivative("x"), "_d_x_2");
+  EXPECT_EQ(Names.derivative("x"), "_d_x_3"); // A second variable x.
+  EXPECT_EQ(Names.numbered("_t"), "_t1");
+  EXPECT_EQ(Names.numbered("_t"), "_t3");
+  EXPECT_EQ(Names.unique("_d_y"), "_d_y_1");
+  // The derivative of a user's _d_x is distinct from every name above.
+  EXPECT_EQ(Names.derivative("_d_x"), "_d__d_x");
+}
+
+TEST(NameScopeTest, DeclarationsKeepTheFirstUserName) {
+  NameScope Names;
+  for (const char *User : {"x", "x_1", "i"})
+    Names.reserve(User);
+  EXPECT_EQ(Names.declare("x"), "x");   // The parameter x.
+  EXPECT_EQ(Names.declare("x"), "x_2"); // A local x shadowing it.
+  EXPECT_EQ(Names.declare("x_1"), "x_1");
+  EXPECT_EQ(Names.declare("i"), "i");
+  EXPECT_EQ(Names.declare("i"), "i_1");
+  EXPECT_EQ(Names.derivative("x_2"), "_d_x_2");
+}
+
+TEST(NameScopeTest, AddFunctionReservesEveryIdentifier) {
+  Module M;
+  TypeContext &T = M.getTypes();
+  Function *G = M.createFunction("_d_g", T.getDouble(), CudaTarget::HostOnly);
+  Function *F = M.createFunction("f", T.getDouble(), CudaTarget::HostOnly);
+  Var *X = M.createVar("x", T.getDouble(), Var::Storage::Param);
+  Var *Local = M.createVar("_t0", T.getDouble());
+  Var *Inner = M.createVar("_d_x", T.getDouble());
+  Var *Global = M.createVar("_r0", T.getDouble(), Var::Storage::Global);
+  F->addParam(X);
+  auto *Call = M.create<CallExpr>(T.getDouble(), G,
+                                  std::vector<const Expr *>{
+                                      M.create<VarRefExpr>(Global)});
+  auto *Then = M.create<BlockStmt>(
+      std::vector<const Stmt *>{M.create<DeclStmt>(Inner, Call)});
+  F->setBody(M.create<BlockStmt>(std::vector<const Stmt *>{
+      M.create<DeclStmt>(Local, M.create<VarRefExpr>(X)),
+      M.create<IfStmt>(M.create<BoolLitExpr>(T.getBool(), true), Then,
+                       nullptr)}));
+  NameScope Names;
+  Names.addFunction(*F);
+  for (const char *Name : {"x", "_t0", "_d_x", "_r0", "_d_g"})
+    EXPECT_TRUE(Names.contains(Name)) << Name;
+  EXPECT_EQ(Names.derivative("x"), "_d_x_1");
+  EXPECT_EQ(Names.numbered("_t"), "_t1");
+  EXPECT_EQ(Names.numbered("_r"), "_r1");
+  EXPECT_EQ(Names.derivative("g"), "_d_g_1");
 }
 
 } // namespace

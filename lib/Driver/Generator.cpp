@@ -28,6 +28,7 @@
 #include "Driver/Placement.h"
 #include "Driver/RequestResolver.h"
 #include "Emit/CudaEmitter.h"
+#include "IR/NameScope.h"
 #include "Lower/ASTLowering.h"
 #include "Plan/RequestPlanner.h"
 #include "Transform/ForwardMode.h"
@@ -40,6 +41,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 using namespace meshad;
 using namespace clang;
@@ -57,8 +59,10 @@ struct Slot {
 class EditPlan {
 public:
   EditPlan(ASTContext &Ctx, DiagnosticSink &Diags,
-           const DerivedFunctionSet &Derived, const GeneratorOptions &Opts)
-      : Ctx(Ctx), Diags(Diags), Derived(Derived), Opts(Opts), Where(Ctx) {}
+           const DerivedFunctionSet &Derived, const GeneratorOptions &Opts,
+           ir::NameScope &TUNames)
+      : Ctx(Ctx), Diags(Diags), Derived(Derived), Opts(Opts), Where(Ctx),
+        TUNames(TUNames) {}
 
   /// Places every generated function (prototype and definition).
   void placeFunctions(std::string &Dump);
@@ -77,6 +81,8 @@ private:
   const DerivedFunctionSet &Derived;
   const GeneratorOptions &Opts;
   SourcePlacement Where;
+  /// The names declared at namespace scope (handles take free ones).
+  ir::NameScope &TUNames;
   std::map<unsigned, Slot> Slots;
   std::map<const ir::Function *, std::string> Handles;
   std::map<const ir::Function *, std::string> Definitions;
@@ -89,7 +95,8 @@ void EditPlan::placeFunctions(std::string &Dump) {
   for (const DerivedFunction &Entry : Derived.entries()) {
     const auto *FD =
         static_cast<const FunctionDecl *>(Entry.Primal->getSourceDecl());
-    std::string Def = CudaEmitter::emitDefinition(*Entry.Derived);
+    std::string Def = CudaEmitter::emitDefinition(
+        *Entry.Derived, SourcePlacement::isDefinedOutOfLine(FD));
     Definitions[Entry.Derived] = Def;
     Slots[Where.prototypeOffset(FD)].Prototypes +=
         CudaEmitter::emitPrototype(*Entry.Derived);
@@ -110,7 +117,7 @@ std::string EditPlan::handleFor(ir::Function *D, const FunctionDecl *Primal) {
   auto It = Handles.find(D);
   if (It != Handles.end())
     return It->second;
-  std::string Name = "meshad_request_" + std::to_string(Handles.size());
+  std::string Name = TUNames.numbered("meshad_request_");
   std::string Code;
   for (ir::Function *F : Derived.closure(D))
     Code += Definitions[F] + "\n";
@@ -163,10 +170,10 @@ void EditPlan::placeRequest(const DerivativeRequest &R, ir::Function *D) {
 }
 
 std::string EditPlan::wrap(const std::string &Text, unsigned Offset) const {
-  std::string Prefix = Offset == Where.text().size() &&
-                               !Where.text().ends_with("\n")
-                           ? "\n"
-                           : "";
+  // Generated text starts on a line of its own (at the end of a file without
+  // a final newline, or after a declaration followed by code on its line).
+  std::string Prefix =
+      Offset > 0 && Where.text()[Offset - 1] != '\n' ? "\n" : "";
   if (!Opts.LineDirectives)
     return Prefix + Text;
   return Prefix + "#line 1 \"<meshad generated>\"\n" + Text + "#line " +
@@ -181,6 +188,49 @@ std::vector<TextEdit> EditPlan::takeEdits() {
                      wrap(S.Prototypes + S.Handles + S.Definitions, Offset)});
   Edits.insert(Edits.end(), CallEdits.begin(), CallEdits.end());
   return Edits;
+}
+
+/// Reserves the identifiers of every declaration at namespace scope in
+/// \p DC and the namespaces it contains (all of them, conservatively).
+static void reserveNamespaceScopeNames(const DeclContext *DC,
+                                       ir::NameScope &Names) {
+  for (const Decl *D : DC->decls()) {
+    if (const auto *ND = dyn_cast<NamedDecl>(D))
+      if (const IdentifierInfo *II = ND->getIdentifier())
+        Names.reserve(II->getName().str());
+    if (isa<NamespaceDecl>(D) || isa<LinkageSpecDecl>(D))
+      reserveNamespaceScopeNames(cast<DeclContext>(D), Names);
+  }
+}
+
+/// Renames the generated functions whose names the user has taken (a
+/// function, variable, type or macro of that name: "f_grad" becomes
+/// "f_grad_1") or that another generated function of the same namespace
+/// and parameter types has. Overloads (a template's derivatives for double
+/// and for float) keep their common name.
+static void uniqueFunctionNames(ASTContext &Ctx,
+                                const DerivedFunctionSet &Derived,
+                                const ir::NameScope &TUNames) {
+  std::set<std::string> Signatures;
+  for (const DerivedFunction &Entry : Derived.entries()) {
+    ir::Function *F = Entry.Derived;
+    std::string Params;
+    for (const ir::Var *P : F->getParams())
+      Params += ir::spellType(P->getType()) + ",";
+    auto SignatureWith = [&](const std::string &Name) {
+      return F->getNamespace() + "::" + Name + "(" + Params + ")";
+    };
+    auto Taken = [&](const std::string &Name) {
+      auto It = Ctx.Idents.find(Name);
+      return TUNames.contains(Name) || Signatures.count(SignatureWith(Name)) ||
+             (It != Ctx.Idents.end() && It->second->hasMacroDefinition());
+    };
+    std::string Base = F->getName(), Name = Base;
+    for (unsigned N = 1; Taken(Name); ++N)
+      Name = Base + "_" + std::to_string(N);
+    F->setName(Name);
+    Signatures.insert(SignatureWith(Name));
+  }
 }
 
 GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
@@ -224,7 +274,10 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   if (Diags.hasErrors())
     return Result;
 
-  EditPlan Plan(Ctx, Diags, Derived, Opts);
+  ir::NameScope TUNames;
+  reserveNamespaceScopeNames(Ctx.getTranslationUnitDecl(), TUNames);
+  uniqueFunctionNames(Ctx, Derived, TUNames);
+  EditPlan Plan(Ctx, Diags, Derived, Opts, TUNames);
   Plan.placeFunctions(Result.Dump);
   for (auto &[R, D] : Done)
     Plan.placeRequest(*R, D);

@@ -10,6 +10,7 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
 
 using namespace meshad;
 using namespace clang;
@@ -50,9 +51,19 @@ static const Decl *outermost(const FunctionDecl *FD) {
 }
 
 unsigned SourcePlacement::afterDecl(const Decl *D) const {
-  if (std::optional<unsigned> Off =
-          offsetOf(SM.getExpansionLoc(D->getEndLoc())))
-    return lineStartAfter(*Off);
+  SourceLocation EndLoc = SM.getExpansionLoc(D->getEndLoc());
+  if (std::optional<unsigned> Off = offsetOf(EndLoc)) {
+    unsigned End =
+        *Off + Lexer::MeasureTokenLength(EndLoc, SM, Ctx.getLangOpts());
+    // A declaration without a body ends with the ';' after its last token.
+    size_t Next = Text.find_first_not_of(" \t", End);
+    if (Next != StringRef::npos && Text[Next] == ';')
+      End = Next + 1;
+    // The next line, unless code follows on this one ("} }" closing a
+    // namespace too): then right after the declaration, in its scope.
+    StringRef Rest = Text.substr(End).split('\n').first.trim();
+    return Rest.empty() || Rest.starts_with("//") ? lineStartAfter(End) : End;
+  }
   // Declared outside the main file: before the first main-file top-level
   // declaration that follows it.
   SourceLocation Loc = SM.getExpansionLoc(D->getBeginLoc());
@@ -74,10 +85,22 @@ unsigned SourcePlacement::prototypeOffset(const FunctionDecl *FD) const {
   return afterDecl(outermost(Pattern->getFirstDecl()));
 }
 
-unsigned SourcePlacement::definitionOffset(const FunctionDecl *FD) const {
+/// The definition of \p FD as written (its template pattern's), or its
+/// declaration when it has none.
+static const FunctionDecl *writtenDefinition(const FunctionDecl *FD) {
   const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
   if (!Pattern)
     Pattern = FD;
   const FunctionDecl *Def = Pattern->getDefinition();
-  return afterDecl(outermost(Def ? Def : Pattern));
+  return Def ? Def : Pattern;
+}
+
+unsigned SourcePlacement::definitionOffset(const FunctionDecl *FD) const {
+  return afterDecl(outermost(writtenDefinition(FD)));
+}
+
+bool SourcePlacement::isDefinedOutOfLine(const FunctionDecl *FD) {
+  const FunctionDecl *Def = writtenDefinition(FD);
+  return !Def->getLexicalDeclContext()->getRedeclContext()->Equals(
+      Def->getDeclContext()->getRedeclContext());
 }

@@ -8,7 +8,9 @@
 /// Computes byte offsets in the main file for generated text: prototypes go
 /// at the start of the line after the primal's first declaration, definitions
 /// after its definition (for a primal outside the main file, before the first
-/// main-file declaration that follows it).
+/// main-file declaration that follows it). Where code follows the
+/// declaration on its last line, the text goes right after the declaration
+/// instead, in the same scope (`namespace ns { double f(...) {...} }`).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -35,13 +37,17 @@ class SourcePlacement {
 public:
   explicit SourcePlacement(clang::ASTContext &Ctx);
 
-  /// Start of the line after the first declaration of \p FD.
+  /// Start of the line after the first declaration of \p FD (see above).
   unsigned prototypeOffset(const clang::FunctionDecl *FD) const;
-  /// Start of the line after the definition of \p FD.
+  /// Start of the line after the definition of \p FD (see above).
   unsigned definitionOffset(const clang::FunctionDecl *FD) const;
+  /// True when the definition of \p FD is written outside its namespace
+  /// (`double ns::f(double x) {...}`): the definitions placed after it name
+  /// the namespace too.
+  static bool isDefinedOutOfLine(const clang::FunctionDecl *FD);
   /// Offset of a location in the main file, if it is in it (not in a macro).
   std::optional<unsigned> offsetOf(clang::SourceLocation Loc) const;
-  /// 1-based line number of the line that starts at \p Offset.
+  /// 1-based line number of the line that holds \p Offset.
   unsigned lineAt(unsigned Offset) const;
   /// The main file's name as diagnostics spell it.
   std::string fileName() const;

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Emit/CudaEmitter.h"
+#include "IR/Traversal.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -37,25 +38,55 @@ std::string spellParams(const Function &F, bool WithNames) {
   return S;
 }
 
-/// "__device__ inline double f(double x)": everything up to the body.
-std::string spellHeader(const Function &F) {
+/// "__device__ inline double f(double x)": everything up to the body; the
+/// name qualified by the namespace with \p QualifiedName.
+std::string spellHeader(const Function &F, bool QualifiedName = false) {
   std::string S = spellTarget(F.getTarget());
   if (!F.getQualifiers().empty())
     S += F.getQualifiers() + " ";
   // The return type wraps the declarator so that "double *f(...)" reads
   // naturally.
+  std::string Name = F.getName();
+  if (QualifiedName && !F.getNamespace().empty())
+    Name = F.getNamespace() + "::" + Name; // No "::" after a return type.
   return S + spellDeclaration(F.getReturnType(),
-                              F.getName() + "(" + spellParams(F, true) + ")");
+                              Name + "(" + spellParams(F, true) + ")");
 }
 
 } // namespace
 
-std::string CudaEmitter::emitDefinition(const Function &F) {
+EmitContext EmitContext::of(const Function &F) {
+  EmitContext Ctx;
+  Ctx.Namespace = F.getNamespace();
+  for (const Var *P : F.getParams())
+    Ctx.VarNames.insert(P->getName());
+  forEachStmt(F.getBody(), [&](const Stmt *S) {
+    if (const auto *D = llvm::dyn_cast<DeclStmt>(S))
+      Ctx.VarNames.insert(D->getVar()->getName());
+  });
+  return Ctx;
+}
+
+std::string CudaEmitter::spellCallee(const Function &F,
+                                     const EmitContext *Ctx) {
+  std::string Name = F.getName() + F.getTemplateArgs();
+  bool Visible = Ctx ? Ctx->Namespace == F.getNamespace() &&
+                           !Ctx->VarNames.count(F.getName())
+                     : F.getNamespace().empty();
+  if (Visible)
+    return Name;
+  return "::" + (F.getNamespace().empty() ? "" : F.getNamespace() + "::") +
+         Name;
+}
+
+std::string CudaEmitter::emitDefinition(const Function &F,
+                                        bool QualifiedName) {
   if (!F.getBody())
     return emitPrototype(F);
-  std::string S = spellHeader(F) + " {\n";
+  EmitContext Ctx = EmitContext::of(F);
+  std::string S = spellHeader(F, QualifiedName) + " {\n";
   for (const Stmt *St : F.getBody()->getBody())
-    S += emitStmt(St, 2);
+    S += emitStmt(St, 2, &Ctx);
   return S + "}\n";
 }
 

@@ -238,6 +238,7 @@ const char *spellBuiltin(BuiltinExpr::Builtin B) {
 /// Prints one expression tree.
 class ExprPrinter {
 public:
+  explicit ExprPrinter(const EmitContext *Ctx) : Ctx(Ctx) {}
   std::string print(const Expr *E);
 
 private:
@@ -257,6 +258,8 @@ private:
   std::string printIndex(const IndexExpr *E);
   std::string printMember(const MemberExpr *E);
   std::string printCast(const CastExpr *E);
+
+  const EmitContext *Ctx;
 };
 
 std::string ExprPrinter::print(const Expr *E) {
@@ -353,8 +356,7 @@ std::string ExprPrinter::printConditional(const ConditionalExpr *E) {
 std::string ExprPrinter::printCall(const CallExpr *E) {
   std::string Callee;
   if (E->getCalleeKind() == CallExpr::CalleeKind::User)
-    Callee =
-        E->getUserCallee()->getName() + E->getUserCallee()->getTemplateArgs();
+    Callee = CudaEmitter::spellCallee(*E->getUserCallee(), Ctx);
   else
     Callee = E->getName();
   return Callee + "(" + printList(E->getArgs()) + ")";
@@ -380,6 +382,6 @@ std::string ExprPrinter::printCast(const CastExpr *E) {
 
 } // namespace
 
-std::string CudaEmitter::emitExpr(const Expr *E) {
-  return ExprPrinter().print(E);
+std::string CudaEmitter::emitExpr(const Expr *E, const EmitContext *Ctx) {
+  return ExprPrinter(Ctx).print(E);
 }

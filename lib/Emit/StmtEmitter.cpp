@@ -41,10 +41,17 @@ const char *spellAssignOp(AssignOp Op) {
 /// Prints statements into one string.
 class StmtPrinter {
 public:
+  explicit StmtPrinter(const EmitContext *Ctx) : Ctx(Ctx) {}
   std::string take() { return std::move(Out); }
   void print(const Stmt *S, unsigned Indent);
 
 private:
+  std::string expr(const Expr *E) const {
+    return CudaEmitter::emitExpr(E, Ctx);
+  }
+  std::string simpleStmtText(const Stmt *S) const;
+  std::string negated(const Expr *Cond) const;
+  std::string launchText(const LaunchStmt *L) const;
   void line(unsigned Indent, const std::string &Text) {
     Out.append(Indent, ' ');
     Out += Text;
@@ -56,13 +63,14 @@ private:
   void printIf(const IfStmt *S, unsigned Indent);
   void printFor(const ForStmt *S, unsigned Indent);
 
+  const EmitContext *Ctx;
   std::string Out;
 };
 
 /// The text of a declaration, assignment or expression statement without
 /// its ';' (also the init and increment of a for loop). Empty for a global
 /// variable's declaration, which is never emitted.
-std::string simpleStmtText(const Stmt *S) {
+std::string StmtPrinter::simpleStmtText(const Stmt *S) const {
   if (const auto *D = llvm::dyn_cast<DeclStmt>(S)) {
     const Var *V = D->getVar();
     if (V->isGlobal())
@@ -70,17 +78,17 @@ std::string simpleStmtText(const Stmt *S) {
     std::string Text = V->isShared() ? "__shared__ " : "";
     Text += spellDeclaration(V->getType(), V->getName());
     if (D->getInit())
-      Text += " = " + CudaEmitter::emitExpr(D->getInit());
+      Text += " = " + expr(D->getInit());
     return Text;
   }
   if (const auto *A = llvm::dyn_cast<AssignStmt>(S)) {
-    std::string LHS = CudaEmitter::emitExpr(A->getLHS());
+    std::string LHS = expr(A->getLHS());
     if (A->getOp() == AssignOp::Inc || A->getOp() == AssignOp::Dec)
       return spellAssignOp(A->getOp()) + LHS;
-    return LHS + spellAssignOp(A->getOp()) + CudaEmitter::emitExpr(A->getRHS());
+    return LHS + spellAssignOp(A->getOp()) + expr(A->getRHS());
   }
   if (const auto *E = llvm::dyn_cast<ExprStmt>(S))
-    return CudaEmitter::emitExpr(E->getExpr());
+    return expr(E->getExpr());
   return "";
 }
 
@@ -110,7 +118,7 @@ void StmtPrinter::print(const Stmt *S, unsigned Indent) {
     return;
   case Stmt::Kind::While: {
     const auto *W = llvm::cast<WhileStmt>(S);
-    line(Indent, "while (" + CudaEmitter::emitExpr(W->getCond()) + ") {");
+    line(Indent, "while (" + expr(W->getCond()) + ") {");
     printBlockTail(W->getBody(), Indent);
     Out += '\n';
     return;
@@ -119,7 +127,7 @@ void StmtPrinter::print(const Stmt *S, unsigned Indent) {
     const auto *D = llvm::cast<DoStmt>(S);
     line(Indent, "do {");
     printBlockTail(D->getBody(), Indent);
-    Out += " while (" + CudaEmitter::emitExpr(D->getCond()) + ");\n";
+    Out += " while (" + expr(D->getCond()) + ");\n";
     return;
   }
   case Stmt::Kind::Break:
@@ -130,28 +138,12 @@ void StmtPrinter::print(const Stmt *S, unsigned Indent) {
     return;
   case Stmt::Kind::Return: {
     const Expr *V = llvm::cast<ReturnStmt>(S)->getValue();
-    line(Indent, V ? "return " + CudaEmitter::emitExpr(V) + ";" : "return;");
+    line(Indent, V ? "return " + expr(V) + ";" : "return;");
     return;
   }
-  case Stmt::Kind::Launch: {
-    const auto *L = llvm::cast<LaunchStmt>(S);
-    std::string Config = CudaEmitter::emitExpr(L->getGrid()) + ", " +
-                         CudaEmitter::emitExpr(L->getBlock());
-    if (L->getSharedBytes() || L->getStream())
-      Config += ", " + (L->getSharedBytes()
-                            ? CudaEmitter::emitExpr(L->getSharedBytes())
-                            : std::string("0"));
-    if (L->getStream())
-      Config += ", " + CudaEmitter::emitExpr(L->getStream());
-    const std::string &K = L->getKernel()->getName();
-    std::string Text = L->isViaMacro()
-                           ? "MESHAD_LAUNCH(" + K + ", " + Config + ")("
-                           : K + "<<<" + Config + ">>>(";
-    for (size_t I = 0; I < L->getArgs().size(); ++I)
-      Text += (I ? ", " : "") + CudaEmitter::emitExpr(L->getArgs()[I]);
-    line(Indent, Text + ");");
+  case Stmt::Kind::Launch:
+    line(Indent, launchText(llvm::cast<LaunchStmt>(S)) + ";");
     return;
-  }
   case Stmt::Kind::Comment: {
     // One "//" line per line of the text.
     const std::string &Text = llvm::cast<CommentStmt>(S)->getText();
@@ -169,6 +161,22 @@ void StmtPrinter::print(const Stmt *S, unsigned Indent) {
   }
 }
 
+std::string StmtPrinter::launchText(const LaunchStmt *L) const {
+  std::string Config = expr(L->getGrid()) + ", " + expr(L->getBlock());
+  if (L->getSharedBytes() || L->getStream())
+    Config += ", " + (L->getSharedBytes() ? expr(L->getSharedBytes())
+                                          : std::string("0"));
+  if (L->getStream())
+    Config += ", " + expr(L->getStream());
+  std::string K = CudaEmitter::spellCallee(*L->getKernel(), Ctx);
+  std::string Text = L->isViaMacro()
+                         ? "MESHAD_LAUNCH(" + K + ", " + Config + ")("
+                         : K + "<<<" + Config + ">>>(";
+  for (size_t I = 0; I < L->getArgs().size(); ++I)
+    Text += (I ? ", " : "") + expr(L->getArgs()[I]);
+  return Text + ")";
+}
+
 void StmtPrinter::printBlockTail(const BlockStmt *B, unsigned Indent) {
   for (const Stmt *S : B->getBody())
     print(S, Indent + 2);
@@ -177,8 +185,8 @@ void StmtPrinter::printBlockTail(const BlockStmt *B, unsigned Indent) {
 }
 
 /// `!c` for a simple condition, `!(c)` otherwise.
-static std::string negated(const Expr *Cond) {
-  std::string Text = CudaEmitter::emitExpr(Cond);
+std::string StmtPrinter::negated(const Expr *Cond) const {
+  std::string Text = expr(Cond);
   bool Simple = llvm::isa<VarRefExpr>(Cond) || llvm::isa<BoolLitExpr>(Cond) ||
                 llvm::isa<IndexExpr>(Cond) || llvm::isa<MemberExpr>(Cond);
   return Simple ? "!" + Text : "!(" + Text + ")";
@@ -192,7 +200,7 @@ void StmtPrinter::printIf(const IfStmt *S, unsigned Indent) {
     printBlockTail(Else, Indent);
     return;
   }
-  Out += "if (" + CudaEmitter::emitExpr(S->getCond()) + ") {\n";
+  Out += "if (" + expr(S->getCond()) + ") {\n";
   printBlockTail(S->getThen(), Indent);
   if (!Else)
     return;
@@ -212,7 +220,7 @@ void StmtPrinter::printFor(const ForStmt *S, unsigned Indent) {
     Header += simpleStmtText(S->getInit());
   Header += ";";
   if (S->getCond())
-    Header += " " + CudaEmitter::emitExpr(S->getCond());
+    Header += " " + expr(S->getCond());
   Header += ";";
   if (S->getInc())
     Header += " " + simpleStmtText(S->getInc());
@@ -223,8 +231,9 @@ void StmtPrinter::printFor(const ForStmt *S, unsigned Indent) {
 
 } // namespace
 
-std::string CudaEmitter::emitStmt(const Stmt *S, unsigned Indent) {
-  StmtPrinter P;
+std::string CudaEmitter::emitStmt(const Stmt *S, unsigned Indent,
+                                  const EmitContext *Ctx) {
+  StmtPrinter P(Ctx);
   P.print(S, Indent);
   return P.take();
 }

@@ -576,6 +576,11 @@ public:
   /// non-templates. Generated functions are never templates.
   const std::string &getTemplateArgs() const { return TemplateArgs; }
   void setTemplateArgs(std::string A) { TemplateArgs = std::move(A); }
+  /// The namespace the function belongs to, as a qualified name spells it
+  /// ("ns::inner"; empty for the global namespace). Generated functions
+  /// are placed beside their primal, in its namespace.
+  const std::string &getNamespace() const { return Namespace; }
+  void setNamespace(std::string N) { Namespace = std::move(N); }
   const Type *getReturnType() const { return ReturnType; }
   void setReturnType(const Type *T) { ReturnType = T; }
   CudaTarget getTarget() const { return Target; }
@@ -606,6 +611,7 @@ public:
 private:
   std::string Name;
   std::string TemplateArgs;
+  std::string Namespace;
   const Type *ReturnType;
   CudaTarget Target;
   std::vector<Var *> Params;

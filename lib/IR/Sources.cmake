@@ -1,1 +1,1 @@
-set(SOURCES Type.cpp IR.cpp Traversal.cpp Clone.cpp)
+set(SOURCES Type.cpp IR.cpp Traversal.cpp Clone.cpp NameScope.cpp)

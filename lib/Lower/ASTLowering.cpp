@@ -15,6 +15,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 
 using namespace meshad;
@@ -52,6 +53,39 @@ std::string LoweringState::getQualifiedName(const NamedDecl *D) const {
   llvm::raw_string_ostream OS(Name);
   D->printQualifiedName(OS, Policy);
   return Name;
+}
+
+namespace {
+
+/// Collects the identifiers a function body declares and refers to.
+class UserNameCollector : public RecursiveASTVisitor<UserNameCollector> {
+public:
+  explicit UserNameCollector(ir::NameScope &Names) : Names(Names) {}
+  bool VisitNamedDecl(NamedDecl *D) {
+    add(D);
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    add(E->getDecl());
+    return true;
+  }
+
+private:
+  void add(const NamedDecl *D) {
+    if (const IdentifierInfo *II = D->getIdentifier())
+      Names.reserve(II->getName().str());
+  }
+  ir::NameScope &Names;
+};
+
+} // namespace
+
+void meshad::reserveUserNames(const FunctionDecl *FD, ir::NameScope &Names) {
+  UserNameCollector Collector(Names);
+  for (const ParmVarDecl *P : FD->parameters())
+    Collector.VisitNamedDecl(const_cast<ParmVarDecl *>(P));
+  if (FD->hasBody())
+    Collector.TraverseStmt(FD->getBody());
 }
 
 //===----------------------------------------------------------------------===//
@@ -99,7 +133,7 @@ ir::Function *ASTLowering::Impl::lowerFunction(const FunctionDecl *FD) {
   ir::BlockStmt *Body = nullptr;
   if (const auto *CS = dyn_cast<CompoundStmt>(Def->getBody())) {
     // A callee is lowered in the middle of its caller's expression.
-    ExprLowering::FunctionScope Caller = Exprs.enterFunction();
+    ExprLowering::FunctionScope Caller = Exprs.enterFunction(Def);
     Body = Stmts.lowerBlock(CS);
     Exprs.leaveFunction(std::move(Caller));
   } else
@@ -148,6 +182,7 @@ ir::Function *ASTLowering::Impl::createSignature(const FunctionDecl *FD) {
                                        Types.lowerType(FD->getReturnType()),
                                        getCudaTarget(FD));
   F->setTemplateArgs(getTemplateArgs(FD));
+  F->setNamespace(getNamespace(FD));
   F->setQualifiers(getQualifiers(FD));
   F->setSourceDecl(FD);
   F->setLoc(FD->getLocation());
@@ -156,6 +191,8 @@ ir::Function *ASTLowering::Impl::createSignature(const FunctionDecl *FD) {
 
 bool ASTLowering::Impl::lowerParams(const FunctionDecl *FD, ir::Function *F) {
   bool Ok = true;
+  // Unnamed parameters are named "_p<index>" unless the user took that name.
+  std::optional<ir::NameScope> Names;
   for (unsigned I = 0, E = FD->getNumParams(); I != E; ++I) {
     const ParmVarDecl *P = FD->getParamDecl(I);
     const ir::Type *Ty = Types.lowerDeclType(P);
@@ -163,8 +200,12 @@ bool ASTLowering::Impl::lowerParams(const FunctionDecl *FD, ir::Function *F) {
       Ok = false;
       continue;
     }
-    std::string Name = P->getName().empty() ? "_p" + std::to_string(I)
-                                            : P->getNameAsString();
+    std::string Name = P->getNameAsString();
+    if (Name.empty()) {
+      if (!Names)
+        reserveUserNames(FD, Names.emplace());
+      Name = Names->unique("_p" + std::to_string(I));
+    }
     ir::Var *V = S.M.createVar(std::move(Name), Ty, ir::Var::Storage::Param);
     Ok &= lowerParamAnnotations(P, V);
     S.Vars[P] = V;
@@ -216,6 +257,19 @@ std::string ASTLowering::Impl::getQualifiers(const FunctionDecl *FD) {
   if (FD->isInlineSpecified())
     Qualifiers += Qualifiers.empty() ? "inline" : " inline";
   return Qualifiers;
+}
+
+std::string ASTLowering::Impl::getNamespace(const FunctionDecl *FD) {
+  std::string Name;
+  for (const DeclContext *DC = FD->getDeclContext(); DC;
+       DC = DC->getParent()) {
+    const auto *NS = dyn_cast<NamespaceDecl>(DC);
+    if (!NS || NS->isAnonymousNamespace())
+      continue; // extern "C" blocks; unnamed namespaces are not spelled.
+    Name = Name.empty() ? NS->getNameAsString()
+                        : NS->getNameAsString() + "::" + Name;
+  }
+  return Name;
 }
 
 std::string ASTLowering::Impl::getTemplateArgs(const FunctionDecl *FD) {

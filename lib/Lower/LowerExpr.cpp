@@ -189,8 +189,11 @@ const ir::Expr *ExprLowering::lowerNoHoist(const Expr *E,
   return Result;
 }
 
-ExprLowering::FunctionScope ExprLowering::enterFunction() {
-  return std::exchange(Scope, FunctionScope());
+ExprLowering::FunctionScope
+ExprLowering::enterFunction(const FunctionDecl *FD) {
+  FunctionScope Caller = std::exchange(Scope, FunctionScope());
+  reserveUserNames(FD, Scope.Names);
+  return Caller;
 }
 
 void ExprLowering::leaveFunction(FunctionScope Saved) {
@@ -365,7 +368,13 @@ const ir::Expr *ExprLowering::lowerExplicitCast(const ExplicitCastExpr *E) {
   if (!Sub)
     return nullptr;
   const ir::Type *Ty = Types.lowerType(E->getType())->getUnqualified();
-  return convert(Sub, Ty, E->getExprLoc());
+  const ir::Expr *Result = convert(Sub, Ty, E->getExprLoc());
+  // The cast's type is kept: (double)3 as "3.", not as "3", which changes
+  // template deduction (std::max(y, 3)) and division (1 / 3).
+  if (const auto *F = dyn_cast<ir::FloatLitExpr>(Result))
+    if (isa<ir::IntLitExpr>(Sub))
+      return S.make<ir::FloatLitExpr>(F->getLoc(), Ty, F->getValue(), "");
+  return Result;
 }
 
 const ir::Expr *ExprLowering::lowerFloatLit(const FloatingLiteral *E) {
@@ -747,8 +756,7 @@ const ir::Expr *ExprLowering::hoistIfNested(const Expr *E,
   if (Call->getType()->isVoid())
     return S.fail(Loc, "meshad: a call to a void function inside an "
                        "expression is not supported");
-  ir::Var *Temp =
-      S.M.createVar("_t" + std::to_string(Scope.NextTemp++), Call->getType());
+  ir::Var *Temp = S.M.createVar(Scope.Names.numbered("_t"), Call->getType());
   Scope.Hoisted.push_back(S.make<ir::DeclStmt>(Loc, Temp, Call));
   return S.make<ir::VarRefExpr>(Loc, Temp);
 }

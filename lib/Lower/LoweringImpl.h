@@ -23,6 +23,7 @@
 #define MESHAD_LOWER_LOWERINGIMPL_H
 
 #include "IR/IR.h"
+#include "IR/NameScope.h"
 #include "Lower/ASTLowering.h"
 #include "Support/Diagnostics.h"
 
@@ -72,6 +73,10 @@ public:
   std::string getQualifiedName(const clang::NamedDecl *D) const;
 };
 
+/// Reserves in \p Names every identifier that \p FD declares (parameters,
+/// locals at any depth) or refers to (globals, functions, enumerators).
+void reserveUserNames(const clang::FunctionDecl *FD, ir::NameScope &Names);
+
 /// Maps Clang types into the IR type system.
 class TypeLowering {
 public:
@@ -118,7 +123,8 @@ public:
   struct FunctionScope {
     const clang::Expr *Root = nullptr;
     const char *NoHoistContext = nullptr;
-    unsigned NextTemp = 0;
+    /// The function's identifiers: hoisted temporaries take free names.
+    ir::NameScope Names;
     std::vector<const ir::Stmt *> Hoisted;
   };
 
@@ -152,8 +158,8 @@ public:
   void restoreHoisted(std::vector<const ir::Stmt *> H) {
     Scope.Hoisted = std::move(H);
   }
-  /// Starts lowering a new function body; returns the caller's state.
-  FunctionScope enterFunction();
+  /// Starts lowering the body of \p FD; returns the caller's state.
+  FunctionScope enterFunction(const clang::FunctionDecl *FD);
   void leaveFunction(FunctionScope Saved);
 
   /// Strips parentheses and wrappers that carry no meaning for the IR.
@@ -274,6 +280,8 @@ private:
   static ir::CudaTarget getCudaTarget(const clang::FunctionDecl *FD);
   static std::string getQualifiers(const clang::FunctionDecl *FD);
   std::string getTemplateArgs(const clang::FunctionDecl *FD);
+  /// "ns::inner" for a function of namespace ns::inner, "" for a global one.
+  static std::string getNamespace(const clang::FunctionDecl *FD);
   bool checkSupported(const clang::FunctionDecl *FD);
 
   llvm::DenseMap<const clang::FunctionDecl *, ir::Function *> Functions;

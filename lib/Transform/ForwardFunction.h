@@ -16,12 +16,12 @@
 
 #include "Analysis/Activity.h"
 #include "IR/Builder.h"
+#include "IR/NameScope.h"
 #include "Transform/ForwardMode.h"
 
 #include "llvm/ADT/DenseMap.h"
 
 #include <memory>
-#include <set>
 
 namespace meshad {
 
@@ -103,7 +103,6 @@ private:
   }
   /// A temporary name ("_t0", "_t1"...) that the primal does not use.
   std::string freshTempName();
-  void collectNames(const ir::Stmt *S);
   const ParamSeed *seedOf(const ir::Var *V) const;
   void error(clang::SourceLocation Loc, const std::string &Msg);
 
@@ -118,8 +117,8 @@ private:
   Flavor Kind;
   std::unique_ptr<ActivityAnalysis> Activity;
   llvm::DenseMap<const ir::Var *, ir::Var *> Tangents;
-  unsigned NumTemps = 0;
-  std::set<std::string> UsedNames;
+  /// Every name of the generated function: the user's and the generated.
+  ir::NameScope Names;
   bool Failed = false;
 };
 

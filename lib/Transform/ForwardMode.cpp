@@ -32,6 +32,7 @@ ForwardModeTransformer::deriveRequest(ir::Function *Primal,
       Name, RetTy->isDifferentiableValue() ? RetTy : M.getTypes().getVoid(),
       Primal->getTarget());
   Result->setQualifiers(Primal->getQualifiers());
+  Result->setNamespace(Primal->getNamespace());
   Result->setLoc(Primal->getLoc());
   size_t Mark = Derived.entries().size();
   Derived.add(Key, Result, Primal);
@@ -68,6 +69,7 @@ ForwardModeTransformer::derivePushforward(ir::Function *Primal,
                          : RetTy;
   ir::Function *Result = M.createFunction(Name, PFTy, Primal->getTarget());
   Result->setQualifiers(Primal->getQualifiers());
+  Result->setNamespace(Primal->getNamespace());
   Result->setLoc(Primal->getLoc());
   std::vector<ParamSeed> Seeds;
   for (bool A : Active)
@@ -141,7 +143,8 @@ void ForwardFunction::addParameters() {
     Var *P = Primal->getParam(I);
     const Type *Ty = P->getType()->isPointer() ? P->getType()
                                                : P->getType()->getUnqualified();
-    Var *T = M.createVar("_d_" + P->getName(), Ty, Var::Storage::Param);
+    Var *T = M.createVar(Names.derivative(P->getName()), Ty,
+                         Var::Storage::Param);
     Tangents[P] = T;
     Result->addParam(T);
   }
@@ -171,9 +174,8 @@ bool ForwardFunction::run() {
   }
   if (!computeActivity())
     return false;
-  for (const Var *P : Primal->getParams())
-    UsedNames.insert(P->getName());
-  collectNames(Primal->getBody());
+  // Every user identifier first: generated names never take one.
+  Names.addFunction(*Primal);
   addParameters();
   BlockStmt *Body = B.block();
   seedLocals(Body);
@@ -187,45 +189,12 @@ Var *ForwardFunction::tangentVar(Var *V) {
   if (It != Tangents.end())
     return It->second;
   Var::Storage S = V->isShared() ? Var::Storage::Shared : Var::Storage::Local;
-  Var *T = M.createVar("_d_" + V->getName(), V->getType()->getUnqualified(), S);
+  Var *T = M.createVar(Names.derivative(V->getName()),
+                       V->getType()->getUnqualified(), S);
   Tangents[V] = T;
   return T;
 }
 
 std::string ForwardFunction::freshTempName() {
-  std::string Name;
-  do
-    Name = "_t" + std::to_string(NumTemps++);
-  while (UsedNames.count(Name));
-  return Name;
-}
-
-void ForwardFunction::collectNames(const Stmt *S) {
-  if (!S)
-    return;
-  switch (S->getKind()) {
-  case Stmt::Kind::Block:
-    for (const Stmt *Sub : llvm::cast<BlockStmt>(S)->getBody())
-      collectNames(Sub);
-    return;
-  case Stmt::Kind::Decl:
-    UsedNames.insert(llvm::cast<DeclStmt>(S)->getVar()->getName());
-    return;
-  case Stmt::Kind::If:
-    collectNames(llvm::cast<IfStmt>(S)->getThen());
-    collectNames(llvm::cast<IfStmt>(S)->getElse());
-    return;
-  case Stmt::Kind::For:
-    collectNames(llvm::cast<ForStmt>(S)->getInit());
-    collectNames(llvm::cast<ForStmt>(S)->getBody());
-    return;
-  case Stmt::Kind::While:
-    collectNames(llvm::cast<WhileStmt>(S)->getBody());
-    return;
-  case Stmt::Kind::Do:
-    collectNames(llvm::cast<DoStmt>(S)->getBody());
-    return;
-  default:
-    return;
-  }
+  return Names.numbered("_t");
 }

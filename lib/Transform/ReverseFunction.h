@@ -18,6 +18,7 @@
 #include "Analysis/Activity.h"
 #include "Analysis/ReverseNeeds.h"
 #include "IR/Builder.h"
+#include "IR/NameScope.h"
 #include "Analysis/Recomputation.h"
 #include "Transform/AccumulationPolicy.h"
 #include "Transform/ReverseMode.h"
@@ -26,7 +27,6 @@
 
 #include <functional>
 #include <memory>
-#include <set>
 
 namespace meshad {
 
@@ -255,7 +255,8 @@ private:
   std::unique_ptr<ReverseNeeds> Needs;
   ir::BlockStmt *Decls = nullptr; ///< Function-scope declarations.
   llvm::DenseMap<const ir::Var *, ir::Var *> Adjoints;
-  std::set<std::string> UsedNames;
+  /// Every name of the generated function: the user's and the generated.
+  ir::NameScope Names;
   std::vector<ir::Var *> Hoisted;
   ir::Var *Seed = nullptr; ///< The return seed parameter of a pullback.
   unsigned LoopDepth = 0;

@@ -24,6 +24,18 @@ using namespace meshad::ir;
 using llvm::cast;
 using llvm::dyn_cast;
 
+/// The type of the adjoint of a variable of type \p Ty: \p Ty without const
+/// at any level (the adjoint of a pointer to const is written through).
+static const Type *adjointType(TypeContext &Types, const Type *Ty) {
+  Ty = Ty->getUnqualified();
+  if (Ty->isPointer())
+    return Types.getPointer(adjointType(Types, Ty->getElement()));
+  if (Ty->isArray())
+    return Types.getArray(adjointType(Types, Ty->getElement()),
+                          Ty->getCount());
+  return Ty;
+}
+
 ir::Function *ReverseModeTransformer::deriveGradient(
     ir::Function *Primal, const std::vector<bool> &Selected,
     const std::string &Name, clang::SourceLocation RequestLoc,
@@ -34,6 +46,7 @@ ir::Function *ReverseModeTransformer::deriveGradient(
   ir::Function *Result =
       M.createFunction(Name, M.getTypes().getVoid(), Primal->getTarget());
   Result->setQualifiers(Primal->getQualifiers());
+  Result->setNamespace(Primal->getNamespace());
   Result->setLoc(Primal->getLoc());
   size_t Mark = Derived.entries().size();
   Derived.add(Key, Result, Primal);
@@ -70,6 +83,7 @@ ReverseModeTransformer::derivePullback(ir::Function *Primal,
   ir::Function *Result =
       M.createFunction(Name, M.getTypes().getVoid(), Primal->getTarget());
   Result->setQualifiers(Primal->getQualifiers());
+  Result->setNamespace(Primal->getNamespace());
   Result->setLoc(Primal->getLoc());
   Derived.add(Key, Result, Primal);
   ReverseFunction RF(*this, M, Diags, Derived, Primal, Result, Active,
@@ -104,11 +118,7 @@ void ReverseFunction::error(clang::SourceLocation Loc,
 }
 
 std::string ReverseFunction::freshName(const std::string &Prefix) {
-  for (unsigned N = 0;; ++N) {
-    std::string Name = Prefix + std::to_string(N);
-    if (UsedNames.insert(Name).second)
-      return Name;
-  }
+  return Names.numbered(Prefix);
 }
 
 ir::Var *ReverseFunction::newVar(const std::string &Prefix, const Type *Ty,
@@ -132,10 +142,7 @@ void ReverseFunction::hoistDeclarations(const Stmt *S) {
     Var *V = cast<DeclStmt>(S)->getVar();
     if (std::find(Hoisted.begin(), Hoisted.end(), V) != Hoisted.end())
       return;
-    std::string Name = V->getName();
-    for (unsigned N = 1; !UsedNames.insert(Name).second; ++N)
-      Name = V->getName() + "_" + std::to_string(N);
-    V->setName(Name);
+    V->setName(Names.declare(V->getName()));
     if (!V->getType()->isArray())
       V->setType(V->getType()->getUnqualified());
     Hoisted.push_back(V);
@@ -208,8 +215,11 @@ bool ReverseFunction::prepare() {
             ++OutputStores[Root];
   });
   Recompute = std::make_unique<Recomputation>(*Body);
+  // Every user identifier first: generated names never take one.
+  Names.addFunction(*Primal);
+  Names.addStmt(Body);
   for (const Var *P : Primal->getParams())
-    UsedNames.insert(P->getName());
+    Names.declare(P->getName());
   hoistDeclarations(Body);
   return true;
 }
@@ -217,10 +227,17 @@ bool ReverseFunction::prepare() {
 void ReverseFunction::addParameters() {
   for (Var *P : Primal->getParams())
     Result->addParam(P);
+  // The adjoints of the parameters are named first ("_d_x"), the seed of a
+  // pullback's result then takes what is left ("_d_y", or "_d_y_1" when the
+  // primal has a parameter y).
+  std::vector<std::string> AdjointNames(Primal->getNumParams());
+  for (unsigned I = 0; I < Primal->getNumParams(); ++I)
+    if (Selected[I])
+      AdjointNames[I] = Names.derivative(Primal->getParam(I)->getName());
   const Type *RetTy = Primal->getReturnType();
   if (Kind == Flavor::Pullback && RetTy->isDifferentiableValue()) {
-    Seed = M.createVar("_d_y", RetTy->getUnqualified(), Var::Storage::Param);
-    UsedNames.insert("_d_y");
+    Seed = M.createVar(Names.unique("_d_y"), RetTy->getUnqualified(),
+                       Var::Storage::Param);
     Result->addParam(Seed);
   }
   for (unsigned I = 0; I < Primal->getNumParams(); ++I) {
@@ -234,9 +251,8 @@ void ReverseFunction::addParameters() {
             ? M.getTypes().getPointer(Ty->getScalarElement()->getUnqualified())
             : M.getTypes().getPointer(Ty->getUnqualified());
     if (Ty->isPointer() && Ty->getElement()->isIndexable())
-      AdjTy = Ty->getUnqualified();
-    std::string Name = "_d_" + P->getName();
-    UsedNames.insert(Name);
+      AdjTy = adjointType(M.getTypes(), Ty);
+    const std::string &Name = AdjointNames[I];
     Var *A = M.createVar(Name, AdjTy, Var::Storage::Param);
     if (Kind == Flavor::Pullback && (!Ty->isIndexable() || Private[I]))
       Policy.addThreadPrivate(A);
@@ -245,9 +261,8 @@ void ReverseFunction::addParameters() {
     if (Primal->isKernel() && Kind == Flavor::Gradient && !Ty->isIndexable() &&
         !assignsVar(Body, P) && !Force) {
       // Every thread adds to this adjoint: sum in a register first.
-      std::string PartName = Name + "_part";
-      UsedNames.insert(PartName);
-      Var *Part = M.createVar(PartName, Ty->getUnqualified());
+      Var *Part = M.createVar(Names.unique(Name + "_part"),
+                              Ty->getUnqualified());
       Adjoints[P] = Part;
       Policy.addBlockSum(Part, P->getName());
       BlockSums.push_back({A, Part});
@@ -267,9 +282,8 @@ void ReverseFunction::addParameters() {
       if (R.Class == OwnershipClass::Uniform && R.HasLiteralIndex &&
           Kind == Flavor::Gradient &&
           Ty->getElement()->isConst() && Ty->getElement()->isFloatingScalar()) {
-        std::string PartName = Name + "_" + std::to_string(R.UniformIndex) +
-                               "_part";
-        UsedNames.insert(PartName);
+        std::string PartName = Names.unique(
+            Name + "_" + std::to_string(R.UniformIndex) + "_part");
         Var *Part = M.createVar(PartName, Ty->getElement()->getUnqualified());
         Policy.addUniformElement(A, R.UniformIndex, Part);
         UniformSums.push_back({A, R.UniformIndex, Part});
@@ -331,10 +345,8 @@ void ReverseFunction::addTile(const Var *P, Var *Adjoint, OwnershipResult &R) {
     return;
   }
   TileBytes += Slots * ElemBytes;
-  std::string Name = Adjoint->getName() + "_tile";
-  UsedNames.insert(Name);
   Var *Tile = M.createVar(
-      Name, M.getTypes().getArray(Elem->getUnqualified(), Slots),
+      Names.unique(Adjoint->getName() + "_tile"), M.getTypes().getArray(Elem->getUnqualified(), Slots),
       Var::Storage::Shared);
   Policy.addTile(Adjoint, Tile, R);
   Tiles.push_back({Adjoint, Tile, R});
@@ -389,16 +401,10 @@ ir::Var *ReverseFunction::adjointVar(Var *V) {
   auto It = Adjoints.find(V);
   if (It != Adjoints.end())
     return It->second;
-  const Type *Ty = V->getType()->getUnqualified();
-  if (Ty->isArray() && Ty->getElement()->isConst())
-    Ty = M.getTypes().getArray(Ty->getElement()->getUnqualified(),
-                               Ty->getCount());
+  const Type *Ty = adjointType(M.getTypes(), V->getType());
   Var::Storage S = V->isShared() ? Var::Storage::Shared : Var::Storage::Local;
-  // Keep "_d_x" when it is free, else number it.
-  std::string Name = "_d_" + V->getName();
-  if (!UsedNames.insert(Name).second)
-    Name = freshName(Name + "_");
-  Var *A = M.createVar(Name, Ty, S);
+  // "_d_x" when it is free, else numbered ("_d_x_1").
+  Var *A = M.createVar(Names.derivative(V->getName()), Ty, S);
   const Expr *Init = nullptr;
   if (!V->isShared() && !Ty->isPointer())
     Init = B.zero(Ty);
@@ -541,9 +547,7 @@ void ReverseFunction::gatherTileAdjoints() {
   std::string WhyNot;
   bool Done = gatherTiles(
       B, *Result, Gathered,
-      [&](const std::string &Prefix) {
-        return UsedNames.insert(Prefix).second ? Prefix : freshName(Prefix);
-      },
+      [&](const std::string &Prefix) { return Names.unique(Prefix); },
       WhyNot);
   if (Done)
     removeDeadLocals(*Result);
