@@ -4,7 +4,9 @@
 // namespaces, a function defined out of line (double ns::g(...) {...}: its
 // derivatives are defined as ns::g_pullback there), one of an unnamed
 // namespace, a request for a function of a namespace, and a global function
-// whose generated derivative a local of the caller hides (h_pullback). The
+// whose generated derivative a local of the caller hides (h_pullback), and
+// a callee of a namespace that overwrites memory its caller reads (its
+// recording variant ns::relax_record). The
 // callees and their derivatives are called by their qualified names where
 // the unqualified ones would not find them. Both modes, checked against
 // central finite differences.
@@ -21,6 +23,10 @@ template <class T> T sq(T x) { return x * x; }
 double cube(double x) { return x * sq(x); }
 namespace inner { double quad(double x) { return sq(x) * sq(x) + cube(x); } }
 double g(double x);
+void relax(double *v, int n) {
+  for (int i = 0; i < n; ++i)
+    v[i] = v[i] * v[i];
+}
 } // namespace ns
 
 double ns::g(double x) { return sin(x) * cube(x); }
@@ -39,6 +45,13 @@ double f(double x) {
 
 namespace other {
 double f2(double x, double y) { return ns::sq(x * y) + ::h(y); }
+// relax overwrites v, which this reverse sweep reads: its recording variant
+// ns::relax_record runs in the forward sweep.
+double overwrite(double *v, int n) {
+  double a = v[0];
+  ns::relax(v, n);
+  return a * v[1];
+}
 } // namespace other
 
 // CHECK-LABEL: void f_grad(double x, double *_d_x) {
@@ -72,6 +85,9 @@ double f2(double x, double y) { return ns::sq(x * y) + ::h(y); }
 // CHECK-LABEL: meshad::ValueAndPushforward<double, double> ns::g_pushforward(double x, double _d_x) {
 // CHECK-LABEL: void f2_grad(double x, double y, double *_d_x, double *_d_y) {
 // CHECK: ::ns::sq_pullback(
+// CHECK-LABEL: void overwrite_grad(double *v, int n, double *_d_v) {
+// CHECK: ::ns::relax_record(v, n, &_undo0);
+// CHECK: ::ns::relax_pullback(v, n, _d_v);
 
 int main() {
   using meshad::test::centralDifference;
@@ -80,6 +96,7 @@ int main() {
   auto df = meshad::differentiate(f, "x");
   auto gf2 = meshad::gradient(other::f2, "x, y");
   auto df2 = meshad::differentiate(other::f2, "y");
+  auto go = meshad::gradient(other::overwrite, "v");
   for (int I = 0; I < 10; ++I) {
     double X = Rng.uniform(-1.5, 1.5), Y = Rng.uniform(-1.5, 1.5);
     double Ref = centralDifference([&](double V) { return f(V); }, X);
@@ -96,8 +113,14 @@ int main() {
                            [&](double V) { return other::f2(V, Y); }, X));
     MESHAD_CHECK_CLOSE("gradient d f2/dy", G2Y, Ref2Y);
     MESHAD_CHECK_CLOSE("forward d f2/dy", df2.execute(X, Y), Ref2Y);
+    double V[2] = {X, Y}, DV[2] = {0, 0};
+    go.execute(V, 2, DV);
+    V[0] = X, V[1] = Y;
+    // overwrite = v0 v1^2.
+    MESHAD_CHECK_CLOSE("gradient d overwrite/dv[0]", DV[0], Y * Y);
+    MESHAD_CHECK_CLOSE("gradient d overwrite/dv[1]", DV[1], 2 * X * Y);
   }
   return meshad::test::summary();
 }
 // NUM-NOT: FAIL
-// NUM: numeric checks: 50 passed, 0 failed
+// NUM: numeric checks: 70 passed, 0 failed

@@ -8,6 +8,7 @@
 #include "Analysis/Activity.h"
 #include "IR/Builder.h"
 #include "IR/Clone.h"
+#include "IR/NameScope.h"
 #include "IR/Traversal.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -167,18 +168,12 @@ ir::Function *RecordingPrimals::get(ir::Function *Primal,
       M.createFunction(Name, M.getTypes().getVoid(), Primal->getTarget());
   Result->setReturnType(Primal->getReturnType());
   Result->setQualifiers(Primal->getQualifiers());
+  Result->setNamespace(Primal->getNamespace());
   Result->setLoc(Primal->getLoc());
   Derived.add(Key, Result, Primal);
-  std::string LogName = "_undo";
-  std::set<std::string> Taken;
-  for (const Var *P : Primal->getParams())
-    Taken.insert(P->getName());
-  forEachStmt(Primal->getBody(), [&](const Stmt *S) {
-    if (const auto *D = dyn_cast<DeclStmt>(S))
-      Taken.insert(D->getVar()->getName());
-  });
-  while (Taken.count(LogName))
-    LogName += "_";
+  ir::NameScope Names;
+  Names.addFunction(*Primal);
+  std::string LogName = Names.unique("_undo");
   for (Var *P : Primal->getParams())
     Result->addParam(P);
   Var *Log = M.createVar(

@@ -1,8 +1,8 @@
 // A local pointer to const aliasing active memory (`const double *p = arr;`)
 // gets an adjoint pointer to non-const (`double *_d_p = _d_arr;`): the
 // reverse sweep adds through it. Also a pointer to an element, one made by
-// pointer arithmetic, and one in a callee (its pullback). (Reassigning such
-// a pointer is the pointer-arithmetic bug of issue 9, tested with it.) Both modes, checked
+// pointer arithmetic, one reassigned and incremented, and one in a callee
+// (its pullback). Both modes, checked
 // against central finite differences.
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%I -I%test_inputs %s -o %t 2> %t.dump
@@ -28,8 +28,10 @@ double tail(const double *v) {
 double energy(const double *arr, double k) {
   const double *p = arr;
   const double *r = p + 1;
-  double e = k * p[0] * tail(p);
-  return e + r[0] * r[2];
+  double e = k * p[0] * tail(p) + r[0] * r[2];
+  p = arr + 1;
+  ++p;
+  return e + p[0] * p[1];
 }
 
 // CHECK-LABEL: void sumSquares_grad(const double *arr, int n, double *_d_arr) {
