@@ -1,4 +1,4 @@
-//===- IR/NameScope.h - Unique, readable names for generated code -*- C++ -*-===//
+//===- IR/NameScope.h - Unique, readable generated names --------*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //

@@ -36,6 +36,19 @@ static const Type *adjointType(TypeContext &Types, const Type *Ty) {
   return Ty;
 }
 
+/// The names of the selected parameters' adjoints ("_d_x"), taken before
+/// the seed of a pullback's result, which gets what is left ("_d_y", or
+/// "_d_y_1" when the primal has a parameter y).
+static std::vector<std::string>
+nameParamAdjoints(const ir::Function &Primal, const std::vector<bool> &Selected,
+                  NameScope &Names) {
+  std::vector<std::string> AdjointNames(Primal.getNumParams());
+  for (unsigned I = 0; I < Primal.getNumParams(); ++I)
+    if (Selected[I])
+      AdjointNames[I] = Names.derivative(Primal.getParam(I)->getName());
+  return AdjointNames;
+}
+
 ir::Function *ReverseModeTransformer::deriveGradient(
     ir::Function *Primal, const std::vector<bool> &Selected,
     const std::string &Name, clang::SourceLocation RequestLoc,
@@ -227,13 +240,8 @@ bool ReverseFunction::prepare() {
 void ReverseFunction::addParameters() {
   for (Var *P : Primal->getParams())
     Result->addParam(P);
-  // The adjoints of the parameters are named first ("_d_x"), the seed of a
-  // pullback's result then takes what is left ("_d_y", or "_d_y_1" when the
-  // primal has a parameter y).
-  std::vector<std::string> AdjointNames(Primal->getNumParams());
-  for (unsigned I = 0; I < Primal->getNumParams(); ++I)
-    if (Selected[I])
-      AdjointNames[I] = Names.derivative(Primal->getParam(I)->getName());
+  std::vector<std::string> AdjointNames =
+      nameParamAdjoints(*Primal, Selected, Names);
   const Type *RetTy = Primal->getReturnType();
   if (Kind == Flavor::Pullback && RetTy->isDifferentiableValue()) {
     Seed = M.createVar(Names.unique("_d_y"), RetTy->getUnqualified(),
@@ -345,9 +353,9 @@ void ReverseFunction::addTile(const Var *P, Var *Adjoint, OwnershipResult &R) {
     return;
   }
   TileBytes += Slots * ElemBytes;
-  Var *Tile = M.createVar(
-      Names.unique(Adjoint->getName() + "_tile"), M.getTypes().getArray(Elem->getUnqualified(), Slots),
-      Var::Storage::Shared);
+  Var *Tile = M.createVar(Names.unique(Adjoint->getName() + "_tile"),
+                          M.getTypes().getArray(Elem->getUnqualified(), Slots),
+                          Var::Storage::Shared);
   Policy.addTile(Adjoint, Tile, R);
   Tiles.push_back({Adjoint, Tile, R});
 }
