@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Driver/Generator.h"
+#include "Driver/GeneratedNames.h"
 #include "Driver/Placement.h"
 #include "Driver/RequestResolver.h"
 #include "Emit/CudaEmitter.h"
@@ -41,7 +42,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 using namespace meshad;
 using namespace clang;
@@ -190,49 +190,6 @@ std::vector<TextEdit> EditPlan::takeEdits() {
   return Edits;
 }
 
-/// Reserves the identifiers of every declaration at namespace scope in
-/// \p DC and the namespaces it contains (all of them, conservatively).
-static void reserveNamespaceScopeNames(const DeclContext *DC,
-                                       ir::NameScope &Names) {
-  for (const Decl *D : DC->decls()) {
-    if (const auto *ND = dyn_cast<NamedDecl>(D))
-      if (const IdentifierInfo *II = ND->getIdentifier())
-        Names.reserve(II->getName().str());
-    if (isa<NamespaceDecl>(D) || isa<LinkageSpecDecl>(D))
-      reserveNamespaceScopeNames(cast<DeclContext>(D), Names);
-  }
-}
-
-/// Renames the generated functions whose names the user has taken (a
-/// function, variable, type or macro of that name: "f_grad" becomes
-/// "f_grad_1") or that another generated function of the same namespace
-/// and parameter types has. Overloads (a template's derivatives for double
-/// and for float) keep their common name.
-static void uniqueFunctionNames(ASTContext &Ctx,
-                                const DerivedFunctionSet &Derived,
-                                const ir::NameScope &TUNames) {
-  std::set<std::string> Signatures;
-  for (const DerivedFunction &Entry : Derived.entries()) {
-    ir::Function *F = Entry.Derived;
-    std::string Params;
-    for (const ir::Var *P : F->getParams())
-      Params += ir::spellType(P->getType()) + ",";
-    auto SignatureWith = [&](const std::string &Name) {
-      return F->getNamespace() + "::" + Name + "(" + Params + ")";
-    };
-    auto Taken = [&](const std::string &Name) {
-      auto It = Ctx.Idents.find(Name);
-      return TUNames.contains(Name) || Signatures.count(SignatureWith(Name)) ||
-             (It != Ctx.Idents.end() && It->second->hasMacroDefinition());
-    };
-    std::string Base = F->getName(), Name = Base;
-    for (unsigned N = 1; Taken(Name); ++N)
-      Name = Base + "_" + std::to_string(N);
-    F->setName(Name);
-    Signatures.insert(SignatureWith(Name));
-  }
-}
-
 GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
                                              DiagnosticSink &Diags,
                                              const GeneratorOptions &Opts) {
@@ -271,7 +228,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
     if (D)
       Done.push_back({&R, D});
   }
-  if (Diags.hasErrors())
+  if (Diags.hasErrors() || !checkHiddenCallees(Derived, Diags))
     return Result;
 
   ir::NameScope TUNames;

@@ -1,1 +1,1 @@
-set(SOURCES Generator.cpp Placement.cpp RequestResolver.cpp TextEdits.cpp GenerateAction.cpp)
+set(SOURCES Generator.cpp GeneratedNames.cpp Placement.cpp RequestResolver.cpp TextEdits.cpp GenerateAction.cpp)
