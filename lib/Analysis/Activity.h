@@ -50,6 +50,10 @@ public:
   /// them, say.
   bool mayReturnVaried(const ir::Function &F) const;
 
+  /// The representative of the variables that may alias \p V's memory
+  /// (pointers copied from one another or from an array): the same for all.
+  const ir::Var *aliasLeader(const ir::Var *V) const { return leader(V); }
+
   /// The variable whose storage an lvalue or pointer expression designates
   /// (x for x, x[i], x[i].y, *x, x + 3, &x[2]); null for none.
   static const ir::Var *getRootVar(const ir::Expr *E);

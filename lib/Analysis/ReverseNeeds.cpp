@@ -31,7 +31,7 @@ void ReverseNeeds::visitExpr(const Expr *E, bool Value) {
     if (V->getType()->isPointer())
       NeededPointers.insert(V); // Its address is used; its pointee is not.
     else if (Value)
-      Needed.insert(V);
+      need(V);
     return;
   }
   case Expr::Kind::Unary: {
@@ -41,7 +41,7 @@ void ReverseNeeds::visitExpr(const Expr *E, bool Value) {
         if (Root->getType()->isPointer())
           NeededPointers.insert(Root);
         if (Value)
-          Needed.insert(Root);
+          need(Root);
       }
       return;
     }
@@ -94,7 +94,7 @@ void ReverseNeeds::visitExpr(const Expr *E, bool Value) {
     if (Root && Root->getType()->isPointer())
       NeededPointers.insert(Root);
     if (Root && Value)
-      Needed.insert(Root);
+      need(Root);
     // Nested indices (a[i][j]) need their own index values.
     if (const auto *Inner = dyn_cast<IndexExpr>(I->getBase()))
       markAll(Inner->getIndex());
@@ -133,7 +133,7 @@ void ReverseNeeds::markCalleeReads(const CallExpr *C) {
     if (!P->getType()->isPointer() || WriteOnly.count(P))
       continue;
     if (const Var *Root = ActivityAnalysis::getRootVar(C->getArg(I)))
-      Needed.insert(Root);
+      need(Root);
   }
 }
 
@@ -186,11 +186,11 @@ void ReverseNeeds::visitStmt(const Stmt *S) {
     switch (A->getOp()) {
     case AssignOp::MulAssign:
       if (ROk)
-        Needed.insert(Root);
+        need(Root);
       visitExpr(A->getRHS(), true);
       return;
     case AssignOp::DivAssign:
-      Needed.insert(Root);
+      need(Root);
       visitExpr(A->getRHS(), true);
       return;
     default:

@@ -49,7 +49,11 @@ public:
 
   /// True when the reverse sweep reads V's value: a scalar's value, an
   /// array's or a pointer's pointee contents.
-  bool isNeeded(const ir::Var *V) const { return Needed.count(V); }
+  /// Memory is tracked per alias class: a store through `p = v + 1`
+  /// destroys what the reverse sweep reads through v.
+  bool isNeeded(const ir::Var *V) const {
+    return V && Needed.count(Activity.aliasLeader(V));
+  }
   /// True when the reverse sweep uses the address a pointer variable holds.
   bool isPointerNeeded(const ir::Var *V) const {
     return NeededPointers.count(V);
@@ -75,6 +79,10 @@ private:
   bool active(const ir::Expr *E) const { return Activity.isActive(E); }
 
   const ActivityAnalysis &Activity;
+  void need(const ir::Var *V) {
+    if (V)
+      Needed.insert(Activity.aliasLeader(V));
+  }
   llvm::SmallPtrSet<const ir::Var *, 16> Needed;
   llvm::SmallPtrSet<const ir::Var *, 8> NeededPointers;
 };

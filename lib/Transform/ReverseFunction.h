@@ -196,6 +196,9 @@ private:
   /// Kernels: (adjoint parameter, this thread's partial sum) of scalar
   /// parameters, reduced per block at the end.
   std::vector<std::pair<ir::Var *, ir::Var *>> BlockSums;
+  /// (adjoint parameter, local adjoint) of scalar parameters that the
+  /// function overwrites, added to the parameter's adjoint at the end.
+  std::vector<std::pair<ir::Var *, ir::Var *>> LocalParamAdjoints;
   /// Kernels: (adjoint array, element, partial sum) of uniform read-only
   /// elements, reduced per block at the end.
   struct UniformSum {

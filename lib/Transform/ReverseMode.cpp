@@ -267,13 +267,22 @@ void ReverseFunction::addParameters() {
     Policy.setPrimalName(A, P->getName());
     bool Force = Owner.getForceAtomics();
     if (Primal->isKernel() && Kind == Flavor::Gradient && !Ty->isIndexable() &&
-        !assignsVar(Body, P) && !Force) {
+        !Force) {
       // Every thread adds to this adjoint: sum in a register first.
       Var *Part = M.createVar(Names.unique(Name + "_part"),
                               Ty->getUnqualified());
       Adjoints[P] = Part;
       Policy.addBlockSum(Part, P->getName());
       BlockSums.push_back({A, Part});
+    } else if (!Ty->isIndexable() && assignsVar(Body, P)) {
+      // The function overwrites its copy of the parameter: the reverse
+      // sweep resets that copy's adjoint, which must not wipe what the
+      // caller's adjoint held before (adjoints accumulate). A local holds
+      // it, added to the caller's at the end.
+      Var *Local =
+          M.createVar(Names.unique(Name + "_local"), Ty->getUnqualified());
+      Adjoints[P] = Local;
+      LocalParamAdjoints.push_back({A, Local});
     }
     if (Primal->isKernel() && Ty->isPointer() && !Force) {
       if (!Ownership)
@@ -476,6 +485,8 @@ bool ReverseFunction::run() {
     Decls->append(B.decl(V, nullptr));
   for (auto &[Adj, Part] : BlockSums)
     Decls->append(B.decl(Part, B.zero(Part->getType())));
+  for (auto &[Adj, Local] : LocalParamAdjoints)
+    Decls->append(B.decl(Local, B.zero(Local->getType())));
   for (const UniformSum &U : UniformSums)
     Decls->append(B.decl(U.Part, B.zero(U.Part->getType())));
   BlockStmt *Zero = B.block();
@@ -519,6 +530,9 @@ bool ReverseFunction::run() {
   };
   for (auto &[Adj, Sum] : BlockSums)
     Reduce(B.ref(Adj), Sum);
+  for (auto &[Adj, Local] : LocalParamAdjoints)
+    Policy.emit(B, B.unary(UnaryOp::Deref, B.ref(Adj), Local->getType()),
+                Adj, B.ref(Local), Epilogue, Primal->getLoc());
   for (const UniformSum &U : UniformSums)
     Reduce(B.addrOf(B.index(B.ref(U.Adjoint), B.intLit(U.Index))), U.Part);
   for (const AdjointTile &T : Tiles)

@@ -329,13 +329,15 @@ ir::Var *ReverseFunction::record(const Expr *Value, const std::string &Prefix,
 
 /// True when \p E reads memory rooted at \p Root (or calls a function,
 /// which may).
-static bool readsMemoryOf(const Expr *E, const Var *Root) {
+static bool readsMemoryOf(const Expr *E, const Var *Root,
+                          const ActivityAnalysis &A) {
   bool Reads = false;
   forEachExpr(E, [&](const Expr *X) {
     if (llvm::isa<IndexExpr>(X) ||
         (llvm::isa<UnaryExpr>(X) &&
          cast<UnaryExpr>(X)->getOp() == UnaryOp::Deref))
-      Reads |= !Root || ActivityAnalysis::getRootVar(X) == Root;
+      Reads |= !Root || A.aliasLeader(ActivityAnalysis::getRootVar(X)) ==
+                            A.aliasLeader(Root);
     else if (const auto *C = dyn_cast<CallExpr>(X))
       Reads |= C->getCalleeKind() == CallExpr::CalleeKind::User;
   });
@@ -417,7 +419,7 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
     // when the value does not read that array: on the GPU a store right
     // behind the load of the same element stalls until the load is done.
     bool ResetLast = !llvm::isa<VarRefExpr>(LHS) && !UserCall &&
-                     !readsMemoryOf(RHS, Root);
+                     !readsMemoryOf(RHS, Root, *Activity);
     if (!ResetDead && !ResetLast)
       Rev->append(B.assign(AL, AssignOp::Assign, B.zero(Ty)));
     if (UserCall)
