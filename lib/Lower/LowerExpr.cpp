@@ -506,27 +506,15 @@ const ir::Expr *ExprLowering::lowerBinary(const BinaryOperator *E) {
   if (!Op)
     return S.fail(Loc, Twine("meshad: binary operator '") +
                            E->getOpcodeStr() + "' is not supported");
-  const ir::Expr *LHS = lower(E->getLHS());
   // The right operand of && and || is evaluated conditionally.
-  const ir::Expr *RHS =
-      E->isLogicalOp()
-          ? lowerNoHoist(E->getRHS(), "on the right of '&&' or '||'")
-          : lower(E->getRHS());
+  if (E->isLogicalOp())
+    return lowerShortCircuit(E, *Op);
+  const ir::Expr *LHS = lower(E->getLHS());
+  const ir::Expr *RHS = lower(E->getRHS());
   if (!LHS || !RHS)
     return nullptr;
   return S.make<ir::BinaryExpr>(Loc, Types.lowerType(E->getType()), *Op, LHS,
                                 RHS);
-}
-
-const ir::Expr *ExprLowering::lowerConditional(const ConditionalOperator *E) {
-  const char *Context = "in a branch of '?:'";
-  const ir::Expr *Cond = lower(E->getCond());
-  const ir::Expr *True = lowerNoHoist(E->getTrueExpr(), Context);
-  const ir::Expr *False = lowerNoHoist(E->getFalseExpr(), Context);
-  if (!Cond || !True || !False)
-    return nullptr;
-  return S.make<ir::ConditionalExpr>(
-      E->getExprLoc(), Types.lowerType(E->getType()), Cond, True, False);
 }
 
 const ir::Expr *ExprLowering::lowerSubscript(const ArraySubscriptExpr *E) {

@@ -142,6 +142,20 @@ public:
   /// conditions, short-circuit operands); \p Context completes "a call with
   /// side effects ... is not supported".
   const ir::Expr *lowerNoHoist(const clang::Expr *E, const char *Context);
+  /// Lowers \p E, returning the statements that its nested calls were
+  /// hoisted into apart (to run only where \p E is evaluated).
+  const ir::Expr *lowerCaptured(const clang::Expr *E,
+                                std::vector<const ir::Stmt *> &Hoisted);
+  /// `Cond ? T : F` where a branch hoisted calls: a temporary set by an
+  /// if-statement that runs each branch's calls only when it is taken.
+  const ir::Expr *selectHoisted(clang::SourceLocation Loc, const ir::Type *Ty,
+                                const ir::Expr *Cond, const ir::Expr *T,
+                                std::vector<const ir::Stmt *> HT,
+                                const ir::Expr *F,
+                                std::vector<const ir::Stmt *> HF,
+                                const char *Context);
+  const ir::Expr *lowerShortCircuit(const clang::BinaryOperator *E,
+                                    ir::BinaryOp Op);
   /// Lowers \p E and converts it to \p To when the IR types differ.
   const ir::Expr *lowerAs(const clang::Expr *E, const ir::Type *To);
   /// Wraps \p E in a CastExpr to \p To unless it has that type already

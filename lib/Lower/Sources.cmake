@@ -1,1 +1,1 @@
-set(SOURCES ASTLowering.cpp LowerTypes.cpp LowerStmt.cpp LowerExpr.cpp)
+set(SOURCES ASTLowering.cpp LowerTypes.cpp LowerStmt.cpp LowerExpr.cpp LowerBranches.cpp)
