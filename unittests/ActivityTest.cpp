@@ -107,6 +107,29 @@ TEST_F(ActivityTest, CallsWriteThroughMutablePointers) {
   EXPECT_FALSE(R.isActive(Tmp));
 }
 
+TEST_F(ActivityTest, LaunchesWriteOnlyThroughMutableParameters) {
+  // k(const double *a, double *b): k(tmp, out) with out active may write
+  // active values into out, never into tmp (a mutable pointer here, but
+  // the kernel only reads it).
+  TypeContext &T = M.getTypes();
+  const Type *D = T.getDouble();
+  Function *K = M.createFunction("k", T.getVoid(), CudaTarget::Global);
+  K->addParam(M.createVar("a", T.getPointer(T.getConst(D)), Var::Storage::Param));
+  K->addParam(M.createVar("b", T.getPointer(D), Var::Storage::Param));
+  Body->append(B.assign(idx(Out, 0), AssignOp::Assign, B.ref(X)));
+  Body->append(M.create<LaunchStmt>(
+      K, B.intLit(1), B.intLit(1), nullptr, nullptr,
+      std::vector<const Expr *>{B.ref(Tmp), B.ref(Out)}));
+  auto R = analyze({X});
+  EXPECT_TRUE(R.isActive(Out));
+  EXPECT_FALSE(R.isVaried(Tmp));
+  // Swapped: tmp is passed as the mutable b.
+  Body->append(M.create<LaunchStmt>(
+      K, B.intLit(1), B.intLit(1), nullptr, nullptr,
+      std::vector<const Expr *>{B.ref(Out), B.ref(Tmp)}));
+  EXPECT_TRUE(analyze({X}).isActive(Tmp));
+}
+
 TEST_F(ActivityTest, OnlyValuesReachingResultsAreActive) {
   // a = x * 2; dbg = a * a; b = y + a; out[0] = b; return a;
   const Type *D = M.getTypes().getDouble();

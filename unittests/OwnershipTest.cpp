@@ -662,6 +662,68 @@ TEST_F(OwnershipTest, Image2D) {
                                "<= gx < W, c in [0, 2]"});
 }
 
+TEST_F(OwnershipTest, SharedAlongY) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(const float *x, const float *w, float *out,\n"
+      "                  float *E, int W, int H) {\n"
+      "  int c = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  int r = blockIdx.y * blockDim.y + threadIdx.y;\n"
+      "  if (c < W && r < H) {\n"
+      "    out[r * W + c] = x[c] * w[r];\n"
+      "    atomicAdd(E, x[c] * out[r * W + c]);\n"
+      "  }\n"
+      "}\n"));
+  // Every row's thread reads x[c]: not exclusive in a 2D kernel.
+  expectShared("x", {"x[c]: the index c does not involve threadIdx.y or "
+                     "blockIdx.y, which the kernel uses"});
+  expectShared("w", {"the index r does not depend on threadIdx.x"});
+  expectExclusiveIn("out", 2, {"r*W + c + {0} with 0 <= c < W"});
+  expectUniform("E", 0, {"every thread accesses E[0]"});
+}
+
+TEST_F(OwnershipTest, KernelDimsThroughLocalsAndCallees) {
+  ASSERT_TRUE(analyse(
+      "__device__ int layer() { return blockIdx.z; }\n"
+      "__global__ void k(float *a, float *b, float *c, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  int t = threadIdx.y;\n"
+      "  if (t == 0) a[i] = 1.f;\n"
+      "  for (int j = i; j < n; j += blockDim.x * gridDim.x)\n"
+      "    b[j] = 2.f;\n"
+      "  if (layer() == 0) c[i] = 3.f;\n"
+      "}\n"));
+  expectShared("a", {"a[i]: the index i does not involve threadIdx.y or "
+                     "blockIdx.y"});
+  expectShared("b", {"b[j]: the index j does not involve threadIdx.y"});
+  expectShared("c", {"c[i]: the index i does not involve threadIdx.y"});
+}
+
+TEST_F(OwnershipTest, KernelDimsInACallee) {
+  ASSERT_TRUE(analyse(
+      "__device__ int layer() { return blockIdx.z * blockDim.z; }\n"
+      "__global__ void k(float *a, int W, int H) {\n"
+      "  int gx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  int gy = blockIdx.y * blockDim.y + threadIdx.y;\n"
+      "  int l = layer();\n"
+      "  if (gx < W && l == 0) a[gy * W + gx] = 1.f;\n"
+      "}\n"));
+  expectShared("a", {"the index gy*W + gx does not involve threadIdx.z or "
+                     "blockIdx.z, which the kernel uses"});
+}
+
+TEST_F(OwnershipTest, UnusedDimensionsKeepTheProof) {
+  ASSERT_TRUE(analyse(
+      "__global__ void k(float *a, float *b, int W, int H) {\n"
+      "  int gx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  int gy = blockIdx.y * blockDim.y + threadIdx.y;\n"
+      "  if (gx < W && gy < H && blockDim.z == 1) a[gy * W + gx] = 1.f;\n"
+      "  if (gx < W && gridDim.y > 0) b[gy * W + gx] = 2.f;\n"
+      "}\n"));
+  // blockDim and gridDim are the same in every thread.
+  expectExclusiveIn("a", 2, {"gy*W + gx + {0} with 0 <= gx < W"});
+  expectExclusiveIn("b", 2, {"gy*W + gx + {0} with 0 <= gx < W"});
+}
+
 TEST_F(OwnershipTest, EarlyReturnGuards) {
   ASSERT_TRUE(analyse(
       "__global__ void k(float *a, float *b, float *c, float *d, int W,\n"

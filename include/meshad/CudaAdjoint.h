@@ -60,11 +60,19 @@ cudaError_t accumulateOnDevice(T *Dst, const T *Src, size_t N) {
 #endif
 }
 
+namespace detail {
+/// T, in a context that template argument deduction does not look at.
+template <class T> struct NoDeduce {
+  using type = T;
+};
+} // namespace detail
+
 /// The reverse of cudaMemcpy(Dst, Src, Bytes, Kind): DSrc += DDst, then
-/// DDst = 0. DSrc may be null (the source carries no derivative).
+/// DDst = 0. DSrc may be null (the source carries no derivative: a literal
+/// nullptr is accepted, T comes from DDst).
 template <class T>
-cudaError_t adjointMemcpy(T *DDst, T *DSrc, size_t Bytes,
-                          cudaMemcpyKind Kind) {
+cudaError_t adjointMemcpy(T *DDst, typename detail::NoDeduce<T>::type *DSrc,
+                          size_t Bytes, cudaMemcpyKind Kind) {
   size_t N = Bytes / sizeof(T);
   bool DstOnDevice = Kind == cudaMemcpyHostToDevice ||
                      Kind == cudaMemcpyDeviceToDevice;

@@ -172,6 +172,8 @@ MESHAD_HOST_DEVICE inline void requireLaunch2D() {
 
 namespace detail {
 template <class T> struct AlwaysFalse : std::false_type {};
+/// \p B, but dependent on \p Ts (a static_assert checked at instantiation).
+template <bool B, class... Ts> inline constexpr bool DependentBool = B;
 
 /// The number of parameters of a function pointer type.
 template <class F> struct Arity;
@@ -205,14 +207,16 @@ cudaError_t launch(void (*Fn)(Params...), dim3 Grid, dim3 Block,
 /// A handle to a generated derivative: its function pointer (null for
 /// device-only functions, which are called by name from device code) and its
 /// source text. The plugin/meshad-gen creates these; users get them from
-/// meshad::differentiate/gradient/hessian.
+/// meshad::differentiate/gradient/hessian. \p IsKernel is true for derived
+/// __global__ kernels, which are launched with execute_kernel (execute is a
+/// compile-time error for them).
 ///
 /// \code
 ///   auto df = meshad::differentiate(f, "x");
 ///   double d = df.execute(1.0, 2.0);
 ///   std::puts(df.getCode());
 /// \endcode
-template <class FnPtr> class Derived {
+template <class FnPtr, bool IsKernel = false> class Derived {
 public:
   constexpr Derived(FnPtr Fn, const char *Name, const char *Code)
       : Fn(Fn), Name(Name), Code(Code) {}
@@ -221,13 +225,20 @@ public:
   /// extra tangent/adjoint arguments the derived signature lists (see
   /// getCode()).
   template <class... Args> decltype(auto) execute(Args &&...A) const {
-    if (!Fn) {
-      std::fprintf(stderr,
-                   "meshad: '%s' is device code; call it from device code\n",
-                   Name);
-      std::abort();
+    if constexpr (IsKernel) {
+      static_assert(!detail::DependentBool<IsKernel, Args...>,
+                    "meshad: this derivative is a __global__ kernel: launch "
+                    "it with execute_kernel(grid, block, args...), not "
+                    "execute(args...)");
+    } else {
+      if (!Fn) {
+        std::fprintf(stderr,
+                     "meshad: '%s' is device code; call it from device code\n",
+                     Name);
+        std::abort();
+      }
+      return Fn(std::forward<Args>(A)...);
     }
-    return Fn(std::forward<Args>(A)...);
   }
 
 #if defined(__CUDACC__) || defined(MESHAD_CPU_CUDA)
@@ -288,9 +299,9 @@ private:
 /// one element of an array parameter ("p[2]"). For a whole array parameter
 /// ("p") the derivative takes a direction array (a Jacobian-vector product).
 /// The plugin completes the call with the generated handle.
-template <class F, class FnPtr>
-constexpr Derived<FnPtr> differentiate(F &&, const char *,
-                                       Derived<FnPtr> Generated) {
+template <class F, class FnPtr, bool K>
+constexpr Derived<FnPtr, K> differentiate(F &&, const char *,
+                                          Derived<FnPtr, K> Generated) {
   return Generated;
 }
 
@@ -318,22 +329,22 @@ inline constexpr GradientOption ResetSeeds = GradientOption::ResetSeeds;
 inline constexpr GradientOption KeepSeeds = GradientOption::KeepSeeds;
 
 /// Reverse mode (gradient): see the README for the status of this mode.
-template <class F, class FnPtr>
-constexpr Derived<FnPtr> gradient(F &&, const char *,
-                                  Derived<FnPtr> Generated) {
+template <class F, class FnPtr, bool K>
+constexpr Derived<FnPtr, K> gradient(F &&, const char *,
+                                     Derived<FnPtr, K> Generated) {
   return Generated;
 }
 /// Reverse mode with an option (meshad::KeepSeeds).
-template <class F, class FnPtr>
-constexpr Derived<FnPtr> gradient(F &&, const char *, GradientOption,
-                                  Derived<FnPtr> Generated) {
+template <class F, class FnPtr, bool K>
+constexpr Derived<FnPtr, K> gradient(F &&, const char *, GradientOption,
+                                     Derived<FnPtr, K> Generated) {
   return Generated;
 }
 
 /// Hessian: see the README for the status of this mode.
-template <class F, class FnPtr>
-constexpr Derived<FnPtr> hessian(F &&, const char *,
-                                 Derived<FnPtr> Generated) {
+template <class F, class FnPtr, bool K>
+constexpr Derived<FnPtr, K> hessian(F &&, const char *,
+                                    Derived<FnPtr, K> Generated) {
   return Generated;
 }
 

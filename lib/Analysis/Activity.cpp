@@ -309,7 +309,7 @@ bool ActivityAnalysis::visitStore(const Var *Root, const Type *TargetTy,
 }
 
 bool ActivityAnalysis::visitCall(const CallExpr *C) {
-  return visitArgs(C->getArgs());
+  return visitArgs(C->getArgs(), C->getUserCallee());
 }
 
 /// The type of the memory an argument points to, looking through casts to
@@ -321,7 +321,17 @@ static const Type *pointeeOf(const Expr *Arg) {
   return Ty->isIndexable() ? Ty->getElement() : nullptr;
 }
 
-bool ActivityAnalysis::visitArgs(const std::vector<const Expr *> &Args) {
+/// True when \p Callee's parameter \p I points to memory it may write:
+/// unknown callees and parameters may.
+static bool mayWriteThrough(const Function *Callee, unsigned I) {
+  if (!Callee || I >= Callee->getNumParams())
+    return true;
+  const Type *Ty = Callee->getParam(I)->getType();
+  return !Ty->isIndexable() || !Ty->getElement()->isConst();
+}
+
+bool ActivityAnalysis::visitArgs(const std::vector<const Expr *> &Args,
+                                 const Function *Callee) {
   bool AnyActive = false;
   for (const Expr *A : Args) {
     const Expr *Inner = A;
@@ -332,10 +342,11 @@ bool ActivityAnalysis::visitArgs(const std::vector<const Expr *> &Args) {
   if (!AnyActive)
     return false;
   bool Changed = false;
-  for (const Expr *A : Args) {
-    const Type *Pointee = pointeeOf(A);
-    if (Pointee && !Pointee->isConst() && Pointee->isDifferentiable())
-      Changed |= markActive(getRootVar(A));
+  for (unsigned I = 0; I < Args.size(); ++I) {
+    const Type *Pointee = pointeeOf(Args[I]);
+    if (Pointee && !Pointee->isConst() && Pointee->isDifferentiable() &&
+        mayWriteThrough(Callee, I))
+      Changed |= markActive(getRootVar(Args[I]));
   }
   return Changed;
 }
@@ -357,8 +368,10 @@ bool ActivityAnalysis::visitStmt(const Stmt *S) {
     if (const auto *C = dyn_cast<CallExpr>(llvm::cast<ExprStmt>(S)->getExpr()))
       return visitCall(C);
     return false;
-  case Stmt::Kind::Launch:
-    return visitArgs(llvm::cast<LaunchStmt>(S)->getArgs());
+  case Stmt::Kind::Launch: {
+    const auto *L = llvm::cast<LaunchStmt>(S);
+    return visitArgs(L->getArgs(), L->getKernel());
+  }
   case Stmt::Kind::If: {
     const auto *I = llvm::cast<IfStmt>(S);
     bool Changed = visitBlock(I->getThen());

@@ -75,8 +75,11 @@ private:
                   const ir::Expr *RHS);
   bool visitCall(const ir::CallExpr *C);
   /// A call or launch with these arguments may store active values through
-  /// any pointer to mutable differentiable memory among them.
-  bool visitArgs(const std::vector<const ir::Expr *> &Args);
+  /// any pointer to mutable differentiable memory among them; with a visible
+  /// \p Callee (a user function or kernel), only through those its
+  /// parameters declare mutable (a `const double *` parameter is only read).
+  bool visitArgs(const std::vector<const ir::Expr *> &Args,
+                 const ir::Function *Callee = nullptr);
 
   llvm::SmallPtrSet<const ir::Var *, 16> Active;
   llvm::SmallPtrSet<const ir::Var *, 16> Useful;

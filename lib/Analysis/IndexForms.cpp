@@ -178,6 +178,34 @@ static ProductError multiply(const Affine &L, const Affine &R, Affine &Out) {
   return ProductError::None;
 }
 
+/// Adds to \p Dims the dimensions of the thread and block indices that
+/// \p F and its callees read; \p Seen guards against recursion.
+static void collectThreadDims(const Function &F, unsigned &Dims,
+                              llvm::SmallPtrSetImpl<const Function *> &Seen) {
+  if (!F.getBody() || !Seen.insert(&F).second)
+    return;
+  irwalk::forEachStmt(F.getBody(), [&](const Stmt *S) {
+    for (const Expr *E : irwalk::ownExprs(S))
+      irwalk::forEachExpr(E, [&](const Expr *Sub) {
+        if (const auto *B = dyn_cast<BuiltinExpr>(Sub)) {
+          if (B->getBuiltin() == BuiltinExpr::Builtin::ThreadIdx ||
+              B->getBuiltin() == BuiltinExpr::Builtin::BlockIdx)
+            Dims |= 1u << std::min(B->getDim(), 2u);
+        } else if (const auto *C = dyn_cast<CallExpr>(Sub)) {
+          if (const Function *Callee = C->getUserCallee())
+            collectThreadDims(*Callee, Dims, Seen);
+        }
+      });
+  });
+}
+
+unsigned ownership::threadDimsOf(const Function &Kernel) {
+  unsigned Dims = 1;
+  llvm::SmallPtrSet<const Function *, 4> Seen;
+  collectThreadDims(Kernel, Dims, Seen);
+  return Dims;
+}
+
 //===----------------------------------------------------------------------===//
 // Spelling
 //===----------------------------------------------------------------------===//

@@ -100,6 +100,12 @@ struct Affine {
   }
 };
 
+/// The launch dimensions in which the threads of \p Kernel may differ: bit
+/// D is set when threadIdx.<D> or blockIdx.<D> is read anywhere in the
+/// kernel (directly, through locals, or in a device function it calls).
+/// Bit 0 (x) is always set.
+unsigned threadDimsOf(const ir::Function &Kernel);
+
 /// A + Sign * B, or false on overflow.
 bool addScaled(Affine &A, const Affine &B, long long Sign);
 

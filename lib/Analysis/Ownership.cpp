@@ -95,8 +95,10 @@ struct Chain {
 /// Decides the class of one array from its accesses.
 class Classifier {
 public:
-  Classifier(const Var &Param, IndexEvaluator &Evaluator)
-      : Param(Param), Evaluator(Evaluator) {}
+  /// \p KernelDims: the launch dimensions the kernel's threads differ in
+  /// (threadDimsOf).
+  Classifier(const Var &Param, IndexEvaluator &Evaluator, unsigned KernelDims)
+      : Param(Param), Evaluator(Evaluator), KernelDims(KernelDims) {}
 
   OwnershipResult classify(const std::vector<Access> &Accesses);
 
@@ -119,6 +121,9 @@ private:
   std::string buildChain(const SplitAccess &S, Chain &Ch) const;
   std::string linkChain(const SplitAccess &S, Chain &Ch,
                         llvm::ArrayRef<std::pair<Atom, Affine>> Links) const;
+  /// "" when the chain involves every dimension the kernel's threads differ
+  /// in; else why threads that differ only in another one collide.
+  std::string coversKernelDims(const SplitAccess &S, const Chain &Ch) const;
   /// Proves 0 <= Atoms[J] - Lows[J] < Extents[J] at every access.
   std::string fitWindows(const std::vector<SplitAccess> &Split,
                          Chain &Ch) const;
@@ -136,6 +141,7 @@ private:
 
   const Var &Param;
   IndexEvaluator &Evaluator;
+  unsigned KernelDims;
 };
 
 /// "2*gid", "-i", "gid".
@@ -289,6 +295,8 @@ Classifier::classifyThreads(const std::vector<FormedAccess> &All) {
       return shared(whyMixed(Split.front(), S));
   Chain Ch;
   if (std::string Why = buildChain(Split.front(), Ch); !Why.empty())
+    return shared(Why);
+  if (std::string Why = coversKernelDims(Split.front(), Ch); !Why.empty())
     return shared(Why);
   if (std::string Why = fitWindows(Split, Ch); !Why.empty())
     return shared(Why);
@@ -487,6 +495,22 @@ Classifier::linkChain(const SplitAccess &S, Chain &Ch,
   return "";
 }
 
+std::string Classifier::coversKernelDims(const SplitAccess &S,
+                                         const Chain &Ch) const {
+  for (unsigned D = 1; D < 3; ++D) {
+    if (!(KernelDims & (1u << D)) ||
+        llvm::any_of(Ch.Atoms, [&](const Atom &A) { return A.Dim == D; }))
+      continue;
+    std::string Tid = Evaluator.spellAtom({AtomKind::ThreadIdx, D});
+    std::string Bid = Evaluator.spellAtom({AtomKind::BlockIdx, D});
+    return spellAccess(*S.A) + ": the index " + Evaluator.spell(S.Thread) +
+           " does not involve " + Tid + " or " + Bid +
+           ", which the kernel uses: threads that differ only there access "
+           "the same elements";
+  }
+  return "";
+}
+
 std::string Classifier::fitWindows(const std::vector<SplitAccess> &Split,
                                    Chain &Ch) const {
   if (Ch.Extents.empty())
@@ -681,6 +705,7 @@ OwnershipAnalysis::OwnershipAnalysis(const Function &Kernel) : Kernel(Kernel) {
     return;
   AccessCollector Collector(Kernel);
   IndexEvaluator Evaluator(Kernel);
+  unsigned Dims = threadDimsOf(Kernel);
   static const std::vector<Access> None;
   for (const Var *P : Kernel.getParams()) {
     if (!P->getType()->isPointer())
@@ -691,7 +716,7 @@ OwnershipAnalysis::OwnershipAnalysis(const Function &Kernel) : Kernel(Kernel) {
       continue;
     }
     auto It = Collector.Accesses.find(P);
-    Classifier C(*P, Evaluator);
+    Classifier C(*P, Evaluator, Dims);
     Results[P] = C.classify(It == Collector.Accesses.end() ? None : It->second);
   }
 }

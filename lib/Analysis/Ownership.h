@@ -14,9 +14,12 @@
 ///
 /// - ThreadExclusive: no two threads of a launch touch the same element, e.g.
 ///   x[i], x[2*i], x[2*i+1] with i = blockIdx.x*blockDim.x + threadIdx.x, or
-///   a grid-stride loop's counter. Proven for 1D launches (blockDim.y ==
-///   blockDim.z == gridDim.y == gridDim.z == 1), which the generated kernel
-///   checks at run time.
+///   a grid-stride loop's counter, or gy*W + gx in 2D. The index must
+///   involve every dimension in which the kernel's threads differ (a kernel
+///   that reads threadIdx.y or blockIdx.y anywhere, x[gx] is shared by its
+///   y-threads). Proven for launches of that many dimensions (1D:
+///   blockDim.y == blockDim.z == gridDim.y == gridDim.z == 1), which the
+///   generated kernel checks at run time.
 /// - TileExclusive: the threads of one block share elements but the
 ///   elements of distinct blocks are apart except for a halo at the tile
 ///   ends: every access is c*gid + d with c > 0 and offsets d in

@@ -126,7 +126,8 @@ std::string EditPlan::handleFor(ir::Function *D, const FunctionDecl *Primal) {
   std::string Ptr = HostCallable ? D->getName() : "nullptr";
   Slots[Where.prototypeOffset(Primal)].Handles +=
       "static const meshad::Derived<" +
-      CudaEmitter::emitFunctionPointerType(*D) + "> " + Name + "(" + Ptr +
+      CudaEmitter::emitFunctionPointerType(*D) +
+      (D->isKernel() ? ", true" : "") + "> " + Name + "(" + Ptr +
       ", \"" + D->getName() + "\", " + rawString(Code) + ");\n";
   Handles[D] = Name;
   return Name;

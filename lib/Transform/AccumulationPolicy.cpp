@@ -171,6 +171,17 @@ void AccumulationPolicy::emit(IRBuilder &B, const Expr *Adjoint,
                               BlockStmt *Out, clang::SourceLocation Loc) {
   if (!Value)
     return;
+  // CUDA's vector types (double3...) have no += and no atomicAdd: add
+  // component by component, each in the form its store gets.
+  const Type *AdjTy = Adjoint->getType()->getUnqualified();
+  if (AdjTy->isVector()) {
+    static const char *Fields[] = {"x", "y", "z", "w"};
+    const Type *Elem = AdjTy->getElement();
+    for (unsigned I = 0; I < AdjTy->getCount() && I < 4; ++I)
+      emit(B, B.member(Adjoint, Fields[I], Elem), Root,
+           B.member(Value, Fields[I], Elem), Out, Loc);
+    return;
+  }
   // A uniform element's stores go to the thread's partial sum.
   auto U = UniformElements.find(Root);
   if (U != UniformElements.end())

@@ -110,7 +110,8 @@ public:
   void finishTileRemarks(bool Gathered, const std::string &WhyNot);
 
   /// Appends `Adjoint += Value` in the decided form to \p Out; \p Loc is the
-  /// primal access the store stands for (for remarks).
+  /// primal access the store stands for (for remarks). A vector adjoint
+  /// (double3) is added component by component; pass a cheap \p Value.
   void emit(ir::IRBuilder &B, const ir::Expr *Adjoint, const ir::Var *Root,
             const ir::Expr *Value, ir::BlockStmt *Out,
             clang::SourceLocation Loc);

@@ -69,6 +69,12 @@ private:
   const ir::Stmt *deriveLoop(const ir::Stmt *S);
   const ir::BlockStmt *deriveSubBlock(const ir::BlockStmt *In);
   bool needsTangent(const ir::Stmt *LoopPart);
+  /// An active pointer \p V set to \p Value takes its shadow \p Shadow
+  /// (its tangent memory); false, after an error at \p Loc, when \p Value
+  /// is not a null pointer and has none (dynamic shared memory, a pointer
+  /// returned by a call).
+  bool checkShadow(const ir::Var *V, const ir::Expr *Value,
+                   const ir::Expr *Shadow, clang::SourceLocation Loc);
 
   // Expressions (ForwardExpr.cpp). A null Out forbids hoisting (inside ?:).
   Dual derive(const ir::Expr *E, ir::BlockStmt *Out);

@@ -89,6 +89,8 @@ void ForwardFunction::deriveDecl(const DeclStmt *D, BlockStmt *Out) {
   Dual Init;
   if (D->getInit())
     Init = derive(D->getInit(), Out);
+  if (!checkShadow(V, D->getInit(), Init.T, D->getLoc()))
+    return;
   Var *T = tangentVar(V);
   const Expr *TInit = nullptr;
   if (!V->isShared())
@@ -97,6 +99,26 @@ void ForwardFunction::deriveDecl(const DeclStmt *D, BlockStmt *Out) {
   TD->setLoc(D->getLoc());
   Out->append(TD);
   Out->append(Init.P == D->getInit() ? D : B.decl(V, Init.P));
+}
+
+/// True for a null pointer constant (its shadow is null too).
+static bool isNullPointer(const Expr *E) {
+  while (const auto *C = dyn_cast<CastExpr>(E))
+    E = C->getSub();
+  const auto *L = dyn_cast<IntLitExpr>(E);
+  return L && L->getValue() == 0;
+}
+
+bool ForwardFunction::checkShadow(const Var *V, const Expr *Value,
+                                  const Expr *Shadow,
+                                  clang::SourceLocation Loc) {
+  if (!V->getType()->isPointer() || !Value || Shadow || isNullPointer(Value))
+    return true;
+  error(Loc, "cannot find the tangent memory of pointer '" + V->getName() +
+                 "': it is not derived from a differentiated parameter or "
+                 "local array (dynamic shared memory and pointers returned "
+                 "by calls are not supported in forward mode yet)");
+  return false;
 }
 
 void ForwardFunction::deriveAssign(const AssignStmt *A, BlockStmt *Out) {
@@ -118,6 +140,9 @@ void ForwardFunction::deriveAssign(const AssignStmt *A, BlockStmt *Out) {
     return;
   }
   Dual R = derive(A->getRHS(), Out);
+  if (llvm::isa<VarRefExpr>(A->getLHS()) &&
+      !checkShadow(Root, A->getRHS(), R.T, A->getLoc()))
+    return;
   const Expr *TL = tangentLValue(A->getLHS());
   if (!TL)
     return;

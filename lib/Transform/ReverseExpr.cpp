@@ -35,6 +35,8 @@ void ReverseFunction::accumulate(const Expr *LValue, const Expr *Value,
   if (!AL || !Value)
     return;
   const Var *Root = ActivityAnalysis::getRootVar(AL);
+  if (AL->getType()->isVector()) // Added component by component.
+    Value = cheap(Value, Rev);
   Policy.emit(B, AL, Root, B.cast(AL->getType()->getUnqualified(), Value),
               Rev, LValue->getLoc());
 }
