@@ -106,6 +106,7 @@ TOGGLES = {
     'namespace': 'helpers in namespaces',
     'kink': 'fabs, fmin, fmax, std::max, copysign, fmod, floor',
     'while': 'while and do-while loops',
+    'param-overwrite': 'assignments to scalar parameters',
 }
 DISABLED = set()
 
@@ -413,6 +414,10 @@ class Gen:
         var.bound += b * (ctx.trips if outer else 1)
         return Simple('%s = 0.5 * %s + %s;' % (target, target, e))
 
+    def assignable(self, sc):
+        return [v for v in sc.of('d') if v.writable and (
+            allowed('param-overwrite') or not getattr(v, 'isParam', False))]
+
     def s_decl(self, sc, ctx):
         name = self.localName(sc)
         e, b = self.wrap(self.expr(sc, self.r.randint(1, 3)), CAP)
@@ -420,7 +425,7 @@ class Gen:
         return [Simple('double %s = %s;' % (name, e))]
 
     def s_assign(self, sc, ctx):
-        ds = [v for v in sc.of('d') if v.writable]
+        ds = self.assignable(sc)
         if not ds:
             return self.s_decl(sc, ctx)
         v = self.r.choice(ds)
@@ -484,7 +489,7 @@ class Gen:
         elif kind == 'for-inc':
             # An active update in the increment (the counter moves in the
             # body, first, so that `continue` cannot skip it).
-            ds = [v for v in sc.of('d') if v.writable]
+            ds = self.assignable(sc)
             if not ds:
                 return self.s_decl(sc, ctx)
             self.feat.add('for-active-increment')
@@ -537,7 +542,7 @@ class Gen:
                 sc.add(Var(name, 'd', CAP, level=ctx.loopDepth))
                 self.feat.add('modify-result-local')
                 return [Simple('double %s = %s;' % (name, call))]
-            ds = [v for v in sc.of('d') if v.writable]
+            ds = self.assignable(sc)
             if x < 0.7 and ds:
                 v = self.r.choice(ds)
                 op = '+=' if v.level < ctx.loopDepth else '='

@@ -80,6 +80,8 @@ def parseArgs(argv):
     ap.add_argument('--fail-on-error', action='store_true')
     ap.add_argument('--reduce', metavar='FAILURE_DIR',
                     help='reduce the failure kept in FAILURE_DIR')
+    ap.add_argument('--no-pch', action='store_true',
+                    help='do not precompile the common headers')
     ap.add_argument('--quiet', action='store_true')
     return ap.parse_args(argv)
 
@@ -109,6 +111,8 @@ def main(argv):
         for k in range(0, len(ids), a.batch):
             batches.append([Unit(progs[i], i, m) for i in ids[k:k + a.batch]
                             for m in a.modes])
+    if not a.no_pch:
+        runner.preparePch(sorted(set(p.mode() for p in progs.values())))
     outcomes = []
     kept = Counter()
     with ThreadPoolExecutor(max_workers=a.jobs) as pool:
@@ -150,6 +154,8 @@ def report(a, progs, outcomes, runner, secs):
                  a.seed, len(progs), fam['host'], fam['kernel'],
                  len(outcomes), runner.compiles, secs,
                  ', disabled: ' + a.disable if a.disable else ''),
+             'time (summed over jobs): compiling %.0f s, running %.0f s' % (
+                 runner.compileSecs, runner.runSecs),
              'units:    ' + counts(units),
              'programs: ' + counts(programs),
              'by mode:  F ' + counts(Counter(o.cls for o in outcomes

@@ -22,12 +22,15 @@ import sys
 import gen
 from harness import Unit
 from model import If
-from run import Runner, normalize
+from run import normalize
 
 
-def signature(o):
+def signature(o, first=False):
+    """What must stay the same: the names of the failing checks (the first
+    one only for the original failure, so that a reduction does not drift
+    to another bug), the first diagnostic, or the kind of crash."""
     if o.cls == 'WRONG':
-        return checkNames(o.detail or o.msg)
+        return checkNames(o.msg if first else o.detail or o.msg)
     if o.cls == 'CRASH':
         return {o.msg.split(':')[0]}
     return {normalize(o.msg.split(' | ')[0])}
@@ -132,12 +135,13 @@ def reduceFailure(runner, failureDir, makeProgram):
     prog = makeProgram(origin['seed'], origin['index'], info['family'])
     mode = info['mode']
     index = origin['index']
-    first = Runner(runner.plugin, runner.keepDir).classify(
-        [Unit(prog, index, mode)])[0]
+    runner.preparePch([prog.mode()])
+    first = runner.classify([Unit(prog, index, mode)])[0]
     if first.cls != info['class']:
         print('reduce: %s is now %s' % (info['unit'], first.cls))
         return 1
-    red = Reducer(runner, prog, index, mode, first.cls, signature(first))
+    red = Reducer(runner, prog, index, mode, first.cls,
+                  signature(first, first=True))
     print('reduce: %s %s, signature %s' % (info['unit'], first.cls,
                                            sorted(red.sig)))
     if not red.run():
