@@ -92,11 +92,12 @@ LOOP_VARS = ['i', 'j', 'k2', 'm2', 'n2']
 TOGGLES = {
     'short-init': 'local arrays with a brace initialiser shorter than the array',
     'for-inc': 'active updates in a for increment',
-    'modify-local': 'a call that modifies an array initialising a local',
+    'modify-local': 'the result of a call that modifies an array stored '
+                    'into a local',
     'array-callee': 'helpers that write or modify an array argument',
     'ptr-inc': 'pointer arithmetic (p += 1, ++p, p++, p = p + 1)',
-    'ptr-alias': 'pointer locals aliasing a whole array (const double *q = p)',
-    'ptr': 'pointer locals',
+    'ptr-const': 'const pointer locals (const double *q = p + 1)',
+    'ptr-write': 'pointer locals written through (double *q = v + 1)',
     'meshad-names': "user names like meshad's own (_d_x, _t0, ...)",
     'param-y': "helper parameters named 'y'",
     'max-cast': 'std::max(v, (double)2)',
@@ -254,8 +255,10 @@ class Gen:
         if ints and x < 0.9:
             i = self.r.choice(ints)
             c = self.r.choice(['0.25', '0.5', '0.1'])
-            return '%s * %s' % (c, i.name), float(c) * max(abs(i.lo),
-                                                           abs(i.hi), 1)
+            cast = self.r.choice(['%s', '%s', '(double)%s',
+                                  'static_cast<double>(%s)'])
+            return '%s * %s' % (c, cast % i.name), float(c) * max(
+                abs(i.lo), abs(i.hi), 1)
         c = self.const()
         return c, abs(float(c))
 
@@ -373,7 +376,9 @@ class Gen:
         kinds = ['decl'] * 4 + ['assign'] * 5 + ['arrwrite'] * 3
         if ctx.depth < self.maxDepth:
             kinds += ['if'] * 2 + ['loop'] * 2
-        kinds += ['call', 'localarr'] + (['ptr'] if allowed('ptr') else [])
+        kinds += ['call', 'localarr']
+        if allowed('ptr-const') or allowed('ptr-write'):
+            kinds.append('ptr')
         if ctx.inLoopBody:
             kinds += ['jump']
         if ctx.allowReturn and ctx.depth > 0 and (not ctx.inLoopBody or (
@@ -421,8 +426,15 @@ class Gen:
     def s_decl(self, sc, ctx):
         name = self.localName(sc)
         e, b = self.wrap(self.expr(sc, self.r.randint(1, 3)), CAP)
-        sc.add(Var(name, 'd', b, level=ctx.loopDepth))
-        return [Simple('double %s = %s;' % (name, e))]
+        v = sc.add(Var(name, 'd', b, level=ctx.loopDepth))
+        ty = self.r.choice(['double'] * 8 + ['const double', 'auto'])
+        if ty == 'const double':
+            v.writable = False
+            self.feat.add('const-local')
+        elif ty == 'auto':
+            e = '%s + 0.0' % e  # a double whatever the expression
+            self.feat.add('auto-local')
+        return [Simple('%s %s = %s;' % (ty, name, e))]
 
     def s_assign(self, sc, ctx):
         ds = self.assignable(sc)
@@ -543,7 +555,7 @@ class Gen:
                 self.feat.add('modify-result-local')
                 return [Simple('double %s = %s;' % (name, call))]
             ds = self.assignable(sc)
-            if x < 0.7 and ds:
+            if x < 0.7 and ds and allowed('modify-local'):
                 v = self.r.choice(ds)
                 op = '+=' if v.level < ctx.loopDepth else '='
                 if op == '+=':
@@ -598,11 +610,18 @@ class Gen:
         if not arrs:
             return self.s_localarr(sc, ctx)
         a = self.r.choice(arrs)
-        off = self.r.randint(0 if allowed('ptr-alias') else 1, a.size - 1)
+        off = self.r.randint(0, a.size - 1)
         name = sc.fresh(['ptr', 'cur', 'q2', 'src', 'dst'])
         const = 'const ' if not a.writable or self.chance(0.5) else ''
+        if not allowed('ptr-write') and a.writable:
+            const = 'const '
+        if not allowed('ptr-const') and const:
+            if not a.writable or not allowed('ptr-write'):
+                return self.s_localarr(sc, ctx)
+            const = ''
         init = a.name if off == 0 else '%s + %d' % (a.name, off)
         self.feat.add('pointer-alias' if off == 0 else 'pointer-offset')
+        self.feat.add('pointer-const' if const else 'pointer-write')
         v = sc.add(Var(name, 'arr', a.bound, size=a.size - off,
                        writable=not const, level=ctx.loopDepth))
         v.block = ctx.block

@@ -19,13 +19,19 @@ class KernelGen(Gen):
         self.inputs = set()    # arrays of n elements read anywhere
         self.tiles = {}        # shared array name -> size
         self.n = 'n'
-        self.atomicOK = False  # atomicAdd(&E[0], ...) statements allowed
+        self.atomicTargets = []  # arrays that statements may atomicAdd to
 
     def stmt(self, sc, ctx):
-        if self.atomicOK and self.chance(0.06):
+        if self.atomicTargets and self.chance(0.08):
             e, _ = self.wrap(self.expr(sc, 2), CAP)
-            self.feat.add('atomic-in-body')
-            return [Simple('atomicAdd(&E[0], %s);' % e)]
+            t = self.r.choice(self.atomicTargets)
+            if t == 'E':
+                self.feat.add('atomic-in-body')
+                return [Simple('atomicAdd(&E[0], %s);' % e)]
+            self.feat.add('atomic-scatter')
+            idx = self.r.choice(['i', '(i + 1) %% %s' % self.n,
+                                 '(i + %s - 1) %% %s' % (self.n, self.n)])
+            return [Simple('atomicAdd(&%s[%s], %s);' % (t, idx, e))]
         return Gen.stmt(self, sc, ctx)
 
     def index(self, sc, a):
@@ -87,10 +93,13 @@ def kernelProgram(seed):
     outs = r.choice([['y'], ['E'], ['y', 'E'], ['y', 'E']])
     if r.random() < 0.2 and shape != '2d':
         outs.insert(0, 'v')  # updated in place
+    if r.random() < 0.25:
+        outs.append('g')  # scattered into with atomicAdd only
     wo = set(['y']) if 'y' in outs and r.random() < 0.5 else set()
     for o in outs:
         params.append(Param('arr', o, size=1 if o == 'E' else n))
         params[-1].wo = o in wo
+        params[-1].atomic = o in ('E', 'g')
     p.params = params
     for q in params:
         if q.kind == 'double':
@@ -98,13 +107,14 @@ def kernelProgram(seed):
             v.isParam = True
         elif q.kind == 'carr':
             sc.add(Var(q.name, 'arr', INPUT, size=q.size, writable=False))
-        elif q.kind == 'arr' and q.name != 'E':
+        elif q.kind == 'arr' and q.name not in ('E', 'g'):
             v = sc.add(Var(q.name, 'arr', INPUT, size=q.size))
             v.fixedIndex = 'i'
             v.readable = not q.wo
             if q.wo:
                 p.features.add('write-only-output')
-    sc.names.update(['i', 'E', 'ix', 'iy', 'W', 'H', 'x', 'c', 'y', 'v'])
+    sc.names.update(['i', 'E', 'ix', 'iy', 'W', 'H', 'x', 'c', 'y', 'v', 'g',
+                     'tile', 'tile2'])
 
     body = []
     head = []
@@ -132,6 +142,17 @@ def kernelProgram(seed):
             t, op, load), deletable=False))
         head.append(Simple('__syncthreads();', deletable=False))
         sc.add(Var(t, 'arr', CAP, size=B, writable=False))
+        if r.random() < 0.4:
+            # A second phase: each thread combines its neighbours' values.
+            p.features.add('shared-two-phase')
+            g.tiles['tile2'] = B
+            e, _ = g.wrap(g.expr(_loadScope(sc, g, inputs=False), 2), CAP)
+            head.append(Simple('__shared__ double tile2[%d];' % B,
+                               deletable=False))
+            head.append(Simple('tile2[threadIdx.x] = tile[(threadIdx.x + 1) '
+                               '%% %d] * %s;' % (B, e), deletable=False))
+            head.append(Simple('__syncthreads();', deletable=False))
+            sc.add(Var('tile2', 'arr', CAP, size=B, writable=False))
     if reduce:
         p.features.add('block-reduce')
         head.append(Simple('__shared__ double red[%d];' % p.block[0],
@@ -139,16 +160,19 @@ def kernelProgram(seed):
         head.append(Simple('red[threadIdx.x] = 0.0;', deletable=False))
         sc.names.add('red')
 
-    g.atomicOK = 'E' in outs and not reduce
+    g.atomicTargets = [o for o in outs if o == 'g' or o == 'E' and not reduce]
     ctx = Ctx('void', allowReturn=not reduce)
     ctx.depth = 1
     ins = [q.name for q in params if q.kind == 'double'] + ['x[i]']
     ins += ['c[0]'] if any(q.name == 'c' for q in params) else []
-    ins += ['%s[i]' % o for o in outs if o != 'E' and o not in wo]
+    ins += ['%s[i]' % o for o in outs if o not in ('E', 'g') and o not in wo]
     mix = '0.1 * (%s)' % ' + '.join(ins)
     inner = []
     for o in outs:
-        if o == 'E':
+        if o == 'g':
+            inner.append(Simple('atomicAdd(&g[i], %s);' % mix,
+                                deletable=False))
+        elif o == 'E':
             if not reduce:
                 inner.append(Simple('atomicAdd(&E[0], %s);' % mix,
                                     deletable=False))
@@ -158,7 +182,7 @@ def kernelProgram(seed):
         ctx = ctx.nested(2)
     inner += g.block(sc, ctx, r.randint(2, 7))
     for o in outs:
-        if o == 'E':
+        if o in ('E', 'g'):
             continue
         if r.random() < 0.7:
             e, _ = g.wrap(g.expr(sc, 2), CAP)
@@ -200,15 +224,17 @@ def kernelProgram(seed):
     p.top = f
     specs = [q.name for q in params if q.kind == 'double']
     specs += [q.name for q in params if q.kind in ('carr', 'arr')
-              and q.name != 'E' and not q.wo]
+              and not q.atomic and not q.wo]
     p.fwdSpecs = specs
     return p
 
 
-def _loadScope(sc, g):
-    """What a tile load may read: x[i] (i < n there) and scalars."""
+def _loadScope(sc, g, inputs=True):
+    """What a tile load may read: scalars, small arrays, tiles, and (only
+    under `i < n`) the inputs of n elements."""
     s = Scope()
     for v in sc.vars:
-        if v.kind == 'd' or (v.kind == 'arr' and not v.fixedIndex):
+        if v.kind == 'd' or (v.kind == 'arr' and not v.fixedIndex and (
+                inputs or v.name not in g.inputs)):
             s.add(v)
     return s

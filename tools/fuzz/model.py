@@ -118,6 +118,7 @@ class Param:
         self.size = size
         self.value = value
         self.wo = False  # a written array that is never read
+        self.atomic = False  # kernels: only added to with atomicAdd
 
     def ctype(self):
         return {'double': 'double', 'int': 'int', 'carr': 'const double *',
