@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import gen  # noqa: E402
-from gen import hostProgram  # noqa: E402
+from gen_host import hostProgram  # noqa: E402
 from gen_kernel import kernelProgram  # noqa: E402
 from harness import Unit  # noqa: E402
 from run import FAILING, ROOT, Runner  # noqa: E402
