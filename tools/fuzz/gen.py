@@ -326,7 +326,7 @@ class Gen:
         if h.kind == 'arr':
             args.append(self.r.choice([a for a in arrs if a.size >= h.m]).name)
         if h.kind == 'vec3':
-            if vecs and self.chance(0.7):
+            if vecs and self.chance(0.9):
                 args.append(self.r.choice(vecs).name)
             else:
                 args.append('make_double3(%s, %s, %s)' % tuple(
@@ -385,7 +385,7 @@ class Gen:
                 self.chance(0.1) and allowed('return-in-loop'))):
             kinds += ['return']
         if self.prog.cuda and allowed('double3'):
-            kinds += ['vec3']
+            kinds += ['vec3'] * (1 + any(h.kind == 'vec3' for h in self.helpers))
         return getattr(self, 's_' + self.r.choice(kinds))(sc, ctx)
 
     def rhs(self, sc, ctx, var):
@@ -567,6 +567,7 @@ class Gen:
 
     def s_localarr(self, sc, ctx):
         name = sc.fresh(['w', 'buf', 'tmp', 'arr', 'loc', 'cache'])
+        sc.names.add(name)
         size = self.r.randint(2, 5)
         x = self.r.random()
         out = []
@@ -599,12 +600,7 @@ class Gen:
     def s_ptr(self, sc, ctx):
         ptrs = [a for a in sc.of('arr') if a.block is ctx.block and a.size >= 2]
         if ptrs and self.chance(0.5) and allowed('ptr-inc'):
-            p = self.r.choice(ptrs)
-            form = self.r.choice(['%s += 1;', '++%s;', '%s++;',
-                                  '%s = %s + 1;'])
-            self.feat.add('pointer-increment')
-            p.size -= 1
-            return [Simple(form.replace('%s', p.name))]
+            return self.s_ptrInc(self.r.choice(ptrs))
         arrs = [a for a in sc.of('arr') if a.size >= 2 and not a.fixedIndex
                 and a.readable]
         if not arrs:
@@ -628,7 +624,18 @@ class Gen:
         if not const:
             a.bound = max(a.bound, CAP)
             v.bound = max(v.bound, CAP)
-        return [Simple('%sdouble *%s = %s;' % (const, name, init))]
+        out = [Simple('%sdouble *%s = %s;' % (const, name, init))]
+        if v.size >= 2 and allowed('ptr-inc') and self.chance(0.4):
+            # A few statements that use it, then move it.
+            out += self.block(sc, ctx, self.r.randint(0, 2))
+            out += self.s_ptrInc(v)
+        return out
+
+    def s_ptrInc(self, p):
+        form = self.r.choice(['%s += 1;', '++%s;', '%s++;', '%s = %s + 1;'])
+        self.feat.add('pointer-increment')
+        p.size -= 1
+        return [Simple(form.replace('%s', p.name))]
 
     def s_vec3(self, sc, ctx):
         name = sc.fresh(['n3', 'u3', 'r3', 'e3'])
@@ -653,7 +660,7 @@ class Gen:
         if allowed('array-callee'):
             kinds += ['ptrout', 'modify']
         if self.prog.cuda and allowed('double3'):
-            kinds.append('vec3')
+            kinds += ['vec3'] * (2 if self.deviceOnly else 1)
         kind = self.r.choice(kinds)
         nargs = self.r.randint(1, 2) if kind == 'scalar' else 1
         template = kind == 'scalar' and self.chance(0.12) and \
