@@ -9,6 +9,7 @@
 import os
 import shutil
 import subprocess
+import sys
 
 import lit.formats
 import lit.util
@@ -16,7 +17,8 @@ import lit.util
 config.name = "meshad"
 # bash when there is one (pipes, $(...), `set -o pipefail`), else lit's shell.
 config.test_format = lit.formats.ShTest(lit.util.which("bash") is not None)
-config.suffixes = [".c", ".cpp", ".cu"]
+# .test: tests that are only RUN lines (the fuzzer smoke runs).
+config.suffixes = [".c", ".cpp", ".cu", ".test"]
 # Shared helpers and inputs of other tests, not tests themselves.
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 
@@ -71,6 +73,9 @@ config.substitutions.extend([
     ("%cuda_link",
      "-L{0}/lib64 -lcudart -Wl,-rpath,{0}/lib64".format(config.cuda_path)),
     ("%nvcc", Nvcc),
+    ("%meshad_fuzz", "%s %s" % (
+        sys.executable,
+        os.path.join(config.meshad_src_root, "tools", "fuzz", "meshad-fuzz.py"))),
     ("%I", IncludeDir),
 ])
 

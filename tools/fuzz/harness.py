@@ -1,0 +1,282 @@
+"""C++ test code for generated programs: one function per unit (a program
+in one mode) that compares meshad's derivatives with finite differences
+(tools/fuzz/FuzzCheck.h), and translation units holding many units.
+
+Forward mode ('F'): one `meshad::differentiate` request per entry of
+`prog.fwdSpecs` (a scalar, an element `p[k]`, or a whole array with a random
+direction); each output (the return value and every written array) is
+checked against the finite differences of the primal along the same
+direction. The derived function takes the primal's arguments, then one
+tangent per array that is selected as a whole or written (in parameter
+order): the direction, or zeros for what is not selected.
+
+Reverse mode ('R'): `meshad::gradient(f, "")` with the loss
+L = ret + sum_a sum_k w_a[k] a_final[k] over every array (for a const array
+its final contents are its initial ones); each array adjoint is seeded with
+its weights and must end as dL/d(initial input); scalar adjoints start at 0
+at the first point and at 0.5 at the others (adjoints accumulate).
+"""
+
+HEADER = """#include <meshad/Differentiator.h>
+#include "FuzzCheck.h"
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+"""
+
+NPOINTS = {'host': 3, 'kernel': 2}
+MAX_REV_ELEMS = 10  # kernels: adjoint elements checked per array
+
+
+class Unit:
+    def __init__(self, prog, index, mode):
+        self.prog = prog
+        self.index = index   # program number in the run
+        self.mode = mode     # 'F' or 'R'
+
+    @property
+    def name(self):
+        return 'p%d%s' % (self.index, self.mode)
+
+    @property
+    def prefix(self):
+        return 'p%d_' % self.index
+
+
+def _inputs(prog, out):
+    """Declarations of the arguments at one point (a_*, initial i_*)."""
+    for q in prog.params:
+        if q.kind == 'double':
+            out.append('    double a_%s = R.uniform(-1.5, 1.5);' % q.name)
+        elif q.kind == 'int':
+            out.append('    int a_%s = %d;' % (q.name, q.value))
+        elif q.kind == 'carr':
+            out.append('    double a_%s[%d];' % (q.name, q.size))
+            out.append('    R.fill(a_%s, %d, -1.5, 1.5);' % (q.name, q.size))
+        else:
+            out.append('    double i_%s[%d];' % (q.name, q.size))
+            out.append('    R.fill(i_%s, %d, -1.5, 1.5);' % (q.name, q.size))
+
+
+def _copies(prog, ind):
+    """Working copies w_* of the written arrays, from their initial i_*."""
+    out = []
+    for q in prog.params:
+        if q.kind == 'arr':
+            out.append('%sdouble w_%s[%d];' % (ind, q.name, q.size))
+            out.append('%sstd::memcpy(w_%s, i_%s, sizeof w_%s);' % (
+                ind, q.name, q.name, q.name))
+    return out
+
+
+def _args(prog):
+    return ['a_%s' % q.name if q.kind in ('double', 'int', 'carr')
+            else 'w_%s' % q.name for q in prog.params]
+
+
+def _launch(prog):
+    return 'dim3(%d, %d), dim3(%d, %d)' % (prog.grid + prog.block)
+
+
+def _primalCall(prog, name):
+    args = ', '.join(_args(prog))
+    if prog.family == 'kernel':
+        return 'MESHAD_LAUNCH(%s, %s)(%s)' % (name, _launch(prog), args)
+    return '%s(%s)' % (name, args)
+
+
+def _derivedCall(prog, handle, extras):
+    args = ', '.join(_args(prog) + extras)
+    if prog.family == 'kernel':
+        return '%s.execute_kernel(%s, %s)' % (handle, _launch(prog), args)
+    return '%s.execute(%s)' % (handle, args)
+
+
+def _returns(prog):
+    return prog.top.ret == 'double'
+
+
+def _outsLambda(prog, fname):
+    """`Outs()`: the primal's outputs from the current inputs."""
+    out = ['    auto Outs = [&]() {', '      std::vector<double> O;']
+    out += _copies(prog, '      ')
+    call = _primalCall(prog, fname)
+    if _returns(prog):
+        out.append('      O.push_back(%s);' % call)
+    else:
+        out.append('      %s;' % call)
+    for q in prog.params:
+        if q.kind == 'arr':
+            out.append('      meshad::fuzz::append(O, w_%s, %d);' % (
+                q.name, q.size))
+    out += ['      return O;', '    };']
+    return out
+
+
+def _perturb(prog, spec):
+    """(setup lines, Eval lambda text, X0) for differentiating along spec."""
+    name = spec.split('[')[0]
+    q = next(p for p in prog.params if p.name == name)
+    if q.kind == 'double':
+        return [], ('[&](double T) { double S = a_%s; a_%s = T; auto O = '
+                    'Outs(); a_%s = S; return O; }' % ((name,) * 3)), \
+            'a_%s' % name
+    base = 'a_%s' % name if q.kind == 'carr' else 'i_%s' % name
+    if '[' in spec:
+        k = spec.split('[')[1].rstrip(']')
+        el = '%s[%s]' % (base, k)
+        return [], ('[&](double T) { double S = %s; %s = T; auto O = Outs(); '
+                    '%s = S; return O; }' % (el, el, el)), el
+    setup = ['      double dir_%s[%d];' % (name, q.size),
+             '      R.fill(dir_%s, %d, -1.0, 1.0);' % (name, q.size)]
+    ev = ('[&](double T) { double S[%d]; std::memcpy(S, %s, sizeof S); '
+          'for (int K = 0; K < %d; ++K) %s[K] = S[K] + T * dir_%s[K]; '
+          'auto O = Outs(); std::memcpy(%s, S, sizeof S); return O; }'
+          % (q.size, base, q.size, base, name, base))
+    return setup, ev, '0.0'
+
+
+def forwardUnit(u):
+    prog, P = u.prog, u.prefix
+    fname = P + prog.top.name.lstrip('@')
+    lines = ['static void %srunF(meshad::fuzz::Unit &U) {' % P,
+             '  meshad::fuzz::Rng R(%dull);' % (prog.seed * 2 + 1)]
+    for n, spec in enumerate(prog.fwdSpecs):
+        lines.append('  auto D%d = meshad::differentiate(%s, "%s");' % (
+            n, fname, spec))
+    lines.append('  for (int Pt = 0; Pt < %d; ++Pt) {' % NPOINTS[prog.family])
+    _inputs(prog, lines)
+    lines += _outsLambda(prog, fname)
+    for n, spec in enumerate(prog.fwdSpecs):
+        whole = '[' not in spec
+        setup, ev, x0 = _perturb(prog, spec)
+        lines.append('    {')
+        lines += setup
+        lines.append('      meshad::fuzz::Column C = meshad::fuzz::fdColumn('
+                     '%s, %s);' % (ev, x0))
+        lines += _copies(prog, '      ')
+        extras = []
+        for q in prog.params:
+            sel = whole and q.name == spec
+            if q.kind == 'arr' or (q.kind == 'carr' and sel):
+                if sel:
+                    lines.append('      double t_%s[%d];' % (q.name, q.size))
+                    lines.append('      std::memcpy(t_%s, dir_%s, sizeof '
+                                 't_%s);' % (q.name, q.name, q.name))
+                else:
+                    lines.append('      double t_%s[%d] = {};' % (q.name,
+                                                                  q.size))
+                extras.append('t_%s' % q.name)
+        call = _derivedCall(prog, 'D%d' % n, extras)
+        lines.append('      std::vector<double> Got;')
+        if _returns(prog):
+            lines.append('      Got.push_back(%s);' % call)
+        else:
+            lines.append('      %s;' % call)
+        for q in prog.params:
+            if q.kind == 'arr':
+                lines.append('      meshad::fuzz::append(Got, t_%s, %d);' % (
+                    q.name, q.size))
+        lines.append('      U.checkAll("d/d%s", Got, C);' % spec)
+        lines.append('    }')
+    lines += ['  }', '}']
+    return '\n'.join(lines)
+
+
+def _revElems(prog, q):
+    if prog.family != 'kernel' or q.size <= MAX_REV_ELEMS:
+        return list(range(q.size))
+    step = q.size / float(MAX_REV_ELEMS)
+    return sorted(set(int(k * step) for k in range(MAX_REV_ELEMS)) |
+                  {q.size - 1})
+
+
+def reverseUnit(u):
+    prog, P = u.prog, u.prefix
+    fname = P + prog.top.name.lstrip('@')
+    arrays = [q for q in prog.params if q.kind in ('carr', 'arr')]
+    lines = ['static void %srunR(meshad::fuzz::Unit &U) {' % P,
+             '  meshad::fuzz::Rng R(%dull);' % (prog.seed * 2 + 2),
+             '  auto G = meshad::gradient(%s, "");' % fname,
+             '  for (int Pt = 0; Pt < %d; ++Pt) {' % NPOINTS[prog.family]]
+    _inputs(prog, lines)
+    for q in arrays:
+        lines.append('    double wt_%s[%d];' % (q.name, q.size))
+        lines.append('    R.fill(wt_%s, %d, 0.5, 1.5);' % (q.name, q.size))
+    lines += _outsLambda(prog, fname)
+    lines.append('    auto Loss = [&]() {')
+    lines.append('      std::vector<double> O = Outs();')
+    lines.append('      double L = %s;' % ('O[0]' if _returns(prog) else '0'))
+    off = 1 if _returns(prog) else 0
+    for q in arrays:
+        if q.kind == 'arr':
+            lines.append('      for (int K = 0; K < %d; ++K) L += wt_%s[K] * '
+                         'O[%d + K];' % (q.size, q.name, off))
+            off += q.size
+        else:
+            lines.append('      for (int K = 0; K < %d; ++K) L += wt_%s[K] * '
+                         'a_%s[K];' % (q.size, q.name, q.name))
+    lines.append('      return std::vector<double>{L};')
+    lines.append('    };')
+    lines += _copies(prog, '    ')
+    extras = []
+    for q in prog.params:
+        if q.kind == 'double':
+            # Adjoints accumulate: from the second point on, start at 0.5.
+            lines.append('    double g_%s = Pt ? 0.5 : 0.0;' % q.name)
+            extras.append('&g_%s' % q.name)
+        elif q.kind in ('carr', 'arr'):
+            lines.append('    double g_%s[%d];' % (q.name, q.size))
+            lines.append('    std::memcpy(g_%s, wt_%s, sizeof g_%s);' % (
+                q.name, q.name, q.name))
+            extras.append('g_%s' % q.name)
+    lines.append('    %s;' % _derivedCall(prog, 'G', extras))
+    for q in prog.params:
+        if q.kind == 'double':
+            _, ev, x0 = _perturb(prog, q.name)
+            lines.append('    U.check(Pt ? "dL/d%s (adjoint seeded 0.5)" : '
+                         '"dL/d%s", g_%s - (Pt ? 0.5 : 0.0), '
+                         'meshad::fuzz::fdColumn('
+                         '%s, %s), 0);' % (q.name, q.name, q.name,
+                                           ev.replace('Outs()', 'Loss()'), x0))
+        elif q.kind in ('carr', 'arr'):
+            base = 'a_%s' % q.name if q.kind == 'carr' else 'i_%s' % q.name
+            for k in _revElems(prog, q):
+                el = '%s[%d]' % (base, k)
+                ev = ('[&](double T) { double S = %s; %s = T; auto O = Loss(); '
+                      '%s = S; return O; }' % (el, el, el))
+                lines.append('    U.check("dL/d%s[%d]", g_%s[%d], '
+                             'meshad::fuzz::fdColumn(%s, %s), 0);' % (
+                                 q.name, k, q.name, k, ev, el))
+    lines += ['  }', '}']
+    return '\n'.join(lines)
+
+
+def translationUnit(units):
+    """The source of a TU holding `units`, and [(first line, last line,
+    program index)] of each program's and each unit's code."""
+    chunks = [HEADER]
+    ranges = []
+    line = HEADER.count('\n') + 1
+    done = set()
+    for u in units:
+        texts = []
+        if u.index not in done:
+            done.add(u.index)
+            texts.append('// program %d (seed %d)\n%s' % (
+                u.index, u.prog.seed, u.prog.source(u.prefix)))
+        texts.append((forwardUnit if u.mode == 'F' else reverseUnit)(u) + '\n')
+        for t in texts:
+            n = t.count('\n')
+            ranges.append((line, line + n, u.index))
+            chunks.append(t)
+            line += n + 1
+            chunks.append('\n')
+    entries = ', '.join('{"%s", %srun%s}' % (u.name, u.prefix, u.mode)
+                        for u in units)
+    chunks.append('int main(int argc, char **argv) {\n'
+                  '  static const meshad::fuzz::Entry Units[] = {%s};\n'
+                  '  return meshad::fuzz::runUnits(Units, %d, argc, argv);\n'
+                  '}\n' % (entries, len(units)))
+    return ''.join(chunks), ranges
