@@ -4,7 +4,6 @@
 // value) nor orders the adjoint reset before the adds (`_d_ptr[0] = 0.`
 // comes after `_d_v[1] += ...`, wiping them), where `v[1] = v[1] * v[1]`
 // is right. The same inside a loop.
-// XFAIL: *
 // (bug: stores through a pointer local aliasing an array)
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -I%I -I%test_inputs %s -o %t

@@ -3,7 +3,6 @@
 // branch of ?: or on the right of && / || is rejected as "a call with side
 // effects" in both modes. The error is clear, but the call has no side
 // effects and the function is well differentiable.
-// XFAIL: *
 // (false rejection: "a call with side effects in a branch of '?:'")
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -I%I -I%test_inputs %s -o %t

@@ -2,7 +2,6 @@
 // array element and then overwrites it: its pullback re-runs the callee's
 // forward sweep, so the element is overwritten again and the reverse sweep
 // reads the new value (reduced from a random program).
-// XFAIL: *
 // (bug: callee overwriting an array it (or the caller) read)
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -I%I -I%test_inputs %s -o %t

@@ -3,7 +3,6 @@
 // offset: const double *q = p + 1;) gets a const adjoint pointer that the
 // reverse sweep assigns ("read-only variable is not assignable"), or
 // passes to a pullback that takes a double * ("no matching function").
-// XFAIL: *
 // (bug: const adjoint pointer of a const pointer local)
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -I%I -I%test_inputs %s -o %t

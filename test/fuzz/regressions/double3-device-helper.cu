@@ -1,7 +1,6 @@
 // Fuzzer finding (issue 9, tools/fuzz/FINDINGS.md): a double3 local passed to
 // a __device__ helper in a kernel gradient produces `_d_n += _r0` on
 // double3 values ("no viable overloaded '+='").
-// XFAIL: *
 // (bug: adjoints of double3 arguments)
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs %s -o %t

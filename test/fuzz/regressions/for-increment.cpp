@@ -4,7 +4,6 @@
 // fuzzer also finds it as code that does not compile: when the statements
 // around the loop are not repeated in the forward sweep, the increment
 // still names their variable ("use of undeclared identifier 'r'").
-// XFAIL: *
 // (bug: reverse mode drops the update in the increment)
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -I%I -I%test_inputs %s -o %t

@@ -3,7 +3,6 @@
 // keeps the primal call but drops its pushforward, so the tangent of what
 // h writes into v is lost (forward-mode twin of the reverse-mode bug of
 // issue 9). The same with `z = 0.02 * h(v);` into a dead local.
-// XFAIL: *
 // (bug: forward mode drops the pushforward of a call whose result is dead)
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -I%I -I%test_inputs %s -o %t

@@ -1,7 +1,6 @@
 // Fuzzer finding (issue 9, tools/fuzz/FINDINGS.md): std::max(y, (double)2)
 // is copied as std::max(y, 2) (the cast of a literal is dropped: no matching
 // function), in both modes; std::min the same.
-// XFAIL: *
 // (bug: casts of literals dropped)
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -I%I -I%test_inputs %s -o %t

@@ -2,7 +2,6 @@
 // array, whose result initialises (or is assigned to) a local that is never
 // read, is dropped from the reverse sweep; as a plain call statement it is
 // right.
-// XFAIL: *
 // (bug: the pullback of a call with a dead result is dropped)
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -I%I -I%test_inputs %s -o %t

@@ -2,7 +2,6 @@
 // with user names: a callee parameter named y against the pullback's return
 // seed _d_y ("redefinition of parameter '_d_y'"), user locals named _d_x
 // and _t0 against meshad's own (generated code that does not compile).
-// XFAIL: *
 // (bug: generated names are not made unique against user names)
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -I%I -I%test_inputs %s -o %t

@@ -2,7 +2,6 @@
 // is re-called without its namespace in the generated code ("use of
 // undeclared identifier"): issue 9 names function templates; the fuzzer
 // finds the same for plain functions, in both modes and in kernels.
-// XFAIL: *
 // (bug: callee names lose their namespace)
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -I%I -I%test_inputs %s -o %t

@@ -3,7 +3,6 @@
 // uses the shared *_d_k as the adjoint of its own copy of k and resets it
 // to 0 at the overwrite, wiping the other threads' contributions (here dk
 // comes out as one thread's share instead of the sum over all threads).
-// XFAIL: *
 // (bug: the reverse sweep assigns *_d_k = 0. at `k = ...`)
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs %s -o %t

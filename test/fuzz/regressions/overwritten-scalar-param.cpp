@@ -3,7 +3,6 @@
 // adjoint kept in the caller's adjoint (*_d_k) and reset to 0 at the
 // overwrite, so that the adjoint the caller passed in is lost (adjoints
 // accumulate: dk must end as its initial value plus dL/dk).
-// XFAIL: *
 // (bug: the reverse sweep assigns *_d_k = 0. at `k = ...`)
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -I%I -I%test_inputs %s -o %t

@@ -1,7 +1,6 @@
 // Fuzzer finding (issue 9, tools/fuzz/FINDINGS.md): pointer arithmetic on a
 // pointer local (p += 1, ++p, p++) is not mirrored on its tangent and
 // adjoint pointers (p = p + 1 is).
-// XFAIL: *
 // (bug: p += 1, ++p, p++ not mirrored)
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -I%I -I%test_inputs %s -o %t

@@ -1,7 +1,6 @@
 // Fuzzer finding (issue 9, tools/fuzz/FINDINGS.md): a local array with a
 // brace initialiser shorter than the array (= {x}, = {}) is declared
 // without its initialiser in the gradient and read uninitialised.
-// XFAIL: *
 // (bug: the initialiser of a local array is dropped)
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -I%I -I%test_inputs %s -o %t
