@@ -96,6 +96,16 @@ bool ActivityAnalysis::usefulStmt(const Stmt *S) {
     return false;
   auto IsUseful = [&](const Var *V) { return Useful.count(leader(V)) != 0; };
   bool Changed = false;
+  // A call that may write through a useful pointer: everything it reads may
+  // reach a result, whether or not its value does.
+  auto CallWrites = [&](const Expr *E) {
+    const auto *C = llvm::dyn_cast_or_null<CallExpr>(E);
+    bool Marked = false;
+    if (C && writesUseful(C->getArgs(), IsUseful))
+      for (const Expr *A : C->getArgs())
+        Marked |= markUsefulIn(A);
+    return Marked;
+  };
   switch (S->getKind()) {
   case Stmt::Kind::Block:
     for (const Stmt *Sub : llvm::cast<BlockStmt>(S)->getBody())
@@ -105,22 +115,17 @@ bool ActivityAnalysis::usefulStmt(const Stmt *S) {
     const auto *D = llvm::cast<DeclStmt>(S);
     if (IsUseful(D->getVar()))
       Changed |= markUsefulIn(D->getInit());
-    return Changed;
+    return CallWrites(D->getInit()) || Changed;
   }
   case Stmt::Kind::Assign: {
     const auto *A = llvm::cast<AssignStmt>(S);
     const Var *Root = getRootVar(A->getLHS());
     if (Root && IsUseful(Root))
       Changed |= markUsefulIn(A->getRHS());
-    return Changed;
+    return CallWrites(A->getRHS()) || Changed;
   }
-  case Stmt::Kind::ExprStmt: {
-    const auto *C = dyn_cast<CallExpr>(llvm::cast<ExprStmt>(S)->getExpr());
-    if (C && writesUseful(C->getArgs(), IsUseful))
-      for (const Expr *A : C->getArgs())
-        Changed |= markUsefulIn(A);
-    return Changed;
-  }
+  case Stmt::Kind::ExprStmt:
+    return CallWrites(llvm::cast<ExprStmt>(S)->getExpr());
   case Stmt::Kind::Launch: {
     const auto *L = llvm::cast<LaunchStmt>(S);
     if (writesUseful(L->getArgs(), IsUseful))
