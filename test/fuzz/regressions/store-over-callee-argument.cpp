@@ -4,8 +4,8 @@
 // (v[0] already updated), so the callee's derivative is taken at the new
 // value instead of the old one (`v[1] = s * v[1] + first2(v);` is right).
 // Found once in 5,000 programs with the constructs of the other bugs off.
-// XFAIL: *
-// (bug: the element stored to is not restored before the callee's pullback)
+// (fixed: the reverse sweep needs what a callee reads, so the element is
+// restored before the pullback)
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -I%I -I%test_inputs %s -o %t
 // RUN: %t | FileCheck %s
