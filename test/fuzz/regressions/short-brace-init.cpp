@@ -20,6 +20,14 @@ double partial(double x, double y) {
   return z[0] + z[2] * x + w[3];
 }
 
+// Fills the stack below the caller with NaN, so that whatever the gradient
+// reads uninitialised is NaN rather than a lucky zero.
+__attribute__((noinline)) static void dirtyStack() {
+  volatile double Junk[512];
+  for (int I = 0; I < 512; ++I)
+    Junk[I] = NAN;
+}
+
 int main() {
   using meshad::test::centralDifference;
   meshad::test::RandomInputs Rng;
@@ -28,11 +36,13 @@ int main() {
   for (int I = 0; I < 5; ++I) {
     double X = Rng.uniform(-1.5, 1.5), Y = Rng.uniform(-1.5, 1.5);
     double DX = 0, DY = 0;
+    dirtyStack();
     g.execute(X, Y, &DX, &DY);
     double RefX = centralDifference([&](double V) { return partial(V, Y); }, X);
     MESHAD_CHECK_CLOSE("d partial/dx", DX, RefX);
     MESHAD_CHECK_CLOSE("d partial/dy", DY,
         centralDifference([&](double V) { return partial(X, V); }, Y));
+    dirtyStack();
     MESHAD_CHECK_CLOSE("forward d partial/dx", d.execute(X, Y), RefX);
   }
   return meshad::test::summary();
