@@ -42,7 +42,8 @@ const ir::Expr *ExprLowering::selectHoisted(
     return S.fail(Loc, Twine("meshad: a call with side effects ") +
                            Scope.NoHoistContext + " is not supported");
   (void)Context;
-  ir::Var *Temp = S.M.createVar(Scope.Names.numbered("_t"), Ty);
+  ir::Var *Temp =
+      S.M.createVar(Scope.Names.numbered("_t"), Ty->getUnqualified());
   auto Branch = [&](std::vector<const ir::Stmt *> Stmts, const ir::Expr *V) {
     Stmts.push_back(S.make<ir::AssignStmt>(Loc, S.make<ir::VarRefExpr>(Loc, Temp),
                                            ir::AssignOp::Assign,
