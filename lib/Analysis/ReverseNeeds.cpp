@@ -330,7 +330,7 @@ meshad::writeOnlyMemory(const Stmt *Body, llvm::ArrayRef<Var *> Candidates,
       AssignOp Op = A->getOp();
       if (Op == AssignOp::Assign ||
           (Accumulates &&
-           (Op == AssignOp::AddAssign || Op == AssignOp::SubAssign)))
+           (isAdditive(Op) || Op == AssignOp::SubAssign)))
         if (const Var *V = storeTarget(A->getLHS(), false))
           ++Stores[V];
     } else if (const auto *ES = dyn_cast<ExprStmt>(S)) {

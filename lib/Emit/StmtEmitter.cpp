@@ -34,6 +34,10 @@ const char *spellAssignOp(AssignOp Op) {
     return "++";
   case AssignOp::Dec:
     return "--";
+  case AssignOp::Accumulate:
+    // Lowered before emission (GPU/LowerAccumulations); one left over must
+    // not compile as a plain, possibly racing, +=.
+    return " MESHAD_UNLOWERED_ACCUMULATE ";
   }
   return " ? ";
 }

@@ -184,6 +184,10 @@ public:
   AssignStmt *assign(const Expr *LHS, AssignOp Op, const Expr *RHS) {
     return M.create<AssignStmt>(LHS, Op, RHS);
   }
+  /// `LHS += RHS` with the form of the add left to the GPU lowering.
+  AssignStmt *accumulate(const Expr *LHS, const Expr *RHS) {
+    return M.create<AssignStmt>(LHS, AssignOp::Accumulate, RHS);
+  }
   BlockStmt *block() { return M.create<BlockStmt>(); }
 
 private:

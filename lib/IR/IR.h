@@ -402,8 +402,20 @@ private:
 };
 
 /// Assignment operators. Inc/Dec have no right-hand side (++x / --x).
+///
+/// Accumulate is `LHS += RHS` where other threads may add to LHS at the same
+/// time and the form of the add (plain, atomic, a warp or block reduction, a
+/// shared-memory tile, a gather) is not chosen yet: reverse mode writes every
+/// adjoint store as one, other modes carry them through (the tangent of an
+/// Accumulate is an Accumulate), and the GPU lowering (GPU/LowerAccumulations)
+/// replaces each by its form, last. None may be left when the code is emitted.
 enum class AssignOp { Assign, AddAssign, SubAssign, MulAssign, DivAssign, Inc,
-                      Dec };
+                      Dec, Accumulate };
+
+/// True for `+=` and Accumulate: assignments that add their right-hand side.
+inline bool isAdditive(AssignOp Op) {
+  return Op == AssignOp::AddAssign || Op == AssignOp::Accumulate;
+}
 
 /// LHS op= RHS, where LHS is a VarRef, Index, Member or Deref expression.
 class AssignStmt : public Stmt {

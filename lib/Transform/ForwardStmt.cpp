@@ -154,6 +154,7 @@ void ForwardFunction::deriveAssign(const AssignStmt *A, BlockStmt *Out) {
     break;
   case AssignOp::AddAssign:
   case AssignOp::SubAssign:
+  case AssignOp::Accumulate: // The tangent of an accumulation accumulates.
     if (R.T)
       Out->append(B.assign(TL, Op, R.T));
     break;

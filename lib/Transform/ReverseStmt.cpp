@@ -431,12 +431,13 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
     return;
   }
   case AssignOp::AddAssign:
+  case AssignOp::Accumulate:
   case AssignOp::SubAssign:
     if (UserCall) {
-      pullbackCall(Call, Op == AssignOp::AddAssign ? DE : B.neg(DE), Rev);
+      pullbackCall(Call, isAdditive(Op) ? DE : B.neg(DE), Rev);
       return;
     }
-    adjoint(RHS, Op == AssignOp::AddAssign ? DE : B.neg(DE), Rev);
+    adjoint(RHS, isAdditive(Op) ? DE : B.neg(DE), Rev);
     return;
   case AssignOp::MulAssign: {
     const Expr *RV = cheap(RHS, Rev);
