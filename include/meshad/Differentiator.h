@@ -341,6 +341,23 @@ constexpr Derived<FnPtr, K> gradient(F &&, const char *, GradientOption,
   return Generated;
 }
 
+/// Hessian-vector product of a scalar function or of a kernel's energy,
+/// forward mode over reverse mode, no Hessian formed.
+///
+/// \code
+///   // double f(const double *p, int n, double w);
+///   auto h = meshad::hvp(f, "p, w");
+///   h.execute(p, n, w, vp, vw, Hp, &Hw);  // Hp += H_pp vp + H_pw vw, ...
+///   // __global__ void k(const double *x, double *E, int n): E[0] += ...
+///   auto hk = meshad::hvp(k, "x");
+///   hk.execute_kernel(grid, block, x, E, n, vx, Hx, seedE);
+/// \endcode
+template <class F, class FnPtr, bool K>
+constexpr Derived<FnPtr, K> hvp(F &&, const char *,
+                                Derived<FnPtr, K> Generated) {
+  return Generated;
+}
+
 /// Hessian: see the README for the status of this mode.
 template <class F, class FnPtr, bool K>
 constexpr Derived<FnPtr, K> hessian(F &&, const char *,
@@ -364,6 +381,14 @@ constexpr int gradient(F &&, const char * = "",
 #ifndef MESHAD_PLANNING
   static_assert(detail::AlwaysFalse<F>::value,
                 "meshad::gradient needs the meshad plugin "
+                "(-fplugin=libmeshad.so) or meshad-gen");
+#endif
+  return 0;
+}
+template <class F> constexpr int hvp(F &&, const char * = "") {
+#ifndef MESHAD_PLANNING
+  static_assert(detail::AlwaysFalse<F>::value,
+                "meshad::hvp needs the meshad plugin "
                 "(-fplugin=libmeshad.so) or meshad-gen");
 #endif
   return 0;

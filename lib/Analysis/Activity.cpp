@@ -14,6 +14,13 @@ using namespace meshad::ir;
 using llvm::dyn_cast;
 using llvm::isa;
 
+/// True for meshad::push(Tape, Value), the one intrinsic that writes a tape.
+static bool isTapePush(const CallExpr *C) {
+  return C && C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
+         C->getName() == "meshad::push" && C->getNumArgs() == 2;
+}
+
+
 ActivityAnalysis::ActivityAnalysis(
     const Function &F, const llvm::SmallPtrSetImpl<const Var *> &Seeds) {
   for (const Var *V : Seeds)
@@ -124,8 +131,14 @@ bool ActivityAnalysis::usefulStmt(const Stmt *S) {
       Changed |= markUsefulIn(A->getRHS());
     return CallWrites(A->getRHS()) || Changed;
   }
-  case Stmt::Kind::ExprStmt:
+  case Stmt::Kind::ExprStmt: {
+    const auto *C = dyn_cast<CallExpr>(llvm::cast<ExprStmt>(S)->getExpr());
+    if (isTapePush(C)) { // What is pushed is useful where its pops are.
+      const Var *Tape = getRootVar(C->getArg(0));
+      return Tape && IsUseful(Tape) && markUsefulIn(C->getArg(1));
+    }
     return CallWrites(llvm::cast<ExprStmt>(S)->getExpr());
+  }
   case Stmt::Kind::Launch: {
     const auto *L = llvm::cast<LaunchStmt>(S);
     if (writesUseful(L->getArgs(), IsUseful))
@@ -314,6 +327,8 @@ bool ActivityAnalysis::visitStore(const Var *Root, const Type *TargetTy,
 }
 
 bool ActivityAnalysis::visitCall(const CallExpr *C) {
+  if (isTapePush(C)) // The tape holds what is pushed: it carries its tangent.
+    return isActive(C->getArg(1)) && markActive(getRootVar(C->getArg(0)));
   return visitArgs(C->getArgs(), C->getUserCallee());
 }
 

@@ -32,7 +32,9 @@
 #include "IR/NameScope.h"
 #include "Lower/ASTLowering.h"
 #include "Plan/RequestPlanner.h"
+#include "Analysis/ReverseNeeds.h"
 #include "Transform/ForwardMode.h"
+#include "Transform/Hvp.h"
 #include "Transform/ReverseMode.h"
 
 #include "clang/AST/ASTContext.h"
@@ -191,6 +193,27 @@ std::vector<TextEdit> EditPlan::takeEdits() {
   return Edits;
 }
 
+/// A meshad::hvp request: the parameters of a gradient request, less the
+/// arrays \p F writes when the spec is empty (every input).
+static ir::Function *deriveHvp(HvpTransformer &Hvp, const DerivativeRequest &R,
+                               ir::Function &F, DiagnosticSink &Diags) {
+  if (R.KeepSeeds) {
+    Diags.error(R.OptionLoc, "meshad::hvp takes no option: output seeds "
+                             "are always only read");
+    return nullptr;
+  }
+  std::optional<ReverseJob> Job = resolveReverse(R, F, Diags);
+  if (!Job)
+    return nullptr;
+  if (R.Items.empty())
+    for (unsigned I = 0; I < F.getNumParams(); ++I)
+      if (F.getParam(I)->getType()->isPointer() &&
+          writesMemoryOf(F.getBody(), F.getParam(I)))
+        Job->Selected[I] = false;
+  return Hvp.deriveHvp(&F, Job->Selected,
+                       derivedName(F, Job->Selected, "_hvp"), R.Loc);
+}
+
 GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
                                              DiagnosticSink &Diags,
                                              const GeneratorOptions &Opts) {
@@ -208,6 +231,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   std::vector<std::pair<const DerivativeRequest *, ir::Function *>> Done;
   ReverseModeTransformer Reverse(M, Diags, Derived);
   Reverse.setForceAtomics(Opts.ForceAtomics);
+  HvpTransformer Hvp(M, Diags, Derived, Forward, Reverse);
   for (const DerivativeRequest &R : Requests) {
     if (R.Mode == DiffMode::Hessian) {
       Diags.error(R.Loc, "meshad::hessian (Hessian mode) is not implemented "
@@ -222,6 +246,8 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
     if (R.Mode == DiffMode::Forward) {
       if (std::optional<ForwardJob> Job = resolveForward(R, *F, Diags))
         D = Forward.deriveRequest(F, Job->Seeds, Job->Name);
+    } else if (R.Mode == DiffMode::Hvp) {
+      D = deriveHvp(Hvp, R, *F, Diags);
     } else if (std::optional<ReverseJob> Job = resolveReverse(R, *F, Diags)) {
       D = Reverse.deriveGradient(F, Job->Selected, Job->Name, R.Loc,
                                  Job->KeepSeeds);

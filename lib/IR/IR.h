@@ -597,9 +597,14 @@ public:
   void setReturnType(const Type *T) { ReturnType = T; }
   CudaTarget getTarget() const { return Target; }
   bool isKernel() const { return Target == CudaTarget::Global; }
+  /// 0 for a user function, 1 for its derivatives, 2 for derivatives of
+  /// those (forward over reverse)...: generated names say the order.
+  unsigned getDerivativeOrder() const { return DerivativeOrder; }
+  void setDerivativeOrder(unsigned N) { DerivativeOrder = N; }
 
   const std::vector<Var *> &getParams() const { return Params; }
   void addParam(Var *P) { Params.push_back(P); }
+  void setParams(std::vector<Var *> Ps) { Params = std::move(Ps); }
   Var *getParam(unsigned I) const { return Params[I]; }
   unsigned getNumParams() const { return Params.size(); }
   /// Index of \p P among the parameters, or -1.
@@ -631,6 +636,7 @@ private:
   std::string Qualifiers;
   const void *SourceDecl = nullptr;
   clang::SourceLocation Loc;
+  unsigned DerivativeOrder = 0;
 };
 
 /// Owns every IR node, variable, function and type of one translation unit.

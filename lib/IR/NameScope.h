@@ -26,6 +26,8 @@
 #define MESHAD_IR_NAMESCOPE_H
 
 #include <map>
+#include "llvm/ADT/StringRef.h"
+
 #include <set>
 #include <string>
 
@@ -55,10 +57,21 @@ public:
   /// the result is reserved.
   std::string numbered(const std::string &Prefix);
   /// The name of the derivative (tangent, adjoint) of the variable named
-  /// \p Primal: "_d_" + Primal, made unique as unique() does.
+  /// \p Primal, made unique as unique() does: "_d_" + Primal in a first
+  /// derivative; in a derivative of order N >= 2 (a mode over another
+  /// mode's output, see setOrder) "_d<N>_" + Primal without its leading
+  /// underscore, so that nested modes read apart: x -> _d2_x, the adjoint
+  /// _d_x -> _d2_d_x, the temporary _r0 -> _d2_r0.
   std::string derivative(const std::string &Primal) {
-    return unique("_d_" + Primal);
+    if (Order < 2)
+      return unique("_d_" + Primal);
+    llvm::StringRef Base(Primal);
+    Base.consume_front("_");
+    return unique("_d" + std::to_string(Order) + "_" + Base.str());
   }
+  /// The order of the derivative the names are for (1: of a user function,
+  /// 2: of a first derivative...).
+  void setOrder(unsigned N) { Order = N; }
   /// A declaration that keeps a user's name where it can: \p Name for its
   /// first declaration in the generated function, a unique variant for
   /// each later one (reverse mode declares every local at function scope,
@@ -66,6 +79,7 @@ public:
   std::string declare(const std::string &Name);
 
 private:
+  unsigned Order = 1;
   std::set<std::string> Known;
   std::set<std::string> Declared;
   /// Where the search for a free variant resumes: per prefix of

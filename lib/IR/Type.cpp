@@ -14,6 +14,8 @@ using namespace meshad::ir;
 //===----------------------------------------------------------------------===//
 
 bool Type::isDifferentiable() const {
+  if (isTape())
+    return Elem->isDifferentiable();
   return getScalarElement()->isDifferentiableValue();
 }
 
@@ -76,6 +78,12 @@ const Type *TypeContext::getOpaque(const std::string &Spelling) {
   return make(Type::Kind::Opaque, nullptr, 0, false, Spelling);
 }
 
+const Type *TypeContext::getTape(const Type *Elem) {
+  Elem = Elem->getUnqualified();
+  return make(Type::Kind::Tape, Elem, 0, false,
+              "meshad::Tape<" + spellType(Elem) + ">");
+}
+
 const Type *TypeContext::getConst(const Type *Ty) {
   if (Ty->isConst())
     return Ty;
@@ -106,6 +114,7 @@ static std::string spellBase(const Type *Ty) {
   case Type::Kind::Int:
   case Type::Kind::Vector:
   case Type::Kind::Opaque:
+  case Type::Kind::Tape:
   case Type::Kind::Pointer:
   case Type::Kind::Array:
     break;

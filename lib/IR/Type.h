@@ -39,6 +39,7 @@ public:
     Pointer, ///< Pointer to Elem (Elem may be const).
     Array,   ///< Fixed-size array of Count Elem.
     Opaque,  ///< A type the IR only carries around (uint3, dim3, structs).
+    Tape,    ///< meshad::Tape<Elem>: a LIFO of saved values (reverse mode).
   };
 
   Kind getKind() const { return K; }
@@ -60,6 +61,10 @@ public:
   bool isIntegral() const { return K == Kind::Int || K == Kind::Bool; }
   /// Pointer or array: something that is indexed.
   bool isIndexable() const { return isPointer() || isArray(); }
+  /// A tape of values of type getElement(), filled by the intrinsic
+  /// meshad::push and emptied by meshad::pop. A tape of differentiable values
+  /// is differentiable: forward mode keeps a tape of tangents beside it.
+  bool isTape() const { return K == Kind::Tape; }
 
   /// True for values that carry derivatives: floating scalars and vectors.
   bool isDifferentiableValue() const {
@@ -108,6 +113,8 @@ public:
   const Type *getPointer(const Type *Pointee);
   const Type *getArray(const Type *Elem, unsigned Count);
   const Type *getOpaque(const std::string &Spelling);
+  /// meshad::Tape<Elem>.
+  const Type *getTape(const Type *Elem);
   /// \p Ty with const added (scalars, vectors, opaque types).
   const Type *getConst(const Type *Ty);
 

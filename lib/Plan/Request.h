@@ -27,7 +27,8 @@ class FunctionDecl;
 
 namespace meshad {
 
-enum class DiffMode { Forward, Reverse, Hessian };
+/// Hvp: Hessian-vector products, forward mode over reverse mode.
+enum class DiffMode { Forward, Reverse, Hvp, Hessian };
 
 /// Spelling of a mode in messages ("forward", "reverse", "Hessian").
 const char *getModeName(DiffMode M);

@@ -21,6 +21,8 @@ const char *meshad::getModeName(DiffMode M) {
     return "forward";
   case DiffMode::Reverse:
     return "reverse";
+  case DiffMode::Hvp:
+    return "Hessian-vector product";
   case DiffMode::Hessian:
     return "Hessian";
   }
@@ -69,6 +71,8 @@ RequestVisitor::requestMode(const clang::CallExpr *CE) {
     return DiffMode::Forward;
   if (Name == "gradient")
     return DiffMode::Reverse;
+  if (Name == "hvp")
+    return DiffMode::Hvp;
   if (Name == "hessian")
     return DiffMode::Hessian;
   return std::nullopt;

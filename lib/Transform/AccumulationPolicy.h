@@ -94,6 +94,7 @@ public:
 
   /// Ignore ownership: every store that other threads can reach is atomic.
   void setForceAtomics(bool Force) { ForceAtomics = Force; }
+  bool isForcingAtomics() const { return ForceAtomics; }
 
   /// Names the primal parameter whose adjoint \p V holds (for remarks).
   void setPrimalName(const ir::Var *V, const std::string &Name) {

@@ -66,6 +66,24 @@ void DerivedFunctionSet::truncate(size_t Size) {
   }
 }
 
+void DerivedFunctionSet::remove(const ir::Function *F) {
+  auto It = ByFunction.find(F);
+  if (It == ByFunction.end())
+    return;
+  size_t Index = It->second;
+  Entries.erase(Entries.begin() + Index);
+  for (DerivedFunction &E : Entries)
+    E.Callees.erase(const_cast<ir::Function *>(F));
+  std::map<std::string, size_t> Keys;
+  for (auto &[Key, I] : ByKey)
+    if (I != Index)
+      Keys[Key] = I > Index ? I - 1 : I;
+  ByKey = std::move(Keys);
+  ByFunction.clear();
+  for (size_t I = 0; I < Entries.size(); ++I)
+    ByFunction[Entries[I].Derived] = I;
+}
+
 std::vector<ir::Function *>
 DerivedFunctionSet::closure(ir::Function *Root) const {
   std::vector<ir::Function *> Order;

@@ -60,8 +60,12 @@ public:
     return It == ByKey.end() ? nullptr : Entries[It->second].Derived;
   }
   /// Registers \p Derived (before its body is built, so recursion finds it).
+  /// A derivative of a generated function (forward over reverse) is placed
+  /// as a derivative of that function's user primal.
   void add(const std::string &Key, ir::Function *Derived,
            ir::Function *Primal) {
+    if (const DerivedFunction *Of = find(Primal))
+      Primal = Of->Primal;
     ByKey[Key] = Entries.size();
     ByFunction[Derived] = Entries.size();
     Entries.push_back({Derived, Primal, {}});
@@ -75,6 +79,8 @@ public:
   /// Removes the most recently added entries down to \p Size (used when a
   /// derivation fails part-way).
   void truncate(size_t Size);
+  /// Removes \p F (an intermediate of a composition, never emitted).
+  void remove(const ir::Function *F);
 
   const std::vector<DerivedFunction> &entries() const { return Entries; }
   const DerivedFunction *find(const ir::Function *Derived) const {

@@ -175,6 +175,8 @@ bool ForwardFunction::run() {
   if (!computeActivity())
     return false;
   // Every user identifier first: generated names never take one.
+  Result->setDerivativeOrder(Primal->getDerivativeOrder() + 1);
+  Names.setOrder(Result->getDerivativeOrder());
   Names.addFunction(*Primal);
   addParameters();
   BlockStmt *Body = B.block();

@@ -93,7 +93,7 @@ void ForwardFunction::deriveDecl(const DeclStmt *D, BlockStmt *Out) {
     return;
   Var *T = tangentVar(V);
   const Expr *TInit = nullptr;
-  if (!V->isShared())
+  if (!V->isShared() && !V->getType()->isTape())
     TInit = Init.T ? Init.T : B.zero(T->getType());
   DeclStmt *TD = B.decl(T, TInit);
   TD->setLoc(D->getLoc());
@@ -214,6 +214,8 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
     Out->append(S);
     return;
   }
+  if (C->getName() == "meshad::push" && C->getNumArgs() == 2)
+    return deriveTapePush(S, Out);
   if (C->getName() != "atomicAdd" || C->getNumArgs() != 2) {
     error(C->getLoc(), "cannot differentiate the call of '" + C->getName() +
                            "': it has no derivative rule and no visible "
@@ -235,6 +237,24 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
   if (Ptr.T && Val.T)
     AtomicAdd(Ptr.T, Val.T);
   AtomicAdd(Ptr.P, Val.P);
+}
+
+void ForwardFunction::deriveTapePush(const ExprStmt *S, BlockStmt *Out) {
+  const auto *C = cast<CallExpr>(S->getExpr());
+  Dual Tape = derive(C->getArg(0), Out);
+  Dual Val = derive(C->getArg(1), Out);
+  auto Push = [&](const Expr *T, const Expr *V) {
+    auto *St = M.create<ExprStmt>(M.create<CallExpr>(
+        C->getType(), CallExpr::CalleeKind::Intrinsic, "meshad::push", -1,
+        std::vector<const Expr *>{T, V}));
+    St->setLoc(S->getLoc());
+    Out->append(St);
+  };
+  // The tangent tape gets an entry for every value pushed, zero or not, so
+  // that its pops stay in step with the primal tape's.
+  if (Tape.T)
+    Push(Tape.T, B.orZero(Val.T, C->getArg(1)->getType()->getUnqualified()));
+  Push(Tape.P, Val.P);
 }
 
 void ForwardFunction::deriveReturn(const ReturnStmt *R, BlockStmt *Out) {

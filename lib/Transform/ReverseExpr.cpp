@@ -37,8 +37,14 @@ void ReverseFunction::accumulate(const Expr *LValue, const Expr *Value,
   const Var *Root = ActivityAnalysis::getRootVar(AL);
   if (AL->getType()->isVector()) // Added component by component.
     Value = cheap(Value, Rev);
-  Policy.emit(B, AL, Root, B.cast(AL->getType()->getUnqualified(), Value),
-              Rev, LValue->getLoc());
+  Value = B.cast(AL->getType()->getUnqualified(), Value);
+  if (Unlowered) {
+    AssignStmt *Acc = B.accumulate(AL, Value);
+    Acc->setLoc(LValue->getLoc()); // Remarks of the lowering point here.
+    Rev->append(Acc);
+    return;
+  }
+  Policy.emit(B, AL, Root, Value, Rev, LValue->getLoc());
 }
 
 void ReverseFunction::adjoint(const Expr *E, const Expr *DE, BlockStmt *Rev) {

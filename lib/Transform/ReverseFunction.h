@@ -47,6 +47,8 @@ public:
   /// meshad::KeepSeeds: the seeds of outputs that the kernel only writes
   /// are read, never reset.
   void setKeepSeeds(bool Keep) { KeepSeeds = Keep; }
+  /// Adjoint stores become AssignOp::Accumulate, lowered later.
+  void setUnlowered(bool U) { Unlowered = U; }
 
 private:
   // Setup and declarations (ReverseMode.cpp).
@@ -227,6 +229,7 @@ private:
   /// How many statements store to each write-only output.
   llvm::DenseMap<const ir::Var *, unsigned> OutputStores;
   bool KeepSeeds = false;
+  bool Unlowered = false;
   /// Write-only outputs checked for meshad::KeepSeeds.
   llvm::SmallPtrSet<const ir::Var *, 4> KeepChecked;
   /// True when the seed of the store to \p Root (a kernel parameter) at

@@ -53,6 +53,22 @@ ir::Function *ReverseModeTransformer::deriveGradient(
     ir::Function *Primal, const std::vector<bool> &Selected,
     const std::string &Name, clang::SourceLocation RequestLoc,
     bool KeepSeeds) {
+  return derive(Primal, Selected, Name, RequestLoc, KeepSeeds,
+                /*Unlowered=*/false);
+}
+
+ir::Function *ReverseModeTransformer::deriveUnloweredGradient(
+    ir::Function *Primal, const std::vector<bool> &Selected,
+    const std::string &Name, clang::SourceLocation RequestLoc,
+    bool KeepSeeds) {
+  return derive(Primal, Selected, Name, RequestLoc, KeepSeeds,
+                /*Unlowered=*/true);
+}
+
+ir::Function *ReverseModeTransformer::derive(
+    ir::Function *Primal, const std::vector<bool> &Selected,
+    const std::string &Name, clang::SourceLocation RequestLoc, bool KeepSeeds,
+    bool Unlowered) {
   std::string Key = DerivedFunctionSet::keyFor(Primal, Name);
   if (ir::Function *F = Derived.lookup(Key))
     return F;
@@ -66,6 +82,7 @@ ir::Function *ReverseModeTransformer::deriveGradient(
   ReverseFunction RF(*this, M, Diags, Derived, Primal, Result, Selected,
                      ReverseFunction::Flavor::Gradient, RequestLoc);
   RF.setKeepSeeds(KeepSeeds);
+  RF.setUnlowered(Unlowered);
   if (!RF.run()) {
     Derived.truncate(Mark);
     return nullptr;
@@ -229,6 +246,8 @@ bool ReverseFunction::prepare() {
   });
   Recompute = std::make_unique<Recomputation>(*Body);
   // Every user identifier first: generated names never take one.
+  Result->setDerivativeOrder(Primal->getDerivativeOrder() + 1);
+  Names.setOrder(Result->getDerivativeOrder());
   Names.addFunction(*Primal);
   Names.addStmt(Body);
   for (const Var *P : Primal->getParams())
@@ -265,7 +284,8 @@ void ReverseFunction::addParameters() {
     if (Kind == Flavor::Pullback && (!Ty->isIndexable() || Private[I]))
       Policy.addThreadPrivate(A);
     Policy.setPrimalName(A, P->getName());
-    bool Force = Owner.getForceAtomics();
+    // Unlowered: the lowering of the finished function decides these.
+    bool Force = Owner.getForceAtomics() || Unlowered;
     if (Primal->isKernel() && Kind == Flavor::Gradient && !Ty->isIndexable() &&
         !Force) {
       // Every thread adds to this adjoint: sum in a register first.
@@ -518,7 +538,7 @@ bool ReverseFunction::run() {
   sweepBlock(Body, Fwd, Rev);
   if (Failed)
     return false;
-  if (Primal->getTarget() != CudaTarget::HostOnly)
+  if (Primal->getTarget() != CudaTarget::HostOnly && !Unlowered)
     combineAtomics(B, Rev);
   // Block sums of uniform adjoints, where every thread of the block is.
   BlockStmt *Epilogue = B.block();
@@ -530,9 +550,13 @@ bool ReverseFunction::run() {
   };
   for (auto &[Adj, Sum] : BlockSums)
     Reduce(B.ref(Adj), Sum);
-  for (auto &[Adj, Local] : LocalParamAdjoints)
-    Policy.emit(B, B.unary(UnaryOp::Deref, B.ref(Adj), Local->getType()),
-                Adj, B.ref(Local), Epilogue, Primal->getLoc());
+  for (auto &[Adj, Local] : LocalParamAdjoints) {
+    const Expr *Target = B.unary(UnaryOp::Deref, B.ref(Adj), Local->getType());
+    if (Unlowered)
+      Epilogue->append(B.accumulate(Target, B.ref(Local)));
+    else
+      Policy.emit(B, Target, Adj, B.ref(Local), Epilogue, Primal->getLoc());
+  }
   for (const UniformSum &U : UniformSums)
     Reduce(B.addrOf(B.index(B.ref(U.Adjoint), B.intLit(U.Index))), U.Part);
   for (const AdjointTile &T : Tiles)
@@ -555,7 +579,7 @@ bool ReverseFunction::run() {
   // The reverse sweep recomputes these before reading them.
   removeUnreadDefinitions(Fwd, Recomputed);
   gatherTileAdjoints();
-  if (Primal->isKernel() && Kind == Flavor::Gradient)
+  if (Primal->isKernel() && Kind == Flavor::Gradient && !Unlowered)
     useExclusiveAdds(B, *Result, Primal->getNumParams());
   return true;
 }

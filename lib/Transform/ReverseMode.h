@@ -54,6 +54,17 @@ public:
                                clang::SourceLocation RequestLoc,
                                bool KeepSeeds = false);
 
+  /// The gradient as the inner function of a composition (forward over
+  /// reverse, see Transform/Hvp.h): every adjoint store is an
+  /// AssignOp::Accumulate whose GPU form is left to the lowering that runs on
+  /// the finished function (GPU/LowerAccumulations), and no ownership-driven
+  /// strategy (block sums, tiles, gathers, exclusive adds) is applied.
+  ir::Function *deriveUnloweredGradient(ir::Function *Primal,
+                                        const std::vector<bool> &Selected,
+                                        const std::string &Name,
+                                        clang::SourceLocation RequestLoc,
+                                        bool KeepSeeds);
+
   /// The pullback of a callee whose parameters flagged in \p Active carry
   /// adjoints. Shared between callers.
   ///
@@ -75,6 +86,11 @@ public:
   RecordingPrimals &getRecording() { return Recording; }
 
 private:
+  ir::Function *derive(ir::Function *Primal, const std::vector<bool> &Selected,
+                       const std::string &Name,
+                       clang::SourceLocation RequestLoc, bool KeepSeeds,
+                       bool Unlowered);
+
   ir::Module &M;
   DiagnosticSink &Diags;
   DerivedFunctionSet &Derived;

@@ -297,8 +297,7 @@ void ReverseFunction::save(const Expr *LValue, BlockStmt *Fwd,
     Restore->append(B.assign(LValue, AssignOp::Assign, B.ref(T)));
     return;
   }
-  const Type *TapeTy =
-      M.getTypes().getOpaque("meshad::Tape<" + spellType(Ty) + ">");
+  const Type *TapeTy = M.getTypes().getTape(Ty);
   Var *T = newVar("_t", TapeTy);
   auto Call = [&](const char *Name, std::vector<const Expr *> Args,
                   const Type *RetTy) {

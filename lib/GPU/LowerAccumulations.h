@@ -1,0 +1,48 @@
+//===- GPU/LowerAccumulations.h - Choose the form of adjoint adds -*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The last pass before emission of a composed derivative (Transform/Hvp):
+/// every AssignOp::Accumulate of the finished function becomes the form the
+/// accumulation policy decides for its target, with one remark each:
+/// - host code, a thread's locals and memory private to it: plain +=;
+/// - a kernel's pointer parameters: the ownership analysis runs on the
+///   finished function itself (its own accesses decide, whatever modes
+///   produced it): plain += where no two threads touch an element, behind
+///   the launch-shape check the proof assumes; warp-aggregated atomics for
+///   uniform symbolic elements; atomicAdd otherwise (tile-exclusive arrays
+///   too: tiles and gathers of composed derivatives are not made yet, and
+///   the remark says so);
+/// - __shared__ memory and device functions' pointer parameters: atomicAdd
+///   (meshad::atomicAccumulate in __host__ __device__ code).
+///
+/// \code
+///   DerivedFunctionSet Derived;  ...
+///   lowerAccumulations(M, *Hvp, Diags, /*ForceAtomics=*/false);
+///   assert(!hasAccumulations(*Hvp));
+/// \endcode
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_GPU_LOWERACCUMULATIONS_H
+#define MESHAD_GPU_LOWERACCUMULATIONS_H
+
+#include "IR/IR.h"
+#include "Support/Diagnostics.h"
+
+namespace meshad {
+
+/// Replaces every Accumulate in \p F by its decided form. With
+/// \p ForceAtomics the ownership analysis is off (atomics=all).
+void lowerAccumulations(ir::Module &M, ir::Function &F, DiagnosticSink &Diags,
+                        bool ForceAtomics);
+
+/// True when \p F still has an AssignOp::Accumulate.
+bool hasAccumulations(const ir::Function &F);
+
+} // namespace meshad
+
+#endif // MESHAD_GPU_LOWERACCUMULATIONS_H

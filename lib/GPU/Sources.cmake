@@ -1,0 +1,1 @@
+set(SOURCES LowerAccumulations.cpp)

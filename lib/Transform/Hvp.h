@@ -1,0 +1,76 @@
+//===- Transform/Hvp.h - Hessian-vector products ------------------*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// meshad::hvp(f, "x, p"): Hv = (d^2 f) v, forward mode over the unlowered
+/// reverse mode, with no Hessian formed:
+///   1. the gradient of f, its adjoint stores left as AssignOp::Accumulate
+///      (ReverseModeTransformer::deriveUnloweredGradient);
+///   2. forward mode over that gradient, with the directions v as the
+///      tangents of the selected inputs: the tangents of the gradient's
+///      adjoints are Hv (tapes carry a tangent tape, pullbacks get
+///      pushforwards, an Accumulate's tangent is an Accumulate);
+///   3. the gradient's own buffers are dropped (only Hv is returned);
+///   4. GPU/LowerAccumulations decides the form of every add, last.
+/// The result, <f>_hvp, takes f's parameters, one direction per selected
+/// parameter (a value for a scalar, an array for an array), one result per
+/// selected parameter (a pointer for a scalar, an array for an array;
+/// results accumulate), in parameter order; for kernels and other void
+/// functions, then one seed per array the function writes (the weights of
+/// its outputs in the scalar whose Hessian is taken: seedE[0] = 1 for an
+/// energy summed into E[0]).
+///
+/// \code
+///   HvpTransformer H(M, Diags, Derived, Forward, Reverse);
+///   ir::Function *Hv = H.deriveHvp(F, {true, false, true}, "f_hvp", Loc);
+/// \endcode
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_TRANSFORM_HVP_H
+#define MESHAD_TRANSFORM_HVP_H
+
+#include "Transform/ForwardMode.h"
+#include "Transform/ReverseMode.h"
+
+namespace meshad {
+
+class HvpTransformer {
+public:
+  HvpTransformer(ir::Module &M, DiagnosticSink &Diags,
+                 DerivedFunctionSet &Derived, ForwardModeTransformer &Forward,
+                 ReverseModeTransformer &Reverse)
+      : M(M), Diags(Diags), Derived(Derived), Forward(Forward),
+        Reverse(Reverse) {}
+
+  /// The Hessian-vector product of \p Primal w.r.t. the parameters flagged
+  /// in \p Selected, named \p Name. Null after reporting errors at \p Loc.
+  ir::Function *deriveHvp(ir::Function *Primal,
+                          const std::vector<bool> &Selected,
+                          const std::string &Name, clang::SourceLocation Loc);
+
+private:
+  /// The arrays \p Primal writes (its outputs); false after an error when
+  /// a selected parameter is one, or the function has no scalar to take
+  /// the Hessian of.
+  bool findOutputs(const ir::Function &Primal,
+                   const std::vector<bool> &Selected,
+                   std::vector<bool> &Outputs, clang::SourceLocation Loc);
+  /// Removes the stores into the gradient buffer \p Buffer of \p H; false
+  /// after an error when \p H still reads or passes it on.
+  bool dropBuffer(ir::Function &H, const ir::Var *Buffer,
+                  const std::string &Of, clang::SourceLocation Loc);
+
+  ir::Module &M;
+  DiagnosticSink &Diags;
+  DerivedFunctionSet &Derived;
+  ForwardModeTransformer &Forward;
+  ReverseModeTransformer &Reverse;
+};
+
+} // namespace meshad
+
+#endif // MESHAD_TRANSFORM_HVP_H
