@@ -121,6 +121,13 @@ bool ForwardFunction::checkShadow(const Var *V, const Expr *Value,
   return false;
 }
 
+/// Appends \p S, a tangent update, at the location of the primal store
+/// (remarks of the GPU lowering point there).
+static void appendAt(BlockStmt *Out, Stmt *S, clang::SourceLocation Loc) {
+  S->setLoc(Loc);
+  Out->append(S);
+}
+
 void ForwardFunction::deriveAssign(const AssignStmt *A, BlockStmt *Out) {
   const Var *Root = ActivityAnalysis::getRootVar(A->getLHS());
   AssignOp Op = A->getOp();
@@ -130,7 +137,7 @@ void ForwardFunction::deriveAssign(const AssignStmt *A, BlockStmt *Out) {
   if (Active && LTy->isPointer() && Op != AssignOp::Assign) {
     // Pointer arithmetic (p += k, ++p): the tangent pointer moves alike.
     if (const Expr *TL = tangentLValue(A->getLHS()))
-      Out->append(B.assign(TL, Op, A->getRHS()));
+      appendAt(Out, B.assign(TL, Op, A->getRHS()), A->getLoc());
     Out->append(A);
     return;
   }
@@ -156,14 +163,14 @@ void ForwardFunction::deriveAssign(const AssignStmt *A, BlockStmt *Out) {
   case AssignOp::SubAssign:
   case AssignOp::Accumulate: // The tangent of an accumulation accumulates.
     if (R.T)
-      Out->append(B.assign(TL, Op, R.T));
+      appendAt(Out, B.assign(TL, Op, R.T), A->getLoc());
     break;
   case AssignOp::MulAssign:
     if (R.T) {
       R.P = hoist(R.P, Out);
       TNew = B.add(B.mul(TL, R.P), B.mul(L, R.T));
     } else {
-      Out->append(B.assign(TL, AssignOp::MulAssign, R.P));
+      appendAt(Out, B.assign(TL, AssignOp::MulAssign, R.P), A->getLoc());
     }
     break;
   case AssignOp::DivAssign:
@@ -171,14 +178,14 @@ void ForwardFunction::deriveAssign(const AssignStmt *A, BlockStmt *Out) {
       R.P = hoist(R.P, Out);
       TNew = B.div(B.sub(B.mul(TL, R.P), B.mul(L, R.T)), B.mul(R.P, R.P));
     } else {
-      Out->append(B.assign(TL, AssignOp::DivAssign, R.P));
+      appendAt(Out, B.assign(TL, AssignOp::DivAssign, R.P), A->getLoc());
     }
     break;
   default:
     break;
   }
   if (Op == AssignOp::Assign || TNew)
-    Out->append(B.assign(TL, AssignOp::Assign, B.orZero(TNew, TL->getType())));
+    appendAt(Out, B.assign(TL, AssignOp::Assign, B.orZero(TNew, TL->getType())), A->getLoc());
   auto *Primal = R.P == A->getRHS() ? A : B.assign(L, Op, R.P);
   Out->append(Primal);
 }
