@@ -30,6 +30,7 @@
 #include "Driver/RequestResolver.h"
 #include "Emit/CudaEmitter.h"
 #include "IR/NameScope.h"
+#include "IR/Verifier.h"
 #include "Lower/ASTLowering.h"
 #include "Plan/RequestPlanner.h"
 #include "Transform/ForwardMode.h"
@@ -191,6 +192,36 @@ std::vector<TextEdit> EditPlan::takeEdits() {
   return Edits;
 }
 
+/// Verifies the generated functions from the \p From-th on; reports each
+/// malformed one as an internal error at its location. Returns the number of
+/// generated functions (the next \p From).
+static size_t verifyDerived(const DerivedFunctionSet &Derived, size_t From,
+                            ir::VerifyStage Stage, DiagnosticSink &Diags) {
+  const std::vector<DerivedFunction> &Entries = Derived.entries();
+  for (size_t I = From; I < Entries.size(); ++I) {
+    const ir::Function &D = *Entries[I].Derived;
+    std::string Errors;
+    if (ir::verifyFunction(D, Stage, Errors))
+      continue;
+    SourceLocation Loc = D.getLoc().isValid() ? D.getLoc()
+                                              : Entries[I].Primal->getLoc();
+    Diags.error(Loc, "meshad internal error: generated code for '" +
+                         D.getName() + "' is malformed: " + Errors);
+  }
+  return Entries.size();
+}
+
+/// Whether the generator verifies its IR: on request, always with
+/// assertions.
+static bool shouldVerify(const GeneratorOptions &Opts) {
+#ifndef NDEBUG
+  (void)Opts;
+  return true;
+#else
+  return Opts.Verify;
+#endif
+}
+
 GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
                                              DiagnosticSink &Diags,
                                              const GeneratorOptions &Opts) {
@@ -208,6 +239,8 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   std::vector<std::pair<const DerivativeRequest *, ir::Function *>> Done;
   ReverseModeTransformer Reverse(M, Diags, Derived);
   Reverse.setForceAtomics(Opts.ForceAtomics);
+  const bool Verify = shouldVerify(Opts);
+  size_t Verified = 0;
   for (const DerivativeRequest &R : Requests) {
     if (R.Mode == DiffMode::Hessian) {
       Diags.error(R.Loc, "meshad::hessian (Hessian mode) is not implemented "
@@ -228,6 +261,10 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
     }
     if (D)
       Done.push_back({&R, D});
+    // A transform that reported an error may leave partial functions.
+    if (Verify && !Diags.hasErrors())
+      Verified = verifyDerived(Derived, Verified,
+                               ir::VerifyStage::Transformed, Diags);
   }
   if (Diags.hasErrors() || !checkHiddenCallees(Derived, Diags))
     return Result;
@@ -235,6 +272,13 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   ir::NameScope TUNames;
   reserveNamespaceScopeNames(Ctx.getTranslationUnitDecl(), TUNames);
   uniqueFunctionNames(Ctx, Derived, TUNames);
+  // What the emitter receives (the GPU lowering of accumulations runs
+  // before this point).
+  if (Verify) {
+    verifyDerived(Derived, 0, ir::VerifyStage::Lowered, Diags);
+    if (Diags.hasErrors())
+      return Result;
+  }
   EditPlan Plan(Ctx, Diags, Derived, Opts, TUNames);
   Plan.placeFunctions(Result.Dump);
   for (auto &[R, D] : Done)

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Rules/DerivativeRules.h"
+#include "IR/Intrinsics.h"
 #include "Transform/ForwardFunction.h"
 
 using namespace meshad;
@@ -287,8 +288,7 @@ Dual ForwardFunction::deriveIntrinsicCall(const CallExpr *C, BlockStmt *Out) {
   if (!AnyTangent)
     return {C, nullptr};
   // make_float3(a, b, c) and friends are linear in their arguments.
-  if (C->getName().rfind("make_float", 0) == 0 ||
-      C->getName().rfind("make_double", 0) == 0) {
+  if (isIntrinsicDeriv(C, IntrinsicDeriv::Linear)) {
     std::vector<const Expr *> Ps, Ts;
     for (unsigned I = 0; I < Args.size(); ++I) {
       Ps.push_back(Args[I].P);

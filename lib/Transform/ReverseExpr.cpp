@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Rules/DerivativeRules.h"
+#include "IR/Intrinsics.h"
 #include "Transform/ReverseFunction.h"
 
 using namespace meshad;
@@ -143,7 +144,7 @@ void ReverseFunction::adjointCall(const CallExpr *C, const Expr *DE,
     break;
   }
   const std::string &Name = C->getName();
-  if (Name.rfind("make_float", 0) == 0 || Name.rfind("make_double", 0) == 0) {
+  if (isIntrinsicDeriv(C, IntrinsicDeriv::Linear)) {
     static const char *Fields[] = {"x", "y", "z", "w"};
     DE = cheap(DE, Rev);
     for (unsigned I = 0; I < C->getNumArgs() && I < 4; ++I)
