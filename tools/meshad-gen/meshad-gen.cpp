@@ -58,7 +58,8 @@ struct ToolOptions {
 const char *const Usage =
     "usage: meshad-gen <input> [-o <output>] [--line-directives | "
     "--no-line-directives]\n"
-    "                  [--show-clang-diagnostics] [-- <clang arguments>]\n"
+    "                  [--verify] [--show-clang-diagnostics] "
+    "[-- <clang arguments>]\n"
     "Writes <input> with the derivatives it requests (stdout by default).\n"
     "  -o <output>               output file ('-' for stdout)\n"
     "  --line-directives         wrap generated code in #line directives\n"
