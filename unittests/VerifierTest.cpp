@@ -121,6 +121,19 @@ TEST_F(VerifierTest, BitOperandsAreIntegers) {
   expectError("operands of '<<' that are not integers");
 }
 
+TEST_F(VerifierTest, OpaqueOperandsAreAccepted) {
+  // An enum (opaque to the IR) in integer arithmetic and as an index.
+  Var *E = local("e", T().getOpaque("Color"));
+  Var *K = local("k", T().getInt());
+  Body->append(B.decl(E, nullptr));
+  Body->append(B.decl(K, M.create<BinaryExpr>(T().getInt(), BinaryOp::BitAnd,
+                                              B.ref(E), B.intLit(1))));
+  Body->append(B.assign(B.ref(X), AssignOp::Assign,
+                        M.create<IndexExpr>(T().getDouble(), B.ref(P),
+                                            B.ref(E))));
+  EXPECT_EQ(verify(), "");
+}
+
 TEST_F(VerifierTest, IndexBaseAndIndex) {
   Body->append(B.assign(B.ref(X), AssignOp::Assign,
                         M.create<IndexExpr>(T().getDouble(), B.ref(X),

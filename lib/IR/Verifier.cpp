@@ -82,8 +82,15 @@ bool isLValue(const Expr *E) {
   }
 }
 
+/// Opaque types (enums, long double, __half...) are not modelled: they are
+/// accepted wherever an arithmetic or integer operand is expected.
 bool isArithmeticType(const Type *T) {
-  return T->isIntegral() || T->isFloatingScalar() || T->isVector();
+  return T->isIntegral() || T->isFloatingScalar() || T->isVector() ||
+         T->getKind() == Type::Kind::Opaque;
+}
+
+bool isIntegerLike(const Type *T) {
+  return T->isIntegral() || T->getKind() == Type::Kind::Opaque;
 }
 
 const char *spellBinary(BinaryOp Op) {
@@ -426,7 +433,7 @@ void Verifier::checkExpr(const Expr *E) {
     if (Base && !Base->isIndexable())
       fail("an index into " + nameOf(I->getBase()) +
            ", which is neither a pointer nor an array");
-    if (Idx && !Idx->isIntegral())
+    if (Idx && !isIntegerLike(Idx))
       fail("an index that is not an integer");
     break;
   }
@@ -471,7 +478,7 @@ void Verifier::checkUnary(const UnaryExpr *U) {
       fail("unary +/- of a value that is not arithmetic");
     return;
   case UnaryOp::BitNot:
-    if (!T->isIntegral())
+    if (!isIntegerLike(T))
       fail("~ of a value that is not an integer");
     return;
   case UnaryOp::Not:
@@ -498,8 +505,8 @@ void Verifier::checkBinary(const BinaryExpr *B) {
   if (isArithmetic(Op)) {
     // Pointer arithmetic: p + i, i + p, p - i, p - q.
     bool PtrArith = (Op == BinaryOp::Add || Op == BinaryOp::Sub) &&
-                    ((L->isIndexable() && R->isIntegral()) ||
-                     (Op == BinaryOp::Add && L->isIntegral() &&
+                    ((L->isIndexable() && isIntegerLike(R)) ||
+                     (Op == BinaryOp::Add && isIntegerLike(L) &&
                       R->isIndexable()) ||
                      (Op == BinaryOp::Sub && L->isIndexable() &&
                       R->isIndexable()));
@@ -508,7 +515,7 @@ void Verifier::checkBinary(const BinaryExpr *B) {
     return;
   }
   // % & | ^ << >>
-  if (!L->isIntegral() || !R->isIntegral())
+  if (!isIntegerLike(L) || !isIntegerLike(R))
     fail(What + " that are not integers");
 }
 

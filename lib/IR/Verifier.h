@@ -17,7 +17,8 @@
 ///   and the index integral, a dereferenced value a pointer, an arrow member
 ///   on a pointer); calls of ir::Functions pass one argument per parameter,
 ///   launches one per kernel parameter, intrinsics the arity of the table
-///   (IR/Intrinsics.def);
+///   (IR/Intrinsics.def). Opaque types (enums, long double, structs the IR
+///   does not look into) are accepted wherever an operand type is checked;
 /// - an assignment's left-hand side is an lvalue (VarRef, Index, Member,
 ///   Deref) that is not const; ++/-- have no right-hand side, the others do;
 ///   return values match a void or non-void return type;
