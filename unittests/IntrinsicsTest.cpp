@@ -62,18 +62,19 @@ TEST(IntrinsicsTest, Barriers) {
   EXPECT_TRUE(W->acceptsArgs(0));
   EXPECT_TRUE(W->acceptsArgs(1));
   // Runtime helpers that end with __syncthreads.
-  EXPECT_TRUE(lookupIntrinsic("meshad::blockReduceAtomicAdd")->isBlockBarrier());
-  EXPECT_TRUE(lookupIntrinsic("meshad::tileZero<double, 256>")
-                  ->isBlockBarrier());
+  EXPECT_TRUE(
+      lookupIntrinsic("meshad::blockReduceAtomicAdd")->isBlockBarrier());
+  EXPECT_TRUE(
+      lookupIntrinsic("meshad::tileZero<double, 256>")->isBlockBarrier());
   EXPECT_FALSE(lookupIntrinsic("meshad::tileAdd<0, 1, 2>")->isBarrier());
   EXPECT_FALSE(lookupIntrinsic("__threadfence_block")->isBarrier());
 }
 
 TEST(IntrinsicsTest, EffectOnlyCallsCarryNoDerivative) {
-  for (const char *Name : {"printf", "__syncthreads", "__syncwarp",
-                           "__threadfence", "__threadfence_block",
-                           "__threadfence_system", "__assert_fail",
-                           "__assertfail", "assert"}) {
+  for (const char *Name :
+       {"printf", "__syncthreads", "__syncwarp", "__threadfence",
+        "__threadfence_block", "__threadfence_system", "__assert_fail",
+        "__assertfail", "assert"}) {
     const IntrinsicInfo *I = lookupIntrinsic(Name);
     ASSERT_NE(I, nullptr) << Name;
     EXPECT_EQ(I->Deriv, IntrinsicDeriv::None) << Name;
@@ -85,9 +86,9 @@ TEST(IntrinsicsTest, PurityMatchesTheFormerPrefixList) {
   for (const char *Name :
        {"atomicAdd", "atomicCAS", "cudaMemcpy", "cudaDeviceSynchronize",
         "__shfl_down_sync", "__ballot_sync", "__any_sync", "__all_sync",
-        "__syncthreads", "__syncwarp", "__sync_fetch_and_add",
-        "__activemask", "__match_any_sync", "__threadfence", "printf",
-        "meshad::push", "meshad::gatherElement", "clock64"})
+        "__syncthreads", "__syncwarp", "__sync_fetch_and_add", "__activemask",
+        "__match_any_sync", "__threadfence", "printf", "meshad::push",
+        "meshad::gatherElement", "clock64"})
     EXPECT_FALSE(isPureIntrinsicName(Name)) << Name;
   // Pure: table entries so marked, and names the table does not know.
   for (const char *Name : {"__ldg", "__popc", "make_float3", "make_double2",
@@ -145,12 +146,11 @@ TEST(IntrinsicsTest, LongestFamilyWins) {
 TEST(IntrinsicsTest, CallQueries) {
   TypeContext T;
   std::vector<const Expr *> Two = {nullptr, nullptr};
-  CallExpr Add(T.getDouble(), CallExpr::CalleeKind::Intrinsic, "atomicAdd",
-               -1, Two);
-  CallExpr Add1(T.getDouble(), CallExpr::CalleeKind::Intrinsic, "atomicAdd",
-                -1, {nullptr});
-  CallExpr Math(T.getDouble(), CallExpr::CalleeKind::Math, "atomicAdd", 0,
-                Two);
+  CallExpr Add(T.getDouble(), CallExpr::CalleeKind::Intrinsic, "atomicAdd", -1,
+               Two);
+  CallExpr Add1(T.getDouble(), CallExpr::CalleeKind::Intrinsic, "atomicAdd", -1,
+                {nullptr});
+  CallExpr Math(T.getDouble(), CallExpr::CalleeKind::Math, "atomicAdd", 0, Two);
   EXPECT_TRUE(isIntrinsicDeriv(&Add, IntrinsicDeriv::LinearAtomic));
   EXPECT_TRUE(isIntrinsicWith(&Add, IF_Atomic));
   EXPECT_FALSE(isIntrinsicDeriv(&Add1, IntrinsicDeriv::LinearAtomic));
@@ -160,8 +160,8 @@ TEST(IntrinsicsTest, CallQueries) {
 TEST(IntrinsicsTest, TableIsConsistent) {
   std::set<std::string> Names;
   for (const IntrinsicInfo &I : allIntrinsics()) {
-    EXPECT_TRUE(Names.insert(std::string(I.Name) + (I.IsFamily ? "*" : ""))
-                    .second)
+    EXPECT_TRUE(
+        Names.insert(std::string(I.Name) + (I.IsFamily ? "*" : "")).second)
         << I.Name;
     if (I.Arity >= 0) {
       EXPECT_LT(I.AddrArg, I.Arity) << I.Name;

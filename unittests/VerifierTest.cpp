@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "IR/Builder.h"
 #include "IR/Verifier.h"
+#include "IR/Builder.h"
 
 #include "gtest/gtest.h"
 
@@ -49,9 +49,9 @@ protected:
                                  BuiltinExpr::Builtin::BlockIdx, 0);
   }
   const Stmt *call(const char *Name, std::vector<const Expr *> Args = {}) {
-    return M.create<ExprStmt>(M.create<CallExpr>(
-        T().getVoid(), CallExpr::CalleeKind::Intrinsic, Name, -1,
-        std::move(Args)));
+    return M.create<ExprStmt>(
+        M.create<CallExpr>(T().getVoid(), CallExpr::CalleeKind::Intrinsic, Name,
+                           -1, std::move(Args)));
   }
   BlockStmt *blockOf(std::vector<const Stmt *> Body) {
     return M.create<BlockStmt>(std::move(Body));
@@ -81,8 +81,8 @@ protected:
 TEST_F(VerifierTest, WellFormedFunction) {
   Var *Y = local("y");
   Body->append(B.decl(Y, B.mul(B.ref(X), B.ref(X))));
-  Body->append(B.assign(B.index(B.ref(P), B.ref(N)), AssignOp::AddAssign,
-                        B.ref(Y)));
+  Body->append(
+      B.assign(B.index(B.ref(P), B.ref(N)), AssignOp::AddAssign, B.ref(Y)));
   EXPECT_EQ(verify(), "");
 }
 
@@ -128,23 +128,23 @@ TEST_F(VerifierTest, OpaqueOperandsAreAccepted) {
   Body->append(B.decl(E, nullptr));
   Body->append(B.decl(K, M.create<BinaryExpr>(T().getInt(), BinaryOp::BitAnd,
                                               B.ref(E), B.intLit(1))));
-  Body->append(B.assign(B.ref(X), AssignOp::Assign,
-                        M.create<IndexExpr>(T().getDouble(), B.ref(P),
-                                            B.ref(E))));
+  Body->append(
+      B.assign(B.ref(X), AssignOp::Assign,
+               M.create<IndexExpr>(T().getDouble(), B.ref(P), B.ref(E))));
   EXPECT_EQ(verify(), "");
 }
 
 TEST_F(VerifierTest, IndexBaseAndIndex) {
-  Body->append(B.assign(B.ref(X), AssignOp::Assign,
-                        M.create<IndexExpr>(T().getDouble(), B.ref(X),
-                                            B.ref(N))));
+  Body->append(
+      B.assign(B.ref(X), AssignOp::Assign,
+               M.create<IndexExpr>(T().getDouble(), B.ref(X), B.ref(N))));
   expectError("neither a pointer nor an array");
 }
 
 TEST_F(VerifierTest, IndexMustBeIntegral) {
-  Body->append(B.assign(B.ref(X), AssignOp::Assign,
-                        M.create<IndexExpr>(T().getDouble(), B.ref(P),
-                                            B.ref(X))));
+  Body->append(
+      B.assign(B.ref(X), AssignOp::Assign,
+               M.create<IndexExpr>(T().getDouble(), B.ref(P), B.ref(X))));
   expectError("an index that is not an integer");
 }
 
@@ -160,15 +160,15 @@ TEST_F(VerifierTest, DerefOfNonPointer) {
 TEST_F(VerifierTest, UserCallArgumentCount) {
   Function *G = M.createFunction("g", T().getDouble(), CudaTarget::Device);
   G->addParam(M.createVar("a", T().getDouble(), Var::Storage::Param));
-  Body->append(B.assign(B.ref(X), AssignOp::Assign,
-                        M.create<CallExpr>(T().getDouble(), G,
-                                           std::vector<const Expr *>{
-                                               B.ref(X)})));
+  Body->append(
+      B.assign(B.ref(X), AssignOp::Assign,
+               M.create<CallExpr>(T().getDouble(), G,
+                                  std::vector<const Expr *>{B.ref(X)})));
   EXPECT_EQ(verify(), "");
-  Body->append(B.assign(B.ref(X), AssignOp::Assign,
-                        M.create<CallExpr>(T().getDouble(), G,
-                                           std::vector<const Expr *>{
-                                               B.ref(X), B.ref(X)})));
+  Body->append(B.assign(
+      B.ref(X), AssignOp::Assign,
+      M.create<CallExpr>(T().getDouble(), G,
+                         std::vector<const Expr *>{B.ref(X), B.ref(X)})));
   expectError("a call of 'g' with 2 arguments for 1 parameters");
 }
 
@@ -189,14 +189,12 @@ TEST_F(VerifierTest, LaunchArgumentCount) {
                                   nullptr, std::vector<const Expr *>{}));
   std::string Errors;
   EXPECT_FALSE(verifyFunction(*H, VerifyStage::Lowered, Errors));
-  EXPECT_NE(Errors.find("with 0 arguments for 1 parameters"),
-            std::string::npos)
+  EXPECT_NE(Errors.find("with 0 arguments for 1 parameters"), std::string::npos)
       << Errors;
 }
 
 TEST_F(VerifierTest, AssignmentToNonLValue) {
-  Body->append(B.assign(B.add(B.ref(X), B.ref(X)), AssignOp::Assign,
-                        B.ref(X)));
+  Body->append(B.assign(B.add(B.ref(X), B.ref(X)), AssignOp::Assign, B.ref(X)));
   expectError("not an lvalue");
 }
 
@@ -224,8 +222,8 @@ TEST_F(VerifierTest, UseBeforeDeclaration) {
 
 TEST_F(VerifierTest, UseOutsideScope) {
   Var *Y = local("y");
-  Body->append(M.create<IfStmt>(B.ref(N), blockOf({B.decl(Y, B.ref(X))}),
-                                nullptr));
+  Body->append(
+      M.create<IfStmt>(B.ref(N), blockOf({B.decl(Y, B.ref(X))}), nullptr));
   EXPECT_EQ(verify(), "");
   Body->append(B.assign(B.ref(X), AssignOp::Assign, B.ref(Y)));
   expectError("'y' is used outside the scope");
@@ -246,10 +244,9 @@ TEST_F(VerifierTest, ForeignParameter) {
 TEST_F(VerifierTest, DeclaredTwice) {
   Var *K = local("k", T().getInt());
   auto Loop = [&] {
-    return M.create<ForStmt>(B.decl(K, B.intLit(0)),
-                             B.binary(BinaryOp::Lt, B.ref(K), B.ref(N)),
-                             B.assign(B.ref(K), AssignOp::Inc, nullptr),
-                             B.block());
+    return M.create<ForStmt>(
+        B.decl(K, B.intLit(0)), B.binary(BinaryOp::Lt, B.ref(K), B.ref(N)),
+        B.assign(B.ref(K), AssignOp::Inc, nullptr), B.block());
   };
   Body->append(Loop());
   EXPECT_EQ(verify(), "");
@@ -284,8 +281,7 @@ TEST_F(VerifierTest, ShadowedVariableUsed) {
   Var *XInner = local("x");
   Body->append(blockOf(
       {B.decl(XInner, B.intLit(1)),
-       B.assign(B.index(B.ref(P), B.intLit(0)), AssignOp::Assign,
-                B.ref(X))}));
+       B.assign(B.index(B.ref(P), B.intLit(0)), AssignOp::Assign, B.ref(X))}));
   expectError("a use of 'x' names another variable");
 }
 
@@ -296,11 +292,10 @@ TEST_F(VerifierTest, ShadowingInOwnInitializer) {
 }
 
 TEST_F(VerifierTest, BreakOutsideLoop) {
-  Body->append(M.create<WhileStmt>(B.ref(N),
-                                   blockOf({M.create<BreakStmt>()})));
+  Body->append(M.create<WhileStmt>(B.ref(N), blockOf({M.create<BreakStmt>()})));
   EXPECT_EQ(verify(), "");
-  Body->append(M.create<IfStmt>(B.ref(N),
-                                blockOf({M.create<ContinueStmt>()}), nullptr));
+  Body->append(
+      M.create<IfStmt>(B.ref(N), blockOf({M.create<ContinueStmt>()}), nullptr));
   expectError("continue outside a loop");
 }
 
@@ -314,9 +309,8 @@ TEST_F(VerifierTest, ReturnMatchesReturnType) {
 TEST_F(VerifierTest, BarrierUnderUniformBranch) {
   Var *Blk = local("b", T().getInt());
   Body->append(B.decl(Blk, B.cast(T().getInt(), bid())));
-  Body->append(M.create<IfStmt>(
-      B.binary(BinaryOp::Eq, B.ref(Blk), B.intLit(0)),
-      blockOf({call("__syncthreads")}), nullptr));
+  Body->append(M.create<IfStmt>(B.binary(BinaryOp::Eq, B.ref(Blk), B.intLit(0)),
+                                blockOf({call("__syncthreads")}), nullptr));
   Body->append(call("__syncthreads"));
   EXPECT_EQ(verify(), "");
 }
@@ -324,9 +318,8 @@ TEST_F(VerifierTest, BarrierUnderUniformBranch) {
 TEST_F(VerifierTest, BarrierUnderThreadDependentBranch) {
   Var *I = local("i", T().getInt());
   Body->append(B.decl(I, B.add(B.cast(T().getInt(), tid()), B.intLit(1))));
-  Body->append(M.create<IfStmt>(
-      B.binary(BinaryOp::Lt, B.ref(I), B.ref(N)), B.block(),
-      blockOf({call("__syncthreads")})));
+  Body->append(M.create<IfStmt>(B.binary(BinaryOp::Lt, B.ref(I), B.ref(N)),
+                                B.block(), blockOf({call("__syncthreads")})));
   expectError("'__syncthreads' is inside a branch or loop whose condition "
               "depends on the thread index");
 }

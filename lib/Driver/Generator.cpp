@@ -203,8 +203,8 @@ static size_t verifyDerived(const DerivedFunctionSet &Derived, size_t From,
     std::string Errors;
     if (ir::verifyFunction(D, Stage, Errors))
       continue;
-    SourceLocation Loc = D.getLoc().isValid() ? D.getLoc()
-                                              : Entries[I].Primal->getLoc();
+    SourceLocation Loc =
+        D.getLoc().isValid() ? D.getLoc() : Entries[I].Primal->getLoc();
     Diags.error(Loc, "meshad internal error: generated code for '" +
                          D.getName() + "' is malformed: " + Errors);
   }
@@ -263,8 +263,8 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
       Done.push_back({&R, D});
     // A transform that reported an error may leave partial functions.
     if (Verify && !Diags.hasErrors())
-      Verified = verifyDerived(Derived, Verified,
-                               ir::VerifyStage::Transformed, Diags);
+      Verified =
+          verifyDerived(Derived, Verified, ir::VerifyStage::Transformed, Diags);
   }
   if (Diags.hasErrors() || !checkHiddenCallees(Derived, Diags))
     return Result;

@@ -21,11 +21,11 @@ constexpr IntrinsicDeriv TapePop = IntrinsicDeriv::TapePop;
 constexpr IntrinsicDeriv NotDifferentiable = IntrinsicDeriv::NotDifferentiable;
 
 const IntrinsicInfo Table[] = {
-#define MESHAD_INTRINSIC(Name, Arity, Flags, AddrArg, ValueArg, Reads,       \
-                         Writes, Deriv, Where)                                \
+#define MESHAD_INTRINSIC(Name, Arity, Flags, AddrArg, ValueArg, Reads, Writes, \
+                         Deriv, Where)                                         \
   {Name, Arity, Flags, AddrArg, ValueArg, Reads, Writes, Deriv, Where, false},
-#define MESHAD_INTRINSIC_FAMILY(Prefix, Arity, Flags, AddrArg, ValueArg,     \
-                                Reads, Writes, Deriv, Where)                  \
+#define MESHAD_INTRINSIC_FAMILY(Prefix, Arity, Flags, AddrArg, ValueArg,       \
+                                Reads, Writes, Deriv, Where)                   \
   {Prefix, Arity, Flags, AddrArg, ValueArg, Reads, Writes, Deriv, Where, true},
 #include "IR/Intrinsics.def"
 };

@@ -38,7 +38,11 @@ enum IntrinsicFlag : unsigned {
 };
 
 /// Where an intrinsic may be called.
-enum IntrinsicAvailability : unsigned { IA_Host = 1, IA_Device = 2, IA_Both = 3 };
+enum IntrinsicAvailability : unsigned {
+  IA_Host = 1,
+  IA_Device = 2,
+  IA_Both = 3
+};
 
 /// How derivatives pass an intrinsic call (see IR/Intrinsics.def).
 enum class IntrinsicDeriv {

@@ -94,9 +94,9 @@ bool isIntegerLike(const Type *T) {
 }
 
 const char *spellBinary(BinaryOp Op) {
-  static const char *Names[] = {"+",  "-",  "*", "/",  "%",  "<", ">",
-                                "<=", ">=", "==", "!=", "&&", "||", "&",
-                                "|",  "^",  "<<", ">>"};
+  static const char *Names[] = {"+",  "-",  "*",  "/",  "%",  "<",
+                                ">",  "<=", ">=", "==", "!=", "&&",
+                                "||", "&",  "|",  "^",  "<<", ">>"};
   return Names[static_cast<unsigned>(Op)];
 }
 
@@ -301,8 +301,7 @@ void Verifier::checkAssign(const AssignStmt *A) {
     fail(Unary ? "++/-- with a right-hand side"
                : "an assignment without a right-hand side");
   if (Op == AssignOp::Accumulate && Stage == VerifyStage::Lowered)
-    fail("an Accumulate of " + nameOf(LHS) +
-         " is left after the GPU lowering");
+    fail("an Accumulate of " + nameOf(LHS) + " is left after the GPU lowering");
   checkExpr(A->getRHS());
 }
 
@@ -504,12 +503,11 @@ void Verifier::checkBinary(const BinaryExpr *B) {
     return;
   if (isArithmetic(Op)) {
     // Pointer arithmetic: p + i, i + p, p - i, p - q.
-    bool PtrArith = (Op == BinaryOp::Add || Op == BinaryOp::Sub) &&
-                    ((L->isIndexable() && isIntegerLike(R)) ||
-                     (Op == BinaryOp::Add && isIntegerLike(L) &&
-                      R->isIndexable()) ||
-                     (Op == BinaryOp::Sub && L->isIndexable() &&
-                      R->isIndexable()));
+    bool PtrArith =
+        (Op == BinaryOp::Add || Op == BinaryOp::Sub) &&
+        ((L->isIndexable() && isIntegerLike(R)) ||
+         (Op == BinaryOp::Add && isIntegerLike(L) && R->isIndexable()) ||
+         (Op == BinaryOp::Sub && L->isIndexable() && R->isIndexable()));
     if (!PtrArith && (!isArithmeticType(L) || !isArithmeticType(R)))
       fail(What + " that are not arithmetic");
     return;

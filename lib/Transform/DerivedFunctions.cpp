@@ -81,12 +81,10 @@ DerivedFunctionSet::closure(ir::Function *Root) const {
     if (const DerivedFunction *D = find(F)) {
       // In the order they were generated, not of their addresses: the
       // handles' code is the same from run to run.
-      std::vector<ir::Function *> Callees(D->Callees.begin(),
-                                          D->Callees.end());
-      std::stable_sort(Callees.begin(), Callees.end(),
-                       [&](ir::Function *A, ir::Function *B) {
-                         return Rank(A) < Rank(B);
-                       });
+      std::vector<ir::Function *> Callees(D->Callees.begin(), D->Callees.end());
+      std::stable_sort(
+          Callees.begin(), Callees.end(),
+          [&](ir::Function *A, ir::Function *B) { return Rank(A) < Rank(B); });
       for (ir::Function *C : Callees)
         Visit(C);
     }

@@ -13,8 +13,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Rules/DerivativeRules.h"
 #include "IR/Intrinsics.h"
+#include "Rules/DerivativeRules.h"
 #include "Transform/ForwardFunction.h"
 
 using namespace meshad;

@@ -225,10 +225,9 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
   Dual Ptr = derive(C->getArg(Info->AddrArg), Out);
   Dual Val = derive(C->getArg(Info->ValueArg), Out);
   auto AtomicAdd = [&](const Expr *P, const Expr *V) {
-    auto *Call = M.create<CallExpr>(C->getType(),
-                                    CallExpr::CalleeKind::Intrinsic,
-                                    C->getName(), -1,
-                                    std::vector<const Expr *>{P, V});
+    auto *Call =
+        M.create<CallExpr>(C->getType(), CallExpr::CalleeKind::Intrinsic,
+                           C->getName(), -1, std::vector<const Expr *>{P, V});
     auto *St = M.create<ExprStmt>(Call);
     St->setLoc(S->getLoc());
     Out->append(St);

@@ -13,8 +13,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Rules/DerivativeRules.h"
 #include "IR/Intrinsics.h"
+#include "Rules/DerivativeRules.h"
 #include "Transform/ReverseFunction.h"
 
 using namespace meshad;

@@ -12,10 +12,10 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Transform/ReverseFunction.h"
 #include "IR/Clone.h"
 #include "IR/Intrinsics.h"
 #include "IR/Traversal.h"
+#include "Transform/ReverseFunction.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -148,10 +148,10 @@ void ReverseFunction::zeroTail(const Expr *Target, unsigned From,
   // variable; the same name, in a scope of its own).
   IRCloner Copy(M);
   Copy.freshVar(K);
-  Rev->append(Copy.clone(M.create<ForStmt>(
-      B.decl(K, B.intLit(N - 1)),
-      B.binary(BinaryOp::Ge, B.ref(K), B.intLit(From)),
-      B.assign(B.ref(K), AssignOp::Dec, nullptr), BodyRev)));
+  Rev->append(Copy.clone(
+      M.create<ForStmt>(B.decl(K, B.intLit(N - 1)),
+                        B.binary(BinaryOp::Ge, B.ref(K), B.intLit(From)),
+                        B.assign(B.ref(K), AssignOp::Dec, nullptr), BodyRev)));
 }
 
 bool ReverseFunction::needsSave(const Expr *LValue, bool IsDecl) const {
