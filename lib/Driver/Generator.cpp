@@ -192,6 +192,23 @@ std::vector<TextEdit> EditPlan::takeEdits() {
   return Edits;
 }
 
+/// The problems the verifier finds in generated function \p D that its
+/// primal \p P does not have itself (a barrier the user's kernel already
+/// runs under a thread-dependent branch is not an internal error).
+static std::string newProblems(const ir::Function &D, const ir::Function *P,
+                               ir::VerifyStage Stage) {
+  std::vector<std::string> Problems, Primal;
+  if (ir::verifyFunction(D, Stage, Problems))
+    return "";
+  if (P)
+    ir::verifyFunction(*P, ir::VerifyStage::Transformed, Primal);
+  std::string Errors;
+  for (const std::string &Problem : Problems)
+    if (std::find(Primal.begin(), Primal.end(), Problem) == Primal.end())
+      Errors += (Errors.empty() ? "" : "; ") + Problem;
+  return Errors;
+}
+
 /// Verifies the generated functions from the \p From-th on; reports each
 /// malformed one as an internal error at its location. Returns the number of
 /// generated functions (the next \p From).
@@ -200,11 +217,12 @@ static size_t verifyDerived(const DerivedFunctionSet &Derived, size_t From,
   const std::vector<DerivedFunction> &Entries = Derived.entries();
   for (size_t I = From; I < Entries.size(); ++I) {
     const ir::Function &D = *Entries[I].Derived;
-    std::string Errors;
-    if (ir::verifyFunction(D, Stage, Errors))
+    const ir::Function *Primal = Entries[I].Primal;
+    std::string Errors = newProblems(D, Primal, Stage);
+    if (Errors.empty())
       continue;
     SourceLocation Loc =
-        D.getLoc().isValid() ? D.getLoc() : Entries[I].Primal->getLoc();
+        D.getLoc().isValid() || !Primal ? D.getLoc() : Primal->getLoc();
     Diags.error(Loc, "meshad internal error: generated code for '" +
                          D.getName() + "' is malformed: " + Errors);
   }

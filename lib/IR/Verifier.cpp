@@ -105,7 +105,7 @@ class Verifier {
 public:
   Verifier(const Function &F, VerifyStage Stage)
       : F(F), Stage(Stage), Threads(F) {}
-  bool run(std::string &Errors);
+  std::vector<std::string> run();
 
 private:
   void fail(const std::string &Message);
@@ -161,7 +161,7 @@ std::string Verifier::nameOf(const Expr *E) const {
   return "an expression";
 }
 
-bool Verifier::run(std::string &Errors) {
+std::vector<std::string> Verifier::run() {
   pushScope();
   for (const Var *P : F.getParams()) {
     if (!P->isParam())
@@ -171,9 +171,7 @@ bool Verifier::run(std::string &Errors) {
   if (F.getBody())
     checkBlock(F.getBody(), /*NewScope=*/false);
   popScope();
-  for (const std::string &P : Problems)
-    Errors += (Errors.empty() ? "" : "; ") + P;
-  return Problems.empty();
+  return std::move(Problems);
 }
 
 //===----------------------------------------------------------------------===//
@@ -547,6 +545,18 @@ void Verifier::checkCall(const CallExpr *C) {
 } // namespace
 
 bool ir::verifyFunction(const Function &F, VerifyStage Stage,
+                        std::vector<std::string> &Problems) {
+  std::vector<std::string> New = Verifier(F, Stage).run();
+  Problems.insert(Problems.end(), New.begin(), New.end());
+  return New.empty();
+}
+
+bool ir::verifyFunction(const Function &F, VerifyStage Stage,
                         std::string &Errors) {
-  return Verifier(F, Stage).run(Errors);
+  std::vector<std::string> Problems;
+  if (verifyFunction(F, Stage, Problems))
+    return true;
+  for (const std::string &P : Problems)
+    Errors += (Errors.empty() ? "" : "; ") + P;
+  return false;
 }

@@ -47,6 +47,7 @@
 #include "IR/IR.h"
 
 #include <string>
+#include <vector>
 
 namespace meshad {
 namespace ir {
@@ -68,6 +69,10 @@ enum class VerifyStage {
 ///     Diags.error(D->getLoc(), "meshad internal error: ... " + Errors);
 /// \endcode
 bool verifyFunction(const Function &F, VerifyStage Stage, std::string &Errors);
+
+/// The same, one message per problem in \p Problems.
+bool verifyFunction(const Function &F, VerifyStage Stage,
+                    std::vector<std::string> &Problems);
 
 } // namespace ir
 } // namespace meshad
