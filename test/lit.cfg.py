@@ -58,11 +58,22 @@ for Var in ["HOME", "TMPDIR", "MESHAD_TEST_SEED"]:
     if Var in os.environ:
         config.environment[Var] = os.environ[Var]
 
+# Every test runs the IR verifier after each pass: `-fplugin=%meshad_plugin`
+# also passes -fplugin-arg-meshad-verify, and %meshad_gen is meshad-gen
+# --verify (a malformed generated function is then an error). `--param
+# verify=0` runs the suite without it.
+VerifyIR = lit_config.params.get("verify", "1") != "0"
+PluginFlag = "-fplugin=" + config.meshad_plugin
+if VerifyIR:
+    PluginFlag += " -fplugin-arg-meshad-verify"
+
 # Longest first where one name is a prefix of another.
 config.substitutions.extend([
     ("%clangxx", config.clangxx),
+    ("-fplugin=%meshad_plugin", PluginFlag),
     ("%meshad_plugin", config.meshad_plugin),
-    ("%meshad_gen", config.meshad_gen),
+    ("%meshad_gen",
+     config.meshad_gen + (" --verify" if VerifyIR else "")),
     ("%test_inputs", InputsDir),
     ("%cpu_cuda_flags",
      "-x c++ -std=c++20 -include meshad/cpu/CudaOnCpu.h -I%s -pthread"

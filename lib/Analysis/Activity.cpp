@@ -329,7 +329,7 @@ bool ActivityAnalysis::visitStore(const Var *Root, const Type *TargetTy,
 bool ActivityAnalysis::visitCall(const CallExpr *C) {
   if (isTapePush(C)) // The tape holds what is pushed: it carries its tangent.
     return isActive(C->getArg(1)) && markActive(getRootVar(C->getArg(0)));
-  return visitArgs(C->getArgs(), C->getUserCallee());
+  return visitArgs(C->getArgs(), C->getUserCallee(), lookupIntrinsic(C));
 }
 
 /// The type of the memory an argument points to, looking through casts to
@@ -342,8 +342,11 @@ static const Type *pointeeOf(const Expr *Arg) {
 }
 
 /// True when \p Callee's parameter \p I points to memory it may write:
-/// unknown callees and parameters may.
-static bool mayWriteThrough(const Function *Callee, unsigned I) {
+/// unknown callees and parameters may; intrinsics as their table says.
+static bool mayWriteThrough(const Function *Callee, const IntrinsicInfo *Info,
+                            unsigned I) {
+  if (Info)
+    return Info->writesArg(I);
   if (!Callee || I >= Callee->getNumParams())
     return true;
   const Type *Ty = Callee->getParam(I)->getType();
@@ -351,7 +354,8 @@ static bool mayWriteThrough(const Function *Callee, unsigned I) {
 }
 
 bool ActivityAnalysis::visitArgs(const std::vector<const Expr *> &Args,
-                                 const Function *Callee) {
+                                 const Function *Callee,
+                                 const IntrinsicInfo *Info) {
   bool AnyActive = false;
   for (const Expr *A : Args) {
     const Expr *Inner = A;
@@ -365,7 +369,7 @@ bool ActivityAnalysis::visitArgs(const std::vector<const Expr *> &Args,
   for (unsigned I = 0; I < Args.size(); ++I) {
     const Type *Pointee = pointeeOf(Args[I]);
     if (Pointee && !Pointee->isConst() && Pointee->isDifferentiable() &&
-        mayWriteThrough(Callee, I))
+        mayWriteThrough(Callee, Info, I))
       Changed |= markActive(getRootVar(Args[I]));
   }
   return Changed;

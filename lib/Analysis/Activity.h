@@ -21,6 +21,7 @@
 #define MESHAD_ANALYSIS_ACTIVITY_H
 
 #include "IR/IR.h"
+#include "IR/Intrinsics.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -77,9 +78,12 @@ private:
   /// A call or launch with these arguments may store active values through
   /// any pointer to mutable differentiable memory among them; with a visible
   /// \p Callee (a user function or kernel), only through those its
-  /// parameters declare mutable (a `const double *` parameter is only read).
+  /// parameters declare mutable (a `const double *` parameter is only read);
+  /// for an intrinsic (\p Info), only through those the table says it
+  /// writes (atomicAdd's address, cudaMemcpy's destination).
   bool visitArgs(const std::vector<const ir::Expr *> &Args,
-                 const ir::Function *Callee = nullptr);
+                 const ir::Function *Callee = nullptr,
+                 const ir::IntrinsicInfo *Info = nullptr);
 
   llvm::SmallPtrSet<const ir::Var *, 16> Active;
   llvm::SmallPtrSet<const ir::Var *, 16> Useful;

@@ -7,6 +7,7 @@
 #include "Analysis/OwnershipAccesses.h"
 #include "Analysis/Activity.h"
 #include "Analysis/IRWalk.h"
+#include "IR/Intrinsics.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -172,8 +173,8 @@ void AccessCollector::visit(const Expr *E) {
 }
 
 void AccessCollector::visitCallArgs(const CallExpr *C) {
-  bool Atomic = C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
-                llvm::StringRef(C->getName()).starts_with("atomic");
+  const IntrinsicInfo *Info = lookupIntrinsic(C);
+  bool Atomic = Info && Info->isAtomic();
   std::string Callee = C->getCalleeKind() == CallExpr::CalleeKind::User
                            ? C->getUserCallee()->getName()
                            : C->getName();

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Analysis/ReverseNeeds.h"
+#include "IR/Intrinsics.h"
 #include "IR/Traversal.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -287,10 +288,10 @@ bool meshad::writesMemoryOf(const Stmt *S, const Var *V) {
     for (const Expr *E : ownExprs(Sub))
       forEachExpr(E, [&](const Expr *X) {
         const auto *C = dyn_cast<CallExpr>(X);
-        Writes |= C && C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
-                  llvm::StringRef(C->getName()).starts_with("atomic") &&
-                  C->getNumArgs() > 0 &&
-                  ActivityAnalysis::getRootVar(C->getArg(0)) == V;
+        const IntrinsicInfo *I = lookupIntrinsic(C);
+        Writes |= I && I->isAtomic() && I->AddrArg >= 0 &&
+                  unsigned(I->AddrArg) < C->getNumArgs() &&
+                  ActivityAnalysis::getRootVar(C->getArg(I->AddrArg)) == V;
       });
   });
   return Writes;
@@ -335,10 +336,10 @@ meshad::writeOnlyMemory(const Stmt *Body, llvm::ArrayRef<Var *> Candidates,
           ++Stores[V];
     } else if (const auto *ES = dyn_cast<ExprStmt>(S)) {
       const auto *C = dyn_cast<CallExpr>(ES->getExpr());
-      if (C && C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
-          llvm::StringRef(C->getName()).starts_with("atomic") &&
-          C->getNumArgs() > 0)
-        if (const Var *V = storeTarget(C->getArg(0), true))
+      const IntrinsicInfo *I = lookupIntrinsic(C);
+      if (I && I->isAtomic() && I->AddrArg >= 0 &&
+          unsigned(I->AddrArg) < C->getNumArgs())
+        if (const Var *V = storeTarget(C->getArg(I->AddrArg), true))
           ++Stores[V];
     } else if (const auto *D = dyn_cast<DeclStmt>(S)) {
       ++Uses[D->getVar()];
@@ -353,13 +354,7 @@ meshad::writeOnlyMemory(const Stmt *Body, llvm::ArrayRef<Var *> Candidates,
 }
 
 bool meshad::isPureIntrinsic(llvm::StringRef Name) {
-  for (llvm::StringRef Prefix :
-       {"atomic", "cuda", "__shfl", "__ballot", "__any", "__all", "__sync",
-        "__activemask", "__match", "__threadfence", "printf", "meshad",
-        "clock"})
-    if (Name.starts_with(Prefix))
-      return false;
-  return true;
+  return isPureIntrinsicName(Name);
 }
 
 /// True when no variable read by \p E is assigned in \p Body.

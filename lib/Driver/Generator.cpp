@@ -30,6 +30,7 @@
 #include "Driver/RequestResolver.h"
 #include "Emit/CudaEmitter.h"
 #include "IR/NameScope.h"
+#include "IR/Verifier.h"
 #include "Lower/ASTLowering.h"
 #include "Plan/RequestPlanner.h"
 #include "Analysis/ReverseNeeds.h"
@@ -214,6 +215,54 @@ static ir::Function *deriveHvp(HvpTransformer &Hvp, const DerivativeRequest &R,
                        derivedName(F, Job->Selected, "_hvp"), R.Loc);
 }
 
+/// The problems the verifier finds in generated function \p D that its
+/// primal \p P does not have itself (a barrier the user's kernel already
+/// runs under a thread-dependent branch is not an internal error).
+static std::string newProblems(const ir::Function &D, const ir::Function *P,
+                               ir::VerifyStage Stage) {
+  std::vector<std::string> Problems, Primal;
+  if (ir::verifyFunction(D, Stage, Problems))
+    return "";
+  if (P)
+    ir::verifyFunction(*P, ir::VerifyStage::Transformed, Primal);
+  std::string Errors;
+  for (const std::string &Problem : Problems)
+    if (std::find(Primal.begin(), Primal.end(), Problem) == Primal.end())
+      Errors += (Errors.empty() ? "" : "; ") + Problem;
+  return Errors;
+}
+
+/// Verifies the generated functions from the \p From-th on; reports each
+/// malformed one as an internal error at its location. Returns the number of
+/// generated functions (the next \p From).
+static size_t verifyDerived(const DerivedFunctionSet &Derived, size_t From,
+                            ir::VerifyStage Stage, DiagnosticSink &Diags) {
+  const std::vector<DerivedFunction> &Entries = Derived.entries();
+  for (size_t I = From; I < Entries.size(); ++I) {
+    const ir::Function &D = *Entries[I].Derived;
+    const ir::Function *Primal = Entries[I].Primal;
+    std::string Errors = newProblems(D, Primal, Stage);
+    if (Errors.empty())
+      continue;
+    SourceLocation Loc =
+        D.getLoc().isValid() || !Primal ? D.getLoc() : Primal->getLoc();
+    Diags.error(Loc, "meshad internal error: generated code for '" +
+                         D.getName() + "' is malformed: " + Errors);
+  }
+  return Entries.size();
+}
+
+/// Whether the generator verifies its IR: on request, always with
+/// assertions.
+static bool shouldVerify(const GeneratorOptions &Opts) {
+#ifndef NDEBUG
+  (void)Opts;
+  return true;
+#else
+  return Opts.Verify;
+#endif
+}
+
 GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
                                              DiagnosticSink &Diags,
                                              const GeneratorOptions &Opts) {
@@ -232,6 +281,8 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   ReverseModeTransformer Reverse(M, Diags, Derived);
   Reverse.setForceAtomics(Opts.ForceAtomics);
   HvpTransformer Hvp(M, Diags, Derived, Forward, Reverse);
+  const bool Verify = shouldVerify(Opts);
+  size_t Verified = 0;
   for (const DerivativeRequest &R : Requests) {
     if (R.Mode == DiffMode::Hessian) {
       Diags.error(R.Loc, "meshad::hessian (Hessian mode) is not implemented "
@@ -254,6 +305,10 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
     }
     if (D)
       Done.push_back({&R, D});
+    // A transform that reported an error may leave partial functions.
+    if (Verify && !Diags.hasErrors())
+      Verified =
+          verifyDerived(Derived, Verified, ir::VerifyStage::Transformed, Diags);
   }
   if (Diags.hasErrors() || !checkHiddenCallees(Derived, Diags))
     return Result;
@@ -261,6 +316,13 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   ir::NameScope TUNames;
   reserveNamespaceScopeNames(Ctx.getTranslationUnitDecl(), TUNames);
   uniqueFunctionNames(Ctx, Derived, TUNames);
+  // What the emitter receives (the GPU lowering of accumulations runs
+  // before this point).
+  if (Verify) {
+    verifyDerived(Derived, 0, ir::VerifyStage::Lowered, Diags);
+    if (Diags.hasErrors())
+      return Result;
+  }
   EditPlan Plan(Ctx, Diags, Derived, Opts, TUNames);
   Plan.placeFunctions(Result.Dump);
   for (auto &[R, D] : Done)

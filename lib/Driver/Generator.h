@@ -48,6 +48,11 @@ struct GeneratorOptions {
   /// baseline of the ownership benchmark, and a way to rule meshad's
   /// decisions out when debugging.
   bool ForceAtomics = false;
+  /// Run the IR verifier (IR/Verifier.h) after each mode transform and
+  /// before emission (-fplugin-arg-meshad-verify, meshad-gen --verify;
+  /// always on in builds with assertions). A malformed generated function is
+  /// an internal error at its location.
+  bool Verify = false;
 };
 
 struct GenerationResult {

@@ -34,9 +34,12 @@ namespace {
 class AccumulationLowering {
 public:
   AccumulationLowering(Module &M, Function &F, DiagnosticSink &Diags,
-                       bool ForceAtomics)
-      : M(M), F(F), B(M), Policy(F.getTarget(), Diags) {
+                       bool ForceAtomics,
+                       const std::map<const Var *, std::string> &UserNames)
+      : M(M), F(F), B(M), Policy(F.getTarget(), Diags), UserNames(UserNames) {
     Policy.setForceAtomics(ForceAtomics);
+    for (auto &[V, Name] : UserNames)
+      Policy.setPrimalName(V, Name);
   }
 
   void run() {
@@ -73,7 +76,9 @@ private:
       if (Relies && R.LaunchDims != 0)
         LaunchDims = LaunchDims == 0 ? R.LaunchDims
                                      : std::min(LaunchDims, R.LaunchDims);
-      Policy.setOwnership(P, R, P->getName());
+      auto It = UserNames.find(P);
+      Policy.setOwnership(P, R, It != UserNames.end() ? It->second
+                                                      : P->getName());
     }
   }
 
@@ -128,12 +133,14 @@ private:
   Function &F;
   IRBuilder B;
   AccumulationPolicy Policy;
+  const std::map<const Var *, std::string> &UserNames;
   unsigned LaunchDims = 0;
 };
 
 } // namespace
 
-void meshad::lowerAccumulations(Module &M, Function &F, DiagnosticSink &Diags,
-                                bool ForceAtomics) {
-  AccumulationLowering(M, F, Diags, ForceAtomics).run();
+void meshad::lowerAccumulations(
+    Module &M, Function &F, DiagnosticSink &Diags, bool ForceAtomics,
+    const std::map<const Var *, std::string> &UserNames) {
+  AccumulationLowering(M, F, Diags, ForceAtomics, UserNames).run();
 }

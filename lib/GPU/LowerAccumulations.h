@@ -21,7 +21,7 @@
 ///
 /// \code
 ///   DerivedFunctionSet Derived;  ...
-///   lowerAccumulations(M, *Hvp, Diags, /*ForceAtomics=*/false);
+///   lowerAccumulations(M, *Hvp, Diags, /*ForceAtomics=*/false, {{Hx, "x"}});
 ///   assert(!hasAccumulations(*Hvp));
 /// \endcode
 ///
@@ -33,12 +33,19 @@
 #include "IR/IR.h"
 #include "Support/Diagnostics.h"
 
+#include <map>
+#include <string>
+
 namespace meshad {
 
 /// Replaces every Accumulate in \p F by its decided form. With
-/// \p ForceAtomics the ownership analysis is off (atomics=all).
+/// \p ForceAtomics the ownership analysis is off (atomics=all). Remarks
+/// name a target by its entry in \p UserNames (the user's parameter whose
+/// derivative it holds), else by its own name.
 void lowerAccumulations(ir::Module &M, ir::Function &F, DiagnosticSink &Diags,
-                        bool ForceAtomics);
+                        bool ForceAtomics,
+                        const std::map<const ir::Var *, std::string> &UserNames =
+                            {});
 
 /// True when \p F still has an AssignOp::Accumulate.
 bool hasAccumulations(const ir::Function &F);

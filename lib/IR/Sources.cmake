@@ -1,1 +1,2 @@
-set(SOURCES Type.cpp IR.cpp Traversal.cpp Clone.cpp NameScope.cpp)
+set(SOURCES Type.cpp IR.cpp Traversal.cpp Clone.cpp NameScope.cpp Intrinsics.cpp
+  Verifier.cpp)

@@ -11,6 +11,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "IR/Intrinsics.h"
 #include "Lower/LoweringImpl.h"
 #include "Rules/DerivativeRules.h"
 
@@ -698,7 +699,8 @@ const ir::Expr *ExprLowering::lowerDirectCall(const CallExpr *E,
   const ir::Expr *Call =
       S.make<ir::CallExpr>(Loc, Ty, Kind, Name, MathId, std::move(Args));
   // Atomics have side effects; other intrinsics are treated as pure.
-  return Base.starts_with("atomic") ? hoistIfNested(E, Call) : Call;
+  const ir::IntrinsicInfo *Info = ir::lookupIntrinsic(Base);
+  return Info && Info->isAtomic() ? hoistIfNested(E, Call) : Call;
 }
 
 bool ExprLowering::lowerArgs(const CallExpr *E,

@@ -24,6 +24,8 @@ bool PluginOptions::parse(llvm::ArrayRef<std::string> Args,
       Generator.ForceAtomics = true;
     else if (Arg == "atomics=auto")
       Generator.ForceAtomics = false;
+    else if (Arg == "verify")
+      Generator.Verify = true;
     else if (Arg == "no-line-directives")
       Generator.LineDirectives = false;
     else if (Arg.starts_with(DumpDirPrefix) &&
@@ -50,5 +52,8 @@ const char *PluginOptions::getUsage() {
          "(ignore the\n"
          "                      ownership analysis; default atomics=auto)\n"
          "  no-line-directives  do not wrap generated code in #line "
-         "directives\n";
+         "directives\n"
+         "  verify              check the generated IR after each pass "
+         "(internal errors\n"
+         "                      are reported at the function)\n";
 }

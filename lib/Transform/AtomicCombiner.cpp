@@ -7,6 +7,7 @@
 #include "Transform/AtomicCombiner.h"
 #include "Analysis/Activity.h"
 #include "Emit/CudaEmitter.h"
+#include "IR/Intrinsics.h"
 #include "IR/Traversal.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -67,11 +68,12 @@ std::optional<Accumulation> matchAccumulation(const Stmt *S) {
   if (!C || C->getCalleeKind() != CallExpr::CalleeKind::Intrinsic)
     return std::nullopt;
   llvm::StringRef Name = C->getName();
-  bool Atomic = C->getNumArgs() == 2 &&
-                (Name == "atomicAdd" || Name == "meshad::warpAtomicAdd" ||
-                 Name == "meshad::atomicAccumulate");
-  bool Tile = C->getNumArgs() == 4 && Name.starts_with("meshad::tileAdd<");
-  if (!Atomic && !Tile)
+  // Adds of a value to an address (atomicAdd, meshad::warpAtomicAdd,
+  // meshad::atomicAccumulate, meshad::tileAdd), not block reductions.
+  const IntrinsicInfo *I = lookupIntrinsic(C);
+  if (!I || !I->accumulates() || I->isBarrier() ||
+      !I->acceptsArgs(C->getNumArgs()) ||
+      I->ValueArg != int(C->getNumArgs()) - 1)
     return std::nullopt;
   A.Target.assign(C->getArgs().begin(), C->getArgs().end() - 1);
   A.Value = C->getArgs().back();
@@ -79,7 +81,7 @@ std::optional<Accumulation> matchAccumulation(const Stmt *S) {
   for (const Expr *E : A.Target)
     A.Key += "|" + CudaEmitter::emitExpr(E);
   // A tile add writes the tile and, when the block is too wide, the array.
-  A.Root = ActivityAnalysis::getRootVar(A.Target[Atomic ? 0 : 1]);
+  A.Root = ActivityAnalysis::getRootVar(C->getArg(I->AddrArg));
   return A;
 }
 

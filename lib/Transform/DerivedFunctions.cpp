@@ -7,6 +7,7 @@
 #include "Transform/DerivedFunctions.h"
 #include "Analysis/Activity.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 
@@ -88,12 +89,23 @@ std::vector<ir::Function *>
 DerivedFunctionSet::closure(ir::Function *Root) const {
   std::vector<ir::Function *> Order;
   std::set<ir::Function *> Seen;
+  auto Rank = [&](const ir::Function *F) {
+    auto It = ByFunction.find(F);
+    return It == ByFunction.end() ? Entries.size() : It->second;
+  };
   std::function<void(ir::Function *)> Visit = [&](ir::Function *F) {
     if (!Seen.insert(F).second)
       return;
-    if (const DerivedFunction *D = find(F))
-      for (ir::Function *C : D->Callees)
+    if (const DerivedFunction *D = find(F)) {
+      // In the order they were generated, not of their addresses: the
+      // handles' code is the same from run to run.
+      std::vector<ir::Function *> Callees(D->Callees.begin(), D->Callees.end());
+      std::stable_sort(
+          Callees.begin(), Callees.end(),
+          [&](ir::Function *A, ir::Function *B) { return Rank(A) < Rank(B); });
+      for (ir::Function *C : Callees)
         Visit(C);
+    }
     Order.push_back(F);
   };
   Visit(Root);

@@ -7,6 +7,7 @@
 #include "Transform/ExclusiveAdds.h"
 
 #include "IR/Clone.h"
+#include "IR/Intrinsics.h"
 #include "IR/Traversal.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -58,15 +59,15 @@ llvm::SmallPtrSet<const Var *, 4> onlyAddedTo(const Function &F,
   return Result;
 }
 
-/// The calls of \p F whose name starts with one of \p Prefixes.
-bool callsAny(const Function &F, std::initializer_list<llvm::StringRef> Prefixes) {
+/// True when \p F waits at a block barrier: __syncthreads, or a runtime
+/// helper that ends with one (block reductions, shared-memory tiles).
+bool hasBlockBarrier(const Function &F) {
   bool Found = false;
   forEachStmt(F.getBody(), [&](const Stmt *S) {
     for (const Expr *E : ownExprs(S))
       forEachExpr(E, [&](const Expr *X) {
-        if (const auto *C = dyn_cast<CallExpr>(X))
-          for (llvm::StringRef P : Prefixes)
-            Found |= llvm::StringRef(C->getName()).starts_with(P);
+        const IntrinsicInfo *I = lookupIntrinsic(dyn_cast<CallExpr>(X));
+        Found |= I && I->isBlockBarrier();
       });
   });
   return Found;
@@ -110,7 +111,7 @@ unsigned meshad::useExclusiveAdds(IRBuilder &B, Function &F,
   // A reduction still in flight holds up a later barrier (measured: the
   // broadcast gradient, whose block reduction ends with __syncthreads, ran
   // 2.2x slower with them on an H200).
-  if (callsAny(F, {"__syncthreads", "meshad::blockReduce", "meshad::tile"}))
+  if (hasBlockBarrier(F))
     return 0;
   llvm::SmallPtrSet<const Var *, 4> Arrays = onlyAddedTo(F, FirstAdjoint);
   if (Arrays.empty())

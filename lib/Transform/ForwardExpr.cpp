@@ -13,6 +13,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "IR/Intrinsics.h"
 #include "Rules/DerivativeRules.h"
 #include "Transform/ForwardFunction.h"
 
@@ -294,8 +295,7 @@ Dual ForwardFunction::deriveIntrinsicCall(const CallExpr *C, BlockStmt *Out) {
                                   C->getName(), -1,
                                   std::vector<const Expr *>{Args[0].T})};
   // make_float3(a, b, c) and friends are linear in their arguments.
-  if (C->getName().rfind("make_float", 0) == 0 ||
-      C->getName().rfind("make_double", 0) == 0) {
+  if (isIntrinsicDeriv(C, IntrinsicDeriv::Linear)) {
     std::vector<const Expr *> Ps, Ts;
     for (unsigned I = 0; I < Args.size(); ++I) {
       Ps.push_back(Args[I].P);

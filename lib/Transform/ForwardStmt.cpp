@@ -11,6 +11,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "IR/Intrinsics.h"
 #include "Transform/ForwardFunction.h"
 #include "Transform/LoopIncrements.h"
 
@@ -199,9 +200,8 @@ const Expr *ForwardFunction::derivePrimalCall(const Expr *E, BlockStmt *Out) {
 
 /// Calls made only for their effect that carry no derivative.
 static bool isEffectOnlyIntrinsic(const std::string &Name) {
-  return Name == "printf" || Name == "__syncthreads" || Name == "__syncwarp" ||
-         Name == "__threadfence" || Name == "__threadfence_block" ||
-         Name == "__assert_fail" || Name == "__assertfail" || Name == "assert";
+  const IntrinsicInfo *I = lookupIntrinsic(Name);
+  return I && I->Deriv == IntrinsicDeriv::None;
 }
 
 void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
@@ -221,22 +221,22 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
     Out->append(S);
     return;
   }
-  if (C->getName() == "meshad::push" && C->getNumArgs() == 2)
+  if (isIntrinsicDeriv(C, IntrinsicDeriv::TapePush))
     return deriveTapePush(S, Out);
-  if (C->getName() != "atomicAdd" || C->getNumArgs() != 2) {
+  if (!isIntrinsicDeriv(C, IntrinsicDeriv::LinearAtomic)) {
     error(C->getLoc(), "cannot differentiate the call of '" + C->getName() +
                            "': it has no derivative rule and no visible "
                            "definition");
     return;
   }
   // atomicAdd(p, v): the tangent memory accumulates the tangent of v.
-  Dual Ptr = derive(C->getArg(0), Out);
-  Dual Val = derive(C->getArg(1), Out);
+  const IntrinsicInfo *Info = lookupIntrinsic(C);
+  Dual Ptr = derive(C->getArg(Info->AddrArg), Out);
+  Dual Val = derive(C->getArg(Info->ValueArg), Out);
   auto AtomicAdd = [&](const Expr *P, const Expr *V) {
-    auto *Call = M.create<CallExpr>(C->getType(),
-                                    CallExpr::CalleeKind::Intrinsic,
-                                    "atomicAdd", -1,
-                                    std::vector<const Expr *>{P, V});
+    auto *Call =
+        M.create<CallExpr>(C->getType(), CallExpr::CalleeKind::Intrinsic,
+                           C->getName(), -1, std::vector<const Expr *>{P, V});
     auto *St = M.create<ExprStmt>(Call);
     St->setLoc(S->getLoc());
     Out->append(St);

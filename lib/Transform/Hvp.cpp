@@ -177,11 +177,14 @@ ir::Function *HvpTransformer::deriveHvp(Function *Primal,
   for (unsigned I = 0; I < N; ++I)
     if (Selected[I])
       Params.push_back(TangentOf.at(Primal->getParam(I)));
-  for (Var *A : Buffers)
-    Params.push_back(TangentOf.at(A));
+  std::map<const Var *, std::string> UserNames;
+  for (unsigned I = 0; I < Buffers.size(); ++I) {
+    Params.push_back(TangentOf.at(Buffers[I]));
+    UserNames[Params.back()] = BufferOf[I];
+  }
   Params.insert(Params.end(), Seeded.begin(), Seeded.end());
   H->setParams(std::move(Params));
   removeDeadLocals(*H);
-  lowerAccumulations(M, *H, Diags, Reverse.getForceAtomics());
+  lowerAccumulations(M, *H, Diags, Reverse.getForceAtomics(), UserNames);
   return H;
 }

@@ -8,6 +8,7 @@
 #include "Analysis/Activity.h"
 #include "IR/Builder.h"
 #include "IR/Clone.h"
+#include "IR/Intrinsics.h"
 #include "IR/NameScope.h"
 #include "IR/Traversal.h"
 
@@ -73,6 +74,14 @@ const Var *storedThrough(const Expr *LValue) {
   return ActivityAnalysis::getRootVar(LValue);
 }
 
+/// True when \p C is an atomic update of memory in \p Memory.
+bool isAtomicOn(const CallExpr *C, const CallerMemory &Memory) {
+  const IntrinsicInfo *I = lookupIntrinsic(C);
+  return I && I->isAtomic() && I->AddrArg >= 0 &&
+         unsigned(I->AddrArg) < C->getNumArgs() &&
+         Memory.contains(ActivityAnalysis::getRootVar(C->getArg(I->AddrArg)));
+}
+
 bool writesThrough(const ir::Function *F, std::set<const ir::Function *> &Seen) {
   if (!F->getBody() || !Seen.insert(F).second)
     return false;
@@ -92,7 +101,8 @@ bool writesThrough(const ir::Function *F, std::set<const ir::Function *> &Seen) 
           Writes |= writesThrough(C->getUserCallee(), Seen);
           return;
         }
-        Writes |= llvm::StringRef(C->getName()).starts_with("atomic");
+        const IntrinsicInfo *I = lookupIntrinsic(C);
+        Writes |= I && I->writesMemory();
       });
   });
   return Writes;
@@ -134,8 +144,8 @@ static bool writesThroughParamOf(const ir::Function &F, unsigned I,
           if (C->getCalleeKind() == CallExpr::CalleeKind::User)
             Writes |= K < C->getUserCallee()->getNumParams() &&
                       writesThroughParamOf(*C->getUserCallee(), K, Seen);
-          else
-            Writes |= llvm::StringRef(C->getName()).starts_with("atomic");
+          else if (const IntrinsicInfo *I = lookupIntrinsic(C))
+            Writes |= I->writesArg(K);
         }
       });
   });
@@ -211,9 +221,7 @@ ir::Function *RecordingPrimals::get(ir::Function *Primal,
     const Var *Root = Target ? storedThrough(Target) : nullptr;
     if (const auto *ES = dyn_cast<ExprStmt>(S))
       if (const auto *C = dyn_cast<CallExpr>(ES->getExpr()))
-        if (llvm::StringRef(C->getName()).starts_with("atomic") &&
-            C->getNumArgs() > 0 &&
-            Memory.contains(ActivityAnalysis::getRootVar(C->getArg(0)))) {
+        if (isAtomicOn(C, Memory)) {
           Diags.error(C->getLoc(),
                       "cannot undo the atomic update of memory that '" +
                           Primal->getName() +

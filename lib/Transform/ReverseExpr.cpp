@@ -13,6 +13,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "IR/Intrinsics.h"
 #include "Rules/DerivativeRules.h"
 #include "Transform/ReverseFunction.h"
 
@@ -149,7 +150,7 @@ void ReverseFunction::adjointCall(const CallExpr *C, const Expr *DE,
     break;
   }
   const std::string &Name = C->getName();
-  if (Name.rfind("make_float", 0) == 0 || Name.rfind("make_double", 0) == 0) {
+  if (isIntrinsicDeriv(C, IntrinsicDeriv::Linear)) {
     static const char *Fields[] = {"x", "y", "z", "w"};
     DE = cheap(DE, Rev);
     for (unsigned I = 0; I < C->getNumArgs() && I < 4; ++I)

@@ -12,8 +12,10 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Transform/ReverseFunction.h"
+#include "IR/Clone.h"
+#include "IR/Intrinsics.h"
 #include "IR/Traversal.h"
+#include "Transform/ReverseFunction.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -142,10 +144,14 @@ void ReverseFunction::zeroTail(const Expr *Target, unsigned From,
       B.assign(B.ref(K), AssignOp::Inc, nullptr), BodyFwd));
   if (BodyRev->getBody().empty())
     return;
-  Rev->append(M.create<ForStmt>(
-      B.decl(K, B.intLit(N - 1)),
-      B.binary(BinaryOp::Ge, B.ref(K), B.intLit(From)),
-      B.assign(B.ref(K), AssignOp::Dec, nullptr), BodyRev));
+  // The reverse loop declares a counter of its own (one declaration per
+  // variable; the same name, in a scope of its own).
+  IRCloner Copy(M);
+  Copy.freshVar(K);
+  Rev->append(Copy.clone(
+      M.create<ForStmt>(B.decl(K, B.intLit(N - 1)),
+                        B.binary(BinaryOp::Ge, B.ref(K), B.intLit(From)),
+                        B.assign(B.ref(K), AssignOp::Dec, nullptr), BodyRev)));
 }
 
 bool ReverseFunction::needsSave(const Expr *LValue, bool IsDecl) const {
@@ -485,10 +491,16 @@ void ReverseFunction::sweepPointerAssign(const Expr *LHS, AssignOp Op,
 }
 
 /// Calls made only for their effect that carry no derivative.
-static bool isEffectOnly(const std::string &Name) {
-  return Name == "printf" || Name == "__syncwarp" || Name == "__threadfence" ||
-         Name == "__threadfence_block" || Name == "__assert_fail" ||
-         Name == "__assertfail" || Name == "assert";
+static bool isEffectOnly(const CallExpr *C) {
+  const IntrinsicInfo *I = lookupIntrinsic(C);
+  return I && I->Deriv == IntrinsicDeriv::None;
+}
+
+/// The address argument of an atomicAdd-like call (`*p += v`), else null.
+static const Expr *atomicAddAddress(const CallExpr *C) {
+  if (!C || !isIntrinsicDeriv(C, IntrinsicDeriv::LinearAtomic))
+    return nullptr;
+  return C->getArg(lookupIntrinsic(C)->AddrArg);
 }
 
 void ReverseFunction::sweepExprStmt(const ExprStmt *S, BlockStmt *Fwd,
@@ -500,9 +512,9 @@ void ReverseFunction::sweepExprStmt(const ExprStmt *S, BlockStmt *Fwd,
   const CallExpr *FwdCall = C;
   if (C && C->getCalleeKind() == CallExpr::CalleeKind::User)
     FwdCall = saveCalleeWrites(C, Fwd, Rev);
-  bool Dead = C && C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
-              C->getName() == "atomicAdd" && C->getNumArgs() == 2 &&
-              WriteOnly.count(ActivityAnalysis::getRootVar(C->getArg(0)));
+  const Expr *AtomicTarget = atomicAddAddress(C);
+  bool Dead = AtomicTarget &&
+              WriteOnly.count(ActivityAnalysis::getRootVar(AtomicTarget));
   if (!Dead && FwdCall != C) {
     auto *New = M.create<ExprStmt>(FwdCall);
     New->setLoc(S->getLoc());
@@ -512,7 +524,8 @@ void ReverseFunction::sweepExprStmt(const ExprStmt *S, BlockStmt *Fwd,
   }
   if (!C)
     return;
-  if (C->getName() == "__syncthreads") {
+  const IntrinsicInfo *Info = lookupIntrinsic(C);
+  if (Info && Info->isBarrier()) {
     // Adjoints flow back across the barrier: mirror it.
     Rev->append(S);
     return;
@@ -526,19 +539,19 @@ void ReverseFunction::sweepExprStmt(const ExprStmt *S, BlockStmt *Fwd,
   bool AnyActive = false;
   for (const Expr *A : C->getArgs())
     AnyActive |= isActive(A);
-  if (!AnyActive || isEffectOnly(C->getName()))
+  if (!AnyActive || isEffectOnly(C))
     return;
-  if (C->getName() == "atomicAdd" && C->getNumArgs() == 2) {
+  if (AtomicTarget) {
     // atomicAdd(p, v) is *p += v: v's adjoint reads the adjoint of *p.
-    const Expr *Target = adjointPointer(C->getArg(0));
+    const Expr *Target = adjointPointer(AtomicTarget);
     if (!Target)
       return;
-    const Expr *AL =
-        B.unary(UnaryOp::Deref, Target, C->getArg(1)->getType());
+    const Expr *Value = C->getArg(Info->ValueArg);
+    const Expr *AL = B.unary(UnaryOp::Deref, Target, Value->getType());
     if (const auto *U = dyn_cast<UnaryExpr>(Target))
       if (U->getOp() == UnaryOp::AddrOf)
         AL = U->getSub();
-    adjoint(C->getArg(1), cheap(AL, Rev), Rev);
+    adjoint(Value, cheap(AL, Rev), Rev);
     return;
   }
   error(C->getLoc(), "cannot differentiate the call of '" + C->getName() +

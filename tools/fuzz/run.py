@@ -80,7 +80,9 @@ class Runner:
             f += ['-include-pch', self.pch[mode]]
         f += ['-O0', '-w', '-ferror-limit=0', '-fno-color-diagnostics']
         if plugin:
-            f.append('-fplugin=' + self.plugin)
+            # The IR verifier on: a malformed generated function is a
+            # compile error (counted as uncompilable), not a wrong result.
+            f += ['-fplugin=' + self.plugin, '-fplugin-arg-meshad-verify']
         f += ['-I', os.path.join(ROOT, 'include'), '-I', HERE]
         if self.selfTest:
             f.append('-DMESHAD_FUZZ_SELFTEST')

@@ -58,7 +58,8 @@ struct ToolOptions {
 const char *const Usage =
     "usage: meshad-gen <input> [-o <output>] [--line-directives | "
     "--no-line-directives]\n"
-    "                  [--show-clang-diagnostics] [-- <clang arguments>]\n"
+    "                  [--verify] [--show-clang-diagnostics] "
+    "[-- <clang arguments>]\n"
     "Writes <input> with the derivatives it requests (stdout by default).\n"
     "  -o <output>               output file ('-' for stdout)\n"
     "  --line-directives         wrap generated code in #line directives\n"
@@ -66,6 +67,7 @@ const char *const Usage =
     "  --remarks                 one remark per adjoint store of a kernel\n"
     "  --atomics=all             atomicAdd on every shared adjoint store\n"
     "                            (ignore the ownership analysis)\n"
+    "  --verify                  check the generated IR after each pass\n"
     "  --show-clang-diagnostics  print clang's diagnostics of the parse\n"
     "  -- <clang arguments>      e.g. -I <dir> -D<macro> -std=c++17 -x cuda\n";
 
@@ -97,6 +99,8 @@ std::optional<ToolOptions> parseCommandLine(int Argc, const char **Argv) {
       Opts.Generator.ForceAtomics = true;
     else if (Arg == "--atomics=auto")
       Opts.Generator.ForceAtomics = false;
+    else if (Arg == "--verify")
+      Opts.Generator.Verify = true;
     else if (Arg == "--show-clang-diagnostics")
       Opts.ShowClangDiagnostics = true;
     else if (!Arg.starts_with("-") && Opts.Input.empty())
