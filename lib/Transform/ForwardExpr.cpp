@@ -408,6 +408,15 @@ const Expr *ForwardFunction::tangentLValue(const Expr *LHS) {
     }
     break;
   }
+  case Expr::Kind::Cast: {
+    // ((double *)a)[k]: a flat view of an array (reverse mode zeroes a
+    // __shared__ adjoint array so); the tangent memory seen alike.
+    const auto *C = cast<CastExpr>(LHS);
+    if (!C->getType()->isPointer())
+      break;
+    const Expr *Sub = tangentLValue(C->getSub());
+    return Sub ? M.create<CastExpr>(C->getType(), Sub) : nullptr;
+  }
   case Expr::Kind::Binary: {
     // *(p + i) style pointer arithmetic.
     Dual D = derive(LHS, nullptr);
