@@ -15,6 +15,7 @@ using namespace meshad;
 using namespace meshad::ir;
 using llvm::cast;
 using llvm::dyn_cast;
+using llvm::isa;
 
 bool HvpTransformer::findOutputs(const Function &Primal,
                                  const std::vector<bool> &Selected,
@@ -95,12 +96,17 @@ bool HvpTransformer::dropBuffer(Function &H, const Var *Buffer,
   removeStoresInto(H.getBody(), Buffer);
   clang::SourceLocation Use;
   forEachStmt(H.getBody(), [&](const Stmt *S) {
-    for (const Expr *E : ownExprs(S))
+    for (const Expr *E : ownExprs(S)) {
+      // The innermost call around the use, else the statement, names it.
+      clang::SourceLocation Around = S->getLoc();
       forEachExpr(E, [&](const Expr *X) {
+        if (isa<CallExpr>(X) && X->getLoc().isValid())
+          Around = X->getLoc();
         const auto *R = dyn_cast<VarRefExpr>(X);
         if (R && R->getVar() == Buffer && Use.isInvalid())
-          Use = S->getLoc().isValid() ? S->getLoc() : Loc;
+          Use = Around.isValid() ? Around : Loc;
       });
+    }
   });
   if (Use.isInvalid())
     return true;

@@ -211,6 +211,7 @@ void ReverseFunction::pullbackCall(const CallExpr *C, const Expr *SeedValue,
     Results.push_back({I, R});
   }
   auto *Call = M.create<CallExpr>(M.getTypes().getVoid(), PB, Args);
+  Call->setLoc(C->getLoc());
   auto *S = M.create<ExprStmt>(Call);
   S->setLoc(C->getLoc());
   Rev->append(S);
