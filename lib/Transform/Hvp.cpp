@@ -8,8 +8,14 @@
 #include "Analysis/Activity.h"
 #include "Analysis/ReverseNeeds.h"
 #include "GPU/LowerAccumulations.h"
+#include "IR/Clone.h"
 #include "IR/Traversal.h"
 #include "Transform/DeadLocals.h"
+
+#include <algorithm>
+#include <set>
+
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -54,69 +60,163 @@ bool HvpTransformer::findOutputs(const Function &Primal,
   return true;
 }
 
-/// Removes from \p Block, at any depth, the statements that store into
-/// memory rooted at \p Buffer (plain, compound, Accumulate, atomics).
-static void removeStoresInto(const BlockStmt *Block, const Var *Buffer) {
-  if (!Block)
-    return;
-  auto StoresInto = [&](const Stmt *S) {
-    if (const auto *A = dyn_cast<AssignStmt>(S))
-      return ActivityAnalysis::getRootVar(A->getLHS()) == Buffer;
-    const auto *E = dyn_cast<ExprStmt>(S);
-    const auto *C = E ? dyn_cast<CallExpr>(E->getExpr()) : nullptr;
-    return C && C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
-           llvm::StringRef(C->getName()).starts_with("atomic") &&
-           C->getNumArgs() > 0 &&
-           ActivityAnalysis::getRootVar(C->getArg(0)) == Buffer;
-  };
-  std::vector<const Stmt *> Kept;
-  for (const Stmt *S : Block->getBody()) {
-    if (StoresInto(S))
-      continue;
-    if (const auto *Sub = dyn_cast<BlockStmt>(S))
-      removeStoresInto(Sub, Buffer);
-    else if (const auto *I = dyn_cast<IfStmt>(S)) {
-      removeStoresInto(I->getThen(), Buffer);
-      removeStoresInto(I->getElse(), Buffer);
-    } else if (const auto *F = dyn_cast<ForStmt>(S)) {
-      removeStoresInto(F->getBody(), Buffer);
-    } else if (const auto *W = dyn_cast<WhileStmt>(S)) {
-      removeStoresInto(W->getBody(), Buffer);
-    } else if (const auto *D = dyn_cast<DoStmt>(S)) {
-      removeStoresInto(D->getBody(), Buffer);
-    }
-    Kept.push_back(S);
-  }
-  const_cast<BlockStmt *>(Block)->setBody(std::move(Kept));
+using VarSet = llvm::SmallPtrSet<const Var *, 4>;
+
+static bool rootedIn(const Expr *E, const llvm::SmallPtrSetImpl<const Var *> &Vars) {
+  const Var *Root = E ? ActivityAnalysis::getRootVar(E) : nullptr;
+  return Root && Vars.count(Root);
 }
 
-bool HvpTransformer::dropBuffer(Function &H, const Var *Buffer,
-                                const std::string &Of,
-                                clang::SourceLocation Loc) {
-  removeStoresInto(H.getBody(), Buffer);
+/// \p Buffer and the local pointers set from it (_d_q = _d_x + 1).
+static VarSet aliasesOf(const Function &F, const Var *Buffer) {
+  VarSet Vars{Buffer};
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    forEachStmt(F.getBody(), [&](const Stmt *S) {
+      if (const auto *D = dyn_cast<DeclStmt>(S)) {
+        if (D->getVar()->getType()->isPointer() && rootedIn(D->getInit(), Vars))
+          Changed |= Vars.insert(D->getVar()).second;
+      } else if (const auto *A = dyn_cast<AssignStmt>(S)) {
+        const auto *L = dyn_cast<VarRefExpr>(A->getLHS());
+        if (L && L->getType()->isPointer() && rootedIn(A->getRHS(), Vars))
+          Changed |= Vars.insert(L->getVar()).second;
+      }
+    });
+  }
+  return Vars;
+}
+
+/// True for a statement that only stores into memory rooted at \p Vars
+/// (plain, compound, Accumulate, an atomic), or declares or moves one of
+/// those pointers.
+static bool storesInto(const Stmt *S, const VarSet &Vars) {
+  if (const auto *D = dyn_cast<DeclStmt>(S))
+    return Vars.count(D->getVar());
+  if (const auto *A = dyn_cast<AssignStmt>(S))
+    return rootedIn(A->getLHS(), Vars);
+  const auto *E = dyn_cast<ExprStmt>(S);
+  const auto *C = E ? dyn_cast<CallExpr>(E->getExpr()) : nullptr;
+  return C && C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
+         llvm::StringRef(C->getName()).starts_with("atomic") &&
+         C->getNumArgs() > 0 && rootedIn(C->getArg(0), Vars);
+}
+
+/// The first place \p F still refers to \p Buffer: the innermost call
+/// around the use, else its statement; invalid when there is none.
+static clang::SourceLocation findUse(const Function &F, const VarSet &Vars,
+                                     clang::SourceLocation Fallback) {
   clang::SourceLocation Use;
-  forEachStmt(H.getBody(), [&](const Stmt *S) {
+  bool Found = false;
+  forEachStmt(F.getBody(), [&](const Stmt *S) {
     for (const Expr *E : ownExprs(S)) {
-      // The innermost call around the use, else the statement, names it.
       clang::SourceLocation Around = S->getLoc();
       forEachExpr(E, [&](const Expr *X) {
         if (isa<CallExpr>(X) && X->getLoc().isValid())
           Around = X->getLoc();
         const auto *R = dyn_cast<VarRefExpr>(X);
-        if (R && R->getVar() == Buffer && Use.isInvalid())
-          Use = Around.isValid() ? Around : Loc;
+        if (R && Vars.count(R->getVar()) && !Found) {
+          Found = true;
+          Use = Around.isValid() ? Around : Fallback;
+        }
       });
     }
   });
+  return Found && Use.isInvalid() ? Fallback : Use;
+}
+
+const Stmt *HvpTransformer::callWithout(Function &F, const CallExpr *Call,
+                                        const llvm::SmallPtrSetImpl<const Var *> &Vars, IRCloner &C,
+                                        bool &Ok) {
+  Function *Callee = Call->getUserCallee();
+  std::vector<unsigned> Drop;
+  for (unsigned I = 0; I < Call->getNumArgs(); ++I)
+    if (Call->getArg(I)->getType()->isPointer() &&
+        rootedIn(Call->getArg(I), Vars))
+      Drop.push_back(I);
+  if (!Callee || Drop.empty())
+    return nullptr;
+  Function *V = variantWithout(Callee, Drop, Call->getLoc());
+  if (!V) {
+    Ok = false;
+    return nullptr;
+  }
+  Derived.addCall(&F, V);
+  std::vector<const Expr *> Args;
+  for (unsigned I = 0; I < Call->getNumArgs(); ++I)
+    if (std::find(Drop.begin(), Drop.end(), I) == Drop.end())
+      Args.push_back(C.clone(Call->getArg(I)));
+  auto *New = M.create<CallExpr>(Call->getType(), V, Args);
+  New->setLoc(Call->getLoc());
+  auto *S = M.create<ExprStmt>(New);
+  S->setLoc(Call->getLoc());
+  return S;
+}
+
+bool HvpTransformer::dropBuffer(Function &F, const Var *Buffer,
+                                const std::string &Of,
+                                clang::SourceLocation Loc) {
+  bool Ok = true;
+  VarSet Vars = aliasesOf(F, Buffer);
+  IRCloner C(M);
+  C.setStmtHook([&](const Stmt *S) -> std::optional<const Stmt *> {
+    if (storesInto(S, Vars))
+      return nullptr;
+    const auto *ES = dyn_cast<ExprStmt>(S);
+    const auto *Call = ES ? dyn_cast<CallExpr>(ES->getExpr()) : nullptr;
+    if (Call && Call->getCalleeKind() == CallExpr::CalleeKind::User)
+      if (const Stmt *New = callWithout(F, Call, Vars, C, Ok))
+        return New;
+    return std::nullopt;
+  });
+  F.setBody(C.cloneBlock(F.getBody()));
+  if (!Ok)
+    return false;
+  clang::SourceLocation Use = findUse(F, Vars, Loc);
   if (Use.isInvalid())
     return true;
-  Diags.error(Use.isValid() ? Use : Loc,
-              "meshad::hvp: the gradient w.r.t. '" + Of +
-                  "' is passed to a callee or read back here; Hessian-vector "
-                  "products through callees that take '" + Of +
-                  "' by pointer are not supported yet (pass the elements "
-                  "as scalars)");
+  Diags.error(Use, "meshad::hvp: the gradient w.r.t. '" + Of +
+                       "' is read back or aliased here; Hessian-vector "
+                       "products need a gradient that is only accumulated");
   return false;
+}
+
+ir::Function *HvpTransformer::variantWithout(Function *Callee,
+                                             const std::vector<unsigned> &Drop,
+                                             clang::SourceLocation Loc) {
+  std::string Name = Callee->getName();
+  for (unsigned I : Drop)
+    Name += "_no" + Callee->getParam(I)->getName();
+  std::string Key = DerivedFunctionSet::keyFor(Callee, Name);
+  if (Function *F = Derived.lookup(Key))
+    return F;
+  if (!Callee->getBody() || !Derived.find(Callee)) {
+    Diags.error(Loc, "meshad::hvp: the gradient is passed to '" +
+                         Callee->getName() + "', which is not generated code");
+    return nullptr;
+  }
+  Function *V =
+      M.createFunction(Name, Callee->getReturnType(), Callee->getTarget());
+  V->setQualifiers(Callee->getQualifiers());
+  V->setNamespace(Callee->getNamespace());
+  V->setLoc(Callee->getLoc());
+  V->setDerivativeOrder(Callee->getDerivativeOrder());
+  Derived.add(Key, V, Callee);
+  std::set<ir::Function *> Calls = Derived.find(Callee)->Callees;
+  for (ir::Function *G : Calls)
+    Derived.addCall(V, G);
+  std::vector<Var *> Params;
+  for (unsigned I = 0; I < Callee->getNumParams(); ++I)
+    if (std::find(Drop.begin(), Drop.end(), I) == Drop.end())
+      Params.push_back(Callee->getParam(I));
+  V->setParams(Params);
+  V->setBody(Callee->getBody()); // Copied by dropBuffer: Callee stays.
+  for (unsigned I : Drop)
+    if (!dropBuffer(*V, Callee->getParam(I), Callee->getParam(I)->getName(),
+                    Loc))
+      return nullptr;
+  removeDeadLocals(*V);
+  return V;
 }
 
 ir::Function *HvpTransformer::deriveHvp(Function *Primal,

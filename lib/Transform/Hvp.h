@@ -13,7 +13,9 @@
 ///      tangents of the selected inputs: the tangents of the gradient's
 ///      adjoints are Hv (tapes carry a tangent tape, pullbacks get
 ///      pushforwards, an Accumulate's tangent is an Accumulate);
-///   3. the gradient's own buffers are dropped (only Hv is returned);
+///   3. the gradient's own buffers are dropped (only Hv is returned), with
+///      their stores, also in the callees that the buffers are passed to
+///      (tangent-only variants of the pullbacks' pushforwards);
 ///   4. GPU/LowerAccumulations decides the form of every add, last.
 /// The result, <f>_hvp, takes f's parameters, one direction per selected
 /// parameter (a value for a scalar, an array for an array), one result per
@@ -33,6 +35,8 @@
 #ifndef MESHAD_TRANSFORM_HVP_H
 #define MESHAD_TRANSFORM_HVP_H
 
+#include "IR/Clone.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "Transform/ForwardMode.h"
 #include "Transform/ReverseMode.h"
 
@@ -59,10 +63,23 @@ private:
   bool findOutputs(const ir::Function &Primal,
                    const std::vector<bool> &Selected,
                    std::vector<bool> &Outputs, clang::SourceLocation Loc);
-  /// Removes the stores into the gradient buffer \p Buffer of \p H; false
-  /// after an error when \p H still reads or passes it on.
-  bool dropBuffer(ir::Function &H, const ir::Var *Buffer,
+  /// Drops the gradient buffer \p Buffer (the adjoint of \p Of) from \p F:
+  /// its stores go, and calls that pass it on call variants of their
+  /// callees without that parameter (variantWithout). False after an error
+  /// when \p F still reads or aliases it.
+  bool dropBuffer(ir::Function &F, const ir::Var *Buffer,
                   const std::string &Of, clang::SourceLocation Loc);
+  /// The call \p Call of \p F without its arguments rooted at \p Buffer,
+  /// or null when it passes none (\p Ok false after an error).
+  const ir::Stmt *callWithout(ir::Function &F, const ir::CallExpr *Call,
+                              const llvm::SmallPtrSetImpl<const ir::Var *> &Vars,
+                              ir::IRCloner &C, bool &Ok);
+  /// A copy of the generated function \p Callee without the parameters
+  /// numbered in \p Drop, gradient buffers whose stores it drops too
+  /// (<callee>_no_d_p: the tangent-only pushforward of a pullback).
+  ir::Function *variantWithout(ir::Function *Callee,
+                               const std::vector<unsigned> &Drop,
+                               clang::SourceLocation Loc);
 
   ir::Module &M;
   DiagnosticSink &Diags;

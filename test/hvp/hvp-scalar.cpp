@@ -1,8 +1,8 @@
 // meshad::hvp on host functions: Hv = (d^2 f) v by forward mode over the
 // unlowered reverse mode. Straight-line code, a loop whose reverse sweep
 // pops a tape (the tangent tape is popped beside it), a callee (its
-// pullback's pushforward), a callee taking an array, and a loop that
-// overwrites a local. Every HVP is checked against central finite
+// pullback's pushforward), a callee taking an array, a local pointer into
+// an array, and a loop that overwrites a local. Every HVP is checked against central finite
 // differences of meshad::gradient along the direction, on random inputs
 // and random directions.
 //
@@ -50,7 +50,25 @@ double callees(const double *x, int n) {
 // CHECK: pairEnergy_pullback_pushforward
 // CHECK: }
 
-double norm3(const double *p) { return sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]); }
+// A callee taking the array: the gradient buffer passed to its pullback is
+// dropped from a tangent-only variant of the pullback's pushforward.
+double norm2(const double *p) { return p[0] * p[0] + p[1] * p[1]; }
+double viaArray(const double *x) {
+  return sin(norm2(x)) + norm2(x + 1) * x[0];
+}
+// CHECK-LABEL: void viaArray_hvp(const double *x, const double *_d2_x, double *_d2_d_x) {
+// CHECK: norm2_pullback_pushforward_no_d_p(x + 1, _r1, _d2_x + 1, _d2_r1, _d2_d_x + 1);
+// CHECK-LABEL: void norm2_pullback_pushforward_no_d_p(const double *p, double _d_y, const double *_d2_p, double _d2_d_y, double *_d2_d_p) {
+// CHECK-NOT: {{[ (*]}}_d_p[
+// CHECK: }
+
+// A local pointer into the array: its adjoint alias is dropped too.
+double alias(const double *x) {
+  const double *q = x + 1;
+  return q[0] * q[1] * x[0] + exp(q[1]);
+}
+// CHECK-LABEL: void alias_hvp(const double *x, const double *_d2_x, double *_d2_d_x) {
+// CHECK: _d2_d_q = _d2_d_x + 1;
 double overwrite(const double *x, double k) {
   double t = x[0];
   for (int i = 0; i < 4; ++i)
@@ -128,6 +146,27 @@ int main() {
           double *) { hCallees.execute(X, N, V, HX); },
       Rng);
 
+  auto hVia = meshad::hvp(viaArray, "x");
+  auto gVia = meshad::gradient(viaArray, "x");
+  checkHvp(
+      "viaArray", 3, false,
+      [&](const double *X, double, double *GX, double *) {
+        gVia.execute(X, GX);
+      },
+      [&](const double *X, double, const double *V, double, double *HX,
+          double *) { hVia.execute(X, V, HX); },
+      Rng);
+  auto hAlias = meshad::hvp(alias, "x");
+  auto gAlias = meshad::gradient(alias, "x");
+  checkHvp(
+      "alias", 3, false,
+      [&](const double *X, double, double *GX, double *) {
+        gAlias.execute(X, GX);
+      },
+      [&](const double *X, double, const double *V, double, double *HX,
+          double *) { hAlias.execute(X, V, HX); },
+      Rng);
+
   auto hOver = meshad::hvp(overwrite, "x, k");
   auto gOver = meshad::gradient(overwrite, "x, k");
   checkHvp(
@@ -144,4 +183,6 @@ int main() {
 // NUM: PASS poly[1]
 // NUM: PASS chain[6]
 // NUM: PASS callees[5]
+// NUM: PASS viaArray[2]
+// NUM: PASS alias[2]
 // NUM: PASS overwrite[3]
