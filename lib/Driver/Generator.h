@@ -48,6 +48,11 @@ struct GeneratorOptions {
   /// baseline of the ownership benchmark, and a way to rule meshad's
   /// decisions out when debugging.
   bool ForceAtomics = false;
+  /// Simplify every generated function before emitting it (constant
+  /// tangents, algebraic identities, common math calls, merged adds, single
+  /// use temporaries, dead locals; lib/Simplify). Off with
+  /// -fplugin-arg-meshad-no-simplify: the code as the transformers build it.
+  bool Simplify = true;
 };
 
 struct GenerationResult {

@@ -26,6 +26,8 @@ bool PluginOptions::parse(llvm::ArrayRef<std::string> Args,
       Generator.ForceAtomics = false;
     else if (Arg == "no-line-directives")
       Generator.LineDirectives = false;
+    else if (Arg == "no-simplify")
+      Generator.Simplify = false;
     else if (Arg.starts_with(DumpDirPrefix) &&
              Arg.size() > DumpDirPrefix.size())
       DumpDir = Arg.drop_front(DumpDirPrefix.size()).str();
@@ -50,5 +52,9 @@ const char *PluginOptions::getUsage() {
          "(ignore the\n"
          "                      ownership analysis; default atomics=auto)\n"
          "  no-line-directives  do not wrap generated code in #line "
-         "directives\n";
+         "directives\n"
+         "  no-simplify         emit the derivatives as the transformers "
+         "build them\n"
+         "                      (no constant propagation, folding, CSE, "
+         "merging)\n";
 }

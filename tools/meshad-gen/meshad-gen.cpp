@@ -66,6 +66,7 @@ const char *const Usage =
     "  --remarks                 one remark per adjoint store of a kernel\n"
     "  --atomics=all             atomicAdd on every shared adjoint store\n"
     "                            (ignore the ownership analysis)\n"
+    "  --no-simplify             do not simplify the generated code\n"
     "  --show-clang-diagnostics  print clang's diagnostics of the parse\n"
     "  -- <clang arguments>      e.g. -I <dir> -D<macro> -std=c++17 -x cuda\n";
 
@@ -97,6 +98,8 @@ std::optional<ToolOptions> parseCommandLine(int Argc, const char **Argv) {
       Opts.Generator.ForceAtomics = true;
     else if (Arg == "--atomics=auto")
       Opts.Generator.ForceAtomics = false;
+    else if (Arg == "--no-simplify")
+      Opts.Generator.Simplify = false;
     else if (Arg == "--show-clang-diagnostics")
       Opts.ShowClangDiagnostics = true;
     else if (!Arg.starts_with("-") && Opts.Input.empty())
