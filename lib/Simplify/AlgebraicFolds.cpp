@@ -6,7 +6,7 @@
 ///
 /// \file
 /// Folds the identities that derivative code is full of once constant
-/// tangents are propagated. Only on scalar arithmetic (floating and
+/// tangents are propagated (x * -1 and -1 * x become -x, exactly). Only on scalar arithmetic (floating and
 /// integer types; no pointers, vectors or bools), and only where the kept
 /// operand has the type of the whole expression (x + 0 with an int x and a
 /// double 0 is a double: it stays). Exact in IEEE arithmetic except for the
@@ -72,6 +72,13 @@ private:
     return M.create<BinaryExpr>(Ty, Op, L, R);
   }
 
+  /// -X, or Y for X = -Y.
+  const Expr *negate(const Expr *X) {
+    if (const auto *N = asNeg(X))
+      return N->getSub();
+    return M.create<UnaryExpr>(X->getType(), UnaryOp::Neg, X);
+  }
+
   const Expr *twice(const BinaryExpr *E, const Expr *X) {
     const Type *Ty = E->getType();
     const Expr *Two = B.floatLit(Ty, 2.0);
@@ -100,6 +107,10 @@ private:
         return R;
       if (isLiteralValue(R, 1) && KeepL)
         return L;
+      if (isLiteralValue(L, -1) && KeepR)
+        return negate(R);
+      if (isLiteralValue(R, -1) && KeepL)
+        return negate(L);
       return E;
     case BinaryOp::Div:
       return isLiteralValue(R, 1) && KeepL ? L : E;
@@ -117,11 +128,8 @@ private:
     case BinaryOp::Sub:
       if (isLiteralValue(R, 0) && KeepL)
         return L;
-      if (isLiteralValue(L, 0) && KeepR) {
-        if (const auto *N = asNeg(R))
-          return N->getSub();
-        return M.create<UnaryExpr>(Ty, UnaryOp::Neg, R);
-      }
+      if (isLiteralValue(L, 0) && KeepR)
+        return negate(R);
       if (const auto *N = asNeg(R); N && KeepL && KeepR)
         return make(BinaryOp::Add, Ty, L, N->getSub());
       return E;

@@ -34,7 +34,7 @@ namespace simplify {
 /// removeDeadLocals.
 bool propagateConstants(ir::Module &M, ir::Function &F);
 
-/// Folds x*0, x*1, 1*x, x/1, x+0, 0+x, x-0, 0-x, -(-x), x + (-y),
+/// Folds x*0, x*1, 1*x, x*-1, x/1, x+0, 0+x, x-0, 0-x, -(-x), x + (-y),
 /// x - (-y), and a*b + b*a, e + e (pure, syntactically equal) into 2*...
 /// (AlgebraicFolds.cpp).
 bool foldAlgebra(ir::Module &M, ir::Function &F);

@@ -20,6 +20,10 @@
 ///   - a call with effects (user functions, atomics, barriers, tapes, warp
 ///     shuffles) and any nested statement (if, loops) end every run.
 ///
+/// Where the run itself declares a local never written with exactly the
+/// call (`double len = sqrt(_t0);`), that declaration moves to the start of
+/// the run instead of a new temporary (it reads nothing the run changes).
+///
 /// Calls in a branch of ?: or right of && / || are not counted (evaluating
 /// them first would add work where the branch is not taken).
 ///
@@ -123,20 +127,68 @@ std::optional<Group> findRepeated(const std::vector<const Stmt *> &Body,
   return std::nullopt;
 }
 
-/// Declares a temporary for \p G's call and reads it in the run.
+/// True when a statement of Body[From, To) names a variable called \p Name.
+bool namesVar(const std::vector<const Stmt *> &Body, unsigned From,
+              unsigned To, const std::string &Name) {
+  bool Found = false;
+  for (unsigned I = From; I < To; ++I)
+    forEachStmt(Body[I], [&](const Stmt *S) {
+      if (const auto *D = dyn_cast<DeclStmt>(S))
+        Found |= D->getVar()->getName() == Name;
+      for (const Expr *E : ownExprs(S))
+        forEachExpr(E, [&](const Expr *X) {
+          if (const auto *R = dyn_cast<VarRefExpr>(X))
+            Found |= R->getVar()->getName() == Name;
+        });
+    });
+  return Found;
+}
+
+/// The index of a declaration in the run that initializes a constant local
+/// with exactly the call (`double len = sqrt(_t0);`) and may move to the
+/// run's start: nothing before it there names a variable of its name (which
+/// the moved declaration would hide). Else -1.
+int reusableDecl(const std::vector<const Stmt *> &Body, const Group &G,
+                 const VarFacts &Facts) {
+  for (unsigned I = G.First; I <= G.Last; ++I) {
+    const auto *D = dyn_cast<DeclStmt>(Body[I]);
+    if (!D || !D->getInit() || !sameExpr(D->getInit(), G.Key))
+      continue;
+    const Var *V = D->getVar();
+    if (Facts.isPlainLocal(V) && Facts.decls(V) == 1 &&
+        Facts.writes(V) == 0 &&
+        V->getType()->getUnqualified() == G.Key->getType()->getUnqualified() &&
+        !namesVar(Body, G.First, I, V->getName()))
+      return I;
+  }
+  return -1;
+}
+
+/// Computes \p G's call once, in a declaration at the start of the run
+/// (a new temporary, or a local that the run declares with it), and reads
+/// that variable in the rest of the run.
 void share(Module &M, std::vector<const Stmt *> &Body, const Group &G,
-           NameScope &Names) {
+           NameScope &Names, const VarFacts &Facts) {
   IRBuilder B(M);
-  Var *T = M.createVar(Names.numbered("_t"),
-                       G.Key->getType()->getUnqualified());
-  const Expr *Ref = B.ref(T);
-  for (unsigned I = G.First; I <= G.Last; ++I)
+  const Stmt *D;
+  int Reused = reusableDecl(Body, G, Facts);
+  if (Reused >= 0) {
+    D = Body[Reused];
+    Body.erase(Body.begin() + Reused);
+  } else {
+    Var *T = M.createVar(Names.numbered("_t"),
+                         G.Key->getType()->getUnqualified());
+    DeclStmt *New = B.decl(T, G.Key);
+    New->setLoc(Body[G.First]->getLoc());
+    D = New;
+  }
+  const Expr *Ref = B.ref(llvm::cast<DeclStmt>(D)->getVar());
+  unsigned Last = Reused >= 0 ? G.Last - 1 : G.Last;
+  for (unsigned I = G.First; I <= Last; ++I)
     Body[I] = rewriteOwnExprs(M, Body[I], [&](const Expr *E) {
       return replaceTopDown(
           M, E, [&](const Expr *X) { return sameExpr(X, G.Key); }, Ref);
     });
-  DeclStmt *D = B.decl(T, G.Key);
-  D->setLoc(Body[G.First]->getLoc());
   Body.insert(Body.begin() + G.First, D);
 }
 
@@ -151,7 +203,7 @@ bool simplify::shareMathCalls(Module &M, Function &F, NameScope &Names) {
     std::vector<const Stmt *> Body = Block->getBody();
     bool BlockChanged = false;
     while (std::optional<Group> G = findRepeated(Body, Facts)) {
-      share(M, Body, *G, Names);
+      share(M, Body, *G, Names, Facts);
       BlockChanged = true;
     }
     if (BlockChanged)
