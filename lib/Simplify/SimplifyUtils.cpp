@@ -167,11 +167,12 @@ void VarFacts::countExpr(const Expr *E) {
         if (const Var *V = storedVar(U->getSub()))
           Escaping.insert(V);
     if (const auto *C = dyn_cast<CallExpr>(X)) {
-      if (C->getCalleeKind() == CallExpr::CalleeKind::Math)
+      // Math functions and lowered functions (meshad lowers `const T &`
+      // as a value and rejects other references) take scalars by value.
+      if (C->getCalleeKind() != CallExpr::CalleeKind::Intrinsic)
         return;
       // CUDA's atomics take their operands after the address by value.
-      bool Atomic = C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
-                    llvm::StringRef(C->getName()).starts_with("atomic");
+      bool Atomic = llvm::StringRef(C->getName()).starts_with("atomic");
       for (unsigned I = 0; I < C->getNumArgs(); ++I)
         if (const Var *V = storedVar(C->getArg(I)))
           if (!Atomic || I == 0)

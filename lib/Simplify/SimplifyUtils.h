@@ -65,8 +65,9 @@ public:
   unsigned decls(const ir::Var *V) const { return get(Decls, V); }
   unsigned writes(const ir::Var *V) const { return get(Writes, V); }
   unsigned reads(const ir::Var *V) const { return get(Reads, V); }
-  /// Its address is taken, or it is passed by name to a call other than a
-  /// math function (which may bind it to a reference), or it is an array.
+  /// Its address is taken, or it is passed by name to an intrinsic other
+  /// than an atomic's operand (which may bind it to a reference), or it is
+  /// an array.
   bool escapes(const ir::Var *V) const { return Escaping.count(V); }
   /// A scalar local only this function's own statements can change.
   bool isPlainLocal(const ir::Var *V) const;
