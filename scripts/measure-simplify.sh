@@ -4,8 +4,8 @@
 # Compiles every lit test under test/ (syntax only, with the plugin's dump)
 # twice, with and without -fplugin-arg-meshad-no-simplify, and counts in the
 # generated code: lines (non-empty), operations (binary and unary operators,
-# ?:, and calls, counted on the tokens of the dumped text) and, of those,
-# calls of math functions. Prints one line per test and the totals.
+# ?:, compound assignments and ++/--, and calls, counted on the tokens of the
+# dumped text) and, of those, calls and calls of math functions. Prints one line per test and the totals.
 # Usage: bash scripts/measure-simplify.sh [build dir] [test dir]
 #
 #===----------------------------------------------------------------------===#
@@ -87,8 +87,9 @@ def count(lines):
                     ops += 1  # unary (a pointer declarator is a type's)
                     if prev in TYPES:
                         ops -= 1
-            elif t in ('!', '~'):
-                ops += 1
+            elif t in ('!', '~', '++', '--', '+=', '-=', '*=', '/=', '%=',
+                       '&=', '|=', '^=', '<<=', '>>='):
+                ops += 1  # compound assignments compute too
             prev = t
     return ops + calls, calls, math
 
