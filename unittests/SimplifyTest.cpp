@@ -289,6 +289,16 @@ TEST_F(SimplifyTest, ConsecutiveAddsToALocalAreMerged) {
                     "return _d_d;\n");
 }
 
+TEST_F(SimplifyTest, NoMergeOfAddsOfAnotherType) {
+  // (v + a) + b in double is not v + (a + b) with a float a + b.
+  Var *D = local("_d_d"), *A = local("a", types().getFloat());
+  Var *B = local("b", types().getFloat());
+  body({decl(D, dlit(0)), decl(A, ref(X)), decl(B, ref(Y)),
+        assign(ref(D), AssignOp::AddAssign, ref(A)),
+        assign(ref(D), AssignOp::AddAssign, ref(B)), ret(ref(D))});
+  EXPECT_FALSE(simplify::mergeAdds(M, *F));
+}
+
 TEST_F(SimplifyTest, NoMergeAcrossABarrier) {
   Var *D = local("_d_d");
   body({decl(D, dlit(0)), assign(ref(D), AssignOp::AddAssign, ref(X)),

@@ -14,7 +14,8 @@
 ///     Accumulate of a + b (its GPU form, chosen later, then adds once),
 ///
 /// when a and b are pure (no user call, atomic, tape or barrier: those are
-/// never merged), of the same type, and b does not read what the first add
+/// never merged), of the target's type (a float sum added to a double would
+/// lose precision), and b does not read what the first add
 /// writes (v, or for a target in memory, any memory) nor does the first add
 /// change what the target's address reads. The sum is the same up to the
 /// rounding of the reassociation ((v + a) + b against v + (a + b)), as for
@@ -52,7 +53,9 @@ bool canMerge(const AssignStmt *First, const AssignStmt *Second,
   const Expr *Target = First->getLHS();
   const Expr *A = First->getRHS(), *B = Second->getRHS();
   if (!sameExpr(Target, Second->getLHS()) || !isPureExpr(Target) ||
-      !isPureExpr(A) || !isPureExpr(B) || A->getType() != B->getType())
+      !isPureExpr(A) || !isPureExpr(B) ||
+      A->getType()->getUnqualified() != B->getType()->getUnqualified() ||
+      A->getType()->getUnqualified() != Target->getType()->getUnqualified())
     return false;
   if (First->getOp() == AssignOp::AddAssign) {
     // Plain locals only: never memory another thread or a pointer reaches.
