@@ -10,6 +10,9 @@
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%I -I%test_inputs %s -o %t 2> %t.dump
 // RUN: FileCheck %s < %t.dump
 // RUN: %t | FileCheck %s --check-prefix=NUM
+// The code as the transformer builds it (before the simplifier):
+// RUN: %clangxx -std=c++17 -fsyntax-only -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -fplugin-arg-meshad-no-simplify -I%I -I%test_inputs %s 2> %t.raw.dump
+// RUN: FileCheck %s --check-prefix=RAW < %t.raw.dump
 #include "NumericCheck.h"
 #include <algorithm>
 #include <cmath>
@@ -43,16 +46,29 @@ double viaFloat(double x) {
 // CHECK: *_d_x += std::max(x, 3.f) * (x <= (float)5.0 ? 1.f : 0.f);
 // CHECK-LABEL: void clampLow_grad(double x, double *_d_x) {
 // CHECK: *_d_x += std::max(x, 3.) * (x <= 5.0 ? 1. : 0.);
+// The simplifier drops the dead locals c and d of the forward code and
+// propagates the seed through the cast; their casts are checked on the code
+// before it (RAW).
 // CHECK-LABEL: double clamps_darg0(double y) {
 // CHECK: double a = std::max(y, 3.);
 // CHECK: double b = std::min(y, (double)(-1));
-// CHECK: double c = std::max(_t0, 2.);
-// CHECK: double d = fmax(y, 3);
 // CHECK: double third = 1. / 3;
+// CHECK: (y <= (double)(-1) ? 1. : 0.)
+// CHECK: (y >= 3 ? 1. : 0.)
 // CHECK-LABEL: float clampLow_darg0(float x) {
-// CHECK: float _t1 = std::max(x, 3.f);
+// CHECK: std::max(x, 3.f) * (x <= (float)5.0 ? 1.f : 0.f)
 // CHECK-LABEL: double viaFloat_darg0(double x) {
-// CHECK: float _d_f = (float)_d_x;
+// CHECK: return 2. * x + 1.;
+// RAW-LABEL: double clamps_darg0(double y) {
+// RAW: double a = std::max(y, 3.);
+// RAW: double b = std::min(y, (double)(-1));
+// RAW: double c = std::max(_t0, 2.);
+// RAW: double d = fmax(y, 3);
+// RAW: double third = 1. / 3;
+// RAW-LABEL: float clampLow_darg0(float x) {
+// RAW: float _t1 = std::max(x, 3.f);
+// RAW-LABEL: double viaFloat_darg0(double x) {
+// RAW: float _d_f = (float)_d_x;
 
 int main() {
   using meshad::test::centralDifference;

@@ -9,8 +9,11 @@
 // Both modes, checked against central finite differences.
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%I -I%test_inputs %s -o %t 2> %t.dump
-// RUN: FileCheck %s < %t.dump
-// RUN: sed -n '/^void f_grad_1(/,/^}/p' %t.dump | FileCheck %s --check-prefix=TEMPS
+// RUN: FileCheck %s --check-prefix=SIMP < %t.dump
+// The transformers' names are checked on the code before the simplifier:
+// RUN: %clangxx -std=c++17 -fsyntax-only -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -fplugin-arg-meshad-no-simplify -I%I -I%test_inputs %s 2> %t.raw.dump
+// RUN: FileCheck %s < %t.raw.dump
+// RUN: sed -n '/^void f_grad_1(/,/^}/p' %t.raw.dump | FileCheck %s --check-prefix=TEMPS
 // RUN: %t | FileCheck %s --check-prefix=NUM
 #include "NumericCheck.h"
 #include <cmath>
@@ -45,6 +48,12 @@ double f(double x, double _d_y) {
 void f_grad(double, double, double *, double *) {}
 double h_pullback = 1;
 
+// The simplifier's temporary for sin(_d_x), computed twice in f_darg0,
+// skips the user's _t0 and _t1 and the generated _t2 to _t4:
+// SIMP-LABEL: double f_darg0(double x, double _d_y) {
+// SIMP: double _t5 = sin(_d_x);
+// SIMP-NEXT: double _d__t0 = cos(_d_x) * _d__d_x * x + _t5;
+// SIMP-NEXT: double _t0 = _t5 * x;
 // CHECK-LABEL: void f_grad_1(double x, double _d_y, double *_d_x_1, double *_d__d_y) {
 // CHECK-DAG: double _d_x;
 // CHECK-DAG: double _t0;

@@ -78,10 +78,11 @@ double overwrite(double *v, int n) {
 // CHECK: {{^}}  cube_pullback(x,
 // CHECK-LABEL: void twice_pullback(double x, double _d_y, double *_d_x) {
 // CHECK: ::ns::sq_pullback(x,
+// The seed _d_x = 1 is propagated by the simplifier into the calls:
 // CHECK-LABEL: double f_darg0(double x) {
-// CHECK: ::ns::sq_pushforward(x, _d_x);
-// CHECK: ::ns::inner::quad_pushforward(x, _d_x);
-// CHECK: ::ns::g_pushforward(x, _d_x);
+// CHECK: ::ns::sq_pushforward(x, 1.);
+// CHECK: ::ns::inner::quad_pushforward(x, 1.);
+// CHECK: ::ns::g_pushforward(x, 1.);
 // CHECK-LABEL: meshad::ValueAndPushforward<double, double> ns::g_pushforward(double x, double _d_x) {
 // CHECK-LABEL: void f2_grad(double x, double y, double *_d_x, double *_d_y) {
 // CHECK: ::ns::sq_pullback(

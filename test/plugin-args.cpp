@@ -10,6 +10,7 @@
 // HELP: dump-dir=<dir>
 // HELP: remarks
 // HELP: no-line-directives
+// HELP: no-simplify
 //
 // RUN: not %clangxx -fsyntax-only -fplugin=%meshad_plugin -fplugin-arg-meshad-bogus %s 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // UNKNOWN: error: meshad: unknown plugin argument 'bogus'; try -fplugin-arg-meshad-help

@@ -6,7 +6,8 @@
 ///
 /// \file
 /// The pipeline: plan the requests, lower each requested function, resolve
-/// its seeds, run the mode's transformer, then place the emitted text:
+/// its seeds, run the mode's transformer, simplify every generated function
+/// (unless -fplugin-arg-meshad-no-simplify), then place the emitted text:
 ///
 ///   <primal's first declaration>
 ///   #line 1 "<meshad generated>"
@@ -34,6 +35,7 @@
 #include "Lower/ASTLowering.h"
 #include "Plan/RequestPlanner.h"
 #include "Analysis/ReverseNeeds.h"
+#include "Simplify/Simplifier.h"
 #include "Transform/ForwardMode.h"
 #include "Transform/Hvp.h"
 #include "Transform/ReverseMode.h"
@@ -312,6 +314,11 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   }
   if (Diags.hasErrors() || !checkHiddenCallees(Derived, Diags))
     return Result;
+  if (Opts.Simplify) {
+    Simplifier Simplify(M);
+    for (const DerivedFunction &Entry : Derived.entries())
+      Simplify.run(*Entry.Derived);
+  }
 
   ir::NameScope TUNames;
   reserveNamespaceScopeNames(Ctx.getTranslationUnitDecl(), TUNames);

@@ -53,6 +53,11 @@ struct GeneratorOptions {
   /// always on in builds with assertions). A malformed generated function is
   /// an internal error at its location.
   bool Verify = false;
+  /// Simplify every generated function before emitting it (constant
+  /// tangents, algebraic identities, common math calls, merged adds, single
+  /// use temporaries, dead locals; lib/Simplify). Off with
+  /// -fplugin-arg-meshad-no-simplify: the code as the transformers build it.
+  bool Simplify = true;
 };
 
 struct GenerationResult {

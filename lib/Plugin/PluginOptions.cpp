@@ -28,6 +28,8 @@ bool PluginOptions::parse(llvm::ArrayRef<std::string> Args,
       Generator.Verify = true;
     else if (Arg == "no-line-directives")
       Generator.LineDirectives = false;
+    else if (Arg == "no-simplify")
+      Generator.Simplify = false;
     else if (Arg.starts_with(DumpDirPrefix) &&
              Arg.size() > DumpDirPrefix.size())
       DumpDir = Arg.drop_front(DumpDirPrefix.size()).str();
@@ -55,5 +57,9 @@ const char *PluginOptions::getUsage() {
          "directives\n"
          "  verify              check the generated IR after each pass "
          "(internal errors\n"
-         "                      are reported at the function)\n";
+         "                      are reported at the function)\n"
+         "  no-simplify         emit the derivatives as the transformers "
+         "build them\n"
+         "                      (no constant propagation, folding, CSE, "
+         "merging)\n";
 }

@@ -5,6 +5,9 @@
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%I -I%test_inputs %s -o %t 2> %t.dump
 // RUN: FileCheck %s < %t.dump
 // RUN: %t | FileCheck %s --check-prefix=NUM
+// The code as the transformer builds it (before the simplifier):
+// RUN: %clangxx -std=c++17 -fsyntax-only -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -fplugin-arg-meshad-no-simplify -I%I -I%test_inputs %s 2> %t.raw.dump
+// RUN: FileCheck %s --check-prefix=RAW < %t.raw.dump
 #include "NumericCheck.h"
 #include <meshad/Differentiator.h>
 
@@ -18,12 +21,17 @@ double poly(double x, double y) {
   return a + b;
 }
 
+// The seed _d_x = 1 is propagated by the simplifier: d a/dx = 2 x.
 // CHECK-LABEL: double poly_darg0(double x, double y) {
-// CHECK: double _d_x = 1
+// CHECK: double _d_a = 2. * x;
 // CHECK-NOT: _d_y
 // CHECK: return
 // CHECK-LABEL: double poly_darg1(double x, double y) {
-// CHECK: double _d_y = 1
+// CHECK: double _d_a = -3.0;
+// RAW-LABEL: double poly_darg0(double x, double y) {
+// RAW: double _d_x = 1
+// RAW-LABEL: double poly_darg1(double x, double y) {
+// RAW: double _d_y = 1
 
 int main() {
   meshad::test::RandomInputs Rng;

@@ -27,7 +27,8 @@ double spring(double a, double b, double rest) {
 }
 
 // CHECK-LABEL: double energy_darg0(double x, double y, double k) {
-// CHECK: sq_pushforward(x - y, _d_x)
+// The seed _d_x = 1 is propagated by the simplifier into the call:
+// CHECK: sq_pushforward(x - y, 1.)
 // CHECK: sq(k)
 // CHECK-LABEL: meshad::ValueAndPushforward<double, double> sq_pushforward(double v, double _d_v) {
 // CHECK-LABEL: spring_pushforward{{.*}}(double a, double b, double rest,

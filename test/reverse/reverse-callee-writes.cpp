@@ -11,6 +11,9 @@
 // RUN: FileCheck %s < %t.dump
 // RUN: FileCheck %s --check-prefix=FWD < %t.dump
 // RUN: %t | FileCheck %s --check-prefix=NUM
+// The code as the transformer builds it (before the simplifier):
+// RUN: %clangxx -std=c++17 -fsyntax-only -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -fplugin-arg-meshad-no-simplify -I%I -I%test_inputs %s 2> %t.raw.dump
+// RUN: FileCheck %s --check-prefix=RAW < %t.raw.dump
 #include "NumericCheck.h"
 #include <cmath>
 #include <meshad/Differentiator.h>
@@ -28,7 +31,10 @@ double unusedResult(double x) {
 }
 // FWD-LABEL: double unusedResult_darg0(double x) {
 // FWD: squareFirst_pushforward(arr, _d_arr);
-// FWD-NEXT: double temp = _t0.value;
+// FWD-NEXT: return _d_arr[0] + _d_arr[1];
+// RAW-LABEL: double unusedResult_darg0(double x) {
+// RAW: squareFirst_pushforward(arr, _d_arr);
+// RAW-NEXT: double temp = _t0.value;
 // CHECK-LABEL: void unusedResult_grad(double x, double *_d_x) {
 // CHECK: temp = squareFirst(arr);
 // CHECK: squareFirst_pullback{{.*}}(arr, 0., _d_arr);

@@ -7,6 +7,9 @@
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%I -I%test_inputs %s -o %t 2> %t.dump
 // RUN: FileCheck %s < %t.dump
 // RUN: %t | FileCheck %s --check-prefix=NUM
+// The code as the transformer builds it (before the simplifier):
+// RUN: %clangxx -std=c++17 -fsyntax-only -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -fplugin-arg-meshad-no-simplify -I%I -I%test_inputs %s 2> %t.raw.dump
+// RUN: FileCheck %s --check-prefix=RAW < %t.raw.dump
 #include "NumericCheck.h"
 #include <cmath>
 #include <meshad/Differentiator.h>
@@ -19,7 +22,9 @@ double incProduct(double x) {
   return t;
 }
 // CHECK-LABEL: double incProduct_darg0(double x) {
-// CHECK: _d_t = _d_t * x + t * _d_x;
+// CHECK: _d_t = _d_t * x + t;
+// RAW-LABEL: double incProduct_darg0(double x) {
+// RAW: _d_t = _d_t * x + t * _d_x;
 // CHECK-LABEL: void incProduct_grad(double x, double *_d_x) {
 // CHECK: meshad::push(
 

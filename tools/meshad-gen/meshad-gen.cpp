@@ -68,6 +68,7 @@ const char *const Usage =
     "  --atomics=all             atomicAdd on every shared adjoint store\n"
     "                            (ignore the ownership analysis)\n"
     "  --verify                  check the generated IR after each pass\n"
+    "  --no-simplify             do not simplify the generated code\n"
     "  --show-clang-diagnostics  print clang's diagnostics of the parse\n"
     "  -- <clang arguments>      e.g. -I <dir> -D<macro> -std=c++17 -x cuda\n";
 
@@ -101,6 +102,8 @@ std::optional<ToolOptions> parseCommandLine(int Argc, const char **Argv) {
       Opts.Generator.ForceAtomics = false;
     else if (Arg == "--verify")
       Opts.Generator.Verify = true;
+    else if (Arg == "--no-simplify")
+      Opts.Generator.Simplify = false;
     else if (Arg == "--show-clang-diagnostics")
       Opts.ShowClangDiagnostics = true;
     else if (!Arg.starts_with("-") && Opts.Input.empty())
