@@ -57,7 +57,7 @@ double viaArray(const double *x) {
   return sin(norm2(x)) + norm2(x + 1) * x[0];
 }
 // CHECK-LABEL: void viaArray_hvp(const double *x, const double *_d2_x, double *_d2_d_x) {
-// CHECK: norm2_pullback_pushforward_no_d_p(x + 1, _r1, _d2_x + 1, _d2_r1, _d2_d_x + 1);
+// CHECK: norm2_pullback_pushforward_no_d_p(x + 1, _d__t1, _d2_x + 1, _d2_d__t1, _d2_d_x + 1);
 // CHECK-LABEL: void norm2_pullback_pushforward_no_d_p(const double *p, double _d_y, const double *_d2_p, double _d2_d_y, double *_d2_d_p) {
 // CHECK-NOT: {{[ (*]}}_d_p[
 // CHECK: }
