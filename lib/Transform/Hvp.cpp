@@ -9,6 +9,7 @@
 #include "Analysis/ReverseNeeds.h"
 #include "GPU/LowerAccumulations.h"
 #include "IR/Clone.h"
+#include "IR/Intrinsics.h"
 #include "IR/Traversal.h"
 #include "Transform/DeadLocals.h"
 
@@ -67,7 +68,15 @@ static bool rootedIn(const Expr *E, const llvm::SmallPtrSetImpl<const Var *> &Va
   return Root && Vars.count(Root);
 }
 
-/// \p Buffer and the local pointers set from it (_d_q = _d_x + 1).
+/// The call of \p S when it is meshad::push(Tape, Value).
+static const CallExpr *tapePush(const Stmt *S) {
+  const auto *E = dyn_cast<ExprStmt>(S);
+  const auto *C = E ? dyn_cast<CallExpr>(E->getExpr()) : nullptr;
+  return C && isIntrinsicDeriv(C, IntrinsicDeriv::TapePush) ? C : nullptr;
+}
+
+/// \p Buffer and the local pointers set from it (_d_q = _d_x + 1), with
+/// the tapes that save them.
 static VarSet aliasesOf(const Function &F, const Var *Buffer) {
   VarSet Vars{Buffer};
   bool Changed = true;
@@ -81,6 +90,11 @@ static VarSet aliasesOf(const Function &F, const Var *Buffer) {
         const auto *L = dyn_cast<VarRefExpr>(A->getLHS());
         if (L && L->getType()->isPointer() && rootedIn(A->getRHS(), Vars))
           Changed |= Vars.insert(L->getVar()).second;
+      } else if (const CallExpr *C = tapePush(S)) {
+        // A tape saving such a pointer (restored by the reverse sweep).
+        if (rootedIn(C->getArg(1), Vars))
+          Changed |= Vars.insert(ActivityAnalysis::getRootVar(C->getArg(0)))
+                         .second;
       }
     });
   }
@@ -95,17 +109,23 @@ static bool storesInto(const Stmt *S, const VarSet &Vars) {
     return Vars.count(D->getVar());
   if (const auto *A = dyn_cast<AssignStmt>(S))
     return rootedIn(A->getLHS(), Vars);
+  if (const CallExpr *Push = tapePush(S))
+    return rootedIn(Push->getArg(0), Vars);
+  // An add of the intrinsic table (atomicAdd, meshad::atomicAccumulate...)
+  // into that memory; whatever it returns is not used (an ExprStmt).
   const auto *E = dyn_cast<ExprStmt>(S);
   const auto *C = E ? dyn_cast<CallExpr>(E->getExpr()) : nullptr;
-  return C && C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
-         llvm::StringRef(C->getName()).starts_with("atomic") &&
-         C->getNumArgs() > 0 && rootedIn(C->getArg(0), Vars);
+  const IntrinsicInfo *I = C ? lookupIntrinsic(C) : nullptr;
+  return I && I->accumulates() && I->AddrArg >= 0 &&
+         static_cast<unsigned>(I->AddrArg) < C->getNumArgs() &&
+         rootedIn(C->getArg(I->AddrArg), Vars);
 }
 
-/// The first place \p F still refers to \p Buffer: the innermost call
-/// around the use, else its statement; invalid when there is none.
-static clang::SourceLocation findUse(const Function &F, const VarSet &Vars,
-                                     clang::SourceLocation Fallback) {
+/// The first place \p F still refers to \p Vars: the innermost call
+/// around the use, else its statement, else \p Fallback; none when there
+/// is no use.
+static std::optional<clang::SourceLocation>
+findUse(const Function &F, const VarSet &Vars, clang::SourceLocation Fallback) {
   clang::SourceLocation Use;
   bool Found = false;
   forEachStmt(F.getBody(), [&](const Stmt *S) {
@@ -122,7 +142,9 @@ static clang::SourceLocation findUse(const Function &F, const VarSet &Vars,
       });
     }
   });
-  return Found && Use.isInvalid() ? Fallback : Use;
+  if (!Found)
+    return std::nullopt;
+  return Use;
 }
 
 const Stmt *HvpTransformer::callWithout(Function &F, const CallExpr *Call,
@@ -172,10 +194,10 @@ bool HvpTransformer::dropBuffer(Function &F, const Var *Buffer,
   F.setBody(C.cloneBlock(F.getBody()));
   if (!Ok)
     return false;
-  clang::SourceLocation Use = findUse(F, Vars, Loc);
-  if (Use.isInvalid())
+  std::optional<clang::SourceLocation> Use = findUse(F, Vars, Loc);
+  if (!Use)
     return true;
-  Diags.error(Use, "meshad::hvp: the gradient w.r.t. '" + Of +
+  Diags.error(*Use, "meshad::hvp: the gradient w.r.t. '" + Of +
                        "' is read back or aliased here; Hessian-vector "
                        "products need a gradient that is only accumulated");
   return false;

@@ -24,7 +24,7 @@ __global__ void pairs(const double *u, double *v) {
 // CHECK-NEXT: __syncwarp(
 // CHECK: atomicAdd(&_d_s[t ^ 1],
 // CHECK: __syncwarp(
-// CHECK: double _r0 = _d_s[t];
+// CHECK: atomicAdd(&_d_u[t], 2. * _d_s[t] * u[t]);
 
 namespace mt = meshad::test;
 constexpr int N = 32;

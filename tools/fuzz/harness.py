@@ -15,6 +15,12 @@ L = ret + sum_a sum_k w_a[k] a_final[k] over every array (for a const array
 its final contents are its initial ones); each array adjoint is seeded with
 its weights and must end as dL/d(initial input); scalar adjoints start at 0
 at the first point and at 0.5 at the others (adjoints accumulate).
+
+Hessian-vector products ('H', host programs that return a value and write
+no array): `meshad::hvp(f, "")` along random directions of every double and
+array parameter; each result must equal the finite difference, along the
+direction, of `meshad::gradient(f, "")` (itself checked by 'R'); results
+start at 0 at the first point and at 0.25 at the others (they accumulate).
 """
 
 HEADER = """#include <meshad/Differentiator.h>
@@ -253,6 +259,85 @@ def reverseUnit(u):
     return '\n'.join(lines)
 
 
+def hvpEligible(prog):
+    """Programs whose Hessian-vector product the 'H' unit checks."""
+    return (prog.family == 'host' and _returns(prog) and
+            not any(q.kind == 'arr' for q in prog.params) and
+            any(q.kind in ('double', 'carr') for q in prog.params))
+
+
+def hvpUnit(u):
+    prog, P = u.prog, u.prefix
+    fname = P + prog.top.name.lstrip('@')
+    inputs = [q for q in prog.params if q.kind in ('double', 'carr')]
+    lines = ['static void %srunH(meshad::fuzz::Unit &U) {' % P,
+             '  meshad::fuzz::Rng R(%dull);' % (prog.seed * 2 + 3),
+             '  auto H = meshad::hvp(%s, "");' % fname,
+             '  auto G = meshad::gradient(%s, "");' % fname,
+             '  for (int Pt = 0; Pt < %d; ++Pt) {' % NPOINTS[prog.family]]
+    _inputs(prog, lines)
+    dirs, results, grads = [], [], []
+    for q in inputs:
+        if q.kind == 'double':
+            lines.append('    double v_%s = R.uniform(-1.0, 1.0);' % q.name)
+            lines.append('    double h_%s = Pt ? 0.25 : 0.0;' % q.name)
+            dirs.append('v_%s' % q.name)
+            results.append('&h_%s' % q.name)
+        else:
+            lines.append('    double v_%s[%d], h_%s[%d];' % (
+                q.name, q.size, q.name, q.size))
+            lines.append('    R.fill(v_%s, %d, -1.0, 1.0);' % (q.name, q.size))
+            lines.append('    for (double &X : h_%s) X = Pt ? 0.25 : 0.0;' %
+                         q.name)
+            dirs.append('v_%s' % q.name)
+            results.append('h_%s' % q.name)
+    lines.append('    H.execute(%s);' % ', '.join(_args(prog) + dirs +
+                                                  results))
+    # Grad(T): the gradient at the inputs moved by T along the directions.
+    lines.append('    auto Grad = [&](double T) {')
+    for q in inputs:
+        if q.kind == 'double':
+            lines.append('      double s_%s = a_%s; a_%s += T * v_%s;' % (
+                (q.name,) * 4))
+            lines.append('      double g_%s = 0;' % q.name)
+            grads.append('&g_%s' % q.name)
+        else:
+            lines.append('      double s_%s[%d], g_%s[%d] = {};' % (
+                q.name, q.size, q.name, q.size))
+            lines.append('      std::memcpy(s_%s, a_%s, sizeof s_%s);' % (
+                (q.name,) * 3))
+            lines.append('      for (int K = 0; K < %d; ++K) a_%s[K] += '
+                         'T * v_%s[K];' % (q.size, q.name, q.name))
+            grads.append('g_%s' % q.name)
+    lines.append('      G.execute(%s);' % ', '.join(_args(prog) + grads))
+    lines.append('      std::vector<double> O;')
+    for q in inputs:
+        if q.kind == 'double':
+            lines.append('      O.push_back(g_%s); a_%s = s_%s;' % (
+                (q.name,) * 3))
+        else:
+            lines.append('      meshad::fuzz::append(O, g_%s, %d);' % (
+                q.name, q.size))
+            lines.append('      std::memcpy(a_%s, s_%s, sizeof s_%s);' % (
+                (q.name,) * 3))
+    lines += ['      return O;', '    };',
+              '    meshad::fuzz::Column C = meshad::fuzz::fdColumn(Grad, 0.0);']
+    off = 0
+    for q in inputs:
+        if q.kind == 'double':
+            lines.append('    U.check("Hv_%s", h_%s - (Pt ? 0.25 : 0.0), C, '
+                         '%d);' % (q.name, q.name, off))
+            off += 1
+        else:
+            for k in range(q.size):
+                lines.append('    U.check("Hv_%s[%d]", h_%s[%d] - (Pt ? 0.25 '
+                             ': 0.0), C, %d);' % (q.name, k, q.name, k,
+                                                  off + k))
+            off += q.size
+    lines += ['  }', '}']
+    return '\n'.join(lines)
+
+
 def translationUnit(units):
     """The source of a TU holding `units`, and [(first line, last line,
     program index)] of each program's and each unit's code."""
@@ -266,7 +351,8 @@ def translationUnit(units):
             done.add(u.index)
             texts.append('// program %d (seed %d)\n%s' % (
                 u.index, u.prog.seed, u.prog.source(u.prefix)))
-        texts.append((forwardUnit if u.mode == 'F' else reverseUnit)(u) + '\n')
+        make = {'F': forwardUnit, 'R': reverseUnit, 'H': hvpUnit}[u.mode]
+        texts.append(make(u) + '\n')
         for t in texts:
             n = t.count('\n')
             ranges.append((line, line + n, u.index))

@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen  # noqa: E402
 from gen_host import hostProgram  # noqa: E402
 from gen_kernel import kernelProgram  # noqa: E402
-from harness import Unit  # noqa: E402
+from harness import Unit, hvpEligible  # noqa: E402
 from run import FAILING, ROOT, Runner  # noqa: E402
 
 ORDER = ['INVALID', 'CRASH', 'UNCOMPILABLE', 'WRONG', 'rejected', 'skipped',
@@ -71,7 +71,9 @@ def parseArgs(argv):
     ap.add_argument('--family', choices=['mixed', 'host', 'kernel'],
                     default='mixed')
     ap.add_argument('--modes', default='FR',
-                    help='F (forward), R (reverse) or FR (default)')
+                    help='any of F (forward), R (reverse), H (Hessian-vector '
+                    'products of host programs that return a value and '
+                    'write no array); default FR')
     ap.add_argument('--disable', default='',
                     help='comma-separated constructs not to generate: ' +
                     ', '.join(sorted(gen.TOGGLES)))
@@ -110,7 +112,8 @@ def main(argv):
         ids = [i for i in indices if progs[i].mode() == mode]
         for k in range(0, len(ids), a.batch):
             batches.append([Unit(progs[i], i, m) for i in ids[k:k + a.batch]
-                            for m in a.modes])
+                            for m in a.modes
+                            if m != 'H' or hvpEligible(progs[i])])
     if not a.no_pch:
         runner.preparePch(sorted(set(p.mode() for p in progs.values())))
     outcomes = []
@@ -161,7 +164,9 @@ def report(a, progs, outcomes, runner, secs):
              'by mode:  F ' + counts(Counter(o.cls for o in outcomes
                                              if o.unit.mode == 'F')) +
              ';  R ' + counts(Counter(o.cls for o in outcomes
-                                      if o.unit.mode == 'R'))]
+                                      if o.unit.mode == 'R')) +
+             ';  H ' + counts(Counter(o.cls for o in outcomes
+                                      if o.unit.mode == 'H'))]
     if rejected:
         lines.append('rejected units, by message (mode):')
         for (mode, m), n in rejected.most_common():

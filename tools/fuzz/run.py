@@ -267,11 +267,11 @@ class Runner:
         if len(units) == 1:
             return [self.fromErrors(units[0], status, errors, err)]
         if status in ('meshad', 'clang'):
-            fwd = [u for u in units if u.mode == 'F']
-            rev = [u for u in units if u.mode == 'R']
-            if fwd and rev:
+            modes = sorted(set(u.mode for u in units))
+            if len(modes) > 1:
                 # Errors in a program say nothing about the mode: split.
-                return self.group(fwd, work) + self.group(rev, work)
+                return sum((self.group([u for u in units if u.mode == m],
+                                       work) for m in modes), [])
             bad = set(e[0] for e in errors)
             if bad and None not in bad:
                 out, rest = [], []
