@@ -201,6 +201,11 @@ private:
       return TA;
     if (TB->isVector())
       return TB;
+    // Pointer arithmetic on an array (_d_w + 1): the array decays.
+    if (TA->isArray())
+      return types().getPointer(TA->getElement());
+    if (TB->isArray())
+      return types().getPointer(TB->getElement());
     if (TA->isPointer())
       return TA;
     if (TB->isPointer())
