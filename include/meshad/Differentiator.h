@@ -88,6 +88,21 @@
 #define MESHAD_FORWARD(SPEC)
 #endif
 
+/// Asks meshad for the Hessian-vector product of the annotated function
+/// definition w.r.t. the parameters in SPEC ("" for every input), under the
+/// stable name `<function>_hvp[_<i>_<j>]` (see meshad::hvp), e.g. for a
+/// device energy called from a Newton kernel:
+/// \code
+///   MESHAD_HVP("x") __device__ double energy(const double *x, double k);
+///   // meshad generates __device__ void energy_hvp_0(const double *x,
+///   //     double k, const double *_d2_x, double *_d2_d_x)
+/// \endcode
+#if defined(__clang__)
+#define MESHAD_HVP(SPEC) __attribute__((annotate("meshad.hvp:" SPEC)))
+#else
+#define MESHAD_HVP(SPEC)
+#endif
+
 namespace meshad {
 
 /// The value of a function and its directional derivative, returned by the

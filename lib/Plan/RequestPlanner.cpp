@@ -164,16 +164,23 @@ bool RequestVisitor::VisitFunctionDecl(FunctionDecl *FD) {
     return true;
   for (const auto *A : FD->specific_attrs<AnnotateAttr>()) {
     StringRef Ann = A->getAnnotation();
-    if (!Ann.consume_front("meshad.forward:"))
-      continue;
     DerivativeRequest R;
-    R.Mode = DiffMode::Forward;
+    const char *Macro = "MESHAD_FORWARD", *Call = "meshad::differentiate";
+    if (Ann.consume_front("meshad.forward:")) {
+      R.Mode = DiffMode::Forward;
+    } else if (Ann.consume_front("meshad.hvp:")) {
+      R.Mode = DiffMode::Hvp;
+      Macro = "MESHAD_HVP";
+      Call = "meshad::hvp";
+    } else {
+      continue;
+    }
     R.Function = FD;
     R.Loc = A->getLocation().isValid() ? A->getLocation() : FD->getLocation();
     if (FD->isTemplated()) {
-      Diags.error(R.Loc, "MESHAD_FORWARD on a function template is not "
-                         "supported; request each instantiation with "
-                         "meshad::differentiate");
+      Diags.error(R.Loc, std::string(Macro) +
+                             " on a function template is not supported; "
+                             "request each instantiation with " + Call);
       continue;
     }
     if (parseSpec(R, Ann))
