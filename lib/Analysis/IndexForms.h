@@ -190,6 +190,10 @@ private:
   Eval evalLoopCounter(const ir::Var *V, const Loop &L);
   Eval evalSingleDef(const ir::Var *V, const ir::Expr *Init);
   Eval evalMultiDef(const ir::Var *V);
+  /// "" when every definition of \p V gives it gid.x + c*T (T =
+  /// blockDim.x*gridDim.x, c an integer without thread-dependent atoms) or
+  /// adds a multiple of T, else why not.
+  std::string whyNotGridStride(const ir::Var *V);
   Eval evalBinary(const ir::BinaryExpr *B);
   Eval evalProduct(const ir::BinaryExpr *B, const Affine &L, const Affine &R);
   /// The values the body of \p L gives its counter, when its start, step
