@@ -1,4 +1,4 @@
-//===- unittests/OwnershipFixture.h - Ownership test fixture -----*- C++ -*-===//
+//===- unittests/OwnershipFixture.h - Ownership test fixture ---*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
@@ -52,9 +52,12 @@ class OwnershipTest : public ::testing::Test {
 protected:
   /// Lowers kernel `k` of \p Code; false (with a test failure) on errors.
   bool analyse(llvm::StringRef Code) {
-    std::vector<std::string> Args = {
-        "-xcuda",     "--cuda-host-only",          "--cuda-path=/usr/local/cuda",
-        "-nocudalib", "-Wno-unknown-cuda-version", ResourceDir};
+    std::vector<std::string> Args = {"-xcuda",
+                                     "--cuda-host-only",
+                                     "--cuda-path=/usr/local/cuda",
+                                     "-nocudalib",
+                                     "-Wno-unknown-cuda-version",
+                                     ResourceDir};
     AST = clang::tooling::buildASTFromCodeWithArgs(Code, Args, "input.cu");
     if (!AST || AST->getDiagnostics().hasErrorOccurred()) {
       ADD_FAILURE() << "snippet does not compile:\n" << Code.str();

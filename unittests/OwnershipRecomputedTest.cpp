@@ -34,104 +34,100 @@ std::string sweeps(const std::string &Recompute, const std::string &Body) {
 }
 
 TEST_F(OwnershipTest, ReverseSweepOfGridStrideLoop) {
-  ASSERT_TRUE(analyse(sweeps(
-      "i = (int)(blockIdx.x * blockDim.x + threadIdx.x) + (_cnt0 - 1) * "
-      "(blockDim.x * gridDim.x);",
-      "y[2 * i] += x[i]; y[2 * i + 1] += x[i];")));
+  ASSERT_TRUE(analyse(
+      sweeps("i = (int)(blockIdx.x * blockDim.x + threadIdx.x) + (_cnt0 - 1) * "
+             "(blockDim.x * gridDim.x);",
+             "y[2 * i] += x[i]; y[2 * i + 1] += x[i];")));
   expectExclusiveIn("x", 1, {"i + {0}", "grid-stride"});
   expectExclusiveIn("y", 1, {"2*i + {0, 1}"});
 }
 
 TEST_F(OwnershipTest, RecomputedWithThreadCountEitherOrder) {
-  ASSERT_TRUE(analyse(
-      "__global__ void k(double *y, int n, int m) {\n"
-      "  int T = gridDim.x * blockDim.x;\n"
-      "  int g = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  int i = g;\n"
-      "  y[i] = 1.0;\n"
-      "  for (int c = 0; c < m; ++c) {\n"
-      "    i = g + c * T;\n"
-      "    y[i] += 2.0;\n"
-      "    i -= 3 * T;\n"
-      "    y[i] += 3.0;\n"
-      "  }\n"
-      "}\n"));
+  ASSERT_TRUE(analyse("__global__ void k(double *y, int n, int m) {\n"
+                      "  int T = gridDim.x * blockDim.x;\n"
+                      "  int g = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                      "  int i = g;\n"
+                      "  y[i] = 1.0;\n"
+                      "  for (int c = 0; c < m; ++c) {\n"
+                      "    i = g + c * T;\n"
+                      "    y[i] += 2.0;\n"
+                      "    i -= 3 * T;\n"
+                      "    y[i] += 3.0;\n"
+                      "  }\n"
+                      "}\n"));
   expectExclusiveIn("y", 1, {"grid-stride"});
 }
 
 TEST_F(OwnershipTest, RecomputedWithThreadDependentFactorIsShared) {
-  ASSERT_TRUE(analyse(sweeps(
-      "i = (int)(blockIdx.x * blockDim.x + threadIdx.x) + threadIdx.x * "
-      "(blockDim.x * gridDim.x);",
-      "y[i] += x[i];")));
+  ASSERT_TRUE(analyse(
+      sweeps("i = (int)(blockIdx.x * blockDim.x + threadIdx.x) + threadIdx.x * "
+             "(blockDim.x * gridDim.x);",
+             "y[i] += x[i];")));
   expectShared("y", {"i is assigned more than once"});
 }
 
 TEST_F(OwnershipTest, RecomputedWithBlockDimOnlyIsShared) {
-  ASSERT_TRUE(analyse(sweeps(
-      "i = (int)(blockIdx.x * blockDim.x + threadIdx.x) + (_cnt0 - 1) * "
-      "blockDim.x;",
-      "y[i] += x[i];")));
+  ASSERT_TRUE(analyse(
+      sweeps("i = (int)(blockIdx.x * blockDim.x + threadIdx.x) + (_cnt0 - 1) * "
+             "blockDim.x;",
+             "y[i] += x[i];")));
   expectShared("y", {"i is assigned more than once"});
 }
 
 TEST_F(OwnershipTest, RecomputedPlusOffsetIsShared) {
-  ASSERT_TRUE(analyse(sweeps(
-      "i = (int)(blockIdx.x * blockDim.x + threadIdx.x) + (_cnt0 - 1) * "
-      "(blockDim.x * gridDim.x) + 1;",
-      "y[i] += x[i];")));
+  ASSERT_TRUE(analyse(
+      sweeps("i = (int)(blockIdx.x * blockDim.x + threadIdx.x) + (_cnt0 - 1) * "
+             "(blockDim.x * gridDim.x) + 1;",
+             "y[i] += x[i];")));
   expectShared("y", {"i is assigned more than once"});
 }
 
 TEST_F(OwnershipTest, OneAssignmentNotExclusiveIsShared) {
-  ASSERT_TRUE(analyse(sweeps(
-      "i = (int)(blockIdx.x * blockDim.x + threadIdx.x) + (_cnt0 - 1) * "
-      "(blockDim.x * gridDim.x);",
-      "y[i] += x[i]; i = threadIdx.x; y[0] += x[i];")));
+  ASSERT_TRUE(analyse(
+      sweeps("i = (int)(blockIdx.x * blockDim.x + threadIdx.x) + (_cnt0 - 1) * "
+             "(blockDim.x * gridDim.x);",
+             "y[i] += x[i]; i = threadIdx.x; y[0] += x[i];")));
   expectShared("x", {"i is assigned more than once"});
 }
 
 TEST_F(OwnershipTest, StepNotThreadCountIsShared) {
-  ASSERT_TRUE(analyse(
-      "__global__ void k(double *y, int n) {\n"
-      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  while (i < n) {\n"
-      "    y[i] += 1.0;\n"
-      "    i += blockDim.x;\n"
-      "  }\n"
-      "}\n"));
+  ASSERT_TRUE(analyse("__global__ void k(double *y, int n) {\n"
+                      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                      "  while (i < n) {\n"
+                      "    y[i] += 1.0;\n"
+                      "    i += blockDim.x;\n"
+                      "  }\n"
+                      "}\n"));
   expectShared("y", {"i is assigned more than once"});
 }
 
 TEST_F(OwnershipTest, WhileLoopStepByThreadCount) {
-  ASSERT_TRUE(analyse(
-      "__global__ void k(double *y, int n) {\n"
-      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  while (i < n) {\n"
-      "    y[i] += 1.0;\n"
-      "    i += blockDim.x * gridDim.x;\n"
-      "  }\n"
-      "}\n"));
+  ASSERT_TRUE(analyse("__global__ void k(double *y, int n) {\n"
+                      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                      "  while (i < n) {\n"
+                      "    y[i] += 1.0;\n"
+                      "    i += blockDim.x * gridDim.x;\n"
+                      "  }\n"
+                      "}\n"));
   expectExclusiveIn("y", 1, {"grid-stride"});
 }
 
 TEST_F(OwnershipTest, NarrowRecomputedIndexIsShared) {
-  ASSERT_TRUE(analyse(
-      "__global__ void k(double *y, int n) {\n"
-      "  short i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  while (i < n) {\n"
-      "    y[i] += 1.0;\n"
-      "    i += blockDim.x * gridDim.x;\n"
-      "  }\n"
-      "}\n"));
+  ASSERT_TRUE(analyse("__global__ void k(double *y, int n) {\n"
+                      "  short i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                      "  while (i < n) {\n"
+                      "    y[i] += 1.0;\n"
+                      "    i += blockDim.x * gridDim.x;\n"
+                      "  }\n"
+                      "}\n"));
   expectShared("y", {"i is assigned more than once"});
 }
 
 TEST_F(OwnershipTest, RecomputedIn2DKernelIsShared) {
-  ASSERT_TRUE(analyse(sweeps(
-      "i = (int)(blockIdx.x * blockDim.x + threadIdx.x) + (_cnt0 - 1) * "
-      "(blockDim.x * gridDim.x);",
-      "y[i] += x[i] * threadIdx.y;")));
+  ASSERT_TRUE(analyse(
+      sweeps("i = (int)(blockIdx.x * blockDim.x + threadIdx.x) + (_cnt0 - 1) * "
+             "(blockDim.x * gridDim.x);",
+             "y[i] += x[i] * threadIdx.y;")));
   expectShared("y", {"threadIdx.y"});
 }
 

@@ -751,9 +751,9 @@ Eval IndexEvaluator::evalMultiDef(const Var *V) {
   // Every value is gid.x + c*T, T the 1D thread count and c an integer:
   // congruent to gid.x modulo T, like a grid-stride loop counter.
   if (whyNotGridStride(V).empty())
-    return Eval::ok(Affine::atom(Atom{
-        AtomKind::GridStride, 0,
-        intern(Defs.lookup(V).front(), SymbolInfo{V->getName()})}));
+    return Eval::ok(Affine::atom(
+        Atom{AtomKind::GridStride, 0,
+             intern(Defs.lookup(V).front(), SymbolInfo{V->getName()})}));
   for (const Stmt *S : Defs.lookup(V)) {
     const Expr *RHS = nullptr;
     if (const auto *D = dyn_cast<DeclStmt>(S))
