@@ -131,4 +131,17 @@ TEST_F(OwnershipTest, RecomputedIn2DKernelIsShared) {
   expectShared("y", {"threadIdx.y"});
 }
 
+TEST_F(OwnershipTest, UsedBeforeSetIsShared) {
+  // The first access reads i before any assignment: no form.
+  ASSERT_TRUE(analyse("__global__ void k(double *y, int n) {\n"
+                      "  int i;\n"
+                      "  y[i] = 1.0;\n"
+                      "  i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                      "  y[i] += 1.0;\n"
+                      "  i += blockDim.x * gridDim.x;\n"
+                      "  y[i] += 2.0;\n"
+                      "}\n"));
+  expectShared("y", {"i is assigned more than once"});
+}
+
 } // namespace

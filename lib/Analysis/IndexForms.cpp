@@ -293,8 +293,10 @@ std::string IndexEvaluator::spell(const Affine &A) const {
 
 IndexEvaluator::IndexEvaluator(const Function &Kernel) {
   if (Kernel.getBody())
-    for (const Stmt *S : Kernel.getBody()->getBody())
+    for (const Stmt *S : Kernel.getBody()->getBody()) {
       TopLevel.insert(S);
+      TopLevelOrder.push_back(S);
+    }
   irwalk::forEachStmt(Kernel.getBody(), [&](const Stmt *S) {
     if (const auto *D = dyn_cast<DeclStmt>(S)) {
       if (D->getInit())
@@ -716,9 +718,55 @@ static bool isNarrowInteger(const Type *Ty) {
          S.contains("short");
 }
 
+/// True when \p E reads \p V.
+static bool mentions(const Expr *E, const Var *V) {
+  bool Any = false;
+  irwalk::forEachExpr(E, [&](const Expr *Sub) {
+    const auto *Ref = dyn_cast<VarRefExpr>(Sub);
+    Any |= Ref && Ref->getVar() == V;
+  });
+  return Any;
+}
+
+/// True when \p S (with what it nests) reads or writes \p V.
+static bool mentions(const Stmt *S, const Var *V) {
+  bool Any = false;
+  irwalk::forEachStmt(S, [&](const Stmt *Sub) {
+    for (const Expr *E : irwalk::ownExprs(Sub))
+      Any |= mentions(E, V);
+  });
+  return Any;
+}
+
+/// True when \p S sets \p V without reading it: `V = e`.
+static bool sets(const Stmt *S, const Var *V) {
+  const auto *A = llvm::dyn_cast_or_null<AssignStmt>(S);
+  const auto *Ref = A ? dyn_cast<VarRefExpr>(A->getLHS()) : nullptr;
+  return Ref && Ref->getVar() == V && A->getOp() == AssignOp::Assign &&
+         !mentions(A->getRHS(), V);
+}
+
+bool IndexEvaluator::isSetBeforeUse(const Var *V) const {
+  for (const Stmt *S : Defs.lookup(V))
+    if (const auto *D = dyn_cast<DeclStmt>(S); D && D->getInit())
+      return true; // Every use is in its scope, after it.
+  for (const Stmt *S : TopLevelOrder) {
+    if (const auto *D = dyn_cast<DeclStmt>(S); D && D->getVar() == V)
+      continue;
+    const auto *F = dyn_cast<ForStmt>(S);
+    if (sets(S, V) || (F && sets(F->getInit(), V)))
+      return true;
+    if (mentions(S, V))
+      return false;
+  }
+  return false;
+}
+
 std::string IndexEvaluator::whyNotGridStride(const Var *V) {
   if (V->isParam() || isNarrowInteger(V->getType()))
     return "not an int local";
+  if (!isSetBeforeUse(V))
+    return "not set before its first use";
   bool Set = false;
   for (const Stmt *S : Defs.lookup(V)) {
     const Expr *RHS = nullptr;
