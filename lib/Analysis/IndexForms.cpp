@@ -293,8 +293,10 @@ std::string IndexEvaluator::spell(const Affine &A) const {
 
 IndexEvaluator::IndexEvaluator(const Function &Kernel) {
   if (Kernel.getBody())
-    for (const Stmt *S : Kernel.getBody()->getBody())
+    for (const Stmt *S : Kernel.getBody()->getBody()) {
       TopLevel.insert(S);
+      TopLevelOrder.push_back(S);
+    }
   irwalk::forEachStmt(Kernel.getBody(), [&](const Stmt *S) {
     if (const auto *D = dyn_cast<DeclStmt>(S)) {
       if (D->getInit())
@@ -688,7 +690,118 @@ Eval IndexEvaluator::evalSingleDef(const Var *V, const Expr *Init) {
   return symbol(V, SymbolInfo{V->getName(), false, false});
 }
 
+/// True when every term of \p F is an integer multiple of
+/// blockDim.x*gridDim.x whose other factors are not thread-dependent, plus
+/// 1*gid.x when \p WithGid; no constant.
+static bool isGidPlusStrides(const Affine &F, bool WithGid) {
+  if (F.Const != 0)
+    return false;
+  bool SawGid = false;
+  for (const auto &[M, C] : F.Terms) {
+    if (M.size() == 1 && M.front().Kind == AtomKind::Gid &&
+        M.front().Dim == 0 && C == 1 && WithGid) {
+      SawGid = true;
+      continue;
+    }
+    if (!llvm::is_contained(M, Atom{AtomKind::TotalThreads, 0}) ||
+        threadAtomOf(M))
+      return false;
+  }
+  return SawGid == WithGid;
+}
+
+/// True for an integer type narrower than int (char, short): their values
+/// wrap modulo 2^8 or 2^16, not modulo the thread count.
+static bool isNarrowInteger(const Type *Ty) {
+  llvm::StringRef S = Ty->getUnqualified()->getSpelling();
+  return Ty->getKind() != Type::Kind::Int || S.contains("char") ||
+         S.contains("short");
+}
+
+/// True when \p E reads \p V.
+static bool mentions(const Expr *E, const Var *V) {
+  bool Any = false;
+  irwalk::forEachExpr(E, [&](const Expr *Sub) {
+    const auto *Ref = dyn_cast<VarRefExpr>(Sub);
+    Any |= Ref && Ref->getVar() == V;
+  });
+  return Any;
+}
+
+/// True when \p S (with what it nests) reads or writes \p V.
+static bool mentions(const Stmt *S, const Var *V) {
+  bool Any = false;
+  irwalk::forEachStmt(S, [&](const Stmt *Sub) {
+    for (const Expr *E : irwalk::ownExprs(Sub))
+      Any |= mentions(E, V);
+  });
+  return Any;
+}
+
+/// True when \p S sets \p V without reading it: `V = e`.
+static bool sets(const Stmt *S, const Var *V) {
+  const auto *A = llvm::dyn_cast_or_null<AssignStmt>(S);
+  const auto *Ref = A ? dyn_cast<VarRefExpr>(A->getLHS()) : nullptr;
+  return Ref && Ref->getVar() == V && A->getOp() == AssignOp::Assign &&
+         !mentions(A->getRHS(), V);
+}
+
+bool IndexEvaluator::isSetBeforeUse(const Var *V) const {
+  for (const Stmt *S : Defs.lookup(V))
+    if (const auto *D = dyn_cast<DeclStmt>(S); D && D->getInit())
+      return true; // Every use is in its scope, after it.
+  for (const Stmt *S : TopLevelOrder) {
+    if (const auto *D = dyn_cast<DeclStmt>(S); D && D->getVar() == V)
+      continue;
+    const auto *F = dyn_cast<ForStmt>(S);
+    if (sets(S, V) || (F && sets(F->getInit(), V)))
+      return true;
+    if (mentions(S, V))
+      return false;
+  }
+  return false;
+}
+
+std::string IndexEvaluator::whyNotGridStride(const Var *V) {
+  if (V->isParam() || isNarrowInteger(V->getType()))
+    return "not an int local";
+  if (!isSetBeforeUse(V))
+    return "not set before its first use";
+  bool Set = false;
+  for (const Stmt *S : Defs.lookup(V)) {
+    const Expr *RHS = nullptr;
+    bool Step = false;
+    if (const auto *D = dyn_cast<DeclStmt>(S)) {
+      RHS = D->getInit();
+    } else {
+      const auto *A = cast<AssignStmt>(S);
+      if (!llvm::isa<VarRefExpr>(A->getLHS()) ||
+          (A->getOp() != AssignOp::Assign &&
+           A->getOp() != AssignOp::AddAssign &&
+           A->getOp() != AssignOp::SubAssign))
+        return irwalk::spell(A->getLHS()) + " is not assigned gid + c*T";
+      RHS = A->getRHS();
+      Step = A->getOp() != AssignOp::Assign;
+    }
+    if (!RHS)
+      continue;
+    Eval R = eval(RHS);
+    if (!R.Ok || !isGidPlusStrides(R.Form, !Step))
+      return irwalk::spell(RHS) + (Step ? " is not a multiple of "
+                                          "blockDim.x*gridDim.x"
+                                        : " is not gid + c*T");
+    Set |= !Step;
+  }
+  return Set ? "" : "never set to gid + c*T";
+}
+
 Eval IndexEvaluator::evalMultiDef(const Var *V) {
+  // Every value is gid.x + c*T, T the 1D thread count and c an integer:
+  // congruent to gid.x modulo T, like a grid-stride loop counter.
+  if (whyNotGridStride(V).empty())
+    return Eval::ok(Affine::atom(
+        Atom{AtomKind::GridStride, 0,
+             intern(Defs.lookup(V).front(), SymbolInfo{V->getName()})}));
   for (const Stmt *S : Defs.lookup(V)) {
     const Expr *RHS = nullptr;
     if (const auto *D = dyn_cast<DeclStmt>(S))

@@ -190,6 +190,14 @@ private:
   Eval evalLoopCounter(const ir::Var *V, const Loop &L);
   Eval evalSingleDef(const ir::Var *V, const ir::Expr *Init);
   Eval evalMultiDef(const ir::Var *V);
+  /// "" when every definition of \p V gives it gid.x + c*T (T =
+  /// blockDim.x*gridDim.x, c an integer without thread-dependent atoms) or
+  /// adds a multiple of T, else why not.
+  std::string whyNotGridStride(const ir::Var *V);
+  /// True when \p V is set before any use reads it: declared with a value,
+  /// or set by a statement of the kernel's body (or the initialisation of
+  /// a loop there) that no other use of \p V precedes.
+  bool isSetBeforeUse(const ir::Var *V) const;
   Eval evalBinary(const ir::BinaryExpr *B);
   Eval evalProduct(const ir::BinaryExpr *B, const Affine &L, const Affine &R);
   /// The values the body of \p L gives its counter, when its start, step
@@ -211,6 +219,7 @@ private:
   llvm::SmallPtrSet<const ir::Var *, 8> AddressTaken;
   /// The statements of the kernel's body itself (not nested).
   llvm::SmallPtrSet<const ir::Stmt *, 16> TopLevel;
+  std::vector<const ir::Stmt *> TopLevelOrder;
   std::map<const ir::Var *, Eval> Cache;
   llvm::SmallPtrSet<const ir::Var *, 8> InProgress;
   llvm::DenseMap<const void *, unsigned> SymbolIds;

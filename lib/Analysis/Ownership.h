@@ -14,7 +14,10 @@
 ///
 /// - ThreadExclusive: no two threads of a launch touch the same element, e.g.
 ///   x[i], x[2*i], x[2*i+1] with i = blockIdx.x*blockDim.x + threadIdx.x, or
-///   a grid-stride loop's counter, or gy*W + gx in 2D. The index must
+///   a grid-stride loop's counter, or an int local whose every assignment
+///   is gid + c*T or adds c*T (T = blockDim.x*gridDim.x, c an integer that
+///   no thread atom enters: the reverse sweep's i = gid + (_cnt0 - 1)*T),
+///   always congruent to gid modulo T, or gy*W + gx in 2D. The index must
 ///   involve every dimension in which the kernel's threads differ (a kernel
 ///   that reads threadIdx.y or blockIdx.y anywhere, x[gx] is shared by its
 ///   y-threads). Proven for launches of that many dimensions (1D:

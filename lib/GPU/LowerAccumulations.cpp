@@ -10,7 +10,9 @@
 #include "IR/Traversal.h"
 #include "Transform/AccumulationPolicy.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -20,6 +22,65 @@ using llvm::dyn_cast;
 static bool isAccumulate(const Stmt *S) {
   const auto *A = dyn_cast<AssignStmt>(S);
   return A && A->getOp() == AssignOp::Accumulate;
+}
+
+/// The pointer \p LHS is `*P` or `P[0]` of, or null.
+static const Var *scalarTarget(const Expr *LHS) {
+  const Expr *Base = nullptr;
+  if (const auto *U = dyn_cast<UnaryExpr>(LHS)) {
+    if (U->getOp() == UnaryOp::Deref)
+      Base = U->getSub();
+  } else if (const auto *I = dyn_cast<IndexExpr>(LHS)) {
+    const auto *Lit = dyn_cast<IntLitExpr>(I->getIndex());
+    if (Lit && Lit->getValue() == 0)
+      Base = I->getBase();
+  }
+  const auto *Ref = llvm::dyn_cast_or_null<VarRefExpr>(Base);
+  return Ref ? Ref->getVar() : nullptr;
+}
+
+/// The pointer parameters of \p F that hold a scalar's result: every use is
+/// the target of an Accumulate into `*P` or `P[0]` (never read).
+static llvm::SetVector<const Var *> scalarResults(const Function &F) {
+  llvm::DenseMap<const Var *, unsigned> Uses, Adds;
+  forEachStmt(F.getBody(), [&](const Stmt *S) {
+    if (isAccumulate(S))
+      if (const Var *P = scalarTarget(cast<AssignStmt>(S)->getLHS()))
+        ++Adds[P];
+    for (const Expr *E : ownExprs(S))
+      forEachExpr(E, [&](const Expr *Sub) {
+        if (const auto *Ref = dyn_cast<VarRefExpr>(Sub))
+          ++Uses[Ref->getVar()];
+      });
+  });
+  llvm::SetVector<const Var *> Result;
+  for (const Var *P : F.getParams())
+    if (P->getType()->isPointer() && Adds.lookup(P) != 0 &&
+        Adds.lookup(P) == Uses.lookup(P))
+      Result.insert(P);
+  return Result;
+}
+
+static bool hasReturn(const Function &F) {
+  bool Any = false;
+  forEachStmt(F.getBody(),
+              [&](const Stmt *S) { Any |= llvm::isa<ReturnStmt>(S); });
+  return Any;
+}
+
+/// \p Base, or \p Base with a number, unused by \p F.
+static std::string uniqueName(const Function &F, const std::string &Base) {
+  llvm::StringSet<> Used;
+  for (const Var *P : F.getParams())
+    Used.insert(P->getName());
+  forEachStmt(F.getBody(), [&](const Stmt *S) {
+    if (const auto *D = dyn_cast<DeclStmt>(S))
+      Used.insert(D->getVar()->getName());
+  });
+  std::string Name = Base;
+  for (unsigned N = 1; Used.count(Name); ++N)
+    Name = Base + std::to_string(N);
+  return Name;
 }
 
 bool meshad::hasAccumulations(const Function &F) {
@@ -46,6 +107,7 @@ public:
     if (F.isKernel() && !Policy.isForcingAtomics())
       classifyTargets();
     lowerBlock(F.getBody());
+    addBlockReductions();
     if (LaunchDims == 1 || LaunchDims == 2)
       requireLaunchShape();
   }
@@ -64,9 +126,22 @@ private:
     });
     if (Targets.empty())
       return;
+    llvm::SetVector<const Var *> Scalars = scalarResults(F);
+    bool Returns = hasReturn(F);
     OwnershipAnalysis Ownership(F);
     for (const Var *P : Targets) {
+      auto It = UserNames.find(P);
+      std::string Name = It != UserNames.end() ? It->second : P->getName();
+      if (Scalars.count(P) && !Returns &&
+          F.getTarget() != CudaTarget::HostOnly) {
+        addBlockSum(P, Name);
+        continue;
+      }
       OwnershipResult R = Ownership.classify(P);
+      if (Scalars.count(P) && Returns)
+        R.Reason += "; not summed per block: the function has a return "
+                    "statement, so not every thread may reach the block "
+                    "reduction";
       if (R.Class == OwnershipClass::TileExclusive) {
         R.Class = OwnershipClass::Shared;
         R.Reason += "; not tiled: tiles and gathers of composed derivatives "
@@ -76,10 +151,43 @@ private:
       if (Relies && R.LaunchDims != 0)
         LaunchDims = LaunchDims == 0 ? R.LaunchDims
                                      : std::min(LaunchDims, R.LaunchDims);
-      auto It = UserNames.find(P);
-      Policy.setOwnership(P, R, It != UserNames.end() ? It->second
-                                                      : P->getName());
+      Policy.setOwnership(P, R, Name);
     }
+  }
+
+  /// Sums the adds into the scalar result \p P in a register of the thread.
+  void addBlockSum(const Var *P, const std::string &Name) {
+    const Type *Ty = P->getType()->getElement()->getUnqualified();
+    Var *Part = M.createVar(uniqueName(F, P->getName() + "_part"), Ty);
+    Policy.addBlockSum(Part, Name);
+    Parts.push_back({P, Part});
+  }
+
+  /// Declares the partial sums at the top of the kernel and reduces them
+  /// per block at its end, which every thread reaches (no return).
+  void addBlockReductions() {
+    if (Parts.empty())
+      return;
+    std::vector<const Stmt *> Body;
+    for (auto &[P, Part] : Parts)
+      Body.push_back(B.decl(Part, B.zero(Part->getType())));
+    for (const Stmt *S : F.getBody()->getBody())
+      Body.push_back(S);
+    for (auto &[P, Part] : Parts)
+      Body.push_back(M.create<ExprStmt>(M.create<CallExpr>(
+          M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+          "meshad::blockReduceAtomicAdd", -1,
+          std::vector<const Expr *>{B.ref(const_cast<Var *>(P)),
+                                    B.ref(Part)})));
+    F.getBody()->setBody(std::move(Body));
+  }
+
+  /// The register holding the thread's sum for the scalar result \p P.
+  Var *partOf(const Var *P) const {
+    for (auto &[Q, Part] : Parts)
+      if (Q == P)
+        return Part;
+    return nullptr;
   }
 
   void lowerBlock(const BlockStmt *Block) {
@@ -94,8 +202,13 @@ private:
       }
       const auto *A = cast<AssignStmt>(S);
       BlockStmt *Out = B.block();
-      Policy.emit(B, A->getLHS(), ActivityAnalysis::getRootVar(A->getLHS()),
-                  A->getRHS(), Out, A->getLoc());
+      const Expr *LHS = A->getLHS();
+      const Var *Root = ActivityAnalysis::getRootVar(LHS);
+      if (Var *Part = partOf(Root)) {
+        LHS = B.ref(Part);
+        Root = Part;
+      }
+      Policy.emit(B, LHS, Root, A->getRHS(), Out, A->getLoc());
       for (const Stmt *X : Out->getBody())
         Body.push_back(X);
     }
@@ -135,6 +248,8 @@ private:
   AccumulationPolicy Policy;
   const std::map<const Var *, std::string> &UserNames;
   unsigned LaunchDims = 0;
+  /// Scalar results summed per thread, with their registers.
+  std::vector<std::pair<const Var *, Var *>> Parts;
 };
 
 } // namespace

@@ -16,6 +16,12 @@
 ///   uniform symbolic elements; atomicAdd otherwise (tile-exclusive arrays
 ///   too: tiles and gathers of composed derivatives are not made yet, and
 ///   the remark says so);
+/// - a kernel's pointer parameter that holds a scalar's result (every use
+///   is an Accumulate into `*P` or `P[0]`): summed in a register per thread
+///   and reduced per block at the end of the kernel with
+///   meshad::blockReduceAtomicAdd, a block barrier, so only when the kernel
+///   has no return statement (every thread reaches its end); else atomics
+///   and the remark says why;
 /// - __shared__ memory and device functions' pointer parameters: atomicAdd
 ///   (meshad::atomicAccumulate in __host__ __device__ code).
 ///
