@@ -353,6 +353,18 @@ meshad::writeOnlyMemory(const Stmt *Body, llvm::ArrayRef<Var *> Candidates,
   return Result;
 }
 
+bool meshad::isPureExpr(const Expr *E) {
+  bool Pure = true;
+  if (E)
+    forEachExpr(E, [&](const Expr *X) {
+      if (const auto *C = dyn_cast<CallExpr>(X))
+        Pure &= C->getCalleeKind() == CallExpr::CalleeKind::Math ||
+                (C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
+                 isPureIntrinsic(C->getName()));
+    });
+  return Pure;
+}
+
 bool meshad::isPureIntrinsic(llvm::StringRef Name) {
   return isPureIntrinsicName(Name);
 }

@@ -97,6 +97,9 @@ bool writesMemoryOf(const ir::Stmt *S, const ir::Var *V);
 /// True for intrinsics without side effects or thread interaction (math
 /// functions), false for atomics, warp functions, the CUDA runtime...
 bool isPureIntrinsic(llvm::StringRef Name);
+/// True when evaluating \p E (null: nothing) has no effect besides its
+/// value: it calls only math functions and pure intrinsics.
+bool isPureExpr(const ir::Expr *E);
 
 /// The pointers among \p Candidates whose memory \p Body only writes:
 /// every use is the target of a plain store (`y[i] = v`, `y[i].x = v`) or

@@ -95,18 +95,6 @@ bool simplify::sameExpr(const Expr *A, const Expr *B) {
   return sameList({OA.begin(), OA.end()}, {OB.begin(), OB.end()});
 }
 
-bool simplify::isPureExpr(const Expr *E) {
-  bool Pure = true;
-  if (E)
-    forEachExpr(E, [&](const Expr *X) {
-      if (const auto *C = dyn_cast<CallExpr>(X))
-        Pure &= C->getCalleeKind() == CallExpr::CalleeKind::Math ||
-                (C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
-                 isPureIntrinsic(C->getName()));
-    });
-  return Pure;
-}
-
 bool simplify::isLiteralValue(const Expr *E, double V) {
   while (const auto *C = dyn_cast_or_null<CastExpr>(E)) {
     if (!isScalarArithmetic(C->getType()))

@@ -25,6 +25,7 @@
 #ifndef MESHAD_SIMPLIFY_SIMPLIFYUTILS_H
 #define MESHAD_SIMPLIFY_SIMPLIFYUTILS_H
 
+#include "Analysis/ReverseNeeds.h"
 #include "IR/IR.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -42,10 +43,9 @@ using VarSet = llvm::SmallPtrSet<const ir::Var *, 8>;
 /// and variables.
 bool sameExpr(const ir::Expr *A, const ir::Expr *B);
 
-/// True when evaluating \p E has no effect besides its value and depends on
-/// nothing but its operands: math functions and pure intrinsics only (no
-/// user calls, atomics, shuffles, barriers, tapes).
-bool isPureExpr(const ir::Expr *E);
+/// meshad::isPureExpr (Analysis/ReverseNeeds.h): math functions and pure
+/// intrinsics only (no user calls, atomics, shuffles, barriers, tapes).
+using meshad::isPureExpr;
 
 /// True for a literal (float or integer, possibly under casts) equal to \p V.
 bool isLiteralValue(const ir::Expr *E, double V);

@@ -24,28 +24,15 @@ bool isCandidate(const Var *V) {
          !V->getType()->isIndexable();
 }
 
-/// True when evaluating \p E has no effect besides its value.
-bool isPure(const Expr *E) {
-  bool Pure = true;
-  if (E)
-    forEachExpr(E, [&](const Expr *X) {
-      if (const auto *C = dyn_cast<CallExpr>(X))
-        Pure &= C->getCalleeKind() == CallExpr::CalleeKind::Math ||
-                (C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
-                 isPureIntrinsic(C->getName()));
-    });
-  return Pure;
-}
-
 /// The local that \p S only defines (v = e, v += e, ++v, a declaration),
 /// or null.
 const Var *definedLocal(const Stmt *S) {
   if (const auto *D = dyn_cast<DeclStmt>(S))
-    return isCandidate(D->getVar()) && isPure(D->getInit()) ? D->getVar()
+    return isCandidate(D->getVar()) && isPureExpr(D->getInit()) ? D->getVar()
                                                            : nullptr;
   const auto *A = dyn_cast<AssignStmt>(S);
   const auto *R = A ? dyn_cast<VarRefExpr>(A->getLHS()) : nullptr;
-  if (!R || !isCandidate(R->getVar()) || !isPure(A->getRHS()))
+  if (!R || !isCandidate(R->getVar()) || !isPureExpr(A->getRHS()))
     return nullptr;
   return R->getVar();
 }

@@ -38,6 +38,9 @@
 #   MESHAD_TAPE_CAPACITY  per-thread tape size of meshad's gradients (the
 #                         benchmark's need none)
 #                      (default 64: --splat-k may not exceed it)
+#   MESHAD_BENCH_PLUGIN_FLAGS  more plugin options for every build (e.g.
+#                      -fplugin-arg-meshad-no-simplify, to time the code
+#                      without the simplifier)
 #   MESHAD_BENCH_ATOMICS_FLAG  the plugin option forcing atomics (default
 #                      -fplugin-arg-meshad-atomics=all). Set it empty only to
 #                      try the build before that option exists: the
@@ -101,7 +104,8 @@ build() {
     Link=(-pthread)
   fi
   local Common=(-Wall -I"$Root/include" -I"$Src" -DMESHAD_TAPE_CAPACITY="$Tape")
-  local Meshad=(-fplugin="$Plugin" -fplugin-arg-meshad-remarks)
+  local Meshad=(-fplugin="$Plugin" -fplugin-arg-meshad-remarks
+                ${MESHAD_BENCH_PLUGIN_FLAGS:-})
   local MainDefs=()
   local Atomics=(-DMESHAD_BENCH_ATOMICS_ALL)
   if [[ -n $AtomicsFlag ]]; then
