@@ -57,19 +57,6 @@ bool anyStmtReads(const Stmt *S, const Var *V) {
   return Found;
 }
 
-bool evaluatedOnce(const Stmt *S) {
-  switch (S->getKind()) {
-  case Stmt::Kind::Decl:
-  case Stmt::Kind::Assign:
-  case Stmt::Kind::ExprStmt:
-  case Stmt::Kind::Return:
-  case Stmt::Kind::If:
-    return true;
-  default:
-    return false;
-  }
-}
-
 /// True when the declaration \p D may be inlined at all.
 bool isCandidate(const DeclStmt *D, const VarFacts &Facts) {
   const Var *V = D->getVar();

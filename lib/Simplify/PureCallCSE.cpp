@@ -67,16 +67,8 @@ void collectCalls(const Expr *E, std::vector<const CallExpr *> &Out) {
 
 /// Statements evaluated once, in order, whose calls may be shared.
 bool evaluatesInPlace(const Stmt *S) {
-  switch (S->getKind()) {
-  case Stmt::Kind::Decl:
-  case Stmt::Kind::Assign:
-  case Stmt::Kind::ExprStmt:
-  case Stmt::Kind::Return:
-  case Stmt::Kind::If:
-    break;
-  default:
+  if (!evaluatedOnce(S))
     return false;
-  }
   for (const Expr *E : ownExprs(S))
     if (!isPureExpr(E))
       return false;

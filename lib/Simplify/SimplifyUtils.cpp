@@ -95,6 +95,19 @@ bool simplify::sameExpr(const Expr *A, const Expr *B) {
   return sameList({OA.begin(), OA.end()}, {OB.begin(), OB.end()});
 }
 
+bool simplify::evaluatedOnce(const Stmt *S) {
+  switch (S->getKind()) {
+  case Stmt::Kind::Decl:
+  case Stmt::Kind::Assign:
+  case Stmt::Kind::ExprStmt:
+  case Stmt::Kind::Return:
+  case Stmt::Kind::If:
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool simplify::isLiteralValue(const Expr *E, double V) {
   while (const auto *C = dyn_cast_or_null<CastExpr>(E)) {
     if (!isScalarArithmetic(C->getType()))

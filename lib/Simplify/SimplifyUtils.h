@@ -47,6 +47,11 @@ bool sameExpr(const ir::Expr *A, const ir::Expr *B);
 /// intrinsics only (no user calls, atomics, shuffles, barriers, tapes).
 using meshad::isPureExpr;
 
+/// True for the statements whose own expressions run once, where they
+/// stand: declarations, assignments, expression statements, returns and an
+/// if's condition (not loops, whose conditions repeat).
+bool evaluatedOnce(const ir::Stmt *S);
+
 /// True for a literal (float or integer, possibly under casts) equal to \p V.
 bool isLiteralValue(const ir::Expr *E, double V);
 
