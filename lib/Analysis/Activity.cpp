@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Analysis/Activity.h"
+#include "IR/Intrinsics.h"
 #include "IR/Traversal.h"
 
 #include <functional>
@@ -16,8 +17,8 @@ using llvm::isa;
 
 /// True for meshad::push(Tape, Value), the one intrinsic that writes a tape.
 static bool isTapePush(const CallExpr *C) {
-  return C && C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
-         C->getName() == "meshad::push" && C->getNumArgs() == 2;
+  return C && isIntrinsicDeriv(C, IntrinsicDeriv::TapePush) &&
+         C->getNumArgs() == 2;
 }
 
 

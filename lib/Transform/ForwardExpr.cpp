@@ -290,7 +290,8 @@ Dual ForwardFunction::deriveIntrinsicCall(const CallExpr *C, BlockStmt *Out) {
   // meshad::pop(T): the tangent comes off the tangent tape, pushed beside
   // the value (ForwardFunction::deriveExprStmt). Reverse mode writes pops
   // only as the whole right-hand side of a store, so each is evaluated once.
-  if (C->getName() == "meshad::pop" && Args.size() == 1 && Args[0].T)
+  if (isIntrinsicDeriv(C, IntrinsicDeriv::TapePop) && Args.size() == 1 &&
+      Args[0].T)
     return {C, M.create<CallExpr>(C->getType(), CallExpr::CalleeKind::Intrinsic,
                                   C->getName(), -1,
                                   std::vector<const Expr *>{Args[0].T})};
