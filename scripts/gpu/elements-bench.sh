@@ -36,7 +36,7 @@ compileAll() { # MODE: gpu or cpu
     Flags+=(-x c++ -std=c++20 -include meshad/cpu/CudaOnCpu.h -pthread)
   fi
   "$Clang" "${Flags[@]}" -fplugin="$BuildDir/lib/libmeshad.so" \
-    -fplugin-arg-meshad-dump -Rmeshad -c "$Src/kernels.cu" -o "$Obj/kernels.o" \
+    -fplugin-arg-meshad-dump -fplugin-arg-meshad-remarks -c "$Src/kernels.cu" -o "$Obj/kernels.o" \
     >"$Out/log/kernels.$Mode.build" 2>&1 ||
     { tail -20 "$Out/log/kernels.$Mode.build"; return 1; }
   "$Clang" "${Flags[@]}" -c "$Src/handwritten.cu" -o "$Obj/handwritten.o"
