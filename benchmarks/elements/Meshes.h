@@ -120,14 +120,13 @@ inline HostProblem dirichletMesh(const std::string &Path, long MinTriangles) {
 }
 
 /// A tet mesh (TetGen's Base.node/.ele) with rest shapes from its own
-/// positions (tets turned positive), deformed by a stretch and jitter.
+/// positions (tets turned positive), deformed by a stretch and a bend.
 inline HostProblem neoHookeanMesh(const std::string &Base) {
   using namespace meshad::runtime;
   TetMesh M = readTetGen(Base);
   HostProblem P{EnergyKind::NeoHookean,
                 "neo-Hookean " + Base.substr(Base.rfind('/') + 1), 4};
   P.Elements = M.Tets;
-  double MeanEdge = 0;
   for (int T = 0; T < M.numTets(); ++T) {
     int *C = &P.Elements[4 * T];
     double D[3][3];
@@ -145,8 +144,6 @@ inline HostProblem neoHookeanMesh(const std::string &Base) {
       Fill();
       Det = -Det;
     }
-    MeanEdge += std::sqrt(D[0][0] * D[0][0] + D[1][0] * D[1][0] +
-                          D[2][0] * D[2][0]);
     double Inv[9];
     for (int R = 0; R < 3; ++R)
       for (int Cc = 0; Cc < 3; ++Cc) {
@@ -157,13 +154,22 @@ inline HostProblem neoHookeanMesh(const std::string &Base) {
     P.Rest.insert(P.Rest.end(), Inv, Inv + 9);
     P.Measure.push_back(Det / 6);
   }
-  MeanEdge /= M.numTets();
-  Jitter J;
+  // A smooth deformation (random jitter would invert slivers, whose energy
+  // is then not defined): a stretch and a bend whose displacement gradient
+  // stays below 0.05, so that every tet keeps det F > 0.
+  double Lo[3] = {1e300, 1e300, 1e300}, Hi[3] = {-1e300, -1e300, -1e300};
+  for (int V = 0; V < M.numVertices(); ++V)
+    for (int K = 0; K < 3; ++K) {
+      Lo[K] = std::fmin(Lo[K], M.X[3 * V + K]);
+      Hi[K] = std::fmax(Hi[K], M.X[3 * V + K]);
+    }
+  double Wave = 6.283185307179586 * 2 / (Hi[1] - Lo[1]);
+  double Amplitude = 0.05 / Wave;
   for (int V = 0; V < M.numVertices(); ++V) {
     const double *R = &M.X[3 * V];
-    P.X.insert(P.X.end(), {1.1 * R[0] + J(0.02 * MeanEdge),
-                           0.95 * R[1] + J(0.02 * MeanEdge),
-                           1.02 * R[2] + J(0.02 * MeanEdge)});
+    P.X.insert(P.X.end(), {1.1 * R[0] + Amplitude * std::sin(Wave * R[1]),
+                           0.95 * R[1],
+                           1.02 * R[2] + Amplitude * std::cos(Wave * R[1])});
   }
   return P;
 }

@@ -22,6 +22,7 @@
 #include <meshad/runtime/Incidence.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -94,7 +95,8 @@ std::vector<double> reference(const HostProblem &H, double &FdError) {
       };
       double Fd = (E(Saved + Step) - E(Saved - Step)) / (2 * Step);
       Xi = Saved;
-      FdError = std::max(FdError, std::fabs(Fd - Local[I]) / Scale);
+      double Err = std::fabs(Fd - Local[I]) / Scale;
+      FdError = std::isfinite(Err) ? std::max(FdError, Err) : INFINITY;
     }
   }
   return G;
@@ -191,7 +193,9 @@ void runProblem(const Options &O, const HostProblem &H, const char *Key,
     }
     double Worst = 0, Scale = 0;
     for (size_t I = 0; I < Ref.size(); ++I) {
-      Worst = std::max(Worst, std::fabs(First[I] - Ref[I]));
+      double D = std::fabs(First[I] - Ref[I]);
+      // A NaN or an infinity anywhere fails the check (max() would skip it).
+      Worst = std::isfinite(D) ? std::max(Worst, D) : INFINITY;
       Scale = std::max(Scale, std::fabs(Ref[I]));
     }
     if (!std::strcmp(V.Name, "meshad") && !O.Export.empty())
