@@ -11,7 +11,8 @@
 # data/ (camel.off; armadillo's tets from tetgen -pq1.3, gzipped, ~1.2M
 # tets). run unpacks the tets to /tmp, runs the benchmark with --export for
 # the peers, then benchmarks/elements/peers.py (JAX, PyTorch) when python3
-# is there. Environment: MESHAD_BUILD_DIR, MESHAD_CLANG, CUDA_PATH,
+# is there, and peers_warp.py when Warp is (pip install warp-lang: its wheel
+# is downloaded here and carried over). Environment: MESHAD_BUILD_DIR, MESHAD_CLANG, CUDA_PATH,
 # MESHAD_GPU_ARCH as for scripts/gpu/build.sh.
 #
 #===----------------------------------------------------------------------===#
@@ -69,7 +70,7 @@ build)
   mkdir -p "$Out/bin" "$Out/log"
   compileAll gpu "$Out/bin/elements-bench"
   prepareData
-  cp "$Src/peers.py" "$Out/bin/"
+  cp "$Src/peers.py" "$Src/peers_warp.py" "$Out/bin/"
   du -sh "$Out"
   ;;
 run)
@@ -82,6 +83,11 @@ run)
     --export="$Tmp/export" "$@"
   if command -v python3 >/dev/null; then
     python3 "$Out/bin/peers.py" "$Tmp/export" || echo "peers.py failed"
+    if python3 -c "import warp" 2>/dev/null; then
+      python3 "$Out/bin/peers_warp.py" "$Tmp/export" || echo "peers_warp.py failed"
+    else
+      echo "Warp is not installed: peers_warp.py skipped"
+    fi
   fi
   ;;
 cpu)
