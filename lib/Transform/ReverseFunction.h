@@ -20,7 +20,7 @@
 #include "IR/Builder.h"
 #include "IR/NameScope.h"
 #include "Analysis/Recomputation.h"
-#include "Transform/AccumulationPolicy.h"
+#include "GPU/AccumulationPolicy.h"
 #include "Transform/ReverseMode.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -58,7 +58,7 @@ private:
   void addParameters();
   void zeroSharedAdjoints(ir::BlockStmt *Out);
   /// Replaces the shared-memory tiles by gathers where the generated kernel
-  /// allows it (Transform/GatherTiles), and says so in the remarks.
+  /// allows it (GPU/GatherTiles), and says so in the remarks.
   void gatherTileAdjoints();
   /// Gives the tile-exclusive array \p P (adjoint \p Adjoint) a shared
   /// tile, or demotes \p R to Shared with the reason why it cannot have one.

@@ -11,11 +11,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transform/ReverseMode.h"
+#include "GPU/AtomicCombiner.h"
+#include "GPU/GatherTiles.h"
+#include "GPU/GpuPasses.h"
 #include "IR/Traversal.h"
-#include "Transform/AtomicCombiner.h"
 #include "Transform/DeadLocals.h"
-#include "Transform/ExclusiveAdds.h"
-#include "Transform/GatherTiles.h"
 #include "Transform/JumpNormalizer.h"
 #include "Transform/ReverseFunction.h"
 
@@ -83,11 +83,21 @@ ir::Function *ReverseModeTransformer::derive(
                      ReverseFunction::Flavor::Gradient, RequestLoc);
   RF.setKeepSeeds(KeepSeeds);
   RF.setUnlowered(Unlowered);
-  if (!RF.run()) {
+  if (!RF.run() || !finishKernel(*Result, *Primal, Unlowered)) {
     Derived.truncate(Mark);
     return nullptr;
   }
   return Result;
+}
+
+bool ReverseModeTransformer::finishKernel(ir::Function &Gradient,
+                                          const ir::Function &Primal,
+                                          bool Unlowered) {
+  if (!Gradient.isKernel() || Unlowered)
+    return true;
+  PassPipeline Passes(Diags, Verify);
+  addGradientKernelPasses(Passes, M, Primal.getNumParams());
+  return Passes.run(Gradient, &Primal);
 }
 
 ir::Function *
@@ -579,8 +589,6 @@ bool ReverseFunction::run() {
   // The reverse sweep recomputes these before reading them.
   removeUnreadDefinitions(Fwd, Recomputed);
   gatherTileAdjoints();
-  if (Primal->isKernel() && Kind == Flavor::Gradient && !Unlowered)
-    useExclusiveAdds(B, *Result, Primal->getNumParams());
   return true;
 }
 

@@ -1,0 +1,34 @@
+//===- GPU/GpuPasses.cpp - The passes that finish a derivative ------------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPU/GpuPasses.h"
+#include "GPU/ExclusiveAdds.h"
+#include "GPU/LowerAccumulations.h"
+#include "IR/Builder.h"
+#include "Transform/DeadLocals.h"
+
+using namespace meshad;
+
+void meshad::addGradientKernelPasses(PassPipeline &P, ir::Module &M,
+                                     unsigned FirstAdjoint) {
+  P.add("exclusive-adds", [&M, FirstAdjoint](ir::Function &F) {
+    ir::IRBuilder B(M);
+    useExclusiveAdds(B, F, FirstAdjoint);
+  });
+}
+
+void meshad::addComposedPasses(
+    PassPipeline &P, ir::Module &M, DiagnosticSink &Diags, bool ForceAtomics,
+    std::map<const ir::Var *, std::string> UserNames) {
+  P.add("dead-locals", [](ir::Function &F) { removeDeadLocals(F); })
+      .add(
+          "lower-accumulations",
+          [&M, &Diags, ForceAtomics,
+           Names = std::move(UserNames)](ir::Function &F) {
+            lowerAccumulations(M, F, Diags, ForceAtomics, Names);
+          },
+          ir::VerifyStage::Lowered);
+}
