@@ -12,12 +12,30 @@
 
 using namespace meshad;
 
+/// Turns the tiles of \p Facts into gathers where the kernel allows it.
+static void gatherTileAdjoints(ir::Module &M, ir::Function &F,
+                               const GradientKernelFacts &Facts) {
+  if (Facts.Tiles.empty())
+    return;
+  ir::IRBuilder B(M);
+  std::string WhyNot;
+  bool Done = gatherTiles(B, F, Facts.Tiles, Facts.FreshName, WhyNot);
+  if (Done)
+    removeDeadLocals(F);
+  Facts.TilesDone(Done, WhyNot);
+}
+
 void meshad::addGradientKernelPasses(PassPipeline &P, ir::Module &M,
-                                     unsigned FirstAdjoint) {
-  P.add("exclusive-adds", [&M, FirstAdjoint](ir::Function &F) {
-    ir::IRBuilder B(M);
-    useExclusiveAdds(B, F, FirstAdjoint);
-  });
+                                     GradientKernelFacts Facts) {
+  unsigned FirstAdjoint = Facts.FirstAdjoint;
+  P.add("gather-tiles",
+        [&M, Facts = std::move(Facts)](ir::Function &F) {
+          gatherTileAdjoints(M, F, Facts);
+        })
+      .add("exclusive-adds", [&M, FirstAdjoint](ir::Function &F) {
+        ir::IRBuilder B(M);
+        useExclusiveAdds(B, F, FirstAdjoint);
+      });
 }
 
 void meshad::addComposedPasses(

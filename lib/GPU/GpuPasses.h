@@ -7,15 +7,19 @@
 /// \file
 /// The lists of GPU passes, per kind of generated function, that run last
 /// on the finished function (see Transform/PassPipeline.h):
-/// - a gradient kernel of reverse mode: exclusive-adds (adds to adjoints
-///   that the kernel never reads become L2 reductions, GPU/ExclusiveAdds);
+/// - a gradient kernel of reverse mode: gather-tiles (a stencil's
+///   shared-memory tiles become gathers where the kernel allows it,
+///   GPU/GatherTiles), then exclusive-adds (adds to adjoints that the kernel
+///   never reads become L2 reductions, GPU/ExclusiveAdds);
 /// - a composed derivative (meshad::hvp): dead-locals, then
 ///   lower-accumulations (every Accumulate gets the form the ownership
 ///   analysis of the finished function decides, GPU/LowerAccumulations).
 ///
 /// \code
+///   GradientKernelFacts Facts;
+///   Facts.FirstAdjoint = Primal->getNumParams();  ...
 ///   PassPipeline Passes(Diags, Verify);
-///   addGradientKernelPasses(Passes, M, Primal->getNumParams());
+///   addGradientKernelPasses(Passes, M, std::move(Facts));
 ///   Passes.run(*Gradient, Primal);
 /// \endcode
 ///
@@ -24,17 +28,33 @@
 #ifndef MESHAD_GPU_GPUPASSES_H
 #define MESHAD_GPU_GPUPASSES_H
 
+#include "GPU/GatherTiles.h"
 #include "Transform/PassPipeline.h"
 
+#include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace meshad {
 
-/// Appends the passes that finish a gradient kernel whose adjoint
-/// parameters are numbered \p FirstAdjoint on.
+/// What reverse mode knows about a gradient kernel it built that the
+/// finished IR does not say.
+struct GradientKernelFacts {
+  /// The adjoint parameters are numbered from this on.
+  unsigned FirstAdjoint = 0;
+  /// The adjoint arrays summed in shared-memory tiles.
+  std::vector<GatherTile> Tiles;
+  /// Unused names for new locals (the kernel's name scope).
+  std::function<std::string(const std::string &)> FreshName;
+  /// Called with whether the tiles became gathers, or why not: the remarks
+  /// of the tile stores wait for it.
+  std::function<void(bool Gathered, const std::string &WhyNot)> TilesDone;
+};
+
+/// Appends the passes that finish a gradient kernel described by \p Facts.
 void addGradientKernelPasses(PassPipeline &P, ir::Module &M,
-                             unsigned FirstAdjoint);
+                             GradientKernelFacts Facts);
 
 /// Appends the passes that finish a composed derivative: its Accumulates
 /// lowered (all atomic with \p ForceAtomics), remarks naming a target by its

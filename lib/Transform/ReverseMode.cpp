@@ -12,7 +12,6 @@
 
 #include "Transform/ReverseMode.h"
 #include "GPU/AtomicCombiner.h"
-#include "GPU/GatherTiles.h"
 #include "GPU/GpuPasses.h"
 #include "IR/Traversal.h"
 #include "Transform/DeadLocals.h"
@@ -83,21 +82,11 @@ ir::Function *ReverseModeTransformer::derive(
                      ReverseFunction::Flavor::Gradient, RequestLoc);
   RF.setKeepSeeds(KeepSeeds);
   RF.setUnlowered(Unlowered);
-  if (!RF.run() || !finishKernel(*Result, *Primal, Unlowered)) {
+  if (!RF.run()) {
     Derived.truncate(Mark);
     return nullptr;
   }
   return Result;
-}
-
-bool ReverseModeTransformer::finishKernel(ir::Function &Gradient,
-                                          const ir::Function &Primal,
-                                          bool Unlowered) {
-  if (!Gradient.isKernel() || Unlowered)
-    return true;
-  PassPipeline Passes(Diags, Verify);
-  addGradientKernelPasses(Passes, M, Primal.getNumParams());
-  return Passes.run(Gradient, &Primal);
 }
 
 ir::Function *
@@ -588,22 +577,23 @@ bool ReverseFunction::run() {
   removeDeadLocals(*Result);
   // The reverse sweep recomputes these before reading them.
   removeUnreadDefinitions(Fwd, Recomputed);
-  gatherTileAdjoints();
-  return true;
+  return finishKernel();
 }
 
-void ReverseFunction::gatherTileAdjoints() {
-  if (Tiles.empty())
-    return;
-  std::vector<GatherTile> Gathered;
+bool ReverseFunction::finishKernel() {
+  if (!Primal->isKernel() || Kind != Flavor::Gradient || Unlowered)
+    return true;
+  GradientKernelFacts Facts;
+  Facts.FirstAdjoint = Primal->getNumParams();
   for (const AdjointTile &T : Tiles)
-    Gathered.push_back({T.Adjoint, T.Tile, T.Result.TileStride});
-  std::string WhyNot;
-  bool Done = gatherTiles(
-      B, *Result, Gathered,
-      [&](const std::string &Prefix) { return Names.unique(Prefix); },
-      WhyNot);
-  if (Done)
-    removeDeadLocals(*Result);
-  Policy.finishTileRemarks(Done, WhyNot);
+    Facts.Tiles.push_back({T.Adjoint, T.Tile, T.Result.TileStride});
+  Facts.FreshName = [this](const std::string &Prefix) {
+    return Names.unique(Prefix);
+  };
+  Facts.TilesDone = [this](bool Gathered, const std::string &WhyNot) {
+    Policy.finishTileRemarks(Gathered, WhyNot);
+  };
+  PassPipeline Passes(Diags, Owner.isVerifying());
+  addGradientKernelPasses(Passes, M, std::move(Facts));
+  return Passes.run(*Result, Primal);
 }

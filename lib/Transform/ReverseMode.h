@@ -96,10 +96,6 @@ private:
                        const std::string &Name,
                        clang::SourceLocation RequestLoc, bool KeepSeeds,
                        bool Unlowered);
-  /// Runs the GPU passes that finish a gradient kernel (GPU/GpuPasses.h) on
-  /// \p Gradient, unless \p Unlowered; false after an internal error.
-  bool finishKernel(ir::Function &Gradient, const ir::Function &Primal,
-                    bool Unlowered);
 
   ir::Module &M;
   DiagnosticSink &Diags;
