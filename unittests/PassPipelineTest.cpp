@@ -7,11 +7,13 @@
 // A pipeline runs its passes in order; with verification on, the verifier
 // catches a pass that leaves the function malformed (an internal error
 // naming the pass, and the later passes do not run); without it, nothing is
-// checked.
+// checked. The GPU pass lists name their passes in order, and the passes
+// of a composed derivative leave no Accumulate.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Transform/PassPipeline.h"
+#include "GPU/GpuPasses.h"
 #include "IR/Builder.h"
 
 #include "gtest/gtest.h"
@@ -110,6 +112,26 @@ TEST_F(PassPipelineTest, NoVerifierWhenOff) {
   Pipeline.add("broken", breakIt()).add("after", record("after"));
   EXPECT_TRUE(Pipeline.run(*F));
   EXPECT_EQ(Ran, (std::vector<std::string>{"broken", "after"}));
+  EXPECT_FALSE(Diags.hasErrors());
+}
+
+TEST_F(PassPipelineTest, GpuPassListsInOrder) {
+  PassPipeline Gradient(Diags, /*Verify=*/true);
+  addGradientKernelPasses(Gradient, M, GradientKernelFacts());
+  EXPECT_EQ(Gradient.getPassNames(),
+            (std::vector<std::string>{"gather-tiles", "exclusive-adds"}));
+  PassPipeline Composed(Diags, /*Verify=*/true);
+  addComposedPasses(Composed, M, Diags, /*ForceAtomics=*/false, {});
+  EXPECT_EQ(Composed.getPassNames(),
+            (std::vector<std::string>{"dead-locals", "lower-accumulations"}));
+}
+
+TEST_F(PassPipelineTest, ComposedPassesLowerEveryAccumulate) {
+  F->getBody()->append(B.accumulate(B.index(B.ref(P), B.intLit(0)),
+                                    B.floatLit(M.getTypes().getDouble(), 3.0)));
+  PassPipeline Composed(Diags, /*Verify=*/true);
+  addComposedPasses(Composed, M, Diags, /*ForceAtomics=*/true, {});
+  EXPECT_TRUE(Composed.run(*F));
   EXPECT_FALSE(Diags.hasErrors());
 }
 
