@@ -224,6 +224,8 @@ std::string IndexEvaluator::spellAtom(const Atom &A) const {
   }
   case AtomKind::GridStride:
     return Symbols[A.Id].Name;
+  case AtomKind::Gathered:
+    return Gathers[A.Id].Name;
   case AtomKind::Symbol: {
     const std::string &Name = Symbols[A.Id].Name;
     return Name.find(' ') == std::string::npos ? Name : "(" + Name + ")";
@@ -401,12 +403,8 @@ Eval IndexEvaluator::eval(const Expr *E) {
          F = eval(C->getFalse());
     return opaque(E, {&Cond, &T, &F});
   }
-  case Expr::Kind::Index: {
-    const Var *Root = ActivityAnalysis::getRootVar(E);
-    return Eval::fail("gather through an index array" +
-                          (Root ? " " + Root->getName() : std::string()),
-                      E);
-  }
+  case Expr::Kind::Index:
+    return evalIndex(cast<IndexExpr>(E));
   default:
     return Eval::fail(irwalk::spell(E) + " is not affine", E);
   }
@@ -513,6 +511,7 @@ Eval IndexEvaluator::evalVar(const Var *V) {
     for (unsigned D = 0; D < 3; ++D)
       if (R.Form.isAtom(AtomKind::Gid, D))
         GidNames.try_emplace(D, V->getName());
+    nameGather(V, R.Form);
   }
   Cache[V] = R;
   return R;
