@@ -296,6 +296,18 @@ TEST_F(ElementMapsTest, VertexModifiedAfterTheLoad) {
   expectNone("x", {"x[a]: a is assigned more than once"});
 }
 
+TEST_F(ElementMapsTest, NarrowingCastOfTheVertex) {
+  ASSERT_TRUE(analyseMaps(
+      "__global__ void k(const int *edges, const double *x,\n"
+      "                  const double *y, double *E) {\n"
+      "  int e = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  short a = edges[2 * e];\n"
+      "  atomicAdd(E, x[(short)edges[2 * e + 1]] + y[a]);\n"
+      "}\n"));
+  expectNone("x", {"may wrap the loaded value"});
+  expectNone("y", {"may wrap the loaded value"});
+}
+
 TEST_F(ElementMapsTest, ComponentOutOfRange) {
   ASSERT_TRUE(analyseMaps(
       "__global__ void k(const int *edges, const double *x, const double *y,\n"
@@ -395,6 +407,61 @@ TEST_F(ElementMapsTest, LargeElementWork) {
   EXPECT_EQ(Maps->getWork().Operations, 46u);
   EXPECT_EQ(Maps->getWork().MathCalls, 6u);
   EXPECT_FALSE(Maps->getWork().isSmall());
+}
+
+//===----------------------------------------------------------------------===//
+// The stores of a reverse sweep
+//===----------------------------------------------------------------------===//
+
+TEST_F(ElementMapsTest, ReverseSweepSlotStores) {
+  ASSERT_TRUE(analyseMaps(
+      "__global__ void k(int n, const int *edges, const double *x,\n"
+      "                  double *_d_x, double *_d_y, double *_d_z,\n"
+      "                  double *_d_w) {\n"
+      "  int e = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (e < n) {\n"
+      "    int a = edges[2 * e], b = edges[2 * e + 1];\n"
+      "    for (int k = 0; k < 3; ++k) {\n"
+      "      double r = x[3 * a + k] - x[3 * b + k];\n"
+      "      atomicAdd(&_d_x[3 * a + k], r);\n"
+      "      atomicAdd(&_d_x[3 * b + k], -r);\n"
+      "      _d_y[3 * b + k] += r;\n"
+      "      _d_z[3 * a + k] = r;\n"
+      "      _d_w[3 * a + k] += _d_w[3 * b + k];\n"
+      "    }\n"
+      "  }\n"
+      "}\n"));
+  // Which statement adds to which slots: those of vertex 0, then vertex 1.
+  const ElementMapResult &X = Maps->lookupStores(param("_d_x"));
+  ASSERT_TRUE(X.IsMap) << X.Reason;
+  EXPECT_EQ(X.Stride, 3);
+  ASSERT_EQ(X.Accesses.size(), 2u);
+  EXPECT_EQ(X.Accesses[0].Slots, (Slots{{0, 0}, {0, 1}, {0, 2}}));
+  EXPECT_EQ(X.Accesses[1].Slots, (Slots{{1, 0}, {1, 1}, {1, 2}}));
+  for (const SlotAccess &A : X.Accesses) {
+    ASSERT_NE(A.Statement, nullptr);
+    EXPECT_TRUE(llvm::isa<ExprStmt>(A.Statement));
+    EXPECT_EQ(A.IndexArray->getName(), "edges");
+  }
+  EXPECT_NE(X.Accesses[0].Statement, X.Accesses[1].Statement);
+  // As an array the primal reads, a written one has no map.
+  expectNone("_d_x", {"_d_x is written by the kernel: atomicAdd writes "
+                      "&_d_x[3 * a + k]"});
+  const ElementMapResult &Y = Maps->lookupStores(param("_d_y"));
+  ASSERT_TRUE(Y.IsMap) << Y.Reason;
+  ASSERT_EQ(Y.Accesses.size(), 1u);
+  EXPECT_TRUE(llvm::isa<AssignStmt>(Y.Accesses[0].Statement));
+  EXPECT_EQ(Y.Accesses[0].Slots, (Slots{{1, 0}, {1, 1}, {1, 2}}));
+  const ElementMapResult &Z = Maps->lookupStores(param("_d_z"));
+  EXPECT_FALSE(Z.IsMap);
+  EXPECT_EQ(Z.Reason, "_d_z[3 * a + k] is read or assigned, not only added to");
+  const ElementMapResult &W = Maps->lookupStores(param("_d_w"));
+  EXPECT_FALSE(W.IsMap);
+  EXPECT_EQ(W.Reason, "_d_w[3 * b + k] is read or assigned, not only added to");
+  // x is only read: its accesses are in lookup, lookupStores has none.
+  EXPECT_FALSE(Maps->lookupStores(param("x")).IsMap);
+  ASSERT_EQ(map("x").Accesses.size(), 2u);
+  EXPECT_TRUE(llvm::isa<DeclStmt>(map("x").Accesses[0].Statement));
 }
 
 //===----------------------------------------------------------------------===//

@@ -90,7 +90,7 @@ private:
   std::string whyNotEvaluated(const Access &A, const Eval &E) const;
   std::string splitPosition(const MapAccess &M, Position &P) const;
   std::string addSlots(const MapAccess &M, const Position &P,
-                       ElementMap &Map) const;
+                       std::set<std::pair<long long, long long>> &Out) const;
   std::string spellAccess(const Access &A) const;
 
   const Var &Param;
@@ -162,7 +162,12 @@ std::string MapClassifier::add(const Access &A, ElementMapResult &R) {
            std::to_string(It->Arity) + " and " + std::to_string(P.Arity) +
            " (" + spellAccess(A) + ")";
   }
-  return addSlots(M, P, *It);
+  SlotAccess Slots{A.Spelled, nullptr, Index, {}};
+  if (std::string Why = addSlots(M, P, Slots.Slots); !Why.empty())
+    return Why;
+  It->Slots.insert(Slots.Slots.begin(), Slots.Slots.end());
+  R.Accesses.push_back(std::move(Slots));
+  return "";
 }
 
 std::string MapClassifier::whyNotEvaluated(const Access &A,
@@ -306,8 +311,9 @@ private:
 
 } // namespace
 
-std::string MapClassifier::addSlots(const MapAccess &M, const Position &P,
-                                    ElementMap &Map) const {
+std::string
+MapClassifier::addSlots(const MapAccess &M, const Position &P,
+                        std::set<std::pair<long long, long long>> &Out) const {
   std::string Access = spellAccess(*M.A);
   CounterValues Values;
   if (std::string Why = Values.collect(P.Local, Evaluator); !Why.empty())
@@ -329,7 +335,7 @@ std::string MapClassifier::addSlots(const MapAccess &M, const Position &P,
     if (*K < 0 || *K >= M.Stride)
       return Access + ": the component " + std::to_string(*K) +
              " is not in [0, " + std::to_string(M.Stride) + ")";
-    Map.Slots.insert({*J, *K});
+    Out.insert({*J, *K});
   }
   return "";
 }
@@ -338,83 +344,177 @@ std::string MapClassifier::addSlots(const MapAccess &M, const Position &P,
 // ElementMapAnalysis
 //===----------------------------------------------------------------------===//
 
-/// The pointer parameters of \p Kernel that it writes, with a write each.
-static std::map<const Var *, std::string> writtenParams(const Function &K) {
-  std::map<const Var *, std::string> Written;
-  auto Record = [&](const Expr *Target, const std::string &Spelled) {
-    const Var *Root = ActivityAnalysis::getRootVar(Target);
-    if (Root && Root->getType()->isPointer() && K.getParamIndex(Root) >= 0)
-      Written.try_emplace(Root, Spelled);
-  };
+namespace {
+
+/// The stores of a kernel to its pointer parameters.
+struct Stores {
+  /// One store to each parameter the kernel writes, spelled.
+  std::map<const Var *, std::string> FirstWrite;
+  /// The stored accesses (as AccessCollector records them: x[i], not
+  /// &x[i].y): how many stores only add to them (+=, -=, Accumulate, an
+  /// accumulating atomic whose value is unused), and those that some store
+  /// does not only add to.
+  std::map<const Expr *, unsigned> AddCount;
+  std::set<const Expr *> NotAdded;
+  /// The statement of every expression of the kernel; null for a node
+  /// that several statements share.
+  llvm::DenseMap<const Expr *, const Stmt *> StmtOf;
+
+  explicit Stores(const Function &K);
+  /// True when every occurrence of \p E in \p R's accesses is a store
+  /// that adds, each in a statement of its own.
+  bool onlyAdds(const Expr *E, const ElementMapResult &R) const;
+
+private:
+  void record(const Function &K, const Expr *Target, bool Add,
+              std::string Spelled);
+};
+
+} // namespace
+
+/// The access that a store to \p Target records: x[i] for &x[i].y.
+static const Expr *storedAccess(const Expr *Target) {
+  Target = irwalk::stripCasts(Target);
+  if (const auto *U = dyn_cast<UnaryExpr>(Target))
+    if (U->getOp() == UnaryOp::AddrOf)
+      Target = U->getSub();
+  while (const auto *M = dyn_cast<MemberExpr>(Target)) {
+    if (M->isArrow())
+      break;
+    Target = M->getBase();
+  }
+  return Target;
+}
+
+void Stores::record(const Function &K, const Expr *Target, bool Add,
+                    std::string Spelled) {
+  Target = irwalk::stripCasts(Target);
+  const Var *Root = ActivityAnalysis::getRootVar(Target);
+  if (!Root || !Root->getType()->isPointer() || K.getParamIndex(Root) < 0)
+    return;
+  FirstWrite.try_emplace(Root, std::move(Spelled));
+  if (Add)
+    ++AddCount[storedAccess(Target)];
+  else
+    NotAdded.insert(storedAccess(Target));
+}
+
+bool Stores::onlyAdds(const Expr *E, const ElementMapResult &R) const {
+  auto Count = AddCount.find(E);
+  size_t Uses = llvm::count_if(
+      R.Accesses, [&](const SlotAccess &A) { return A.Access == E; });
+  return !NotAdded.count(E) && StmtOf.lookup(E) && Count != AddCount.end() &&
+         Count->second == Uses;
+}
+
+Stores::Stores(const Function &K) {
   irwalk::forEachStmt(K.getBody(), [&](const Stmt *S) {
     // `p = q` moves the pointer (an escape), it writes no element.
     const auto *A = dyn_cast<AssignStmt>(S);
     if (A && !llvm::isa<VarRefExpr>(A->getLHS()))
-      Record(A->getLHS(), spell(A->getLHS()) + " is assigned");
+      record(K, A->getLHS(),
+             A->getOp() == AssignOp::AddAssign ||
+                 A->getOp() == AssignOp::SubAssign ||
+                 A->getOp() == AssignOp::Accumulate,
+             spell(A->getLHS()) + " is assigned");
     for (const Expr *E : irwalk::ownExprs(S))
       irwalk::forEachExpr(E, [&](const Expr *Sub) {
+        auto [It, New] = StmtOf.try_emplace(Sub, S);
+        if (!New && It->second != S)
+          It->second = nullptr;
         const auto *C = dyn_cast<CallExpr>(Sub);
         const IntrinsicInfo *Info = C ? lookupIntrinsic(C) : nullptr;
+        const auto *Whole = dyn_cast<ExprStmt>(S);
+        bool Discarded = Whole && Whole->getExpr() == C;
         for (unsigned I = 0; Info && I < C->getNumArgs(); ++I)
           if (Info->writesArg(I))
-            Record(irwalk::stripCasts(C->getArg(I)),
+            record(K, C->getArg(I), I == 0 && Info->accumulates() && Discarded,
                    C->getName() + " writes " + spell(C->getArg(I)));
       });
   });
-  return Written;
+}
+
+/// The integer array parameters of \p K that it never writes; why not for
+/// the other pointer parameters, in \p Why.
+static std::vector<const Var *>
+indexArrays(const Function &K, const AccessCollector &Collector,
+            const Stores &S, std::map<const Var *, std::string> &Why) {
+  std::vector<const Var *> Arrays;
+  for (const Var *P : K.getParams()) {
+    if (!P->getType()->isPointer())
+      continue;
+    if (!P->getType()->getElement()->isIntegral())
+      Why[P] = P->getName() + " is not an integer array";
+    else if (auto E = Collector.Escapes.find(P); E != Collector.Escapes.end())
+      Why[P] = E->second;
+    else if (auto W = S.FirstWrite.find(P); W != S.FirstWrite.end())
+      Why[P] = P->getName() + " is written by the kernel: " + W->second;
+    else
+      Arrays.push_back(P);
+  }
+  return Arrays;
+}
+
+/// \p R with why it is no map instead.
+static ElementMapResult noMap(std::string Why) {
+  ElementMapResult R;
+  R.Reason = std::move(Why);
+  return R;
 }
 
 ElementMapAnalysis::ElementMapAnalysis(const Function &Kernel)
-    : Work(estimateElementWork(Kernel)) {
-  NotAParam.Reason = "not an array parameter of the kernel";
+    : NotAParam(noMap("not an array parameter of the kernel")),
+      Work(estimateElementWork(Kernel)) {
   if (!Kernel.getBody())
     return;
   AccessCollector Collector(Kernel);
-  std::map<const Var *, std::string> Written = writtenParams(Kernel);
-  // The index arrays: integer arrays that the kernel never writes.
+  Stores S(Kernel);
   std::map<const Var *, std::string> NotIndexArrays;
-  std::vector<const Var *> IndexArrays;
-  for (const Var *P : Kernel.getParams()) {
-    if (!P->getType()->isPointer())
-      continue;
-    std::string Why;
-    if (!P->getType()->getElement()->isIntegral())
-      Why = P->getName() + " is not an integer array";
-    else if (auto E = Collector.Escapes.find(P); E != Collector.Escapes.end())
-      Why = E->second;
-    else if (auto W = Written.find(P); W != Written.end())
-      Why = P->getName() + " is written by the kernel: " + W->second;
-    if (Why.empty())
-      IndexArrays.push_back(P);
-    else
-      NotIndexArrays[P] = Why;
-  }
   IndexEvaluator Evaluator(Kernel);
-  Evaluator.setGatherArrays(IndexArrays);
-  unsigned Dims = threadDimsOf(Kernel);
+  Evaluator.setGatherArrays(indexArrays(Kernel, Collector, S, NotIndexArrays));
+  bool OneDim = threadDimsOf(Kernel) == 1;
   static const std::vector<Access> None;
   for (const Var *P : Kernel.getParams()) {
     if (!P->getType()->isPointer())
       continue;
-    ElementMapResult &R = Results[P];
-    if (auto E = Collector.Escapes.find(P); E != Collector.Escapes.end())
-      R.Reason = E->second;
-    else if (auto W = Written.find(P); W != Written.end())
-      R.Reason = P->getName() + " is written by the kernel: " + W->second;
-    else if (Dims != 1)
-      R.Reason = "the kernel's threads differ in more than one dimension: "
-                 "element ids are only analysed in 1D kernels";
-    if (!R.Reason.empty())
-      continue;
+    auto Escape = Collector.Escapes.find(P);
     auto It = Collector.Accesses.find(P);
     MapClassifier C(*P, Evaluator, NotIndexArrays);
-    R = C.classify(It == Collector.Accesses.end() ? None : It->second);
+    ElementMapResult R =
+        Escape != Collector.Escapes.end() ? noMap(Escape->second)
+        : !OneDim
+            ? noMap("the kernel's threads differ in more than one "
+                    "dimension: element ids are only analysed in 1D "
+                    "kernels")
+            : C.classify(It == Collector.Accesses.end() ? None : It->second);
+    for (SlotAccess &A : R.Accesses)
+      A.Statement = S.StmtOf.lookup(A.Access);
+    auto W = S.FirstWrite.find(P);
+    if (W == S.FirstWrite.end()) {
+      Results[P] = std::move(R);
+      continue;
+    }
+    Results[P] =
+        noMap(P->getName() + " is written by the kernel: " + W->second);
+    auto NotAdd = llvm::find_if(R.Accesses, [&](const SlotAccess &A) {
+      return !S.onlyAdds(A.Access, R);
+    });
+    StoreResults[P] = !R.IsMap || NotAdd == R.Accesses.end()
+                          ? std::move(R)
+                          : noMap(spell(NotAdd->Access) +
+                                  " is read or assigned, not only added to");
   }
 }
 
 const ElementMapResult &ElementMapAnalysis::lookup(const Var *Param) const {
   auto It = Results.find(Param);
   return It != Results.end() ? It->second : NotAParam;
+}
+
+const ElementMapResult &
+ElementMapAnalysis::lookupStores(const Var *Param) const {
+  auto It = StoreResults.find(Param);
+  return It != StoreResults.end() ? It->second : NotAParam;
 }
 
 std::string ElementMapAnalysis::remark(const Var *Param) const {

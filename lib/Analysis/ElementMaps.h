@@ -31,6 +31,9 @@
 /// stride), and several arrays may share one map. Sound first: any doubt is
 /// "no element map", with the reason.
 ///
+/// On a reverse sweep, lookupStores says the same of an adjoint array that
+/// the kernel only adds to, and which statement adds to which slots.
+///
 //===----------------------------------------------------------------------===//
 
 #ifndef MESHAD_ANALYSIS_ELEMENTMAPS_H
@@ -59,6 +62,15 @@ struct ElementMap {
   std::set<std::pair<long long, long long>> Slots;
 };
 
+/// One access through an element map and the slots it reads or adds to.
+struct SlotAccess {
+  /// The access as written (x[3 * a + k]) and the statement it is in.
+  const ir::Expr *Access = nullptr;
+  const ir::Stmt *Statement = nullptr;
+  const ir::Var *IndexArray = nullptr;
+  std::set<std::pair<long long, long long>> Slots;
+};
+
 /// The element map of one array parameter, or why it has none.
 struct ElementMapResult {
   bool IsMap = false;
@@ -75,6 +87,8 @@ struct ElementMapResult {
   bool GridStride = false;
   /// The proof assumes a 1D launch (blockDim.y/z, gridDim.y/z are 1).
   unsigned LaunchDims = 0;
+  /// Every access, in the kernel's order, with the slots it reaches.
+  std::vector<SlotAccess> Accesses;
 
   /// "element map through edges (arity 2, stride 3)".
   std::string describe() const;
@@ -94,14 +108,24 @@ public:
   /// The result for the pointer parameter \p Param (no map for anything
   /// else).
   const ElementMapResult &lookup(const ir::Var *Param) const;
+  /// For an array that the kernel only adds to (the adjoint array of a
+  /// reverse sweep: every access an atomicAdd whose value is unused, +=,
+  /// -= or Accumulate, each expression in one statement): its
+  /// maps as for lookup, and in Accesses which statements add to which
+  /// slots (j, k), what both atomic-free strategies route to the slots'
+  /// owners. No map, with the reason, otherwise (also for arrays that the
+  /// kernel does not write: see lookup).
+  const ElementMapResult &lookupStores(const ir::Var *Param) const;
   /// The work of one element, for the cost model that chooses a strategy.
   const ElementWork &getWork() const { return Work; }
-  /// The remark text: "x: element map through edges (arity 2, stride 3):
-  /// atomic-free strategies possible", or "x: no element map: <why>".
+  /// The remark text: "x: element map through edges (arity 2, stride 3),
+  /// element work small (12 operations, 1 math call): atomic-free
+  /// strategies possible", or "x: no element map: <why>".
   std::string remark(const ir::Var *Param) const;
 
 private:
   llvm::DenseMap<const ir::Var *, ElementMapResult> Results;
+  llvm::DenseMap<const ir::Var *, ElementMapResult> StoreResults;
   ElementMapResult NotAParam;
   ElementWork Work;
 };

@@ -396,7 +396,7 @@ Eval IndexEvaluator::eval(const Expr *E) {
   case Expr::Kind::Cast:
     if (!E->getType()->isIntegral())
       return Eval::fail(irwalk::spell(E) + " is not an integer", E);
-    return eval(cast<CastExpr>(E)->getSub());
+    return evalCast(cast<CastExpr>(E));
   case Expr::Kind::Conditional: {
     const auto *C = cast<ConditionalExpr>(E);
     Eval Cond = eval(C->getCond()), T = eval(C->getTrue()),
@@ -709,9 +709,7 @@ static bool isGidPlusStrides(const Affine &F, bool WithGid) {
   return SawGid == WithGid;
 }
 
-/// True for an integer type narrower than int (char, short): their values
-/// wrap modulo 2^8 or 2^16, not modulo the thread count.
-static bool isNarrowInteger(const Type *Ty) {
+bool ownership::isNarrowInteger(const Type *Ty) {
   llvm::StringRef S = Ty->getUnqualified()->getSpelling();
   return Ty->getKind() != Type::Kind::Int || S.contains("char") ||
          S.contains("short");

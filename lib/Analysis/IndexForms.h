@@ -113,6 +113,10 @@ struct Affine {
 /// Bit 0 (x) is always set.
 unsigned threadDimsOf(const ir::Function &Kernel);
 
+/// True for an integer type narrower than int (char, short, bool): their
+/// values wrap modulo 2^8 or 2^16, not modulo the thread count.
+bool isNarrowInteger(const ir::Type *Ty);
+
 /// A + Sign * B, or false on overflow.
 bool addScaled(Affine &A, const Affine &B, long long Sign);
 
@@ -211,6 +215,9 @@ private:
   /// A load x[i] (IndexGathers.cpp): a Gathered atom when x is one of
   /// GatherArrays, else "gather through an index array x".
   Eval evalIndex(const ir::IndexExpr *I);
+  /// An integer cast: the value of its operand, unless it narrows a loaded
+  /// value (which may wrap).
+  Eval evalCast(const ir::CastExpr *C);
   /// Names the Gathered atom that \p Form is after the local \p V.
   void nameGather(const ir::Var *V, const Affine &Form);
   Eval evalUnary(const ir::UnaryExpr *U);

@@ -5,10 +5,12 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The part of IndexEvaluator that evaluates loads: a load from an index
-/// array that the kernel never writes (setGatherArrays) is a Gathered atom
-/// keyed by the array and the affine form of its position, so that two loads
-/// of the same position are the same value; any other load is not affine.
+/// The part of IndexEvaluator that evaluates loads and casts: a load from
+/// an index array that the kernel never writes (setGatherArrays) is a
+/// Gathered atom keyed by the array and the affine form of its position, so
+/// that two loads of the same position are the same value; any other load
+/// is not affine. A cast of a loaded value to a narrower integer type is
+/// not affine either (it may wrap).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +49,17 @@ Eval IndexEvaluator::evalIndex(const IndexExpr *I) {
       GatherInfo{Base->getVar(), Position.Form, irwalk::spell(I), false});
   return Eval::ok(Affine::atom(
       Atom{AtomKind::Gathered, 0, static_cast<unsigned>(Gathers.size() - 1)}));
+}
+
+Eval IndexEvaluator::evalCast(const CastExpr *C) {
+  Eval Sub = eval(C->getSub());
+  if (!Sub.Ok || !isNarrowInteger(C->getType()))
+    return Sub;
+  for (const auto &Term : Sub.Form.Terms)
+    if (std::optional<Atom> T = threadAtomOf(Term.first);
+        T && T->Kind == AtomKind::Gathered)
+      return Eval::fail(irwalk::spell(C) + " may wrap the loaded value", C);
+  return Sub;
 }
 
 void IndexEvaluator::nameGather(const Var *V, const Affine &Form) {
