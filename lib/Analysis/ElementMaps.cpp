@@ -242,9 +242,11 @@ std::string MapClassifier::splitPosition(const MapAccess &M,
              Evaluator.spell(G.Position) +
              " is not arity*t + j with t the thread's element id (the 1D "
              "thread id or a grid-stride loop counter)";
-    if (C < 1)
-      return spellAccess(*M.A) + ": in " + Load + ", the arity " +
-             std::to_string(C) + " is not positive";
+    if (C < 1 || Found)
+      return spellAccess(*M.A) + ": in " + Load + ", " +
+             Evaluator.spell(G.Position) +
+             " is not arity*t + j with a "
+             "positive arity and one element id";
     Found = true;
     P.Element = *T;
     P.Arity = C;

@@ -32,7 +32,7 @@ namespace meshad {
 struct ElementWork {
   /// One math call weighs this many operations.
   static constexpr unsigned long long MathCallWeight = 8;
-  /// The largest cost of a small element (a 3D spring costs about 25).
+  /// The largest cost of a small element (a 3D spring costs about 20).
   static constexpr unsigned long long SmallCost = 64;
 
   unsigned long long Operations = 0;
