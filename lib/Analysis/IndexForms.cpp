@@ -224,6 +224,8 @@ std::string IndexEvaluator::spellAtom(const Atom &A) const {
   }
   case AtomKind::GridStride:
     return Symbols[A.Id].Name;
+  case AtomKind::Gathered:
+    return Gathers[A.Id].Name;
   case AtomKind::Symbol: {
     const std::string &Name = Symbols[A.Id].Name;
     return Name.find(' ') == std::string::npos ? Name : "(" + Name + ")";
@@ -394,19 +396,15 @@ Eval IndexEvaluator::eval(const Expr *E) {
   case Expr::Kind::Cast:
     if (!E->getType()->isIntegral())
       return Eval::fail(irwalk::spell(E) + " is not an integer", E);
-    return eval(cast<CastExpr>(E)->getSub());
+    return evalCast(cast<CastExpr>(E));
   case Expr::Kind::Conditional: {
     const auto *C = cast<ConditionalExpr>(E);
     Eval Cond = eval(C->getCond()), T = eval(C->getTrue()),
          F = eval(C->getFalse());
     return opaque(E, {&Cond, &T, &F});
   }
-  case Expr::Kind::Index: {
-    const Var *Root = ActivityAnalysis::getRootVar(E);
-    return Eval::fail("gather through an index array" +
-                          (Root ? " " + Root->getName() : std::string()),
-                      E);
-  }
+  case Expr::Kind::Index:
+    return evalIndex(cast<IndexExpr>(E));
   default:
     return Eval::fail(irwalk::spell(E) + " is not affine", E);
   }
@@ -513,6 +511,7 @@ Eval IndexEvaluator::evalVar(const Var *V) {
     for (unsigned D = 0; D < 3; ++D)
       if (R.Form.isAtom(AtomKind::Gid, D))
         GidNames.try_emplace(D, V->getName());
+    nameGather(V, R.Form);
   }
   Cache[V] = R;
   return R;
@@ -710,9 +709,7 @@ static bool isGidPlusStrides(const Affine &F, bool WithGid) {
   return SawGid == WithGid;
 }
 
-/// True for an integer type narrower than int (char, short): their values
-/// wrap modulo 2^8 or 2^16, not modulo the thread count.
-static bool isNarrowInteger(const Type *Ty) {
+bool ownership::isNarrowInteger(const Type *Ty) {
   llvm::StringRef S = Ty->getUnqualified()->getSpelling();
   return Ty->getKind() != Type::Kind::Int || S.contains("char") ||
          S.contains("short");

@@ -14,6 +14,12 @@
 /// most one thread-dependent atom, so `gy * W + gx` is the form
 /// 1*{gid.y, W} + 1*{gid.x}.
 ///
+/// On request (setGatherArrays), loads from index arrays that the kernel
+/// never writes are atoms too: `edges[2*e + 1]` is the Gathered atom
+/// {edges, 2*gid.x + 1}, so that `x[3*a + k]` with `int a = edges[2*e+1]`
+/// is 3*{a} + k (the element maps of ElementMaps.h). The ownership analysis
+/// does not ask for them: there, a gather stays "not affine".
+///
 //===----------------------------------------------------------------------===//
 
 #ifndef MESHAD_ANALYSIS_INDEXFORMS_H
@@ -40,6 +46,7 @@ namespace ownership {
 enum class AtomKind {
   Gid,          ///< blockIdx.<Dim>*blockDim.<Dim> + threadIdx.<Dim>.
   GridStride,   ///< A grid-stride loop counter (gid + k*total threads, 1D).
+  Gathered,     ///< A value read from an index array, see GatherInfo.
   ThreadIdx,    ///< threadIdx.<Dim> (without a matching block base).
   BlockIdx,     ///< blockIdx.<Dim>.
   BlockBase,    ///< blockIdx.<Dim>*blockDim.<Dim>.
@@ -49,8 +56,8 @@ enum class AtomKind {
   Symbol,       ///< An opaque uniform value, see SymbolInfo.
 };
 
-/// One atom; Symbol and GridStride atoms are numbered by the evaluator in
-/// the order it meets them, which keeps remarks deterministic.
+/// One atom; Symbol, GridStride and Gathered atoms are numbered by the
+/// evaluator in the order it meets them, which keeps remarks deterministic.
 struct Atom {
   AtomKind Kind;
   unsigned Dim = 0;
@@ -65,8 +72,8 @@ struct Atom {
   /// True for atoms whose value differs between threads.
   bool isThreadDependent() const {
     return Kind == AtomKind::Gid || Kind == AtomKind::GridStride ||
-           Kind == AtomKind::ThreadIdx || Kind == AtomKind::BlockIdx ||
-           Kind == AtomKind::BlockBase;
+           Kind == AtomKind::Gathered || Kind == AtomKind::ThreadIdx ||
+           Kind == AtomKind::BlockIdx || Kind == AtomKind::BlockBase;
   }
 };
 
@@ -106,6 +113,10 @@ struct Affine {
 /// Bit 0 (x) is always set.
 unsigned threadDimsOf(const ir::Function &Kernel);
 
+/// True for an integer type narrower than int (char, short, bool): their
+/// values wrap modulo 2^8 or 2^16, not modulo the thread count.
+bool isNarrowInteger(const ir::Type *Ty);
+
 /// A + Sign * B, or false on overflow.
 bool addScaled(Affine &A, const Affine &B, long long Sign);
 
@@ -125,6 +136,16 @@ struct SymbolInfo {
   bool NonNegative = false;
   /// For loop counters with literal bounds: every value the body sees.
   std::optional<std::pair<long long, long long>> Range;
+};
+
+/// A value loaded from an index array: Array[Position]. The array is one
+/// the kernel never writes, so equal positions give equal values.
+struct GatherInfo {
+  const ir::Var *Array = nullptr;
+  Affine Position;
+  /// The first local holding the value ("a"), else the load as written.
+  std::string Name;
+  bool NamedByLocal = false;
 };
 
 /// The result of evaluating an integer expression: an affine form, or why
@@ -157,6 +178,13 @@ public:
 
   Eval eval(const ir::Expr *E);
   const SymbolInfo &getSymbol(unsigned Id) const { return Symbols[Id]; }
+  /// Loads from \p Arrays (integer array parameters that the kernel never
+  /// writes) evaluate to Gathered atoms from now on; other loads stay "not
+  /// affine". Call before the first eval.
+  void setGatherArrays(llvm::ArrayRef<const ir::Var *> Arrays) {
+    GatherArrays.insert(Arrays.begin(), Arrays.end());
+  }
+  const GatherInfo &getGather(unsigned Id) const { return Gathers[Id]; }
   /// True when no symbol of \p A may change while a variable holds it.
   bool isStable(const Affine &A) const;
   /// True when every symbol of \p A keeps its value during the whole kernel.
@@ -184,6 +212,14 @@ private:
   };
 
   Eval evalBuiltin(const ir::BuiltinExpr *B);
+  /// A load x[i] (IndexGathers.cpp): a Gathered atom when x is one of
+  /// GatherArrays, else "gather through an index array x".
+  Eval evalIndex(const ir::IndexExpr *I);
+  /// An integer cast: the value of its operand, unless it narrows a loaded
+  /// value (which may wrap).
+  Eval evalCast(const ir::CastExpr *C);
+  /// Names the Gathered atom that \p Form is after the local \p V.
+  void nameGather(const ir::Var *V, const Affine &Form);
   Eval evalUnary(const ir::UnaryExpr *U);
   Eval evalVar(const ir::Var *V);
   Eval evalVarUncached(const ir::Var *V);
@@ -226,6 +262,8 @@ private:
   std::vector<SymbolInfo> Symbols;
   /// The first variable found to hold gid.<Dim>, per dimension.
   std::map<unsigned, std::string> GidNames;
+  llvm::SmallPtrSet<const ir::Var *, 4> GatherArrays;
+  std::vector<GatherInfo> Gathers;
 };
 
 } // namespace ownership

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Analysis/Ownership.h"
+#include "Analysis/ElementMaps.h"
 #include "Analysis/IRWalk.h"
 #include "Analysis/IndexFacts.h"
 #include "Analysis/IndexForms.h"
@@ -30,6 +31,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 using namespace meshad;
@@ -223,7 +225,9 @@ OwnershipResult Classifier::classify(const std::vector<Access> &Accesses) {
       if (R.Culprit && R.Culprit == A.Index &&
           llvm::StringRef(R.Why).ends_with(" is not affine"))
         return shared("index " + R.Why);
-      return shared(spellAccess(A) + ": " + R.Why);
+      OwnershipResult S = shared(spellAccess(A) + ": " + R.Why);
+      S.ThroughIndexArray = llvm::isa_and_nonnull<IndexExpr>(R.Culprit);
+      return S;
     }
     foldGid(R.Form);
     All.push_back(FormedAccess{&A, R.Form});
@@ -719,6 +723,15 @@ OwnershipAnalysis::OwnershipAnalysis(const Function &Kernel) : Kernel(Kernel) {
     Classifier C(*P, Evaluator, Dims);
     Results[P] = C.classify(It == Collector.Accesses.end() ? None : It->second);
   }
+  // Gathers: say whether an element map is behind them (issue 11).
+  std::optional<ElementMapAnalysis> Maps;
+  for (const Var *P : Kernel.getParams())
+    if (auto It = Results.find(P); It != Results.end() &&
+                                   It->second.ThroughIndexArray) {
+      if (!Maps)
+        Maps.emplace(Kernel);
+      It->second.Reason += "; " + Maps->remark(P);
+    }
 }
 
 OwnershipResult OwnershipAnalysis::classify(const Var *Param) const {

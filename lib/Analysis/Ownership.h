@@ -76,6 +76,9 @@ struct OwnershipResult {
   long long TileHi = 0;
   /// True when the user asserted the class (MESHAD_OWNED...), not proven.
   bool Asserted = false;
+  /// For Shared: true when an index is read from an index array (a
+  /// gather); the reason then ends with what ElementMaps.h finds.
+  bool ThroughIndexArray = false;
 };
 
 /// Analyses the accesses of one kernel (its primal IR).

@@ -22,7 +22,7 @@ __global__ void edgeEnergy(const double *x, const int *e, double *E, int m) {
     atomicAdd(E, (x[a] - x[b]) * (x[a] - x[b]) + x[a] * x[b]);
   }
 }
-// REMARK: ownership-combine-atomics.cu:[[#@LINE-3]]:19: remark: adjoint store to 'x': atomicAdd (shared: x[a]: gather through an index array e)
+// REMARK: ownership-combine-atomics.cu:[[#@LINE-3]]:19: remark: adjoint store to 'x': atomicAdd (shared: x[a]: gather through an index array e; x: element map through e (arity 2, stride 1), element work small (5 operations, 0 math calls): atomic-free strategies possible)
 // CHECK-LABEL: __global__ void edgeEnergy_grad(
 // CHECK-NOT: atomicAdd(E,
 // CHECK: atomicAdd(&_d_x[a], _r1 + _r2 + _r0 * x[b]);

@@ -46,7 +46,7 @@ __global__ void gathered(const double *x, double *y, const int *idx, int n) {
   if (i < n)
     y[i] = x[idx[i]] * x[idx[i]];
 }
-// REMARK: ownership-shared-negative.cu:[[#@LINE-2]]:12: remark: adjoint store to 'x': atomicAdd (shared: x[idx[i]]: gather through an index array idx)
+// REMARK: ownership-shared-negative.cu:[[#@LINE-2]]:12: remark: adjoint store to 'x': atomicAdd (shared: x[idx[i]]: gather through an index array idx; x: element map through idx (arity 1, stride 1), element work small (1 operation, 0 math calls): atomic-free strategies possible)
 // CHECK-LABEL: __global__ void gathered_grad(
 // CHECK: atomicAdd(&_d_x[idx[i]],
 

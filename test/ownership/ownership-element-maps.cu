@@ -1,0 +1,225 @@
+// Element maps (issue 11, first step): where the ownership analysis finds a
+// gather through an index array, the remark says whether an element -> DOF
+// map is behind it (x[s*idx[c*t + j] + k], for the atomic-free strategies
+// to come) and how much work an element does, or why there is no map. The
+// generated gradients are unchanged (atomicAdd per vertex contribution) and
+// checked against central finite differences: 3D springs (edges, the vertex
+// loaded into locals, a loop over the components), triangles (a loop over
+// the local vertices), tets (arity 4), a grid-stride loop over springs and
+// hinges (two index arrays), and a negative: a stride that is not a literal.
+//
+// RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
+// RUN: FileCheck %s --check-prefix=REMARK < %t.log
+// RUN: FileCheck %s < %t.log
+// RUN: %t | FileCheck %s --check-prefix=NUM
+#include "KernelCheck.h"
+#include "NumericCheck.h"
+#include <cmath>
+#include <meshad/Differentiator.h>
+
+namespace mt = meshad::test;
+
+__global__ void springs3(int n, const int *edges, const double *rest,
+                         const double *x, double *E) {
+  int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < n) {
+    int a = edges[2 * e], b = edges[2 * e + 1];
+    double l2 = 0;
+    for (int k = 0; k < 3; ++k) {
+      double d = x[3 * a + k] - x[3 * b + k];
+      l2 += d * d;
+    }
+    double s = sqrt(l2) - rest[e];
+    atomicAdd(E, 0.5 * s * s);
+  }
+}
+// REMARK: ownership-element-maps.cu:[[#@LINE-7]]:18: remark: adjoint store to 'x': atomicAdd (shared: x[3 * a + k]: gather through an index array edges; x: element map through edges (arity 2, stride 3), element work small (12 operations, 1 math call): atomic-free strategies possible)
+// CHECK-LABEL: __global__ void springs3_grad_3_4(
+// CHECK: atomicAdd(&_d_x[3 * a + k], {{.*}});
+// CHECK: atomicAdd(&_d_x[3 * b + k], {{.*}});
+
+__global__ void triangles(int nf, const int *tris, const double *x,
+                          double *E) {
+  int f = blockIdx.x * blockDim.x + threadIdx.x;
+  if (f >= nf)
+    return;
+  double cx = 0, cy = 0;
+  for (int j = 0; j < 3; ++j) {
+    int v = tris[3 * f + j];
+    cx += x[2 * v];
+    cy += x[2 * v + 1];
+  }
+  double s = 0;
+  for (int j = 0; j < 3; ++j) {
+    int v = tris[3 * f + j];
+    double dx = x[2 * v] - cx / 3, dy = x[2 * v + 1] - cy / 3;
+    s += dx * dx + dy * dy;
+  }
+  atomicAdd(E, s * s);
+}
+// REMARK: ownership-element-maps.cu:[[#@LINE-11]]:11: remark: adjoint store to 'x': atomicAdd (shared: x[2 * v]: gather through an index array tris; x: element map through tris (arity 3, stride 2), element work small (31 operations, 0 math calls): atomic-free strategies possible)
+// CHECK-LABEL: __global__ void triangles_grad(
+// CHECK: atomicAdd(&_d_x[2 * v],
+
+__global__ void tets(int nt, const int *tet, const double *x, double *E) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < nt) {
+    int a = tet[4 * t], b = tet[4 * t + 1], c = tet[4 * t + 2],
+        d = tet[4 * t + 3];
+    double u[3], v[3], w[3];
+    for (int k = 0; k < 3; ++k) {
+      u[k] = x[3 * b + k] - x[3 * a + k];
+      v[k] = x[3 * c + k] - x[3 * a + k];
+      w[k] = x[3 * d + k] - x[3 * a + k];
+    }
+    double vol = u[0] * (v[1] * w[2] - v[2] * w[1]) -
+                 u[1] * (v[0] * w[2] - v[2] * w[0]) +
+                 u[2] * (v[0] * w[1] - v[1] * w[0]);
+    atomicAdd(E, log(1 + vol * vol));
+  }
+}
+// REMARK: ownership-element-maps.cu:[[#@LINE-10]]:14: remark: adjoint store to 'x': atomicAdd (shared: x[3 * b + k]: gather through an index array tet; x: element map through tet (arity 4, stride 3), element work small (25 operations, 1 math call): atomic-free strategies possible)
+// CHECK-LABEL: __global__ void tets_grad(
+// CHECK: atomicAdd(&_d_x[3 * a + k],
+
+// Springs and hinges of a cloth, in a grid-stride loop: x is read through
+// two index arrays, each element's spring and its hinge's two far vertices.
+__global__ void cloth(int n, const int *edges, const int *hinges,
+                      const double *x, double *E) {
+  for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < n;
+       e += blockDim.x * gridDim.x) {
+    int a = edges[2 * e], b = edges[2 * e + 1];
+    int c = hinges[4 * e + 2], d = hinges[4 * e + 3];
+    double s = x[a] - x[b], h = x[c] * x[d];
+    atomicAdd(E, s * s + sin(h));
+  }
+}
+// REMARK: ownership-element-maps.cu:[[#@LINE-4]]:16: remark: adjoint store to 'x': atomicAdd (shared: x[a]: gather through an index array edges; x: element maps through edges (arity 2) and hinges (arity 4), stride 1, element work small (4 operations, 1 math call): atomic-free strategies possible)
+// CHECK-LABEL: __global__ void cloth_grad(
+// CHECK: atomicAdd(&_d_x[a],
+
+// Negative: the stride is a parameter, not a literal.
+__global__ void strided(int n, int dim, const int *edges, const double *x,
+                        double *E) {
+  int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < n) {
+    int a = edges[2 * e], b = edges[2 * e + 1];
+    atomicAdd(E, x[dim * a] * x[dim * b + 1]);
+  }
+}
+// REMARK: ownership-element-maps.cu:[[#@LINE-3]]:18: remark: adjoint store to 'x': atomicAdd (shared: x[dim * a]: gather through an index array edges; x: no element map: x[dim * a]: the stride of a in a*dim is not a literal)
+// CHECK-LABEL: __global__ void strided_grad(
+// CHECK: atomicAdd(&_d_x[dim * a],
+
+/// A connectivity of M elements of arity C over V vertices, every element's
+/// vertices distinct, vertices shared by several elements.
+std::vector<int> connectivity(int M, int C, int V) {
+  std::vector<int> Idx(M * C);
+  for (int T = 0; T < M; ++T)
+    for (int J = 0; J < C; ++J)
+      Idx[C * T + J] = (T * 3 + J * 2) % V;
+  return Idx;
+}
+
+/// Checks dE/dx of \p Launch (the primal, E zeroed before) against central
+/// differences of the energy, and \p Grad's result.
+template <class L, class G>
+void check(const char *Name, mt::DeviceArray<double> &X, int N, L &&Launch,
+           G &&Grad) {
+  mt::DeviceArray<double> E(1), DX(N), DE(1);
+  auto Energy = [&] {
+    X.upload();
+    E.zero();
+    Launch(E.device());
+    mt::checkLaunch(Name);
+    E.download();
+    return E[0];
+  };
+  std::vector<double> Expected = mt::fdGradient(Energy, X.host(), N);
+  X.upload();
+  DE[0] = 1;
+  DE.upload();
+  DX.zero();
+  Grad(E.device(), DX.device(), DE.device());
+  mt::checkLaunch(Name);
+  DX.download();
+  mt::checkArray(Name, DX.host(), Expected.data(), N);
+}
+
+template <class T> void fill(mt::DeviceArray<T> &A, const std::vector<T> &V) {
+  for (size_t I = 0; I < V.size(); ++I)
+    A[I] = V[I];
+  A.upload();
+}
+
+int main() {
+  mt::RandomInputs Rng;
+  const int V = 7, M = 10, Threads = 4, Blocks = 3;
+  mt::DeviceArray<int> Edges(2 * M), Tris(3 * M), Tet(4 * M), Hinges(4 * M);
+  fill(Edges, connectivity(M, 2, V));
+  fill(Tris, connectivity(M, 3, V));
+  fill(Tet, connectivity(M, 4, V));
+  fill(Hinges, connectivity(M, 4, V));
+  mt::DeviceArray<double> Rest(M), X3(3 * V), X2(2 * V), X1(V);
+  Rng.fill(Rest.host(), M, 0.2, 0.5);
+  Rest.upload();
+  Rng.fill(X3.host(), 3 * V, -1, 1);
+  Rng.fill(X2.host(), 2 * V, -1, 1);
+  Rng.fill(X1.host(), V, -1, 1);
+
+  check("springs3", X3, 3 * V,
+        [&](double *E) {
+          MESHAD_LAUNCH(springs3, Blocks, Threads)(M, Edges.device(),
+                                                   Rest.device(), X3.device(),
+                                                   E);
+        },
+        [&](double *E, double *DX, double *DE) {
+          meshad::gradient(springs3, "x, E")
+              .execute_kernel(dim3(Blocks), dim3(Threads), M, Edges.device(),
+                              Rest.device(), X3.device(), E, DX, DE);
+        });
+  check("triangles", X2, 2 * V,
+        [&](double *E) {
+          MESHAD_LAUNCH(triangles, Blocks, Threads)(M, Tris.device(),
+                                                    X2.device(), E);
+        },
+        [&](double *E, double *DX, double *DE) {
+          meshad::gradient(triangles, "x, E")
+              .execute_kernel(dim3(Blocks), dim3(Threads), M, Tris.device(),
+                              X2.device(), E, DX, DE);
+        });
+  check("tets", X3, 3 * V,
+        [&](double *E) {
+          MESHAD_LAUNCH(tets, Blocks, Threads)(M, Tet.device(), X3.device(),
+                                               E);
+        },
+        [&](double *E, double *DX, double *DE) {
+          meshad::gradient(tets, "x, E")
+              .execute_kernel(dim3(Blocks), dim3(Threads), M, Tet.device(),
+                              X3.device(), E, DX, DE);
+        });
+  // Fewer threads than elements: each thread strides over several.
+  check("cloth", X1, V,
+        [&](double *E) {
+          MESHAD_LAUNCH(cloth, 1, Threads)(M, Edges.device(), Hinges.device(),
+                                           X1.device(), E);
+        },
+        [&](double *E, double *DX, double *DE) {
+          meshad::gradient(cloth, "x, E")
+              .execute_kernel(dim3(1), dim3(Threads), M, Edges.device(),
+                              Hinges.device(), X1.device(), E, DX, DE);
+        });
+  check("strided", X2, 2 * V,
+        [&](double *E) {
+          MESHAD_LAUNCH(strided, Blocks, Threads)(M, 2, Edges.device(),
+                                                  X2.device(), E);
+        },
+        [&](double *E, double *DX, double *DE) {
+          meshad::gradient(strided, "x, E")
+              .execute_kernel(dim3(Blocks), dim3(Threads), M, 2,
+                              Edges.device(), X2.device(), E, DX, DE);
+        });
+  return mt::summary();
+}
+// NUM-NOT: FAIL
+// NUM: numeric checks: 77 passed, 0 failed
