@@ -72,8 +72,8 @@ def parseArgs(argv):
                     default='mixed')
     ap.add_argument('--modes', default='FR',
                     help='any of F (forward), R (reverse), H (Hessian-vector '
-                    'products of host programs that return a value and '
-                    'write no array); default FR')
+                    'products: kernels, and host programs that return a '
+                    'value and write no array); default FR')
     ap.add_argument('--disable', default='',
                     help='comma-separated constructs not to generate: ' +
                     ', '.join(sorted(gen.TOGGLES)))
