@@ -95,6 +95,9 @@ def main(argv):
             sys.exit('meshad-fuzz: unknown construct %r; one of %s' % (
                 t, ', '.join(sorted(gen.TOGGLES))))
         gen.DISABLED.add(t)
+    if 'H' in a.modes:
+        # Kernels in the shapes whose output seeds meshad::hvp keeps.
+        gen.DISABLED.add('output-reuse')
     if not os.path.exists(a.plugin):
         sys.exit('meshad-fuzz: no plugin at %s (build it: scripts/build.sh)'
                  % a.plugin)
