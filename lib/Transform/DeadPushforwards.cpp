@@ -12,6 +12,7 @@
 #include "Transform/DeadLocals.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace meshad;
@@ -156,6 +157,36 @@ unsigned callPrimals(Module &M, Function &F,
   return Pairs.size();
 }
 
+/// True for an `if` (or block) whose branches are empty, or hold only such
+/// statements, under a condition without effects.
+bool doesNothing(const Stmt *S) {
+  if (!S)
+    return true;
+  if (const auto *B = dyn_cast<BlockStmt>(S))
+    return llvm::all_of(B->getBody(), doesNothing);
+  const auto *If = dyn_cast<IfStmt>(S);
+  return If && isPureExpr(If->getCond()) && doesNothing(If->getThen()) &&
+         doesNothing(If->getElse());
+}
+
+/// Removes the `if`s of \p F left without statements (their pushforward
+/// calls gone).
+void removeEmptyIfs(Module &M, Function &F) {
+  bool Any = false;
+  forEachStmt(F.getBody(), [&](const Stmt *S) {
+    Any |= llvm::isa<IfStmt>(S) && doesNothing(S);
+  });
+  if (!Any)
+    return;
+  IRCloner C(M);
+  C.setStmtHook([&](const Stmt *S) -> std::optional<const Stmt *> {
+    if (llvm::isa<IfStmt>(S) && doesNothing(S))
+      return nullptr;
+    return std::nullopt;
+  });
+  F.setBody(C.cloneBlock(F.getBody()));
+}
+
 } // namespace
 
 bool meshad::hasNoSideEffects(const Function &F) {
@@ -171,6 +202,8 @@ unsigned meshad::removeDeadPushforwards(Module &M, Function &F,
     return C->getUserCallee() && hasNoSideEffects(*C->getUserCallee());
   };
   unsigned N = removeDeadLocals(F, Droppable);
+  if (N)
+    removeEmptyIfs(M, F);
   N += callPrimals(M, F, Derived);
   return N;
 }
