@@ -5,7 +5,8 @@
 // weighed by k: with the Hessian w.r.t. x only, bond(x[i], x[i + 1]) is
 // not needed (the forward sweep keeps only the loop's trip count); w.r.t.
 // x and k, its tangent is (the adjoint of k's tangent reads it), and the
-// call stays. Each HVP is checked against central differences of
+// call stays. A pushforward whose value only is read (gate(x[0]) decides a
+// branch) becomes a call of the primal. Each HVP is checked against central differences of
 // meshad::gradient along random directions (CPU emulation in CI).
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.dump
@@ -40,6 +41,17 @@ __global__ void chain(const double *x, double *E, double k, int n) {
 // CHECK-NEXT: _d2_t0 = _t1.pushforward;
 // CHECK: _d2_d_k_part += _d_E[0] * _d2_t0;
 // CHECK-LABEL: __device__ meshad::ValueAndPushforward<double, double> bond_pushforward(
+
+double gate(double a) { return a * a - 0.5; }
+double gated(const double *x) {
+  double c = gate(x[0]) < x[1] ? x[1] : x[0];
+  return c * c * x[2] + sin(x[0]) * x[1];
+}
+// CHECK-LABEL: void gated_hvp(const double *x, const double *_d2_x, double *_d2_d_x) {
+// CHECK-NOT: gate_pushforward
+// CHECK: double _t1 = gate(x[0]);
+// CHECK: c = _t0 < x[1] ? x[1] : x[0];
+// CHECK-NOT: gate_pushforward
 
 namespace mt = meshad::test;
 constexpr int N = 30;
@@ -124,8 +136,22 @@ int main() {
   std::vector<double> Got(H.host(), H.host() + N);
   Got.push_back(HK[0]);
   checkAgainstFd("xk", P, V, Got, Grad);
+
+  // gated, on the host.
+  auto hg = meshad::hvp(gated, "x");
+  auto gg = meshad::gradient(gated, "x");
+  std::vector<double> Q(3), VQ(3), HQ(3, 0.0);
+  Rng.fill(Q.data(), 3, -1.0, 1.0);
+  Rng.fill(VQ.data(), 3, -1.0, 1.0);
+  hg.execute(Q.data(), VQ.data(), HQ.data());
+  checkAgainstFd("gated", Q, VQ, HQ, [&](const std::vector<double> &X) {
+    std::vector<double> G(3, 0.0);
+    gg.execute(X.data(), G.data());
+    return G;
+  });
   return mt::summary();
 }
 // NUM-NOT: FAIL
 // NUM: PASS x[29]
 // NUM: PASS xk[30]
+// NUM: PASS gated[2]
