@@ -211,10 +211,14 @@ ir::Function *HvpTransformer::variantWithout(Function *Callee,
   std::string Name = Callee->getName();
   for (unsigned I : Drop)
     Name += "_no" + Callee->getParam(I)->getName();
-  std::string Key = DerivedFunctionSet::keyFor(Callee, Name);
+  // Keyed by the user function: a callee that a later request generates
+  // again (dropUnusedFunctions removed it) finds the variant made from its
+  // earlier copy (the same name, the same code).
+  const DerivedFunction *Of = Derived.find(Callee);
+  std::string Key = DerivedFunctionSet::keyFor(Of ? Of->Primal : Callee, Name);
   if (Function *F = Derived.lookup(Key))
     return F;
-  if (!Callee->getBody() || !Derived.find(Callee)) {
+  if (!Callee->getBody() || !Of) {
     report(Loc, "meshad::hvp: the gradient is passed to '" +
                     Callee->getName() + "', which is not generated code");
     return nullptr;

@@ -66,6 +66,13 @@ double viaNested(const double *x) {
 // CHECK-LABEL: void pairEnergy_pullback_pushforward_no_d_b(
 // CHECK-LABEL: void nested_pullback_pushforward_0_1_3_4_no_d_a_no_d_b(
 
+// A second HVP calling the same variant (after the gradient of direct made
+// pairEnergy's pullback again) reuses it: one definition.
+double scaled(const double *x) { return pairEnergy(x[0], x[1]) * 2.0; }
+// CHECK-LABEL: void scaled_hvp(const double *x, const double *_d2_x, double *_d2_d_x) {
+// CHECK: pairEnergy_pullback_pushforward_0_1_3_4_no_d_a_no_d_b(x[0], x[1], 2.,
+// CHECK-NOT: no_d_a_no_d_b_1
+
 namespace mt = meshad::test;
 
 /// Checks Hv against d/dt grad(x + t v) for a function of N values,
@@ -121,9 +128,18 @@ int main() {
         hNested.execute(X, V, H);
       },
       Rng);
+  auto hScaled = meshad::hvp(scaled, "x");
+  auto gScaled = meshad::gradient(scaled, "x");
+  checkHvp(
+      "scaled", 2, [&](const double *X, double *G) { gScaled.execute(X, G); },
+      [&](const double *X, const double *V, double *H) {
+        hScaled.execute(X, V, H);
+      },
+      Rng);
   return mt::summary();
 }
 // NUM-NOT: FAIL
 // NUM: PASS direct[5]
 // NUM: PASS throughLocal[1]
 // NUM: PASS viaNested[2]
+// NUM: PASS scaled[1]
