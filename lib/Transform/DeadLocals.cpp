@@ -24,25 +24,44 @@ bool isCandidate(const Var *V) {
          !V->getType()->isIndexable();
 }
 
+/// True when evaluating \p E has no effect besides its value: pure math
+/// and intrinsics, and the user calls that \p Droppable accepts.
+bool droppable(const Expr *E, DroppableCall Droppable) {
+  if (!Droppable)
+    return isPureExpr(E);
+  bool Ok = true;
+  if (E)
+    forEachExpr(E, [&](const Expr *X) {
+      const auto *C = dyn_cast<CallExpr>(X);
+      if (C && C->getCalleeKind() == CallExpr::CalleeKind::User)
+        Ok &= Droppable(C);
+      else if (C)
+        Ok &= isPureExpr(C);
+    });
+  return Ok;
+}
+
 /// The local that \p S only defines (v = e, v += e, ++v, a declaration),
 /// or null.
-const Var *definedLocal(const Stmt *S) {
+const Var *definedLocal(const Stmt *S, DroppableCall Droppable) {
   if (const auto *D = dyn_cast<DeclStmt>(S))
-    return isCandidate(D->getVar()) && isPureExpr(D->getInit()) ? D->getVar()
-                                                           : nullptr;
+    return isCandidate(D->getVar()) && droppable(D->getInit(), Droppable)
+               ? D->getVar()
+               : nullptr;
   const auto *A = dyn_cast<AssignStmt>(S);
   const auto *R = A ? dyn_cast<VarRefExpr>(A->getLHS()) : nullptr;
-  if (!R || !isCandidate(R->getVar()) || !isPureExpr(A->getRHS()))
+  if (!R || !isCandidate(R->getVar()) || !droppable(A->getRHS(), Droppable))
     return nullptr;
   return R->getVar();
 }
 
 /// The locals read anywhere in \p Body, except a definition's reads of the
 /// local it defines.
-llvm::SmallPtrSet<const Var *, 16> readLocals(const Stmt *Body) {
+llvm::SmallPtrSet<const Var *, 16> readLocals(const Stmt *Body,
+                                              DroppableCall Droppable) {
   llvm::SmallPtrSet<const Var *, 16> Read;
   forEachStmt(Body, [&](const Stmt *S) {
-    const Var *Defined = definedLocal(S);
+    const Var *Defined = definedLocal(S, Droppable);
     for (const Expr *E : ownExprs(S)) {
       const auto *A = dyn_cast<AssignStmt>(S);
       if (A && E == A->getLHS() && llvm::isa<VarRefExpr>(E))
@@ -69,7 +88,8 @@ llvm::SmallPtrSet<const Var *, 16> readLocals(const Stmt *Body) {
 /// blocks nested in it.
 unsigned prune(const BlockStmt *Block,
                const llvm::SmallPtrSetImpl<const Var *> &Read,
-               const llvm::SmallPtrSetImpl<const Var *> *Only) {
+               const llvm::SmallPtrSetImpl<const Var *> *Only,
+               DroppableCall Droppable) {
   std::vector<const BlockStmt *> Blocks;
   forEachStmt(Block, [&](const Stmt *S) {
     if (const auto *Sub = dyn_cast<BlockStmt>(S))
@@ -79,7 +99,7 @@ unsigned prune(const BlockStmt *Block,
   for (const BlockStmt *Sub : Blocks) {
     std::vector<const Stmt *> Kept;
     for (const Stmt *S : Sub->getBody()) {
-      const Var *V = definedLocal(S);
+      const Var *V = definedLocal(S, Droppable);
       if (V && !Read.count(V) && (!Only || Only->count(V))) {
         ++Removed;
         continue;
@@ -94,13 +114,14 @@ unsigned prune(const BlockStmt *Block,
 
 } // namespace
 
-unsigned meshad::removeDeadLocals(Function &F) {
+unsigned meshad::removeDeadLocals(Function &F, DroppableCall Droppable) {
   if (!F.getBody())
     return 0;
   unsigned Total = 0;
   // Removing a definition may leave others dead: repeat until none is.
-  while (unsigned Removed =
-             prune(F.getBody(), readLocals(F.getBody()), nullptr))
+  while (unsigned Removed = prune(
+             F.getBody(), readLocals(F.getBody(), Droppable), nullptr,
+             Droppable))
     Total += Removed;
   return Total;
 }
@@ -108,7 +129,8 @@ unsigned meshad::removeDeadLocals(Function &F) {
 unsigned meshad::removeUnreadDefinitions(
     const BlockStmt *Scope, const llvm::SmallPtrSetImpl<const Var *> &Only) {
   unsigned Total = 0;
-  while (unsigned Removed = prune(Scope, readLocals(Scope), &Only))
+  while (unsigned Removed =
+             prune(Scope, readLocals(Scope, nullptr), &Only, nullptr))
     Total += Removed;
   return Total;
 }

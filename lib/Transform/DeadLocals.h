@@ -24,13 +24,20 @@
 
 #include "IR/IR.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace meshad {
 
-/// Removes dead scalar locals of \p F and their pure definitions. Returns
-/// how many statements were removed.
-unsigned removeDeadLocals(ir::Function &F);
+/// Calls of user functions whose result may be dropped when nothing reads
+/// it (a composed derivative passes the generated functions without side
+/// effects: Transform/DeadPushforwards.h).
+using DroppableCall = llvm::function_ref<bool(const ir::CallExpr *)>;
+
+/// Removes dead scalar locals of \p F and their pure definitions (also
+/// those calling a function that \p Droppable accepts). Returns how many
+/// statements were removed.
+unsigned removeDeadLocals(ir::Function &F, DroppableCall Droppable = nullptr);
 
 /// Removes the pure definitions of the locals in \p Only that nothing in
 /// \p Scope reads (a reverse mode forward sweep, for the loop locals that

@@ -6,6 +6,7 @@
 
 #include "Transform/DerivedFunctions.h"
 #include "Analysis/Activity.h"
+#include "IR/Traversal.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -55,6 +56,25 @@ std::string DerivedFunctionSet::keyFor(const ir::Function *Primal,
   char Buf[32];
   std::snprintf(Buf, sizeof(Buf), "%p", static_cast<const void *>(Primal));
   return std::string(Buf) + "|" + Name;
+}
+
+void DerivedFunctionSet::recomputeCalls(ir::Function *Caller) {
+  auto It = ByFunction.find(Caller);
+  if (It == ByFunction.end() || !Caller->getBody())
+    return;
+  std::set<ir::Function *> Callees;
+  ir::forEachStmt(Caller->getBody(), [&](const ir::Stmt *S) {
+    if (const auto *L = llvm::dyn_cast<ir::LaunchStmt>(S))
+      if (find(L->getKernel()))
+        Callees.insert(L->getKernel());
+    for (const ir::Expr *E : ir::ownExprs(S))
+      ir::forEachExpr(E, [&](const ir::Expr *X) {
+        const auto *C = llvm::dyn_cast<ir::CallExpr>(X);
+        if (C && C->getUserCallee() && find(C->getUserCallee()))
+          Callees.insert(C->getUserCallee());
+      });
+  });
+  Entries[It->second].Callees = std::move(Callees);
 }
 
 void DerivedFunctionSet::truncate(size_t Size) {

@@ -76,6 +76,9 @@ public:
     if (It != ByFunction.end())
       Entries[It->second].Callees.insert(Callee);
   }
+  /// Sets the callees recorded for \p Caller to the generated functions
+  /// its body calls (after a pass removed or replaced calls).
+  void recomputeCalls(ir::Function *Caller);
   /// Removes the most recently added entries down to \p Size (used when a
   /// derivation fails part-way).
   void truncate(size_t Size);

@@ -12,10 +12,12 @@
 #include "IR/Intrinsics.h"
 #include "IR/Traversal.h"
 #include "Transform/DeadLocals.h"
+#include "Transform/DeadPushforwards.h"
 
 #include <algorithm>
 #include <set>
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace meshad;
@@ -197,9 +199,9 @@ bool HvpTransformer::dropBuffer(Function &F, const Var *Buffer,
   std::optional<clang::SourceLocation> Use = findUse(F, Vars, Loc);
   if (!Use)
     return true;
-  Diags.error(*Use, "meshad::hvp: the gradient w.r.t. '" + Of +
-                       "' is read back or aliased here; Hessian-vector "
-                       "products need a gradient that is only accumulated");
+  report(*Use, "meshad::hvp: the gradient w.r.t. '" + Of +
+                  "' is read back or aliased here; Hessian-vector "
+                  "products need a gradient that is only accumulated");
   return false;
 }
 
@@ -209,12 +211,16 @@ ir::Function *HvpTransformer::variantWithout(Function *Callee,
   std::string Name = Callee->getName();
   for (unsigned I : Drop)
     Name += "_no" + Callee->getParam(I)->getName();
-  std::string Key = DerivedFunctionSet::keyFor(Callee, Name);
+  // Keyed by the user function: a callee that a later request generates
+  // again (dropUnusedFunctions removed it) finds the variant made from its
+  // earlier copy (the same name, the same code).
+  const DerivedFunction *Of = Derived.find(Callee);
+  std::string Key = DerivedFunctionSet::keyFor(Of ? Of->Primal : Callee, Name);
   if (Function *F = Derived.lookup(Key))
     return F;
-  if (!Callee->getBody() || !Derived.find(Callee)) {
-    Diags.error(Loc, "meshad::hvp: the gradient is passed to '" +
-                         Callee->getName() + "', which is not generated code");
+  if (!Callee->getBody() || !Of) {
+    report(Loc, "meshad::hvp: the gradient is passed to '" +
+                    Callee->getName() + "', which is not generated code");
     return nullptr;
   }
   Function *V =
@@ -238,7 +244,95 @@ ir::Function *HvpTransformer::variantWithout(Function *Callee,
                     Loc))
       return nullptr;
   removeDeadLocals(*V);
+  cleanUp(*V);
   return V;
+}
+
+/// The scalar locals of \p F whose only uses are declarations, plain
+/// stores and their addresses passed to generated functions (results that
+/// nobody reads), with the calls passing them.
+static VarSet unreadResults(const Function &F,
+                            const DerivedFunctionSet &Derived) {
+  llvm::DenseMap<const Var *, int> Uses;
+  VarSet Passed;
+  forEachStmt(F.getBody(), [&](const Stmt *S) {
+    const auto *A = dyn_cast<AssignStmt>(S);
+    for (const Expr *E : ownExprs(S)) {
+      if (A && A->getOp() == AssignOp::Assign && E == A->getLHS() &&
+          isa<VarRefExpr>(E) && isPureExpr(A->getRHS()))
+        continue; // A plain store is not a use.
+      forEachExpr(E, [&](const Expr *X) {
+        if (const auto *R = dyn_cast<VarRefExpr>(X))
+          ++Uses[R->getVar()];
+        const auto *C = dyn_cast<CallExpr>(X);
+        if (!C || !C->getUserCallee() || !Derived.find(C->getUserCallee()))
+          return;
+        for (const Expr *Arg : C->getArgs()) {
+          const auto *U = dyn_cast<UnaryExpr>(Arg);
+          const auto *R =
+              U && U->getOp() == UnaryOp::AddrOf
+                  ? dyn_cast<VarRefExpr>(U->getSub())
+                  : nullptr;
+          if (R && R->getVar()->getStorage() == Var::Storage::Local &&
+              !R->getVar()->getType()->isIndexable()) {
+            --Uses[R->getVar()]; // Counted again as a VarRef.
+            Passed.insert(R->getVar());
+          }
+        }
+      });
+    }
+  });
+  VarSet Unread;
+  for (const Var *V : Passed)
+    if (Uses.lookup(V) == 0)
+      Unread.insert(V);
+  return Unread;
+}
+
+void HvpTransformer::dropUnreadResults(Function &F) {
+  VarSet Unread = unreadResults(F, Derived);
+  if (Unread.empty())
+    return;
+  IRCloner C(M);
+  C.setStmtHook([&](const Stmt *S) -> std::optional<const Stmt *> {
+    const auto *ES = dyn_cast<ExprStmt>(S);
+    const auto *Call = ES ? dyn_cast<CallExpr>(ES->getExpr()) : nullptr;
+    if (!Call || Call->getCalleeKind() != CallExpr::CalleeKind::User)
+      return std::nullopt;
+    // A callee that reads a result back keeps it: no error, no variant.
+    size_t Mark = Derived.entries().size();
+    bool Ok = true, WasQuiet = Quiet;
+    Quiet = true;
+    const Stmt *New = callWithout(F, Call, Unread, C, Ok);
+    Quiet = WasQuiet;
+    if (Ok)
+      return New ? std::optional<const Stmt *>(New) : std::nullopt;
+    Derived.truncate(Mark);
+    return std::nullopt;
+  });
+  F.setBody(C.cloneBlock(F.getBody()));
+  removeDeadLocals(F);
+}
+
+void HvpTransformer::cleanUp(Function &F) {
+  dropUnreadResults(F);
+  removeDeadPushforwards(M, F, Derived);
+}
+
+void HvpTransformer::report(clang::SourceLocation Loc, const std::string &Msg) {
+  if (!Quiet)
+    Diags.error(Loc, Msg);
+}
+
+void HvpTransformer::dropUnusedFunctions(size_t Mark, Function *H) {
+  const std::vector<DerivedFunction> &Entries = Derived.entries();
+  for (size_t I = Mark; I < Entries.size(); ++I)
+    Derived.recomputeCalls(Entries[I].Derived);
+  std::vector<Function *> Used = Derived.closure(H);
+  std::set<const Function *> Keep(Used.begin(), Used.end());
+  for (size_t I = Entries.size(); I-- > Mark;)
+    if (!Keep.count(Entries[I].Derived))
+      Derived.remove(Entries[I].Derived);
 }
 
 ir::Function *HvpTransformer::deriveHvp(Function *Primal,
@@ -248,6 +342,7 @@ ir::Function *HvpTransformer::deriveHvp(Function *Primal,
   std::vector<bool> Outputs;
   if (!findOutputs(*Primal, Selected, Outputs, Loc))
     return nullptr;
+  size_t Mark = Derived.entries().size();
   unsigned N = Primal->getNumParams();
   std::vector<bool> Inner(N);
   for (unsigned I = 0; I < N; ++I)
@@ -313,6 +408,11 @@ ir::Function *HvpTransformer::deriveHvp(Function *Primal,
   Params.insert(Params.end(), Seeded.begin(), Seeded.end());
   H->setParams(std::move(Params));
   PassPipeline Finish(Diags, Reverse.isVerifying());
+  Finish.add("hvp-clean-up", [&](ir::Function &F) {
+    removeDeadLocals(F);
+    cleanUp(F);
+    dropUnusedFunctions(Mark, &F);
+  });
   addComposedPasses(Finish, M, Diags, Reverse.getForceAtomics(),
                     std::move(UserNames));
   return Finish.run(*H, Primal) ? H : nullptr;

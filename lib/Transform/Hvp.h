@@ -81,11 +81,26 @@ private:
                                const std::vector<unsigned> &Drop,
                                clang::SourceLocation Loc);
 
+  /// Calls of generated functions in \p F that pass the address of a
+  /// local nobody reads (a first-order adjoint the HVP drops) call
+  /// variants without those results (<callee>_no_d_a), whose stores go.
+  void dropUnreadResults(ir::Function &F);
+  /// dropUnreadResults, then the pushforward calls nobody reads go
+  /// (Transform/DeadPushforwards.h).
+  void cleanUp(ir::Function &F);
+  /// Removes the functions generated since the \p Mark-th that the HVP
+  /// \p H no longer calls (the gradient's pullbacks, callees replaced by
+  /// their variants).
+  void dropUnusedFunctions(size_t Mark, ir::Function *H);
+  /// Diags.error unless Quiet (a variant that is only tried).
+  void report(clang::SourceLocation Loc, const std::string &Msg);
+
   ir::Module &M;
   DiagnosticSink &Diags;
   DerivedFunctionSet &Derived;
   ForwardModeTransformer &Forward;
   ReverseModeTransformer &Reverse;
+  bool Quiet = false;
 };
 
 } // namespace meshad

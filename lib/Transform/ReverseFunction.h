@@ -156,6 +156,10 @@ private:
 
   // Loops (ReverseLoops.cpp).
   void sweepLoop(const ir::Stmt *S, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  /// The declarations of \p Redo that the reverse iteration recomputes:
+  /// of the values it reads, and of those that their recomputations read.
+  std::vector<const ir::DeclStmt *>
+  neededRecomputations(const std::vector<const ir::DeclStmt *> &Redo);
   void sweepCanonicalFor(const ir::ForStmt *F, const CanonicalLoop &C,
                          ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
 

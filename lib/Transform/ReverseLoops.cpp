@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transform/ReverseFunction.h"
+#include "IR/Traversal.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -43,6 +44,26 @@ static BlockStmt *countedBody(IRBuilder &B, Var *Count, BlockStmt *Body) {
   for (const Stmt *S : Body->getBody())
     Out->append(S);
   return Out;
+}
+
+std::vector<const DeclStmt *> ReverseFunction::neededRecomputations(
+    const std::vector<const DeclStmt *> &Redo) {
+  // Backwards: a recomputed value may read an earlier one (f = c ? 0.5 : l
+  // needs l recomputed too, though the reverse sweep never reads l).
+  llvm::SmallPtrSet<const Var *, 8> ReadByLater;
+  std::vector<const DeclStmt *> Needed;
+  for (auto It = Redo.rbegin(); It != Redo.rend(); ++It) {
+    const DeclStmt *D = *It;
+    if (!ReadByLater.count(D->getVar()) &&
+        !Needs->isStoreTargetNeeded(B.ref(D->getVar())))
+      continue;
+    Needed.insert(Needed.begin(), D);
+    forEachExpr(D->getInit(), [&](const Expr *X) {
+      if (const auto *R = dyn_cast<VarRefExpr>(X))
+        ReadByLater.insert(R->getVar());
+    });
+  }
+  return Needed;
 }
 
 void ReverseFunction::sweepCanonicalFor(const ForStmt *F,
@@ -83,10 +104,9 @@ void ReverseFunction::sweepCanonicalFor(const ForStmt *F,
   BlockStmt *RevBody = B.block();
   RevBody->append(B.assign(B.ref(C.Counter), AssignOp::Assign,
                            B.cast(C.Counter->getType(), Value)));
-  for (const DeclStmt *D : Redo)
-    if (Needs->isStoreTargetNeeded(B.ref(D->getVar())))
-      RevBody->append(
-          B.assign(B.ref(D->getVar()), AssignOp::Assign, D->getInit()));
+  for (const DeclStmt *D : neededRecomputations(Redo))
+    RevBody->append(
+        B.assign(B.ref(D->getVar()), AssignOp::Assign, D->getInit()));
   for (const Stmt *S : BodyRev->getBody())
     RevBody->append(S);
   Rev->append(M.create<ForStmt>(

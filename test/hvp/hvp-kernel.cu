@@ -29,7 +29,7 @@ __global__ void chain(const double *x, double *E, double k, int n) {
 // CHECK-LABEL: __global__ void chain_hvp_0_2(const double *x, double *E, double k, int n, const double *_d2_x, double _d2_k, double *_d2_d_x, double *_d2_d_k, double *_d_E) {
 // CHECK: bond_pullback_pushforward
 // CHECK: atomicAdd(&_d2_d_x[i + 1]
-// CHECK-LABEL: __device__ void bond_pullback_pushforward(
+// CHECK-LABEL: __device__ void bond_pullback_pushforward_no_d_a_no_d_b(
 
 __global__ void tiled(const double *x, double *E, int n) {
   __shared__ double t[64];

@@ -108,6 +108,9 @@ TOGGLES = {
     'kink': 'fabs, fmin, fmax, std::max, copysign, fmod, floor',
     'while': 'while and do-while loops',
     'param-overwrite': 'assignments to scalar parameters',
+    'output-reuse': 'kernels that read an output, update it in place, or '
+                    'store it more than once or in a loop (meshad::hvp '
+                    'cannot keep their seeds; off with --modes H)',
 }
 DISABLED = set()
 

@@ -8,7 +8,7 @@ read after it, block reductions sum a __shared__ array in thread 0. Helpers
 are __device__ or __host__ __device__ (double3 arguments included).
 """
 
-from gen import CAP, INPUT, Ctx, Gen, Scope, Var
+from gen import CAP, INPUT, Ctx, Gen, Scope, Var, allowed
 from model import Func, If, Loop, Param, Simple
 
 
@@ -91,11 +91,16 @@ def kernelProgram(seed):
     scalars = r.sample(['s', 'k', 'a'], r.randint(0, 2))
     params += [Param('double', s) for s in scalars]
     outs = r.choice([['y'], ['E'], ['y', 'E'], ['y', 'E']])
-    if r.random() < 0.2 and shape != '2d':
+    reuse = allowed('output-reuse')
+    if not reuse and shape == 'grid-stride':
+        outs = ['E']  # y would be stored in a loop
+    if r.random() < 0.2 and shape != '2d' and reuse:
         outs.insert(0, 'v')  # updated in place
     if r.random() < 0.25:
         outs.append('g')  # scattered into with atomicAdd only
     wo = set(['y']) if 'y' in outs and r.random() < 0.5 else set()
+    if not reuse and 'y' in outs:
+        wo = set(['y'])  # stored once, at the end, never read
     for o in outs:
         params.append(Param('arr', o, size=1 if o == 'E' else n))
         params[-1].wo = o in wo
@@ -107,7 +112,7 @@ def kernelProgram(seed):
             v.isParam = True
         elif q.kind == 'carr':
             sc.add(Var(q.name, 'arr', INPUT, size=q.size, writable=False))
-        elif q.kind == 'arr' and q.name not in ('E', 'g'):
+        elif q.kind == 'arr' and q.name not in ('E', 'g') and reuse:
             v = sc.add(Var(q.name, 'arr', INPUT, size=q.size))
             v.fixedIndex = 'i'
             v.readable = not q.wo
@@ -176,7 +181,7 @@ def kernelProgram(seed):
             if not reduce:
                 inner.append(Simple('atomicAdd(&E[0], %s);' % mix,
                                     deletable=False))
-        else:
+        elif reuse:
             inner.append(Simple('%s[i] = %s;' % (o, mix), deletable=False))
     if shape == 'grid-stride':
         ctx = ctx.nested(2)
@@ -184,7 +189,12 @@ def kernelProgram(seed):
     for o in outs:
         if o in ('E', 'g'):
             continue
-        if r.random() < 0.7:
+        if not reuse:
+            # The one store of the output.
+            e, _ = g.wrap(g.expr(sc, 2), CAP)
+            inner.append(Simple('%s[i] = %s + %s;' % (o, e, mix),
+                                deletable=False))
+        elif r.random() < 0.7:
             e, _ = g.wrap(g.expr(sc, 2), CAP)
             op = '=' if o in wo else r.choice(['=', '+='])
             inner.append(Simple('%s[i] %s %s;' % (o, op, e)))

@@ -16,11 +16,17 @@ its final contents are its initial ones); each array adjoint is seeded with
 its weights and must end as dL/d(initial input); scalar adjoints start at 0
 at the first point and at 0.5 at the others (adjoints accumulate).
 
-Hessian-vector products ('H', host programs that return a value and write
-no array): `meshad::hvp(f, "")` along random directions of every double and
-array parameter; each result must equal the finite difference, along the
-direction, of `meshad::gradient(f, "")` (itself checked by 'R'); results
-start at 0 at the first point and at 0.25 at the others (they accumulate).
+Hessian-vector products ('H'): `meshad::hvp(f, "")` along random directions
+of every input (double and const array parameters); each result must equal
+the finite difference, along the direction, of `meshad::gradient(f, "")`
+(itself checked by 'R'); results start at 0 at the first point and at 0.25
+at the others (they accumulate). Host programs that return a value and
+write no array: the Hessian of the return value. Kernels: the Hessian of
+the seeded sum of the outputs, sum_a sum_k w_a[k] a_final[k] (an atomicAdd
+energy E, per-element outputs y, in-place v, scatters g); the HVP reads the
+weights as its seeds (KeepSeeds), the reference gradient is seeded with
+them, and both run under the CPU emulation on fresh copies of the outputs'
+initial contents.
 """
 
 HEADER = """#include <meshad/Differentiator.h>
@@ -261,12 +267,16 @@ def reverseUnit(u):
 
 def hvpEligible(prog):
     """Programs whose Hessian-vector product the 'H' unit checks."""
-    return (prog.family == 'host' and _returns(prog) and
-            not any(q.kind == 'arr' for q in prog.params) and
-            any(q.kind in ('double', 'carr') for q in prog.params))
+    if not any(q.kind in ('double', 'carr') for q in prog.params):
+        return False
+    if prog.family == 'kernel':
+        return any(q.kind == 'arr' for q in prog.params)
+    return _returns(prog) and not any(q.kind == 'arr' for q in prog.params)
 
 
 def hvpUnit(u):
+    if u.prog.family == 'kernel':
+        return kernelHvpUnit(u)
     prog, P = u.prog, u.prefix
     fname = P + prog.top.name.lstrip('@')
     inputs = [q for q in prog.params if q.kind in ('double', 'carr')]
@@ -276,23 +286,9 @@ def hvpUnit(u):
              '  auto G = meshad::gradient(%s, "");' % fname,
              '  for (int Pt = 0; Pt < %d; ++Pt) {' % NPOINTS[prog.family]]
     _inputs(prog, lines)
-    dirs, results, grads = [], [], []
-    for q in inputs:
-        if q.kind == 'double':
-            lines.append('    double v_%s = R.uniform(-1.0, 1.0);' % q.name)
-            lines.append('    double h_%s = Pt ? 0.25 : 0.0;' % q.name)
-            dirs.append('v_%s' % q.name)
-            results.append('&h_%s' % q.name)
-        else:
-            lines.append('    double v_%s[%d], h_%s[%d];' % (
-                q.name, q.size, q.name, q.size))
-            lines.append('    R.fill(v_%s, %d, -1.0, 1.0);' % (q.name, q.size))
-            lines.append('    for (double &X : h_%s) X = Pt ? 0.25 : 0.0;' %
-                         q.name)
-            dirs.append('v_%s' % q.name)
-            results.append('h_%s' % q.name)
-    lines.append('    H.execute(%s);' % ', '.join(_args(prog) + dirs +
-                                                  results))
+    grads = []
+    extras = _hvpInputs(prog, lines)
+    lines.append('    H.execute(%s);' % ', '.join(_args(prog) + extras))
     # Grad(T): the gradient at the inputs moved by T along the directions.
     lines.append('    auto Grad = [&](double T) {')
     for q in inputs:
@@ -330,6 +326,104 @@ def hvpUnit(u):
             off += 1
         else:
             for k in range(q.size):
+                lines.append('    U.check("Hv_%s[%d]", h_%s[%d] - (Pt ? 0.25 '
+                             ': 0.0), C, %d);' % (q.name, k, q.name, k,
+                                                  off + k))
+            off += q.size
+    lines += ['  }', '}']
+    return '\n'.join(lines)
+
+
+def _hvpInputs(prog, lines):
+    """Directions v_* and results h_* of the inputs (results accumulate:
+    0.25 from the second point on); the HVP's arguments for them."""
+    dirs, results = [], []
+    for q in prog.params:
+        if q.kind == 'double':
+            lines.append('    double v_%s = R.uniform(-1.0, 1.0);' % q.name)
+            lines.append('    double h_%s = Pt ? 0.25 : 0.0;' % q.name)
+            dirs.append('v_%s' % q.name)
+            results.append('&h_%s' % q.name)
+        elif q.kind == 'carr':
+            lines.append('    double v_%s[%d], h_%s[%d];' % (
+                q.name, q.size, q.name, q.size))
+            lines.append('    R.fill(v_%s, %d, -1.0, 1.0);' % (q.name, q.size))
+            lines.append('    for (double &X : h_%s) X = Pt ? 0.25 : 0.0;' %
+                         q.name)
+            dirs.append('v_%s' % q.name)
+            results.append('h_%s' % q.name)
+    return dirs + results
+
+
+def _kernelGrad(prog):
+    """`Grad(T)`: the kernel's gradient w.r.t. its inputs at the inputs
+    moved by T along the directions, its outputs' adjoints seeded with the
+    weights wt_*."""
+    lines = ['    auto Grad = [&](double T) {']
+    grads, back = [], []
+    for q in prog.params:
+        n = q.name
+        if q.kind == 'double':
+            lines.append('      double s_%s = a_%s; a_%s += T * v_%s;' % (
+                (n,) * 4))
+            lines.append('      double g_%s = 0;' % n)
+            grads.append('&g_%s' % n)
+            back.append('      O.push_back(g_%s); a_%s = s_%s;' % ((n,) * 3))
+        elif q.kind == 'carr':
+            lines.append('      double s_%s[%d], g_%s[%d] = {};' % (
+                n, q.size, n, q.size))
+            lines.append('      std::memcpy(s_%s, a_%s, sizeof s_%s);' % (
+                (n,) * 3))
+            lines.append('      for (int K = 0; K < %d; ++K) a_%s[K] += '
+                         'T * v_%s[K];' % (q.size, n, n))
+            grads.append('g_%s' % n)
+            back.append('      meshad::fuzz::append(O, g_%s, %d);' % (
+                n, q.size))
+            back.append('      std::memcpy(a_%s, s_%s, sizeof s_%s);' % (
+                (n,) * 3))
+        elif q.kind == 'arr':
+            lines.append('      double g_%s[%d];' % (n, q.size))
+            lines.append('      std::memcpy(g_%s, wt_%s, sizeof g_%s);' % (
+                (n,) * 3))
+            grads.append('g_%s' % n)
+    lines += _copies(prog, '      ')
+    lines.append('      %s;' % _derivedCall(prog, 'G', grads))
+    lines.append('      std::vector<double> O;')
+    lines += back
+    lines += ['      return O;', '    };']
+    return lines
+
+
+def kernelHvpUnit(u):
+    """'H' of a kernel: the HVP of the weighted sum of its outputs."""
+    prog, P = u.prog, u.prefix
+    fname = P + prog.top.name.lstrip('@')
+    lines = ['static void %srunH(meshad::fuzz::Unit &U) {' % P,
+             '  meshad::fuzz::Rng R(%dull);' % (prog.seed * 2 + 3),
+             '  auto H = meshad::hvp(%s, "");' % fname,
+             '  auto G = meshad::gradient(%s, "");' % fname,
+             '  for (int Pt = 0; Pt < %d; ++Pt) {' % NPOINTS[prog.family]]
+    _inputs(prog, lines)
+    seeds = []
+    for q in prog.params:
+        if q.kind == 'arr':
+            lines.append('    double wt_%s[%d];' % (q.name, q.size))
+            lines.append('    R.fill(wt_%s, %d, 0.5, 1.5);' % (q.name, q.size))
+            seeds.append('wt_%s' % q.name)
+    extras = _hvpInputs(prog, lines)
+    lines += _copies(prog, '    ')
+    lines.append('    %s;' % _derivedCall(prog, 'H', extras + seeds))
+    lines += _kernelGrad(prog)
+    lines.append('    meshad::fuzz::Column C = meshad::fuzz::fdColumn(Grad, '
+                 '0.0);')
+    off = 0
+    for q in prog.params:
+        if q.kind == 'double':
+            lines.append('    U.check("Hv_%s", h_%s - (Pt ? 0.25 : 0.0), C, '
+                         '%d);' % (q.name, q.name, off))
+            off += 1
+        elif q.kind == 'carr':
+            for k in _revElems(prog, q):
                 lines.append('    U.check("Hv_%s[%d]", h_%s[%d] - (Pt ? 0.25 '
                              ': 0.0), C, %d);' % (q.name, k, q.name, k,
                                                   off + k))

@@ -72,8 +72,8 @@ def parseArgs(argv):
                     default='mixed')
     ap.add_argument('--modes', default='FR',
                     help='any of F (forward), R (reverse), H (Hessian-vector '
-                    'products of host programs that return a value and '
-                    'write no array); default FR')
+                    'products: kernels, and host programs that return a '
+                    'value and write no array); default FR')
     ap.add_argument('--disable', default='',
                     help='comma-separated constructs not to generate: ' +
                     ', '.join(sorted(gen.TOGGLES)))
@@ -95,6 +95,9 @@ def main(argv):
             sys.exit('meshad-fuzz: unknown construct %r; one of %s' % (
                 t, ', '.join(sorted(gen.TOGGLES))))
         gen.DISABLED.add(t)
+    if 'H' in a.modes:
+        # Kernels in the shapes whose output seeds meshad::hvp keeps.
+        gen.DISABLED.add('output-reuse')
     if not os.path.exists(a.plugin):
         sys.exit('meshad-fuzz: no plugin at %s (build it: scripts/build.sh)'
                  % a.plugin)
