@@ -1,0 +1,77 @@
+//===- Rules/PartialProducts.cpp - Seeds times partials -------------------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Rules/PartialProducts.h"
+
+using namespace meshad;
+using namespace meshad::ir;
+using llvm::dyn_cast;
+
+bool meshad::seedFirst(const MathRule &R, unsigned ArgNo, bool Reverse) {
+  return R.isOperator() ? ArgNo == 0 : Reverse;
+}
+
+/// The operand of a negation, or null.
+static const Expr *negated(const Expr *E) {
+  const auto *U = dyn_cast<UnaryExpr>(E);
+  return U && U->getOp() == UnaryOp::Neg ? U->getSub() : nullptr;
+}
+
+/// \p E as a quotient, or null.
+static const BinaryExpr *quotient(const Expr *E) {
+  const auto *Q = dyn_cast<BinaryExpr>(E);
+  return Q && Q->getOp() == BinaryOp::Div ? Q : nullptr;
+}
+
+const Expr *meshad::scaleByPartial(IRBuilder &B, const Expr *Seed,
+                                   const Expr *Partial, bool SeedFirst) {
+  if (!Seed || !Partial || IRBuilder::isLiteral(Partial, 0))
+    return nullptr;
+  if (IRBuilder::isLiteral(Partial, 1))
+    return Seed;
+  if (const Expr *X = negated(Partial))
+    return B.neg(scaleByPartial(B, Seed, X, SeedFirst));
+  if (const BinaryExpr *Q = quotient(Partial)) {
+    const Expr *N = scaleByPartial(B, Seed, Q->getLHS(), SeedFirst);
+    if (const Expr *X = N ? negated(N) : nullptr)
+      return B.neg(B.div(X, Q->getRHS()));
+    return B.div(N, Q->getRHS());
+  }
+  // Constant factors go first (`0.5 * _r0`).
+  if (SeedFirst && !llvm::isa<FloatLitExpr>(Partial))
+    return B.mul(Seed, Partial);
+  return B.mul(Partial, Seed);
+}
+
+/// True when \p E is D * D.
+static bool isSquareOf(const Expr *E, const Expr *D) {
+  const auto *M = dyn_cast<BinaryExpr>(E);
+  return M && M->getOp() == BinaryOp::Mul && M->getLHS() == D &&
+         M->getRHS() == D;
+}
+
+const Expr *meshad::addContributions(IRBuilder &B, const Expr *A,
+                                     const Expr *C) {
+  if (!A || !C)
+    return A ? A : C;
+  const Expr *X = negated(C);
+  bool Minus = X != nullptr;
+  if (!Minus)
+    X = C;
+  auto Combine = [&](const Expr *L, const Expr *R) {
+    return Minus ? B.sub(L, R) : B.add(L, R);
+  };
+  const BinaryExpr *QA = quotient(A), *QX = quotient(X);
+  if (QA && QX) {
+    // Denominators are shared operands of the rules: pointer equality.
+    if (QA->getRHS() == QX->getRHS())
+      return B.div(Combine(QA->getLHS(), QX->getLHS()), QA->getRHS());
+    if (isSquareOf(QX->getRHS(), QA->getRHS()))
+      return B.div(Combine(B.mul(QA->getLHS(), QA->getRHS()), QX->getLHS()),
+                   QX->getRHS());
+  }
+  return Combine(A, X);
+}
