@@ -32,13 +32,16 @@ const Expr *meshad::scaleByPartial(IRBuilder &B, const Expr *Seed,
     return nullptr;
   if (IRBuilder::isLiteral(Partial, 1))
     return Seed;
+  // -1, -c and -(N / D) negate the product; -sin(x) stays a factor.
   if (const Expr *X = negated(Partial))
-    return B.neg(scaleByPartial(B, Seed, X, SeedFirst));
+    if (llvm::isa<FloatLitExpr>(X) || quotient(X))
+      return B.neg(scaleByPartial(B, Seed, X, SeedFirst));
   if (const BinaryExpr *Q = quotient(Partial)) {
-    const Expr *N = scaleByPartial(B, Seed, Q->getLHS(), SeedFirst);
-    if (const Expr *X = N ? negated(N) : nullptr)
-      return B.neg(B.div(X, Q->getRHS()));
-    return B.div(N, Q->getRHS());
+    // The seed joins the numerator; a negation goes in front (-r / y).
+    const Expr *N = Q->getLHS();
+    if (const Expr *X = negated(N))
+      return B.neg(B.div(scaleByPartial(B, Seed, X, SeedFirst), Q->getRHS()));
+    return B.div(scaleByPartial(B, Seed, N, SeedFirst), Q->getRHS());
   }
   // Constant factors go first (`0.5 * _r0`).
   if (SeedFirst && !llvm::isa<FloatLitExpr>(Partial))
