@@ -385,7 +385,7 @@ TEST_F(RulesTest, SeedsTimesPartialsFoldLikeHandWrittenCode) {
           B, T,
           scaleByPartial(B, I == 0 ? DX : DY,
                          Table.buildPartial(M, Id, I, Args, D, Result),
-                         seedFirst(Table.getRule(Id), I, false)));
+                         seedPlace(Table.getRule(Id), I, false)));
     return CudaEmitter::emitExpr(T);
   };
   using ir::BinaryOp;
@@ -410,7 +410,7 @@ TEST_F(RulesTest, SeedsTimesPartialsFoldLikeHandWrittenCode) {
         Args.begin(), Args.begin() + Table.getRule(Id).Arity);
     const ir::Expr *A =
         scaleByPartial(B, S, Table.buildPartial(M, Id, I, Own, D, Result),
-                       seedFirst(Table.getRule(Id), I, true));
+                       seedPlace(Table.getRule(Id), I, true));
     return A ? CudaEmitter::emitExpr(A) : std::string("null");
   };
   EXPECT_EQ(Adjoint(Table.lookupOperator(BinaryOp::Mul), 0, nullptr),

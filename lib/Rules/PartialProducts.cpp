@@ -10,8 +10,10 @@ using namespace meshad;
 using namespace meshad::ir;
 using llvm::dyn_cast;
 
-bool meshad::seedFirst(const MathRule &R, unsigned ArgNo, bool Reverse) {
-  return R.isOperator() ? ArgNo == 0 : Reverse;
+SeedPlace meshad::seedPlace(const MathRule &R, unsigned ArgNo, bool Reverse) {
+  if (R.isOperator())
+    return ArgNo == 0 ? SeedPlace::BeforePartial : SeedPlace::AfterPartial;
+  return Reverse ? SeedPlace::AfterConstant : SeedPlace::AfterPartial;
 }
 
 /// The operand of a negation, or null.
@@ -27,7 +29,7 @@ static const BinaryExpr *quotient(const Expr *E) {
 }
 
 const Expr *meshad::scaleByPartial(IRBuilder &B, const Expr *Seed,
-                                   const Expr *Partial, bool SeedFirst) {
+                                   const Expr *Partial, SeedPlace Place) {
   if (!Seed || !Partial || IRBuilder::isLiteral(Partial, 0))
     return nullptr;
   if (IRBuilder::isLiteral(Partial, 1))
@@ -35,18 +37,18 @@ const Expr *meshad::scaleByPartial(IRBuilder &B, const Expr *Seed,
   // -1, -c and -(N / D) negate the product; -sin(x) stays a factor.
   if (const Expr *X = negated(Partial))
     if (llvm::isa<FloatLitExpr>(X) || quotient(X))
-      return B.neg(scaleByPartial(B, Seed, X, SeedFirst));
+      return B.neg(scaleByPartial(B, Seed, X, Place));
   if (const BinaryExpr *Q = quotient(Partial)) {
     // The seed joins the numerator; a negation goes in front (-r / y).
     const Expr *N = Q->getLHS();
     if (const Expr *X = negated(N))
-      return B.neg(B.div(scaleByPartial(B, Seed, X, SeedFirst), Q->getRHS()));
-    return B.div(scaleByPartial(B, Seed, N, SeedFirst), Q->getRHS());
+      return B.neg(B.div(scaleByPartial(B, Seed, X, Place), Q->getRHS()));
+    return B.div(scaleByPartial(B, Seed, N, Place), Q->getRHS());
   }
-  // Constant factors go first (`0.5 * _r0`).
-  if (SeedFirst && !llvm::isa<FloatLitExpr>(Partial))
-    return B.mul(Seed, Partial);
-  return B.mul(Partial, Seed);
+  bool First = Place == SeedPlace::BeforePartial ||
+               (Place == SeedPlace::AfterConstant &&
+                !llvm::isa<FloatLitExpr>(Partial));
+  return First ? B.mul(Seed, Partial) : B.mul(Partial, Seed);
 }
 
 /// True when \p E is D * D.

@@ -23,16 +23,23 @@
 
 namespace meshad {
 
+/// Where the seed goes in its product with a partial.
+enum class SeedPlace {
+  BeforePartial, ///< `_d_x * y`.
+  AfterPartial,  ///< `x * _d_y`, `cos(x) * _d_x`.
+  AfterConstant, ///< `_r0 * cos(x)`, but `0.5 * _r0`.
+};
+
 /// Where the seed goes in the product with the partial of argument
 /// \p ArgNo of \p R: for an operator, in the place of the operand it belongs
 /// to (`_d_x * y + x * _d_y`); for a function, after the partial in forward
-/// mode (`cos(x) * _d_x`) and first in reverse mode (`_r0 * cos(x)`).
-bool seedFirst(const MathRule &R, unsigned ArgNo, bool Reverse);
+/// mode (`cos(x) * _d_x`) and first in reverse mode, after a constant
+/// (`_r0 * cos(x)`, `0.5 * _r0 / r`).
+SeedPlace seedPlace(const MathRule &R, unsigned ArgNo, bool Reverse);
 
-/// \p Seed times \p Partial (null when either is zero), folded; a constant
-/// partial goes first (`0.5 * _r0`).
+/// \p Seed times \p Partial (null when either is zero), folded.
 const ir::Expr *scaleByPartial(ir::IRBuilder &B, const ir::Expr *Seed,
-                               const ir::Expr *Partial, bool SeedFirst);
+                               const ir::Expr *Partial, SeedPlace Place);
 
 /// \p A + \p C (null is zero), where a negated \p C is subtracted and two
 /// quotients over the same denominator D (or over D and D * D) are one.

@@ -5,11 +5,12 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The small expression language in which DerivativeRules.def writes partial
-/// derivatives (see the top of the .def): numbers, the arguments x, y, z,
-/// the primal result r, + - * /, unary -, comparisons, ?: and calls. A rule is parsed once into a
+/// The small expression language in which DerivativeRules.def and
+/// OperatorRules.def write partial derivatives (see the top of
+/// DerivativeRules.def): numbers, the arguments x, y, z, the primal result r,
+/// + - * /, unary -, comparisons, ?: and calls. A rule is parsed once into a
 /// type-free RuleExpr tree, which the rule table instantiates as IR at the
-/// floating type of each call it differentiates.
+/// floating type of each operation it differentiates.
 ///
 //===----------------------------------------------------------------------===//
 

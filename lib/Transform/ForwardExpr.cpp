@@ -178,7 +178,7 @@ Dual ForwardFunction::deriveByRule(const Expr *E, int Id, std::vector<Dual> Ops,
     T = addContributions(
         B, T,
         scaleByPartial(B, Ops[I].T, Partial,
-                       seedFirst(Rules.getRule(Id), I, /*Reverse=*/false)));
+                       seedPlace(Rules.getRule(Id), I, /*Reverse=*/false)));
   }
   return {P, T ? B.cast(Ty, T) : nullptr};
 }

@@ -207,7 +207,7 @@ const Expr *ForwardFunction::compoundTangent(const AssignStmt *A, Dual &R,
   const Type *Ty = A->getLHS()->getType()->getUnqualified();
   auto Contribution = [&](unsigned I, const Expr *Seed) {
     return scaleByPartial(B, Seed, Rules.buildPartial(M, Id, I, Ops, Ty),
-                          seedFirst(Rules.getRule(Id), I, false));
+                          seedPlace(Rules.getRule(Id), I, false));
   };
   const Expr *CY = Contribution(1, R.T);
   if (Rules.isUnitPartial(Id, 0)) {

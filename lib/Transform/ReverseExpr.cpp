@@ -132,7 +132,7 @@ void ReverseFunction::adjointByRule(int Id,
     const Expr *Partial = Rules.buildPartial(M, Id, I, Args, Ty, Result);
     adjoint(Ops[I],
             scaleByPartial(B, DE, Partial,
-                           seedFirst(Rules.getRule(Id), I, /*Reverse=*/true)),
+                           seedPlace(Rules.getRule(Id), I, /*Reverse=*/true)),
             Rev);
   }
 }
@@ -153,7 +153,7 @@ void ReverseFunction::adjointCompound(const Expr *LHS, AssignOp Op,
   const Type *Ty = AL->getType()->getUnqualified();
   auto Contribution = [&](unsigned I) {
     return scaleByPartial(B, DE, Rules.buildPartial(M, Id, I, Args, Ty),
-                          seedFirst(Rules.getRule(Id), I, /*Reverse=*/true));
+                          seedPlace(Rules.getRule(Id), I, /*Reverse=*/true));
   };
   if (!Rules.isUnitPartial(Id, 0))
     Rev->append(
