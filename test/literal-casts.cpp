@@ -66,7 +66,7 @@ double viaFloat(double x) {
 // RAW: double d = fmax(y, 3);
 // RAW: double third = 1. / 3;
 // RAW-LABEL: float clampLow_darg0(float x) {
-// RAW: float _t1 = std::max(x, 3.f);
+// RAW: float _t0 = std::max(x, 3.f);
 // RAW-LABEL: double viaFloat_darg0(double x) {
 // RAW: float _d_f = (float)_d_x;
 

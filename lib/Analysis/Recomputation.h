@@ -39,6 +39,14 @@ class Recomputation {
 public:
   explicit Recomputation(const ir::Stmt &FunctionBody);
 
+  /// True when \p V is a local assigned by one statement, outside every
+  /// loop, whose address is never taken: after that statement it keeps its
+  /// value.
+  bool isDefinedOnceOutsideLoops(const ir::Var *V) const {
+    return Defs.lookup(V) == 1 && !DefinedInLoop.count(V) &&
+           !AddressTaken.count(V);
+  }
+
   /// The recomputable declarations of \p LoopBody, in order.
   std::vector<const ir::DeclStmt *>
   find(const ir::BlockStmt &LoopBody,

@@ -5,8 +5,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Analysis/ReverseNeeds.h"
+#include "Analysis/Recomputation.h"
 #include "IR/Intrinsics.h"
 #include "IR/Traversal.h"
+#include "Rules/DerivativeRules.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -18,10 +20,81 @@ using llvm::dyn_cast;
 ReverseNeeds::ReverseNeeds(const BlockStmt &Body,
                            const ActivityAnalysis &Activity)
     : Activity(Activity) {
+  findResultHolders(Body);
   visitBlock(&Body);
 }
 
 void ReverseNeeds::markAll(const Expr *E) { visitExpr(E, true); }
+
+/// The rule of the floating-point operation at the top of \p E, or -1.
+static int ruleOf(const Expr *E) {
+  if (!E || !E->getType()->isDifferentiable())
+    return -1;
+  if (const auto *U = dyn_cast<UnaryExpr>(E))
+    return RuleTable::get().lookupOperator(U->getOp());
+  if (const auto *B = dyn_cast<BinaryExpr>(E))
+    return RuleTable::get().lookupOperator(B->getOp());
+  if (const auto *C = dyn_cast<CallExpr>(E))
+    if (C->getCalleeKind() == CallExpr::CalleeKind::Math)
+      return C->getMathId();
+  return -1;
+}
+
+/// True when \p E reads the variable \p V.
+static bool readsVar(const Expr *E, const Var *V) {
+  bool Reads = false;
+  forEachExpr(E, [&](const Expr *X) {
+    if (const auto *R = dyn_cast<VarRefExpr>(X))
+      Reads |= R->getVar() == V;
+  });
+  return Reads;
+}
+
+void ReverseNeeds::findResultHolders(const BlockStmt &Body) {
+  Recomputation Defs(Body);
+  const RuleTable &Rules = RuleTable::get();
+  llvm::DenseMap<const Expr *, unsigned> Uses;
+  forEachStmt(&Body, [&](const Stmt *S) {
+    Var *V = nullptr;
+    const Expr *RHS = nullptr;
+    if (const auto *D = dyn_cast<DeclStmt>(S)) {
+      V = D->getVar();
+      RHS = D->getInit();
+    } else if (const auto *A = dyn_cast<AssignStmt>(S)) {
+      const auto *R = dyn_cast<VarRefExpr>(A->getLHS());
+      V = R && A->getOp() == AssignOp::Assign ? R->getVar() : nullptr;
+      RHS = A->getRHS();
+    }
+    if (!RHS || ++Uses[RHS] > 1 || !V)
+      return;
+    int Id = ruleOf(RHS);
+    if (Id < 0 || V->getStorage() != Var::Storage::Local ||
+        !V->getType()->isFloatingScalar() ||
+        Rules.getReadsOf(Id, ~0u, true).Result == 0 ||
+        !Defs.isDefinedOnceOutsideLoops(V) || readsVar(RHS, V))
+      return;
+    Holders[RHS] = V;
+  });
+  // A right-hand side shared by two statements holds in neither.
+  for (const auto &[RHS, N] : Uses)
+    if (N > 1)
+      Holders.erase(RHS);
+}
+
+void ReverseNeeds::visitRule(const Expr *E, int Id,
+                             llvm::ArrayRef<const Expr *> Ops, bool Value) {
+  unsigned Active = 0;
+  for (unsigned I = 0; I < Ops.size(); ++I)
+    if (active(Ops[I]))
+      Active |= 1u << I;
+  const Var *Holder = Holders.lookup(E);
+  bool Kept = Holder != nullptr;
+  RuleReads Reads = RuleTable::get().getReadsOf(Id, Active, Kept);
+  if (Kept && Reads.Result > 0)
+    need(Holder);
+  for (unsigned I = 0; I < Ops.size(); ++I)
+    visitExpr(Ops[I], Value || Reads.readsArg(I, Kept));
+}
 
 void ReverseNeeds::visitExpr(const Expr *E, bool Value) {
   if (!E)
@@ -46,27 +119,17 @@ void ReverseNeeds::visitExpr(const Expr *E, bool Value) {
       }
       return;
     }
+    if (int Id = ruleOf(E); Id >= 0)
+      return visitRule(E, Id, {U->getSub()}, Value);
     return visitExpr(U->getSub(), Value);
   }
   case Expr::Kind::Binary: {
+    // Integer arithmetic (indices) has no rule: all of it is read.
     const auto *B = cast<BinaryExpr>(E);
-    BinaryOp Op = B->getOp();
-    if (!isArithmetic(Op) || !E->getType()->isDifferentiable()) {
-      if (Value)
-        markAll(B->getLHS()), markAll(B->getRHS());
-      return;
-    }
-    bool L = active(B->getLHS()), R = active(B->getRHS());
-    if (Op == BinaryOp::Mul) {
-      visitExpr(B->getLHS(), Value || R);
-      visitExpr(B->getRHS(), Value || L);
-    } else if (Op == BinaryOp::Div) {
-      visitExpr(B->getLHS(), Value || R);
-      visitExpr(B->getRHS(), Value || L || R);
-    } else {
-      visitExpr(B->getLHS(), Value);
-      visitExpr(B->getRHS(), Value);
-    }
+    if (int Id = ruleOf(E); Id >= 0)
+      return visitRule(E, Id, {B->getLHS(), B->getRHS()}, Value);
+    if (Value)
+      markAll(B->getLHS()), markAll(B->getRHS());
     return;
   }
   case Expr::Kind::Conditional: {
@@ -78,6 +141,8 @@ void ReverseNeeds::visitExpr(const Expr *E, bool Value) {
   }
   case Expr::Kind::Call: {
     const auto *C = cast<CallExpr>(E);
+    if (int Id = ruleOf(E); Id >= 0)
+      return visitRule(E, Id, C->getArgs(), Value);
     bool User = C->getCalleeKind() == CallExpr::CalleeKind::User;
     bool AnyActive = false;
     for (const Expr *A : C->getArgs())
@@ -183,21 +248,17 @@ void ReverseNeeds::visitStmt(const Stmt *S) {
     }
     if (!Root || !Activity.isActive(Root))
       return visitExpr(userCall(A->getRHS()), false);
+    // x Op= y: what the rule's partials read of the target's old value x
+    // and of y.
+    int Id = RuleTable::get().lookupOperator(A->getOp());
+    if (Id < 0)
+      return visitExpr(A->getRHS(), false);
     bool ROk = A->getRHS() && active(A->getRHS());
-    switch (A->getOp()) {
-    case AssignOp::MulAssign:
-      if (ROk)
-        need(Root);
-      visitExpr(A->getRHS(), true);
-      return;
-    case AssignOp::DivAssign:
+    RuleReads Reads = RuleTable::get().getReadsOf(Id, ROk ? 3u : 1u, false);
+    if (Reads.readsArg(0, false))
       need(Root);
-      visitExpr(A->getRHS(), true);
-      return;
-    default:
-      visitExpr(A->getRHS(), false);
-      return;
-    }
+    visitExpr(A->getRHS(), Reads.readsArg(1, false));
+    return;
   }
   case Stmt::Kind::ExprStmt:
     return visitExpr(cast<ExprStmt>(S)->getExpr(), false);

@@ -5,8 +5,9 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The reverse sweep re-reads primal values: the operands of products and
-/// quotients, arguments of math functions, indices, pointers. A variable
+/// The reverse sweep re-reads primal values: what the partials of operators
+/// and math functions read (the rule table knows: the operands of products
+/// and quotients, arguments, results), indices, pointers. A variable
 /// whose value is read there must be saved before the forward sweep
 /// overwrites it (and restored in the reverse sweep); any other variable is
 /// never saved, which keeps tapes small: `e += w[i] * x[i]` saves nothing.
@@ -25,6 +26,7 @@
 #include "IR/IR.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -62,6 +64,17 @@ public:
   /// reads (a pointer variable's address, else the stored-to value).
   bool isStoreTargetNeeded(const ir::Expr *LValue) const;
 
+  /// The local that holds the value of \p RHS, the right-hand side of an
+  /// assignment, wherever the reverse sweep reads its partials, or null.
+  /// Partials that read the result (d exp = r) read it there instead of
+  /// recomputing it; the reverse sweep restores the local after RHS's
+  /// adjoint. Chosen for a floating local assigned only there, outside
+  /// loops, its address never taken, by a rule whose partials may read r,
+  /// where RHS does not read the local.
+  ir::Var *getResultHolder(const ir::Expr *RHS) const {
+    return Holders.lookup(RHS);
+  }
+
   /// The canonical form of \p F, if it has one.
   static std::optional<CanonicalLoop> matchCanonical(const ir::ForStmt &F);
 
@@ -73,6 +86,12 @@ private:
   /// E's own value is read.
   void visitExpr(const ir::Expr *E, bool Value);
   void markAll(const ir::Expr *E);
+  /// Marks what the adjoint of \p E, an application of rule \p Id to
+  /// \p Ops, reads: the operands and the result its partials read
+  /// (Rules/DerivativeRules.h), all operands where \p Value.
+  void visitRule(const ir::Expr *E, int Id,
+                 llvm::ArrayRef<const ir::Expr *> Ops, bool Value);
+  void findResultHolders(const ir::BlockStmt &Body);
   /// Marks the memory that the user call \p C reads through its pointer
   /// arguments.
   void markCalleeReads(const ir::CallExpr *C);
@@ -85,6 +104,7 @@ private:
   }
   llvm::SmallPtrSet<const ir::Var *, 16> Needed;
   llvm::SmallPtrSet<const ir::Var *, 8> NeededPointers;
+  llvm::DenseMap<const ir::Expr *, ir::Var *> Holders;
 };
 
 /// True when \p S (or a statement nested in it) assigns \p V.

@@ -21,13 +21,13 @@ using ExprPtr = std::unique_ptr<RuleExpr>;
 ///   sum     := product (('+' | '-') product)*
 ///   product := unary (('*' | '/') unary)*
 ///   unary   := '-' unary | primary
-///   primary := number | 'x' | 'y' | 'z' | name '(' cond (',' cond)* ')'
+///   primary := number | 'x' | 'y' | 'z' | 'r' | name '(' cond (',' cond)* ')'
 ///            | '(' cond ')'
 /// The first error is kept and makes every later step fail.
 class RuleParser {
 public:
-  RuleParser(const std::string &Text, unsigned Arity)
-      : Text(Text), Arity(Arity) {}
+  RuleParser(const std::string &Text, unsigned Arity, bool AllowResult)
+      : Text(Text), Arity(Arity), AllowResult(AllowResult) {}
 
   llvm::Expected<ExprPtr> parse() {
     ExprPtr E = parseCond();
@@ -219,6 +219,11 @@ private:
     std::string Name = Text.substr(Begin, Pos - Begin);
     if (consume("("))
       return parseCallArgs(std::move(Name));
+    if (Name == "r") {
+      if (!AllowResult)
+        return fail("the result 'r' is not available to this rule");
+      return std::make_unique<RuleExpr>(RuleExpr::Kind::Result);
+    }
     if (Name.size() != 1 || Name[0] < 'x' || Name[0] > 'z')
       return fail("unknown name '" + Name + "'");
     unsigned ArgNo = Name[0] - 'x';
@@ -246,6 +251,7 @@ private:
 
   const std::string &Text;
   unsigned Arity;
+  bool AllowResult;
   size_t Pos = 0;
   std::string Error;
 };
@@ -253,6 +259,17 @@ private:
 } // namespace
 
 llvm::Expected<std::unique_ptr<RuleExpr>>
-meshad::parseRule(const std::string &Text, unsigned Arity) {
-  return RuleParser(Text, Arity).parse();
+meshad::parseRule(const std::string &Text, unsigned Arity, bool AllowResult) {
+  return RuleParser(Text, Arity, AllowResult).parse();
+}
+
+RuleReads meshad::countReads(const RuleExpr &E) {
+  RuleReads R;
+  if (E.K == RuleExpr::Kind::Arg)
+    ++R.Args[E.ArgNo];
+  else if (E.K == RuleExpr::Kind::Result)
+    ++R.Result;
+  for (const std::unique_ptr<RuleExpr> &Op : E.Ops)
+    R += countReads(*Op);
+  return R;
 }

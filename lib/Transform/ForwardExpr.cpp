@@ -7,14 +7,16 @@
 /// \file
 /// derive() maps an expression to its primal (possibly rewritten to use
 /// hoisted temporaries) and its tangent (null when structurally zero).
-/// Math functions take their partials from the rule table; user functions are
-/// called through their pushforwards. The tangent of a pointer is the pointer
+/// Arithmetic operators and math functions take their partials from the rule
+/// table (deriveByRule); user functions are called through their
+/// pushforwards. The tangent of a pointer is the pointer
 /// to its tangent memory (its "shadow").
 ///
 //===----------------------------------------------------------------------===//
 
 #include "IR/Intrinsics.h"
 #include "Rules/DerivativeRules.h"
+#include "Rules/PartialProducts.h"
 #include "Transform/ForwardFunction.h"
 
 using namespace meshad;
@@ -84,12 +86,9 @@ Dual ForwardFunction::deriveVarRef(const VarRefExpr *E) {
 Dual ForwardFunction::deriveUnary(const UnaryExpr *E, BlockStmt *Out) {
   switch (E->getOp()) {
   case UnaryOp::Neg:
-  case UnaryOp::Plus: {
-    Dual S = derive(E->getSub(), Out);
-    const Expr *P = S.P == E->getSub() ? E : B.unary(E->getOp(), S.P,
-                                                      E->getType());
-    return {P, E->getOp() == UnaryOp::Neg ? B.neg(S.T) : S.T};
-  }
+  case UnaryOp::Plus:
+    return deriveByRule(E, RuleTable::get().lookupOperator(E->getOp()),
+                        {derive(E->getSub(), Out)}, Out);
   case UnaryOp::Deref: {
     Dual S = derive(E->getSub(), Out);
     const Expr *T = S.T ? B.unary(UnaryOp::Deref, S.T, E->getType()) : nullptr;
@@ -120,36 +119,68 @@ Dual ForwardFunction::deriveBinary(const BinaryExpr *E, BlockStmt *Out) {
                   : B.binary(Op, E->getLHS(), Shadow);
     return {E, T};
   }
-  const Expr *T = nullptr;
-  switch (Op) {
-  case BinaryOp::Add:
-    T = B.add(L.T, R.T);
-    break;
-  case BinaryOp::Sub:
-    T = B.sub(L.T, R.T);
-    break;
-  case BinaryOp::Mul:
-    if (L.T)
-      R.P = hoist(R.P, Out);
-    if (R.T)
-      L.P = hoist(L.P, Out);
-    T = B.add(B.mul(L.T, R.P), B.mul(L.P, R.T));
-    break;
-  case BinaryOp::Div:
-    R.P = hoist(R.P, Out);
-    if (R.T) {
-      L.P = hoist(L.P, Out);
-      T = B.div(B.sub(B.mul(L.T, R.P), B.mul(L.P, R.T)), B.mul(R.P, R.P));
-    } else {
-      T = B.div(L.T, R.P);
-    }
-    break;
-  default:
-    break;
+  return deriveByRule(E, RuleTable::get().lookupOperator(Op), {L, R}, Out);
+}
+
+/// \p E (a unary or binary operator or a math call) over the operands
+/// \p Ops: E itself when they are E's own.
+static const Expr *rebuild(Module &M, const Expr *E,
+                           const std::vector<const Expr *> &Ops) {
+  if (const auto *U = dyn_cast<UnaryExpr>(E))
+    return Ops[0] == U->getSub()
+               ? E
+               : M.create<UnaryExpr>(E->getType(), U->getOp(), Ops[0]);
+  if (const auto *Bin = dyn_cast<BinaryExpr>(E))
+    return Ops[0] == Bin->getLHS() && Ops[1] == Bin->getRHS()
+               ? E
+               : M.create<BinaryExpr>(E->getType(), Bin->getOp(), Ops[0],
+                                      Ops[1]);
+  const auto *C = cast<CallExpr>(E);
+  if (Ops == C->getArgs())
+    return E;
+  return M.create<CallExpr>(C->getType(), CallExpr::CalleeKind::Math,
+                            C->getName(), C->getMathId(), Ops);
+}
+
+Dual ForwardFunction::deriveByRule(const Expr *E, int Id, std::vector<Dual> Ops,
+                                   BlockStmt *Out) {
+  const RuleTable &Rules = RuleTable::get();
+  unsigned Active = 0;
+  for (unsigned I = 0; I < Ops.size(); ++I)
+    if (Ops[I].T)
+      Active |= 1u << I;
+  std::vector<const Expr *> Ps;
+  if (!Active || Id < 0) {
+    for (const Dual &D : Ops)
+      Ps.push_back(D.P);
+    return {rebuild(M, E, Ps), nullptr};
   }
-  bool Same = L.P == E->getLHS() && R.P == E->getRHS();
-  const Expr *P = Same ? E : M.create<BinaryExpr>(E->getType(), Op, L.P, R.P);
-  return {P, T ? B.cast(E->getType()->getUnqualified(), T) : nullptr};
+  // The primal result is at hand wherever it can be computed first (not
+  // inside a branch of ?:): in a temporary, or the declared variable.
+  bool Keep = Out && Rules.getReadsOf(Id, Active, true).Result > 0;
+  RuleReads Reads = Rules.getReadsOf(Id, Active, Keep);
+  for (unsigned I = 0; I < Ops.size(); ++I)
+    Ps.push_back(Reads.readsArg(I, Keep) ? hoist(Ops[I].P, Out) : Ops[I].P);
+  const Expr *P = rebuild(M, E, Ps);
+  const Expr *Result = nullptr;
+  if (Keep && E == KeptInit) {
+    Result = KeptVar;
+    KeptVarUsed = true;
+  } else if (Keep) {
+    P = Result = hoist(P, Out);
+  }
+  const Type *Ty = E->getType()->getUnqualified();
+  const Expr *T = nullptr;
+  for (unsigned I = 0; I < Ops.size(); ++I) {
+    if (!Ops[I].T)
+      continue;
+    const Expr *Partial = Rules.buildPartial(M, Id, I, Ps, Ty, Result);
+    T = addContributions(
+        B, T,
+        scaleByPartial(B, Ops[I].T, Partial,
+                       seedPlace(Rules.getRule(Id), I, /*Reverse=*/false)));
+  }
+  return {P, T ? B.cast(Ty, T) : nullptr};
 }
 
 Dual ForwardFunction::deriveConditional(const ConditionalExpr *E) {
@@ -254,28 +285,9 @@ Dual ForwardFunction::deriveCall(const CallExpr *C, BlockStmt *Out) {
 
 Dual ForwardFunction::deriveMathCall(const CallExpr *C, BlockStmt *Out) {
   std::vector<Dual> Args;
-  bool AnyTangent = false;
-  for (const Expr *A : C->getArgs()) {
+  for (const Expr *A : C->getArgs())
     Args.push_back(derive(A, Out));
-    AnyTangent |= Args.back().T != nullptr;
-  }
-  if (!AnyTangent)
-    return {C, nullptr};
-  const RuleTable &Rules = RuleTable::get();
-  std::vector<const Expr *> Ps;
-  for (Dual &A : Args)
-    Ps.push_back(hoist(A.P, Out));
-  const Type *Ty = C->getType()->getUnqualified();
-  const Expr *T = nullptr;
-  for (unsigned I = 0; I < Args.size(); ++I) {
-    if (!Args[I].T)
-      continue;
-    const Expr *Partial = Rules.buildPartial(M, C->getMathId(), I, Ps, Ty);
-    T = B.add(T, B.mul(Partial, Args[I].T));
-  }
-  const Expr *P = M.create<CallExpr>(C->getType(), CallExpr::CalleeKind::Math,
-                                     C->getName(), C->getMathId(), Ps);
-  return {P, T ? B.cast(Ty, T) : nullptr};
+  return deriveByRule(C, C->getMathId(), std::move(Args), Out);
 }
 
 Dual ForwardFunction::deriveIntrinsicCall(const CallExpr *C, BlockStmt *Out) {

@@ -91,6 +91,17 @@ private:
   Dual deriveCall(const ir::CallExpr *C, ir::BlockStmt *Out);
   Dual deriveMathCall(const ir::CallExpr *C, ir::BlockStmt *Out);
   Dual deriveIntrinsicCall(const ir::CallExpr *C, ir::BlockStmt *Out);
+  /// \p E, the application of rule \p Id (Rules/DerivativeRules.h) to
+  /// operands whose primals and tangents are \p Ops: the tangent is the sum
+  /// of the rule's partials times the operands' tangents; the primal is E
+  /// over the operands' primals (hoisted where the partials read them).
+  Dual deriveByRule(const ir::Expr *E, int Id, std::vector<Dual> Ops,
+                    ir::BlockStmt *Out);
+  /// The tangent update of the compound assignment \p A (whose right-hand
+  /// side \p R is derived, its primal hoisted here where the partials read
+  /// it): appended to \p Out, or returned as the target's new tangent.
+  const ir::Expr *compoundTangent(const ir::AssignStmt *A, Dual &R,
+                                  const ir::Expr *TL, ir::BlockStmt *Out);
   /// User calls; \p AsStmt appends the call as a statement instead of
   /// returning its value.
   /// \p E, or, when it is a user call whose value carries no derivative,
@@ -125,6 +136,11 @@ private:
   Flavor Kind;
   std::unique_ptr<ActivityAnalysis> Activity;
   llvm::DenseMap<const ir::Var *, ir::Var *> Tangents;
+  /// A declaration's initializer and its variable: where a partial reads
+  /// the initializer's result, it reads the variable, declared first.
+  const ir::Expr *KeptInit = nullptr;
+  const ir::Expr *KeptVar = nullptr;
+  bool KeptVarUsed = false;
   /// Every name of the generated function: the user's and the generated.
   ir::NameScope Names;
   bool Failed = false;

@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "IR/Intrinsics.h"
+#include "Rules/DerivativeRules.h"
+#include "Rules/PartialProducts.h"
 #include "Transform/ForwardFunction.h"
 #include "Transform/LoopIncrements.h"
 
@@ -88,8 +90,18 @@ void ForwardFunction::deriveDecl(const DeclStmt *D, BlockStmt *Out) {
     return;
   }
   Dual Init;
-  if (D->getInit())
+  if (D->getInit()) {
+    // A partial that reads the initializer's result (d exp = r) reads V,
+    // declared before its tangent.
+    if (V->getType()->isFloatingScalar() && !V->isShared()) {
+      KeptInit = D->getInit();
+      KeptVar = B.ref(V);
+    }
     Init = derive(D->getInit(), Out);
+    KeptInit = KeptVar = nullptr;
+  }
+  bool PrimalFirst = KeptVarUsed;
+  KeptVarUsed = false;
   if (!checkShadow(V, D->getInit(), Init.T, D->getLoc()))
     return;
   Var *T = tangentVar(V);
@@ -98,8 +110,12 @@ void ForwardFunction::deriveDecl(const DeclStmt *D, BlockStmt *Out) {
     TInit = Init.T ? Init.T : B.zero(T->getType());
   DeclStmt *TD = B.decl(T, TInit);
   TD->setLoc(D->getLoc());
+  const Stmt *Primal = Init.P == D->getInit() ? D : B.decl(V, Init.P);
+  if (PrimalFirst)
+    Out->append(Primal);
   Out->append(TD);
-  Out->append(Init.P == D->getInit() ? D : B.decl(V, Init.P));
+  if (!PrimalFirst)
+    Out->append(Primal);
 }
 
 /// True for a null pointer constant (its shadow is null too).
@@ -156,39 +172,61 @@ void ForwardFunction::deriveAssign(const AssignStmt *A, BlockStmt *Out) {
     return;
   const Expr *L = A->getLHS();
   const Expr *TNew = nullptr;
-  switch (Op) {
-  case AssignOp::Assign:
+  if (Op == AssignOp::Assign)
     TNew = B.orZero(R.T, TL->getType());
-    break;
-  case AssignOp::AddAssign:
-  case AssignOp::SubAssign:
-  case AssignOp::Accumulate: // The tangent of an accumulation accumulates.
-    if (R.T)
-      appendAt(Out, B.assign(TL, Op, R.T), A->getLoc());
-    break;
-  case AssignOp::MulAssign:
-    if (R.T) {
-      R.P = hoist(R.P, Out);
-      TNew = B.add(B.mul(TL, R.P), B.mul(L, R.T));
-    } else {
-      appendAt(Out, B.assign(TL, AssignOp::MulAssign, R.P), A->getLoc());
-    }
-    break;
-  case AssignOp::DivAssign:
-    if (R.T) {
-      R.P = hoist(R.P, Out);
-      TNew = B.div(B.sub(B.mul(TL, R.P), B.mul(L, R.T)), B.mul(R.P, R.P));
-    } else {
-      appendAt(Out, B.assign(TL, AssignOp::DivAssign, R.P), A->getLoc());
-    }
-    break;
-  default:
-    break;
-  }
-  if (Op == AssignOp::Assign || TNew)
-    appendAt(Out, B.assign(TL, AssignOp::Assign, B.orZero(TNew, TL->getType())), A->getLoc());
+  else if (RuleTable::get().lookupOperator(Op) >= 0)
+    TNew = compoundTangent(A, R, TL, Out);
+  if (TNew)
+    appendAt(Out, B.assign(TL, AssignOp::Assign, TNew), A->getLoc());
   auto *Primal = R.P == A->getRHS() ? A : B.assign(L, Op, R.P);
   Out->append(Primal);
+}
+
+/// `TL Op= C` for a tangent update that adds \p C: an Accumulate stays one
+/// (the tangent of an accumulation accumulates), a negated C is subtracted.
+static AssignStmt *addToTangent(IRBuilder &B, const Expr *TL, AssignOp Op,
+                                const Expr *C) {
+  if (Op == AssignOp::Accumulate)
+    return B.accumulate(TL, C);
+  const auto *U = dyn_cast<UnaryExpr>(C);
+  if (U && U->getOp() == UnaryOp::Neg)
+    return B.assign(TL, AssignOp::SubAssign, U->getSub());
+  return B.assign(TL, AssignOp::AddAssign, C);
+}
+
+const Expr *ForwardFunction::compoundTangent(const AssignStmt *A, Dual &R,
+                                             const Expr *TL, BlockStmt *Out) {
+  // x Op= y, with x the target's value before the store (the tangent is
+  // updated first).
+  const RuleTable &Rules = RuleTable::get();
+  int Id = Rules.lookupOperator(A->getOp());
+  unsigned Active = 1u | (R.T ? 2u : 0u);
+  if (Rules.getReadsOf(Id, Active, false).Args[1] > 0)
+    R.P = hoist(R.P, Out);
+  std::vector<const Expr *> Ops = {A->getLHS(), R.P};
+  const Type *Ty = A->getLHS()->getType()->getUnqualified();
+  auto Contribution = [&](unsigned I, const Expr *Seed) {
+    return scaleByPartial(B, Seed, Rules.buildPartial(M, Id, I, Ops, Ty),
+                          seedPlace(Rules.getRule(Id), I, false));
+  };
+  const Expr *CY = Contribution(1, R.T);
+  if (Rules.isUnitPartial(Id, 0)) {
+    // The target's tangent stays; the right-hand side's is added to it.
+    if (CY)
+      appendAt(Out, addToTangent(B, TL, A->getOp(), CY), A->getLoc());
+    return nullptr;
+  }
+  const Expr *CX = Contribution(0, TL);
+  const auto *Bin = llvm::dyn_cast_or_null<BinaryExpr>(CX);
+  if (!CY && Bin && Bin->getLHS() == TL &&
+      (Bin->getOp() == BinaryOp::Mul || Bin->getOp() == BinaryOp::Div)) {
+    // _d_x *= y, _d_x /= y.
+    AssignOp Scale = Bin->getOp() == BinaryOp::Mul ? AssignOp::MulAssign
+                                                   : AssignOp::DivAssign;
+    appendAt(Out, B.assign(TL, Scale, Bin->getRHS()), A->getLoc());
+    return nullptr;
+  }
+  return addContributions(B, CX, CY);
 }
 
 const Expr *ForwardFunction::derivePrimalCall(const Expr *E, BlockStmt *Out) {

@@ -7,14 +7,16 @@
 /// \file
 /// adjoint(E, DE) adds DE times the partial derivative of E to the adjoint of
 /// everything E reads; the primal values it needs are current because the
-/// reverse sweep restores them first. Math partials come from the rule
-/// table; user calls go through their pullbacks; every store to an adjoint
+/// reverse sweep restores them first. The partials of arithmetic operators,
+/// compound assignments and math functions come from the rule table; user
+/// calls go through their pullbacks; every store to an adjoint
 /// goes through the accumulation policy.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "IR/Intrinsics.h"
 #include "Rules/DerivativeRules.h"
+#include "Rules/PartialProducts.h"
 #include "Transform/ReverseFunction.h"
 
 using namespace meshad;
@@ -48,9 +50,11 @@ void ReverseFunction::accumulate(const Expr *LValue, const Expr *Value,
   Policy.emit(B, AL, Root, Value, Rev, LValue->getLoc());
 }
 
-void ReverseFunction::adjoint(const Expr *E, const Expr *DE, BlockStmt *Rev) {
+void ReverseFunction::adjoint(const Expr *E, const Expr *DE, BlockStmt *Rev,
+                              const Expr *Result) {
   if (!DE || !isActive(E) || !E->getType()->isDifferentiableValue())
     return;
+  const Type *Ty = E->getType()->getUnqualified();
   switch (E->getKind()) {
   case Expr::Kind::VarRef:
   case Expr::Kind::Index:
@@ -58,16 +62,21 @@ void ReverseFunction::adjoint(const Expr *E, const Expr *DE, BlockStmt *Rev) {
     return accumulate(E, DE, Rev);
   case Expr::Kind::Unary: {
     const auto *U = cast<UnaryExpr>(E);
-    if (U->getOp() == UnaryOp::Neg)
-      return adjoint(U->getSub(), B.neg(DE), Rev);
-    if (U->getOp() == UnaryOp::Plus)
-      return adjoint(U->getSub(), DE, Rev);
     if (U->getOp() == UnaryOp::Deref)
       return accumulate(E, DE, Rev);
+    int Id = RuleTable::get().lookupOperator(U->getOp());
+    if (Id >= 0)
+      adjointByRule(Id, {U->getSub()}, Ty, DE, Rev, Result);
     return;
   }
-  case Expr::Kind::Binary:
-    return adjointBinary(cast<BinaryExpr>(E), DE, Rev);
+  case Expr::Kind::Binary: {
+    int Id = RuleTable::get().lookupOperator(cast<BinaryExpr>(E)->getOp());
+    if (Id >= 0) {
+      const auto *Bin = cast<BinaryExpr>(E);
+      adjointByRule(Id, {Bin->getLHS(), Bin->getRHS()}, Ty, DE, Rev, Result);
+    }
+    return;
+  }
   case Expr::Kind::Conditional: {
     const auto *C = cast<ConditionalExpr>(E);
     DE = cheap(DE, Rev);
@@ -83,69 +92,84 @@ void ReverseFunction::adjoint(const Expr *E, const Expr *DE, BlockStmt *Rev) {
     return adjoint(Sub, B.cast(Sub->getType()->getUnqualified(), DE), Rev);
   }
   case Expr::Kind::Call:
-    return adjointCall(cast<CallExpr>(E), DE, Rev);
+    return adjointCall(cast<CallExpr>(E), DE, Rev, Result);
   default:
     return;
   }
 }
 
-void ReverseFunction::adjointBinary(const BinaryExpr *E, const Expr *DE,
-                                    BlockStmt *Rev) {
-  const Expr *L = E->getLHS(), *R = E->getRHS();
-  bool LA = isActive(L), RA = isActive(R);
-  // DE is repeated when both operands receive a share of it.
-  if (LA && RA)
+void ReverseFunction::adjointByRule(int Id,
+                                    const std::vector<const Expr *> &Ops,
+                                    const Type *Ty, const Expr *DE,
+                                    BlockStmt *Rev, const Expr *Result) {
+  const RuleTable &Rules = RuleTable::get();
+  unsigned Active = 0, NumActive = 0;
+  for (unsigned I = 0; I < Ops.size(); ++I)
+    if (isActive(Ops[I])) {
+      Active |= 1u << I;
+      ++NumActive;
+    }
+  // What the partials read (ReverseNeeds marked the same): operands read
+  // more than once, and a result recomputed more than once, are stored.
+  RuleReads Reads = Rules.getReadsOf(Id, Active, Result != nullptr);
+  bool Recompute = !Result && Reads.Result > 0;
+  std::vector<const Expr *> Args;
+  for (unsigned I = 0; I < Ops.size(); ++I) {
+    unsigned Uses = Reads.Args[I] + (Recompute ? 1 : 0);
+    Args.push_back(Uses > 1 ? cheap(Ops[I], Rev) : Ops[I]);
+  }
+  if (Recompute) {
+    Result = Rules.buildResult(M, Id, Args, Ty);
+    if (Reads.Result > 1)
+      Result = cheap(Result, Rev);
+  }
+  // DE is repeated when several operands receive a share of it.
+  if (NumActive > 1)
     DE = cheap(DE, Rev);
-  switch (E->getOp()) {
-  case BinaryOp::Add:
-    adjoint(L, DE, Rev);
-    adjoint(R, DE, Rev);
-    return;
-  case BinaryOp::Sub:
-    adjoint(L, DE, Rev);
-    adjoint(R, B.neg(DE), Rev);
-    return;
-  case BinaryOp::Mul:
-    adjoint(L, B.mul(DE, R), Rev);
-    adjoint(R, B.mul(L, DE), Rev);
-    return;
-  case BinaryOp::Div: {
-    const Expr *RV = RA ? cheap(R, Rev) : R;
-    adjoint(L, B.div(DE, RV), Rev);
-    if (RA)
-      adjoint(R, B.neg(B.div(B.mul(DE, L), B.mul(RV, RV))), Rev);
-    return;
+  for (unsigned I = 0; I < Ops.size(); ++I) {
+    if (!(Active & (1u << I)))
+      continue;
+    const Expr *Partial = Rules.buildPartial(M, Id, I, Args, Ty, Result);
+    adjoint(Ops[I],
+            scaleByPartial(B, DE, Partial,
+                           seedPlace(Rules.getRule(Id), I, /*Reverse=*/true)),
+            Rev);
   }
-  default:
+}
+
+void ReverseFunction::adjointCompound(const Expr *LHS, AssignOp Op,
+                                      const Expr *RHS, const Expr *AL,
+                                      const Expr *DE, BlockStmt *Rev) {
+  // x Op= y, with x the target's value before the store (restored).
+  const RuleTable &Rules = RuleTable::get();
+  int Id = Rules.lookupOperator(Op);
+  if (Id < 0)
     return;
-  }
+  bool RHSActive = isActive(RHS);
+  unsigned Active = 1u | (RHSActive ? 2u : 0u);
+  RuleReads Reads = Rules.getReadsOf(Id, Active, false);
+  std::vector<const Expr *> Args = {
+      LHS, Reads.Args[1] > 1 ? cheap(RHS, Rev) : RHS};
+  const Type *Ty = AL->getType()->getUnqualified();
+  auto Contribution = [&](unsigned I) {
+    return scaleByPartial(B, DE, Rules.buildPartial(M, Id, I, Args, Ty),
+                          seedPlace(Rules.getRule(Id), I, /*Reverse=*/true));
+  };
+  if (!Rules.isUnitPartial(Id, 0))
+    Rev->append(
+        B.assign(AL, AssignOp::Assign, B.orZero(Contribution(0), Ty)));
+  if (RHSActive)
+    adjoint(RHS, Contribution(1), Rev);
 }
 
 void ReverseFunction::adjointCall(const CallExpr *C, const Expr *DE,
-                                  BlockStmt *Rev) {
+                                  BlockStmt *Rev, const Expr *Result) {
   switch (C->getCalleeKind()) {
   case CallExpr::CalleeKind::User:
     return pullbackCall(C, DE, Rev);
-  case CallExpr::CalleeKind::Math: {
-    std::vector<const Expr *> Args;
-    unsigned NumActive = 0;
-    for (const Expr *A : C->getArgs()) {
-      Args.push_back(cheap(A, Rev));
-      NumActive += isActive(A);
-    }
-    if (NumActive > 1)
-      DE = cheap(DE, Rev);
-    const Type *Ty = C->getType()->getUnqualified();
-    for (unsigned I = 0; I < Args.size(); ++I) {
-      if (!isActive(C->getArg(I)))
-        continue;
-      const Expr *Partial =
-          RuleTable::get().buildPartial(M, C->getMathId(), I, Args, Ty);
-      if (Partial)
-        adjoint(C->getArg(I), B.mul(DE, Partial), Rev);
-    }
-    return;
-  }
+  case CallExpr::CalleeKind::Math:
+    return adjointByRule(C->getMathId(), C->getArgs(),
+                         C->getType()->getUnqualified(), DE, Rev, Result);
   case CallExpr::CalleeKind::Intrinsic:
     break;
   }

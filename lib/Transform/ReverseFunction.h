@@ -99,6 +99,12 @@ private:
   void sweepAssign(const ir::Expr *LHS, ir::AssignOp Op, const ir::Expr *RHS,
                    bool IsDecl, clang::SourceLocation Loc, ir::BlockStmt *Fwd,
                    ir::BlockStmt *Rev);
+  /// The reverse-sweep half of an assignment: the adjoints of its
+  /// right-hand side (\p Holder: a local that holds its value).
+  void sweepAssignAdjoint(const ir::Expr *LHS, ir::AssignOp Op,
+                          const ir::Expr *RHS, bool IsDecl,
+                          clang::SourceLocation Loc, ir::Var *Holder,
+                          ir::BlockStmt *Rev);
   /// An assignment to an active pointer variable (a copy or arithmetic).
   void sweepPointerAssign(const ir::Expr *LHS, ir::AssignOp Op,
                           const ir::Expr *RHS, bool IsDecl,
@@ -164,12 +170,22 @@ private:
                          ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
 
   // Expression adjoints (ReverseExpr.cpp).
-  /// Accumulates \p DE into the adjoints of what \p E reads.
-  void adjoint(const ir::Expr *E, const ir::Expr *DE, ir::BlockStmt *Rev);
-  void adjointBinary(const ir::BinaryExpr *E, const ir::Expr *DE,
-                     ir::BlockStmt *Rev);
+  /// Accumulates \p DE into the adjoints of what \p E reads. \p Result,
+  /// where given, holds E's value (ReverseNeeds::getResultHolder).
+  void adjoint(const ir::Expr *E, const ir::Expr *DE, ir::BlockStmt *Rev,
+               const ir::Expr *Result = nullptr);
   void adjointCall(const ir::CallExpr *C, const ir::Expr *DE,
-                   ir::BlockStmt *Rev);
+                   ir::BlockStmt *Rev, const ir::Expr *Result);
+  /// The adjoints of the operands \p Ops of an application of rule \p Id
+  /// (Rules/DerivativeRules.h) at type \p Ty: \p DE times each partial.
+  void adjointByRule(int Id, const std::vector<const ir::Expr *> &Ops,
+                     const ir::Type *Ty, const ir::Expr *DE,
+                     ir::BlockStmt *Rev, const ir::Expr *Result);
+  /// The adjoints of `LHS Op= RHS` (a compound assignment with a rule),
+  /// whose target's adjoint \p AL held \p DE.
+  void adjointCompound(const ir::Expr *LHS, ir::AssignOp Op,
+                       const ir::Expr *RHS, const ir::Expr *AL,
+                       const ir::Expr *DE, ir::BlockStmt *Rev);
   /// The pullback call of a user call with return seed \p Seed.
   void pullbackCall(const ir::CallExpr *C, const ir::Expr *Seed,
                     ir::BlockStmt *Rev);

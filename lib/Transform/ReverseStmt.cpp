@@ -15,6 +15,7 @@
 #include "IR/Clone.h"
 #include "IR/Intrinsics.h"
 #include "IR/Traversal.h"
+#include "Rules/DerivativeRules.h"
 #include "Transform/ReverseFunction.h"
 
 using namespace meshad;
@@ -385,8 +386,25 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
   BlockStmt *Restore = B.block();
   if (!Dead)
     sweepPrimalStore(LHS, Op, RHS, IsDecl, Loc, Fwd, Restore);
-  for (const Stmt *S : Restore->getBody())
-    Rev->append(S);
+  // A local that holds RHS's value (d exp = r) is restored after RHS's
+  // adjoint, which reads it.
+  Var *Holder = Op == AssignOp::Assign ? Needs->getResultHolder(RHS)
+                                             : nullptr;
+  if (!Holder)
+    for (const Stmt *S : Restore->getBody())
+      Rev->append(S);
+  sweepAssignAdjoint(LHS, Op, RHS, IsDecl, Loc, Holder, Rev);
+  if (Holder)
+    for (const Stmt *S : Restore->getBody())
+      Rev->append(S);
+}
+
+void ReverseFunction::sweepAssignAdjoint(const Expr *LHS, AssignOp Op,
+                                         const Expr *RHS, bool IsDecl,
+                                         clang::SourceLocation Loc,
+                                         Var *Holder, BlockStmt *Rev) {
+  const Var *Root = ActivityAnalysis::getRootVar(LHS);
+  bool Active = Root && Activity->isActive(Root);
   const auto *Call = llvm::dyn_cast_or_null<CallExpr>(RHS);
   bool UserCall = Call && Call->getCalleeKind() == CallExpr::CalleeKind::User;
   const Expr *AL = Active && Op != AssignOp::Inc && Op != AssignOp::Dec &&
@@ -402,8 +420,9 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
   }
   const Type *Ty = AL->getType()->getUnqualified();
   bool RHSActive = isActive(RHS);
-  if (!RHSActive && Op != AssignOp::Assign && Op != AssignOp::MulAssign &&
-      Op != AssignOp::DivAssign)
+  int Id = RuleTable::get().lookupOperator(Op);
+  if (!RHSActive && Op != AssignOp::Assign &&
+      (Id < 0 || RuleTable::get().isUnitPartial(Id, 0)))
     return; // x += constant: x's adjoint passes through unchanged.
   // A first definition outside loops: nothing reads its adjoint afterwards,
   // so it need not be reset; nor is a kept seed (meshad::KeepSeeds).
@@ -430,34 +449,13 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
     if (UserCall)
       pullbackCall(Call, DE, Rev);
     else
-      adjoint(RHS, DE, Rev);
+      adjoint(RHS, DE, Rev, Holder ? B.ref(Holder) : nullptr);
     if (!ResetDead && ResetLast)
       resetSeed(AL, Root, Rev);
     return;
   }
-  case AssignOp::AddAssign:
-  case AssignOp::Accumulate:
-  case AssignOp::SubAssign:
-    if (UserCall) {
-      pullbackCall(Call, isAdditive(Op) ? DE : B.neg(DE), Rev);
-      return;
-    }
-    adjoint(RHS, isAdditive(Op) ? DE : B.neg(DE), Rev);
-    return;
-  case AssignOp::MulAssign: {
-    const Expr *RV = cheap(RHS, Rev);
-    Rev->append(B.assign(AL, AssignOp::Assign, B.mul(DE, RV)));
-    adjoint(RHS, B.mul(DE, LHS), Rev);
-    return;
-  }
-  case AssignOp::DivAssign: {
-    const Expr *RV = cheap(RHS, Rev);
-    Rev->append(B.assign(AL, AssignOp::Assign, B.div(DE, RV)));
-    adjoint(RHS, B.neg(B.div(B.mul(DE, LHS), B.mul(RV, RV))), Rev);
-    return;
-  }
   default:
-    return;
+    return adjointCompound(LHS, Op, RHS, AL, DE, Rev);
   }
 }
 

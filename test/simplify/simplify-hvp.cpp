@@ -33,8 +33,8 @@ static void gradient(const double *p, int n, double w, double *gp,
 // exp(w * p[i]) is computed once for the adjoint and its tangent:
 // CHECK-LABEL: void energy_hvp(
 // CHECK: double _t4 = exp(w * p[i]);
-// CHECK-NEXT: double _d2_r4 = _r0 * (_t4 * (_d2_w * p[i] + w * _d2_p[i]));
-// CHECK-NEXT: double _r4 = _r0 * _t4;
+// CHECK-NEXT: double _d2_r3 = _r0 * (_t4 * (_d2_w * p[i] + w * _d2_p[i]));
+// CHECK-NEXT: double _r3 = _r0 * _t4;
 
 int main() {
   meshad::test::RandomInputs Rng;

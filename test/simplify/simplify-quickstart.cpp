@@ -34,17 +34,18 @@ __host__ __device__ double springEnergy(const double *p, const double *q,
 // CHECK-NEXT: double dy = p[1] - q[1];
 // CHECK-NEXT: double dz = p[2] - q[2];
 // CHECK-NEXT: double len = sqrt(dx * dx + dy * dy + dz * dz);
-// CHECK-NEXT: double _d_stretch = 0.5 / len * (2. * dy);
+// CHECK-NEXT: double _d_stretch = 0.5 * (2. * dy) / len;
 // CHECK-NEXT: double stretch = len - rest;
-// CHECK-NEXT: double _t1 = 0.5 * k;
-// CHECK-NEXT: return _t1 * _d_stretch * stretch + _t1 * stretch * _d_stretch;
+// CHECK-NEXT: double _t0 = 0.5 * k;
+// CHECK-NEXT: return _t0 * _d_stretch * stretch + _t0 * stretch * _d_stretch;
 // CHECK-NEXT: }
 
 // NOSIMP-LABEL: double springEnergy_darg0_1(const double *p, const double *q, double k, double rest) {
 // NOSIMP: double _d_dx = 0.;
 // NOSIMP: double _d_dy = 1.;
-// NOSIMP: _d_dx * dx + dx * _d_dx
-// NOSIMP: double len = sqrt(_t0);
+// The tangent of the square root reads its result, len (d sqrt = 0.5 / r):
+// NOSIMP: double len = sqrt(dx * dx + dy * dy + dz * dz);
+// NOSIMP-NEXT: double _d_len = 0.5 * (_d_dx * dx + dx * _d_dx + {{.*}}) / len;
 
 int main() {
   meshad::test::RandomInputs Rng;
