@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Analysis/Activity.h"
+#include "AD/Analysis/Activity.h"
 #include "IR/Builder.h"
 
 #include "gtest/gtest.h"

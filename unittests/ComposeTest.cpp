@@ -10,7 +10,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Analysis/Activity.h"
+#include "AD/Analysis/Activity.h"
 #include "GPU/LowerAccumulations.h"
 #include "IR/Builder.h"
 #include "IR/NameScope.h"

@@ -4,12 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 ///
-/// Transform/DeadPushforwards on hand-built IR: which functions are free of
+/// AD/DeadPushforwards on hand-built IR: which functions are free of
 /// side effects, and which pushforward calls go or become primal calls.
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Transform/DeadPushforwards.h"
+#include "AD/DeadPushforwards.h"
 #include "IR/Builder.h"
 #include "IR/Traversal.h"
 

@@ -13,7 +13,7 @@
 #ifndef MESHAD_UNITTESTS_OWNERSHIPFIXTURE_H
 #define MESHAD_UNITTESTS_OWNERSHIPFIXTURE_H
 
-#include "Analysis/Ownership.h"
+#include "GPU/Ownership.h"
 #include "Lower/ASTLowering.h"
 #include "Support/Diagnostics.h"
 

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Transform/PassPipeline.h"
+#include "IR/PassPipeline.h"
 #include "GPU/GpuPasses.h"
 #include "IR/Builder.h"
 

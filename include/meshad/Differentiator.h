@@ -42,7 +42,7 @@
 #include <type_traits>
 #include <utility>
 
-#include <meshad/Tape.h>
+#include <meshad/codegen/Tape.h>
 
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
@@ -55,10 +55,10 @@
 #define MESHAD_HOST_DEVICE
 #endif
 
-#include <meshad/AdjointTile.h>
-#include <meshad/BlockReduce.h>
-#include <meshad/WarpAtomics.h>
-#include <meshad/CudaAdjoint.h>
+#include <meshad/codegen/AdjointTile.h>
+#include <meshad/codegen/BlockReduce.h>
+#include <meshad/codegen/WarpAtomics.h>
+#include <meshad/codegen/CudaAdjoint.h>
 
 /// Asserts that no two threads of a launch touch the same element of the
 /// annotated pointer parameter of a kernel, when the proof needs facts the
@@ -129,7 +129,7 @@ template <class T> MESHAD_HOST_DEVICE inline void atomicAccumulate(T *P, T V) {
 
 /// Adds \p V to \p *P, an element that no other thread of the launch
 /// touches and that the kernel does not read back (a thread-exclusive
-/// adjoint; see lib/Transform/ExclusiveAdds). On the GPU it is an atomicAdd
+/// adjoint; see lib/GPU/ExclusiveAdds). On the GPU it is an atomicAdd
 /// whose result is unused: a reduction at L2 that needs no load round trip,
 /// uncontended and, with one adder per element, deterministic. On the CPU it
 /// is a plain +=.

@@ -14,10 +14,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Analysis/ElementMaps.h"
-#include "Analysis/Activity.h"
+#include "AD/Analysis/Activity.h"
 #include "Analysis/IRWalk.h"
 #include "Analysis/IndexForms.h"
-#include "Analysis/OwnershipAccesses.h"
+#include "GPU/OwnershipAccesses.h"
 #include "IR/Intrinsics.h"
 
 #include "llvm/ADT/STLExtras.h"

@@ -17,7 +17,7 @@
 #define MESHAD_ANALYSIS_INDEXFACTS_H
 
 #include "Analysis/IndexForms.h"
-#include "Analysis/OwnershipAccesses.h"
+#include "GPU/OwnershipAccesses.h"
 
 #include <vector>
 

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Analysis/IndexForms.h"
-#include "Analysis/Activity.h"
+#include "AD/Analysis/Activity.h"
 #include "Analysis/IRWalk.h"
 
 #include "llvm/ADT/STLExtras.h"

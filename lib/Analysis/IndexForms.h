@@ -25,7 +25,7 @@
 #ifndef MESHAD_ANALYSIS_INDEXFORMS_H
 #define MESHAD_ANALYSIS_INDEXFORMS_H
 
-#include "Analysis/ReverseNeeds.h"
+#include "AD/Analysis/ReverseNeeds.h"
 #include "IR/IR.h"
 
 #include "llvm/ADT/ArrayRef.h"

@@ -14,7 +14,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Analysis/Activity.h"
+#include "AD/Analysis/Activity.h"
 #include "Analysis/IRWalk.h"
 #include "Analysis/IndexForms.h"
 

@@ -16,7 +16,7 @@
 
 #include "IR/NameScope.h"
 #include "Support/Diagnostics.h"
-#include "Transform/DerivedFunctions.h"
+#include "AD/DerivedFunctions.h"
 
 namespace clang {
 class ASTContext;

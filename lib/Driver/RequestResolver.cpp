@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Driver/RequestResolver.h"
-#include "Transform/ReverseMode.h"
+#include "AD/Reverse/ReverseMode.h"
 
 using namespace meshad;
 

@@ -16,7 +16,7 @@
 #include "IR/IR.h"
 #include "Plan/Request.h"
 #include "Support/Diagnostics.h"
-#include "Transform/ForwardMode.h"
+#include "AD/Forward/ForwardMode.h"
 
 #include <optional>
 #include <string>

@@ -1,1 +1,1 @@
-set(SOURCES Generator.cpp GeneratedNames.cpp Placement.cpp RequestResolver.cpp TextEdits.cpp GenerateAction.cpp)
+set(SOURCES GenerateAction.cpp GeneratedNames.cpp Generator.cpp Placement.cpp RequestResolver.cpp TextEdits.cpp)

@@ -11,8 +11,8 @@
 /// - adjoints of locals, and anything in host-only code: plain +=;
 /// - adjoints of kernel array parameters: as the ownership analysis decides:
 ///   plain += for thread-exclusive arrays; the thread's slots of the block's
-///   shared-memory tile for tile-exclusive ones (meshad/AdjointTile.h,
-///   written out at the end of the kernel); warp-aggregated atomics (meshad/WarpAtomics.h)
+///   shared-memory tile for tile-exclusive ones (meshad/codegen/AdjointTile.h,
+///   written out at the end of the kernel); warp-aggregated atomics (meshad/codegen/WarpAtomics.h)
 ///   for uniform but symbolic addresses; atomicAdd otherwise;
 /// - adjoints in __shared__ memory, of kernels' scalar parameters, and of
 ///   device functions' array parameters: atomicAdd;
@@ -26,7 +26,7 @@
 #ifndef MESHAD_GPU_ACCUMULATIONPOLICY_H
 #define MESHAD_GPU_ACCUMULATIONPOLICY_H
 
-#include "Analysis/Ownership.h"
+#include "GPU/Ownership.h"
 #include "IR/Builder.h"
 #include "Support/Diagnostics.h"
 
@@ -88,7 +88,7 @@ public:
     Tiles[V] = {Tile, R};
   }
 
-  /// "meshad::<Name><c, lo, hi>": a function of meshad/AdjointTile.h for
+  /// "meshad::<Name><c, lo, hi>": a function of meshad/codegen/AdjointTile.h for
   /// the tile of an array with ownership \p R.
   static std::string tileFunction(const char *Name, const OwnershipResult &R);
 

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GPU/AtomicCombiner.h"
-#include "Analysis/Activity.h"
+#include "AD/Analysis/Activity.h"
 #include "Emit/CudaEmitter.h"
 #include "IR/Intrinsics.h"
 #include "IR/Traversal.h"

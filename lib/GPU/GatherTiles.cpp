@@ -6,9 +6,9 @@
 
 #include "GPU/GatherTiles.h"
 
-#include "Analysis/Activity.h"
+#include "AD/Analysis/Activity.h"
 #include "Analysis/IndexForms.h"
-#include "Analysis/ReverseNeeds.h"
+#include "AD/Analysis/ReverseNeeds.h"
 #include "IR/Clone.h"
 #include "IR/Traversal.h"
 

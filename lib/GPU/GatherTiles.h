@@ -49,7 +49,7 @@ namespace meshad {
 struct GatherTile {
   const ir::Var *Adjoint;
   const ir::Var *Tile;
-  /// Every access is Stride*gid + d (meshad/AdjointTile.h).
+  /// Every access is Stride*gid + d (meshad/codegen/AdjointTile.h).
   long long Stride;
 };
 

@@ -8,7 +8,7 @@
 #include "GPU/ExclusiveAdds.h"
 #include "GPU/LowerAccumulations.h"
 #include "IR/Builder.h"
-#include "Transform/DeadLocals.h"
+#include "Simplify/DeadLocals.h"
 
 using namespace meshad;
 

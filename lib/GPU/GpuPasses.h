@@ -6,7 +6,7 @@
 ///
 /// \file
 /// The lists of GPU passes, per kind of generated function, that run last
-/// on the finished function (see Transform/PassPipeline.h):
+/// on the finished function (see IR/PassPipeline.h):
 /// - a gradient kernel of reverse mode: gather-tiles (a stencil's
 ///   shared-memory tiles become gathers where the kernel allows it,
 ///   GPU/GatherTiles), then exclusive-adds (adds to adjoints that the kernel
@@ -29,7 +29,7 @@
 #define MESHAD_GPU_GPUPASSES_H
 
 #include "GPU/GatherTiles.h"
-#include "Transform/PassPipeline.h"
+#include "IR/PassPipeline.h"
 
 #include <functional>
 #include <map>

@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "GPU/LowerAccumulations.h"
-#include "Analysis/Activity.h"
-#include "Analysis/Ownership.h"
+#include "AD/Analysis/Activity.h"
+#include "GPU/Ownership.h"
 #include "GPU/AccumulationPolicy.h"
 #include "IR/Traversal.h"
 

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The last pass before emission of a composed derivative (Transform/Hvp):
+/// The last pass before emission of a composed derivative (AD/Hvp):
 /// every AssignOp::Accumulate of the finished function becomes the form the
 /// accumulation policy decides for its target, with one remark each:
 /// - host code, a thread's locals and memory private to it: plain +=;

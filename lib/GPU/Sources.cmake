@@ -1,1 +1,1 @@
-set(SOURCES LowerAccumulations.cpp GpuPasses.cpp AccumulationPolicy.cpp AtomicCombiner.cpp GatherTiles.cpp ExclusiveAdds.cpp)
+set(SOURCES AccumulationPolicy.cpp AtomicCombiner.cpp ExclusiveAdds.cpp GatherTiles.cpp GpuPasses.cpp LowerAccumulations.cpp Ownership.cpp OwnershipAccesses.cpp)

@@ -1,2 +1,1 @@
-set(SOURCES Type.cpp IR.cpp Traversal.cpp Clone.cpp NameScope.cpp Intrinsics.cpp
-  Verifier.cpp)
+set(SOURCES Clone.cpp IR.cpp Intrinsics.cpp NameScope.cpp PassPipeline.cpp Traversal.cpp Type.cpp Verifier.cpp)

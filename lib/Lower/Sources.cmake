@@ -1,1 +1,1 @@
-set(SOURCES ASTLowering.cpp LowerTypes.cpp LowerStmt.cpp LowerExpr.cpp LowerBranches.cpp)
+set(SOURCES ASTLowering.cpp LowerBranches.cpp LowerExpr.cpp LowerStmt.cpp LowerTypes.cpp)

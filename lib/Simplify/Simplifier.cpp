@@ -8,7 +8,7 @@
 #include "IR/Clone.h"
 #include "IR/NameScope.h"
 #include "Simplify/Passes.h"
-#include "Transform/DeadLocals.h"
+#include "Simplify/DeadLocals.h"
 
 using namespace meshad;
 using namespace meshad::ir;

@@ -14,7 +14,7 @@
 ///
 ///   1. propagateConstants  0/1 tangents and seeds never written again
 ///   2. foldAlgebra         x*0, x*1, x+0, 0-x, -(-x), a*b + b*a -> 2*a*b
-///   3. removeDeadLocals    locals nothing reads (Transform/DeadLocals)
+///   3. removeDeadLocals    locals nothing reads (Simplify/DeadLocals)
 ///   4. mergeAdds           v += a; v += b;  ->  v += a + b;
 ///   5. propagateCopies     single-use temporaries inlined
 ///   6. shareMathCalls      exp(y) twice in straight-line code: once

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Simplify/SimplifyUtils.h"
-#include "Analysis/ReverseNeeds.h"
+#include "AD/Analysis/ReverseNeeds.h"
 #include "IR/Traversal.h"
 
 #include <cstring>

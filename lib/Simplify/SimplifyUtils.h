@@ -25,7 +25,7 @@
 #ifndef MESHAD_SIMPLIFY_SIMPLIFYUTILS_H
 #define MESHAD_SIMPLIFY_SIMPLIFYUTILS_H
 
-#include "Analysis/ReverseNeeds.h"
+#include "AD/Analysis/ReverseNeeds.h"
 #include "IR/IR.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -43,7 +43,7 @@ using VarSet = llvm::SmallPtrSet<const ir::Var *, 8>;
 /// and variables.
 bool sameExpr(const ir::Expr *A, const ir::Expr *B);
 
-/// meshad::isPureExpr (Analysis/ReverseNeeds.h): math functions and pure
+/// meshad::isPureExpr (AD/Analysis/ReverseNeeds.h): math functions and pure
 /// intrinsics only (no user calls, atomics, shuffles, barriers, tapes).
 using meshad::isPureExpr;
 

@@ -1,1 +1,1 @@
-set(SOURCES Simplifier.cpp SimplifyUtils.cpp Rewrite.cpp ConstantTangents.cpp AlgebraicFolds.cpp PureCallCSE.cpp MergeAdds.cpp CopyPropagation.cpp)
+set(SOURCES AlgebraicFolds.cpp ConstantTangents.cpp CopyPropagation.cpp DeadLocals.cpp MergeAdds.cpp PureCallCSE.cpp Rewrite.cpp Simplifier.cpp SimplifyUtils.cpp)

@@ -1,1 +1,1 @@
-set(SOURCES Diagnostics.cpp ArgSpec.cpp)
+set(SOURCES ArgSpec.cpp Diagnostics.cpp)

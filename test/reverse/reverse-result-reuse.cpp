@@ -1,6 +1,6 @@
 // Partials that read the primal result (d exp = r, d sqrt = 0.5 / r,
 // d(a / b)/db = -r / b) read the local that holds it, in forward and reverse
-// mode (Rules/DerivativeRules.def, Analysis/ReverseNeeds.h); where no local
+// mode (Rules/DerivativeRules.def, AD/Analysis/ReverseNeeds.h); where no local
 // holds it in the reverse sweep (inside a loop, a local assigned twice) the
 // result is recomputed, and what that reads is saved. Every derivative is
 // checked against central finite differences.

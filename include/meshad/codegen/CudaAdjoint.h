@@ -1,0 +1,141 @@
+//===- meshad/codegen/CudaAdjoint.h - Adjoints of CUDA runtime calls -----*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// What reverse-mode host code calls to run CUDA runtime operations
+/// backwards. A copy dst = src becomes dSrc += dDst; dDst = 0, wherever the
+/// two adjoint buffers live:
+///
+/// \code
+///   // forward:  cudaMemcpy(x_d, x, n * sizeof(double), cudaMemcpyHostToDevice);
+///   // reverse:
+///   meshad::cuda::adjointMemcpy(_d_x_d, _d_x, n * sizeof(double),
+///                               cudaMemcpyHostToDevice);
+/// \endcode
+///
+/// Works with the CUDA runtime and under the CPU emulation (where every
+/// buffer is host memory).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_CUDAADJOINT_H
+#define MESHAD_CUDAADJOINT_H
+
+#if defined(__CUDACC__) || defined(MESHAD_CPU_CUDA)
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace meshad {
+namespace cuda {
+
+/// Dst[i] += Src[i] for i < N, on the device.
+template <class T>
+__global__ void accumulateKernel(T *Dst, const T *Src, size_t N) {
+  for (size_t I = blockIdx.x * (size_t)blockDim.x + threadIdx.x; I < N;
+       I += (size_t)blockDim.x * gridDim.x)
+    Dst[I] += Src[I];
+}
+
+/// Dst += Src for device buffers of N elements.
+template <class T>
+cudaError_t accumulateOnDevice(T *Dst, const T *Src, size_t N) {
+  if (N == 0)
+    return cudaSuccess;
+  unsigned Blocks = (unsigned)((N + 255) / 256);
+  if (Blocks > 65535)
+    Blocks = 65535;
+#if defined(MESHAD_CPU_CUDA)
+  (void)Blocks;
+  for (size_t I = 0; I < N; ++I)
+    Dst[I] += Src[I];
+  return cudaSuccess;
+#else
+  accumulateKernel<T><<<Blocks, 256>>>(Dst, Src, N);
+  return cudaGetLastError();
+#endif
+}
+
+namespace detail {
+/// T, in a context that template argument deduction does not look at.
+template <class T> struct NoDeduce {
+  using type = T;
+};
+} // namespace detail
+
+/// The reverse of cudaMemcpy(Dst, Src, Bytes, Kind): DSrc += DDst, then
+/// DDst = 0. DSrc may be null (the source carries no derivative: a literal
+/// nullptr is accepted, T comes from DDst).
+template <class T>
+cudaError_t adjointMemcpy(T *DDst, typename detail::NoDeduce<T>::type *DSrc,
+                          size_t Bytes, cudaMemcpyKind Kind) {
+  size_t N = Bytes / sizeof(T);
+  bool DstOnDevice = Kind == cudaMemcpyHostToDevice ||
+                     Kind == cudaMemcpyDeviceToDevice;
+  bool SrcOnDevice = Kind == cudaMemcpyDeviceToHost ||
+                     Kind == cudaMemcpyDeviceToDevice;
+#if defined(MESHAD_CPU_CUDA)
+  DstOnDevice = SrcOnDevice = false; // All memory is host memory.
+#endif
+  cudaError_t Err = cudaSuccess;
+  if (DSrc && N) {
+    if (!DstOnDevice && !SrcOnDevice) {
+      for (size_t I = 0; I < N; ++I)
+        DSrc[I] += DDst[I];
+    } else if (DstOnDevice && SrcOnDevice) {
+      Err = accumulateOnDevice(DSrc, (const T *)DDst, N);
+    } else if (DstOnDevice) {
+      // Device adjoint flows back into a host adjoint.
+      std::vector<T> Tmp(N);
+      Err = cudaMemcpy(Tmp.data(), DDst, Bytes, cudaMemcpyDeviceToHost);
+      for (size_t I = 0; I < N && Err == cudaSuccess; ++I)
+        DSrc[I] += Tmp[I];
+    } else {
+      // Host adjoint flows back into a device adjoint.
+      T *Tmp = nullptr;
+      Err = cudaMalloc((void **)&Tmp, Bytes);
+      if (Err == cudaSuccess)
+        Err = cudaMemcpy(Tmp, DDst, Bytes, cudaMemcpyHostToDevice);
+      if (Err == cudaSuccess)
+        Err = accumulateOnDevice(DSrc, (const T *)Tmp, N);
+      if (Tmp) {
+        cudaDeviceSynchronize();
+        cudaFree(Tmp);
+      }
+    }
+  }
+  if (Err != cudaSuccess)
+    return Err;
+  if (DstOnDevice)
+    return cudaMemset(DDst, 0, Bytes);
+  std::memset((void *)DDst, 0, Bytes);
+  return cudaSuccess;
+}
+
+/// A zeroed device scalar that a reversed launch accumulates a scalar
+/// argument's adjoint into; read it back with takeScalar().
+template <class T> T *deviceScalar() {
+  T *P = nullptr;
+  cudaMalloc((void **)&P, sizeof(T));
+  cudaMemset(P, 0, sizeof(T));
+  return P;
+}
+
+/// The value of a device scalar from deviceScalar(), which is freed.
+template <class T> T takeScalar(T *P) {
+  T V = T();
+  cudaMemcpy(&V, P, sizeof(T), cudaMemcpyDeviceToHost);
+  cudaFree(P);
+  return V;
+}
+
+} // namespace cuda
+} // namespace meshad
+
+#endif // __CUDACC__ || MESHAD_CPU_CUDA
+
+#endif // MESHAD_CUDAADJOINT_H

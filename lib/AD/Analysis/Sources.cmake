@@ -1,0 +1,1 @@
+set(SOURCES Activity.cpp Recomputation.cpp ReverseNeeds.cpp)

@@ -1,0 +1,151 @@
+//===- AD/Forward/ForwardFunction.h - Forward mode of one function --*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Private to the forward-mode transformer: the state of deriving one
+/// function. Statements are handled in ForwardStmt.cpp, expressions in
+/// ForwardExpr.cpp.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_TRANSFORM_FORWARDFUNCTION_H
+#define MESHAD_TRANSFORM_FORWARDFUNCTION_H
+
+#include "AD/Analysis/Activity.h"
+#include "IR/Builder.h"
+#include "IR/NameScope.h"
+#include "AD/Forward/ForwardMode.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <memory>
+
+namespace meshad {
+
+/// A primal value and its tangent; a null tangent is a structural zero.
+struct Dual {
+  const ir::Expr *P = nullptr;
+  const ir::Expr *T = nullptr;
+};
+
+/// Derives one function in forward mode into an already created
+/// ir::Function (whose name, return type and target are set).
+class ForwardFunction {
+public:
+  enum class Flavor { Request, Pushforward };
+
+  ForwardFunction(ForwardModeTransformer &Owner, ir::Module &M,
+                  DiagnosticSink &Diags, DerivedFunctionSet &Derived,
+                  ir::Function *Primal, ir::Function *Result,
+                  std::vector<ParamSeed> Seeds, Flavor Kind);
+
+  /// Adds parameters and builds the body. False after errors.
+  bool run();
+
+  /// The parameter seeds after the activity analysis (written pointer
+  /// parameters of requests get Tangent seeds).
+  const std::vector<ParamSeed> &getSeeds() const { return Seeds; }
+
+  /// Type of g_pushforward's result for a primal returning \p Ty.
+  static const ir::Type *getPairType(ir::TypeContext &Types,
+                                     const ir::Type *Ty);
+
+private:
+  // Setup (ForwardFunction.cpp).
+  bool computeActivity();
+  void addParameters();
+  void seedLocals(ir::BlockStmt *Out);
+
+  // Statements (ForwardStmt.cpp).
+  void deriveBlock(const ir::BlockStmt *In, ir::BlockStmt *Out);
+  void deriveStmt(const ir::Stmt *S, ir::BlockStmt *Out);
+  void deriveDecl(const ir::DeclStmt *D, ir::BlockStmt *Out);
+  void deriveAssign(const ir::AssignStmt *A, ir::BlockStmt *Out);
+  void deriveExprStmt(const ir::ExprStmt *S, ir::BlockStmt *Out);
+  void deriveReturn(const ir::ReturnStmt *R, ir::BlockStmt *Out);
+  /// meshad::push(T, v): v's tangent goes on T's tangent tape.
+  void deriveTapePush(const ir::ExprStmt *S, ir::BlockStmt *Out);
+  const ir::Stmt *deriveLoop(const ir::Stmt *S);
+  const ir::BlockStmt *deriveSubBlock(const ir::BlockStmt *In);
+  bool needsTangent(const ir::Stmt *LoopPart);
+  /// An active pointer \p V set to \p Value takes its shadow \p Shadow
+  /// (its tangent memory); false, after an error at \p Loc, when \p Value
+  /// is not a null pointer and has none (dynamic shared memory, a pointer
+  /// returned by a call).
+  bool checkShadow(const ir::Var *V, const ir::Expr *Value,
+                   const ir::Expr *Shadow, clang::SourceLocation Loc);
+
+  // Expressions (ForwardExpr.cpp). A null Out forbids hoisting (inside ?:).
+  Dual derive(const ir::Expr *E, ir::BlockStmt *Out);
+  Dual deriveVarRef(const ir::VarRefExpr *E);
+  Dual deriveUnary(const ir::UnaryExpr *E, ir::BlockStmt *Out);
+  Dual deriveBinary(const ir::BinaryExpr *E, ir::BlockStmt *Out);
+  Dual deriveConditional(const ir::ConditionalExpr *E);
+  Dual deriveIndex(const ir::IndexExpr *E, ir::BlockStmt *Out);
+  Dual deriveMember(const ir::MemberExpr *E, ir::BlockStmt *Out);
+  Dual deriveCast(const ir::CastExpr *E, ir::BlockStmt *Out);
+  Dual deriveInitList(const ir::InitListExpr *E, ir::BlockStmt *Out);
+  Dual deriveCall(const ir::CallExpr *C, ir::BlockStmt *Out);
+  Dual deriveMathCall(const ir::CallExpr *C, ir::BlockStmt *Out);
+  Dual deriveIntrinsicCall(const ir::CallExpr *C, ir::BlockStmt *Out);
+  /// \p E, the application of rule \p Id (Rules/DerivativeRules.h) to
+  /// operands whose primals and tangents are \p Ops: the tangent is the sum
+  /// of the rule's partials times the operands' tangents; the primal is E
+  /// over the operands' primals (hoisted where the partials read them).
+  Dual deriveByRule(const ir::Expr *E, int Id, std::vector<Dual> Ops,
+                    ir::BlockStmt *Out);
+  /// The tangent update of the compound assignment \p A (whose right-hand
+  /// side \p R is derived, its primal hoisted here where the partials read
+  /// it): appended to \p Out, or returned as the target's new tangent.
+  const ir::Expr *compoundTangent(const ir::AssignStmt *A, Dual &R,
+                                  const ir::Expr *TL, ir::BlockStmt *Out);
+  /// User calls; \p AsStmt appends the call as a statement instead of
+  /// returning its value.
+  /// \p E, or, when it is a user call whose value carries no derivative,
+  /// the primal value of its pushforward (which still writes tangents
+  /// through pointer arguments).
+  const ir::Expr *derivePrimalCall(const ir::Expr *E, ir::BlockStmt *Out);
+  Dual deriveUserCall(const ir::CallExpr *C, ir::BlockStmt *Out, bool AsStmt);
+
+  /// The tangent lvalue of a store target (_d_x, _d_a[i], _d_v.x); null
+  /// after reporting an error.
+  const ir::Expr *tangentLValue(const ir::Expr *LHS);
+  /// The tangent variable of an active variable (created on first use).
+  ir::Var *tangentVar(ir::Var *V);
+  /// Stores \p E in a fresh temporary when it is not cheap to repeat.
+  const ir::Expr *hoist(const ir::Expr *E, ir::BlockStmt *Out);
+  bool isActive(const ir::Expr *E) const {
+    return Activity->isActive(E);
+  }
+  /// A temporary name ("_t0", "_t1"...) that the primal does not use.
+  std::string freshTempName();
+  const ParamSeed *seedOf(const ir::Var *V) const;
+  void error(clang::SourceLocation Loc, const std::string &Msg);
+
+  ForwardModeTransformer &Owner;
+  ir::Module &M;
+  ir::IRBuilder B;
+  DiagnosticSink &Diags;
+  DerivedFunctionSet &Derived;
+  ir::Function *Primal;
+  ir::Function *Result;
+  std::vector<ParamSeed> Seeds;
+  Flavor Kind;
+  std::unique_ptr<ActivityAnalysis> Activity;
+  llvm::DenseMap<const ir::Var *, ir::Var *> Tangents;
+  /// A declaration's initializer and its variable: where a partial reads
+  /// the initializer's result, it reads the variable, declared first.
+  const ir::Expr *KeptInit = nullptr;
+  const ir::Expr *KeptVar = nullptr;
+  bool KeptVarUsed = false;
+  /// Every name of the generated function: the user's and the generated.
+  ir::NameScope Names;
+  bool Failed = false;
+};
+
+} // namespace meshad
+
+#endif // MESHAD_TRANSFORM_FORWARDFUNCTION_H

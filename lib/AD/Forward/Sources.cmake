@@ -1,0 +1,1 @@
+set(SOURCES ForwardExpr.cpp ForwardMode.cpp ForwardStmt.cpp)

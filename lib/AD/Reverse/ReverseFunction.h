@@ -1,0 +1,297 @@
+//===- AD/Reverse/ReverseFunction.h - Reverse mode of one function --*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Private to the reverse-mode transformer: the state of deriving one
+/// function. Setup and declarations are in ReverseMode.cpp, statements in
+/// ReverseStmt.cpp, loops in ReverseLoops.cpp, expression adjoints in
+/// ReverseExpr.cpp.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_TRANSFORM_REVERSEFUNCTION_H
+#define MESHAD_TRANSFORM_REVERSEFUNCTION_H
+
+#include "AD/Analysis/Activity.h"
+#include "AD/Analysis/ReverseNeeds.h"
+#include "IR/Builder.h"
+#include "IR/NameScope.h"
+#include "AD/Analysis/Recomputation.h"
+#include "GPU/AccumulationPolicy.h"
+#include "AD/Reverse/ReverseMode.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <functional>
+#include <memory>
+
+namespace meshad {
+
+/// Derives one function in reverse mode into an already created function.
+class ReverseFunction {
+public:
+  enum class Flavor { Gradient, Pullback };
+
+  ReverseFunction(ReverseModeTransformer &Owner, ir::Module &M,
+                  DiagnosticSink &Diags, DerivedFunctionSet &Derived,
+                  ir::Function *Primal, ir::Function *Result,
+                  std::vector<bool> Selected, Flavor Kind,
+                  clang::SourceLocation RequestLoc,
+                  std::vector<bool> Private = {});
+
+  bool run();
+
+  /// meshad::KeepSeeds: the seeds of outputs that the kernel only writes
+  /// are read, never reset.
+  void setKeepSeeds(bool Keep) { KeepSeeds = Keep; }
+  /// Adjoint stores become AssignOp::Accumulate, lowered later.
+  void setUnlowered(bool U) { Unlowered = U; }
+
+private:
+  // Setup and declarations (ReverseMode.cpp).
+  bool prepare();
+  bool checkOutputs();
+  void hoistDeclarations(const ir::Stmt *S);
+  void addParameters();
+  void zeroSharedAdjoints(ir::BlockStmt *Out);
+  /// Runs the GPU passes that finish a gradient kernel (GPU/GpuPasses.h:
+  /// gathers for the tiles, exclusive adds) on the finished function, with
+  /// what they need to know of it; false after an internal error.
+  bool finishKernel();
+  /// Gives the tile-exclusive array \p P (adjoint \p Adjoint) a shared
+  /// tile, or demotes \p R to Shared with the reason why it cannot have one.
+  void addTile(const ir::Var *P, ir::Var *Adjoint, OwnershipResult &R);
+  /// The ownership of \p P that the user asserted thread-exclusive, with
+  /// what the analysis found (\p R) in the reason.
+  static OwnershipResult assertedExclusive(const ir::Var *P,
+                                           const OwnershipResult &R);
+  /// Merges the launch shape that the proof \p R relies on into LaunchDims.
+  void requireLaunchDims(const OwnershipResult &R);
+  ir::Var *adjointVar(ir::Var *V);
+  ir::Var *newVar(const std::string &Prefix, const ir::Type *Ty,
+                  const ir::Expr *Init = nullptr);
+  std::string freshName(const std::string &Prefix);
+  void error(clang::SourceLocation Loc, const std::string &Msg);
+
+  // Statements (ReverseStmt.cpp).
+  void sweepBlock(const ir::BlockStmt *In, ir::BlockStmt *Fwd,
+                  ir::BlockStmt *Rev);
+  void sweepStmt(const ir::Stmt *S, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  void sweepDecl(const ir::DeclStmt *D, ir::BlockStmt *Fwd,
+                 ir::BlockStmt *Rev);
+  /// `T Target[N] = {...}`: the listed elements, then zeros for the rest.
+  void sweepInitList(const ir::Expr *Target, const ir::InitListExpr *List,
+                     clang::SourceLocation Loc, ir::BlockStmt *Fwd,
+                     ir::BlockStmt *Rev);
+  /// Zeroes Target[From..N) (nested arrays whole), saving what the reverse
+  /// sweep reads and resetting adjoints in loops.
+  void zeroTail(const ir::Expr *Target, unsigned From, ir::BlockStmt *Fwd,
+                ir::BlockStmt *Rev);
+  /// The forward-sweep half of an assignment: saves what it overwrites
+  /// (into \p Restore, replayed by the reverse sweep) and the store.
+  void sweepPrimalStore(const ir::Expr *LHS, ir::AssignOp Op,
+                        const ir::Expr *RHS, bool IsDecl,
+                        clang::SourceLocation Loc, ir::BlockStmt *Fwd,
+                        ir::BlockStmt *Restore);
+  void sweepAssign(const ir::Expr *LHS, ir::AssignOp Op, const ir::Expr *RHS,
+                   bool IsDecl, clang::SourceLocation Loc, ir::BlockStmt *Fwd,
+                   ir::BlockStmt *Rev);
+  /// The reverse-sweep half of an assignment: the adjoints of its
+  /// right-hand side (\p Holder: a local that holds its value).
+  void sweepAssignAdjoint(const ir::Expr *LHS, ir::AssignOp Op,
+                          const ir::Expr *RHS, bool IsDecl,
+                          clang::SourceLocation Loc, ir::Var *Holder,
+                          ir::BlockStmt *Rev);
+  /// An assignment to an active pointer variable (a copy or arithmetic).
+  void sweepPointerAssign(const ir::Expr *LHS, ir::AssignOp Op,
+                          const ir::Expr *RHS, bool IsDecl,
+                          clang::SourceLocation Loc, ir::BlockStmt *Fwd,
+                          ir::BlockStmt *Rev);
+  void sweepExprStmt(const ir::ExprStmt *S, ir::BlockStmt *Fwd,
+                     ir::BlockStmt *Rev);
+  void sweepIf(const ir::IfStmt *I, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  /// Saves the value of \p LValue in the forward sweep and restores it in
+  /// the reverse sweep (into \p Restore).
+  void save(const ir::Expr *LValue, ir::BlockStmt *Fwd,
+            ir::BlockStmt *Restore);
+  bool needsSave(const ir::Expr *LValue, bool IsDecl) const;
+  /// Saves the arrays a user call may overwrite that the reverse sweep
+  /// reads, restoring them (into \p Restore) before its pullback runs.
+  /// Returns the call the forward sweep makes instead of \p C (its
+  /// recording variant, when memory of unknown size must be logged).
+  const ir::CallExpr *saveCalleeWrites(const ir::CallExpr *C,
+                                       ir::BlockStmt *Fwd,
+                                       ir::BlockStmt *Restore);
+  /// The call of \p C's recording variant, marking the undo log before it
+  /// (null after an error); rolls the log back into \p Restore and
+  /// \p Again.
+  const ir::CallExpr *logCalleeWrites(const ir::CallExpr *C,
+                                      ir::BlockStmt *Fwd,
+                                      ir::BlockStmt *Restore,
+                                      ir::BlockStmt *Again);
+  /// The log of the recording callees' overwrites, once one is needed.
+  ir::Var *UndoLog = nullptr;
+  /// Copies the local array \p Root before a call that overwrites it, and
+  /// restores it from the copy into \p Restore and \p Again.
+  void saveArrayAroundCall(ir::Var *Root, ir::BlockStmt *Fwd,
+                           ir::BlockStmt *Restore, ir::BlockStmt *Again);
+  /// Per user call whose callee overwrites memory the reverse sweep needs:
+  /// the restores that follow its pullback.
+  llvm::DenseMap<const ir::CallExpr *, ir::BlockStmt *> RestoreAfter;
+  /// `for (int k = 0; k < Count; ++k) Body(k)` as IR.
+  const ir::Stmt *forEachElement(
+      unsigned Count, bool Backwards,
+      const std::function<const ir::Stmt *(const ir::Expr *)> &Body);
+  /// Records \p Value (a branch flag, a trip count) in the forward sweep;
+  /// returns a variable that holds it again in the reverse sweep after the
+  /// statements appended to \p Replay.
+  ir::Var *record(const ir::Expr *Value, const std::string &Prefix,
+                  ir::BlockStmt *Fwd, ir::BlockStmt *Replay);
+
+  // Host code that drives the GPU (ReverseHost.cpp).
+  void sweepLaunch(const ir::LaunchStmt *L, ir::BlockStmt *Fwd,
+                   ir::BlockStmt *Rev);
+  /// Handles cudaMalloc/cudaFree/cudaMemcpy/cudaMemset; \p Original is the
+  /// statement to keep in the forward sweep. False for other calls.
+  bool sweepCudaApi(const ir::CallExpr *C, const ir::Stmt *Original,
+                    ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  void findDeferredFrees(const ir::Stmt *S);
+
+  // Loops (ReverseLoops.cpp).
+  void sweepLoop(const ir::Stmt *S, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  /// The declarations of \p Redo that the reverse iteration recomputes:
+  /// of the values it reads, and of those that their recomputations read.
+  std::vector<const ir::DeclStmt *>
+  neededRecomputations(const std::vector<const ir::DeclStmt *> &Redo);
+  void sweepCanonicalFor(const ir::ForStmt *F, const CanonicalLoop &C,
+                         ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+
+  // Expression adjoints (ReverseExpr.cpp).
+  /// Accumulates \p DE into the adjoints of what \p E reads. \p Result,
+  /// where given, holds E's value (ReverseNeeds::getResultHolder).
+  void adjoint(const ir::Expr *E, const ir::Expr *DE, ir::BlockStmt *Rev,
+               const ir::Expr *Result = nullptr);
+  void adjointCall(const ir::CallExpr *C, const ir::Expr *DE,
+                   ir::BlockStmt *Rev, const ir::Expr *Result);
+  /// The adjoints of the operands \p Ops of an application of rule \p Id
+  /// (Rules/DerivativeRules.h) at type \p Ty: \p DE times each partial.
+  void adjointByRule(int Id, const std::vector<const ir::Expr *> &Ops,
+                     const ir::Type *Ty, const ir::Expr *DE,
+                     ir::BlockStmt *Rev, const ir::Expr *Result);
+  /// The adjoints of `LHS Op= RHS` (a compound assignment with a rule),
+  /// whose target's adjoint \p AL held \p DE.
+  void adjointCompound(const ir::Expr *LHS, ir::AssignOp Op,
+                       const ir::Expr *RHS, const ir::Expr *AL,
+                       const ir::Expr *DE, ir::BlockStmt *Rev);
+  /// The pullback call of a user call with return seed \p Seed.
+  void pullbackCall(const ir::CallExpr *C, const ir::Expr *Seed,
+                    ir::BlockStmt *Rev);
+  /// The adjoint of an lvalue (_d_x, _d_a[i], *_d_x, _d_v.x) or null.
+  const ir::Expr *adjointLValue(const ir::Expr *LValue);
+  /// The adjoint memory of a pointer or array expression, or null.
+  const ir::Expr *adjointPointer(const ir::Expr *P);
+  void accumulate(const ir::Expr *LValue, const ir::Expr *Value,
+                  ir::BlockStmt *Rev);
+  /// \p E if cheap to repeat, else a fresh local initialized in \p Out.
+  const ir::Expr *cheap(const ir::Expr *E, ir::BlockStmt *Out);
+  bool isActive(const ir::Expr *E) const { return Activity->isActive(E); }
+
+  ReverseModeTransformer &Owner;
+  ir::Module &M;
+  ir::IRBuilder B;
+  DiagnosticSink &Diags;
+  DerivedFunctionSet &Derived;
+  ir::Function *Primal;
+  ir::Function *Result;
+  std::vector<bool> Selected;
+  Flavor Kind;
+  clang::SourceLocation RequestLoc;
+  AccumulationPolicy Policy;
+  /// Array parameters whose adjoints are private to the calling thread.
+  std::vector<bool> Private;
+  /// Kernels: who owns each array parameter's elements.
+  std::unique_ptr<OwnershipAnalysis> Ownership;
+  /// The launch shape that the ownership proofs assume (see OwnershipResult).
+  unsigned LaunchDims = 0;
+  /// Kernels: (adjoint parameter, this thread's partial sum) of scalar
+  /// parameters, reduced per block at the end.
+  std::vector<std::pair<ir::Var *, ir::Var *>> BlockSums;
+  /// (adjoint parameter, local adjoint) of scalar parameters that the
+  /// function overwrites, added to the parameter's adjoint at the end.
+  std::vector<std::pair<ir::Var *, ir::Var *>> LocalParamAdjoints;
+  /// Kernels: (adjoint array, element, partial sum) of uniform read-only
+  /// elements, reduced per block at the end.
+  struct UniformSum {
+    ir::Var *Adjoint;
+    long long Index;
+    ir::Var *Part;
+  };
+  std::vector<UniformSum> UniformSums;
+  /// Kernels: tile-exclusive adjoint arrays and their shared-memory tiles
+  /// (meshad/codegen/AdjointTile.h), zeroed first and written out at the end.
+  struct AdjointTile {
+    ir::Var *Adjoint;
+    ir::Var *Tile;
+    OwnershipResult Result;
+  };
+  std::vector<AdjointTile> Tiles;
+  /// Kernels: pointer parameters whose memory the kernel only writes; the
+  /// forward sweep leaves those stores out.
+  llvm::SmallPtrSet<const ir::Var *, 4> WriteOnly;
+  /// Kernels whose end has a barrier (tiles, block reductions): the resets
+  /// of write-only outputs' seeds wait until after it (a global store in
+  /// flight before __syncthreads stalls the block). Each such reset records
+  /// the element's address in a pointer, cleared at the end.
+  bool DeferResets = false;
+  std::vector<ir::Var *> DeferredResets;
+  /// How many statements store to each write-only output.
+  llvm::DenseMap<const ir::Var *, unsigned> OutputStores;
+  bool KeepSeeds = false;
+  bool Unlowered = false;
+  /// Write-only outputs checked for meshad::KeepSeeds.
+  llvm::SmallPtrSet<const ir::Var *, 4> KeepChecked;
+  /// True when the seed of the store to \p Root (a kernel parameter) at
+  /// \p Loc stays as it is under meshad::KeepSeeds: \p Root is only
+  /// written, once per element. Reports an error when KeepSeeds cannot
+  /// hold for \p Root.
+  bool keepsSeed(const ir::Var *Root, clang::SourceLocation Loc);
+  /// Resets \p AL (an element of a write-only output's adjoint) to zero,
+  /// at the end of the kernel when it may be deferred.
+  void resetSeed(const ir::Expr *AL, const ir::Var *Root,
+                 ir::BlockStmt *Rev);
+  /// Locals of counted loops that the reverse sweep recomputes at the start
+  /// of each iteration instead of restoring them from a tape.
+  std::unique_ptr<Recomputation> Recompute;
+  llvm::SmallPtrSet<const ir::Var *, 8> Recomputed;
+  /// Counters of the counted loops being swept (recomputed in reverse).
+  llvm::SmallPtrSet<const ir::Var *, 4> Counters;
+  /// Shared memory that the tiles take so far.
+  unsigned long long TileBytes = 0;
+  /// Tiles are sized for the largest CUDA block.
+  static constexpr unsigned MaxBlockThreads = 1024;
+  /// At most this much static shared memory goes to tiles per kernel.
+  static constexpr unsigned long long MaxTileBytes = 24 * 1024;
+  /// A tile narrower than this many threads is not worth it.
+  static constexpr unsigned long long MinTileColumns = 128;
+
+  ir::BlockStmt *Body = nullptr; ///< The normalized primal body.
+  std::unique_ptr<ActivityAnalysis> Activity;
+  std::unique_ptr<ReverseNeeds> Needs;
+  ir::BlockStmt *Decls = nullptr; ///< Function-scope declarations.
+  llvm::DenseMap<const ir::Var *, ir::Var *> Adjoints;
+  /// Every name of the generated function: the user's and the generated.
+  ir::NameScope Names;
+  std::vector<ir::Var *> Hoisted;
+  ir::Var *Seed = nullptr; ///< The return seed parameter of a pullback.
+  unsigned LoopDepth = 0;
+  /// Device buffers whose cudaFree waits until the reverse sweep is done.
+  llvm::SmallPtrSet<const ir::Var *, 4> DeferredFrees;
+  bool Failed = false;
+};
+
+} // namespace meshad
+
+#endif // MESHAD_TRANSFORM_REVERSEFUNCTION_H

@@ -1,0 +1,168 @@
+//===- AD/Reverse/ReverseHost.cpp - Reverse mode of GPU host code ---------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Host functions that allocate device buffers, copy and launch kernels:
+/// - cudaMalloc(&p, n) also allocates and zeroes the adjoint buffer _d_p;
+///   both are freed at the end of the reverse sweep (a cudaFree(p) in the
+///   forward sweep is deferred there);
+/// - cudaMemcpy(dst, src, n, kind) reverses to _d_src += _d_dst; _d_dst = 0
+///   (meshad::cuda::adjointMemcpy);
+/// - cudaMemset(p, v, n) reverses to zeroing _d_p;
+/// - a launch k<<<g, b>>>(args) reverses to the launch of k's gradient
+///   kernel with the adjoint buffers, in reverse order of the launches.
+///
+//===----------------------------------------------------------------------===//
+
+#include "AD/Reverse/ReverseFunction.h"
+
+using namespace meshad;
+using namespace meshad::ir;
+using llvm::cast;
+using llvm::dyn_cast;
+
+static const Expr *stripCasts(const Expr *E) {
+  while (const auto *C = dyn_cast<CastExpr>(E))
+    E = C->getSub();
+  return E;
+}
+
+static const Expr *intrinsicCall(Module &M, const Type *Ty,
+                                 const std::string &Name,
+                                 std::vector<const Expr *> Args) {
+  return M.create<CallExpr>(Ty, CallExpr::CalleeKind::Intrinsic, Name, -1,
+                            std::move(Args));
+}
+
+void ReverseFunction::findDeferredFrees(const Stmt *S) {
+  if (!S)
+    return;
+  if (const auto *B = dyn_cast<BlockStmt>(S)) {
+    for (const Stmt *Sub : B->getBody())
+      findDeferredFrees(Sub);
+  } else if (const auto *I = dyn_cast<IfStmt>(S)) {
+    findDeferredFrees(I->getThen());
+    findDeferredFrees(I->getElse());
+  } else if (const auto *E = dyn_cast<ExprStmt>(S)) {
+    const auto *C = dyn_cast<CallExpr>(E->getExpr());
+    if (C && C->getName() == "cudaFree" && C->getNumArgs() == 1)
+      if (const Var *P = ActivityAnalysis::getRootVar(C->getArg(0)))
+        if (Needs->isPointerNeeded(P) || Activity->isActive(P))
+          DeferredFrees.insert(P);
+  }
+}
+
+bool ReverseFunction::sweepCudaApi(const CallExpr *C, const Stmt *Original,
+                                   BlockStmt *Fwd, BlockStmt *Rev) {
+  const std::string &Name = C->getName();
+  const Type *Err = C->getType();
+  if (Name == "cudaFree" && C->getNumArgs() == 1) {
+    const Var *P = ActivityAnalysis::getRootVar(C->getArg(0));
+    if (!P || !DeferredFrees.count(P))
+      Fwd->append(Original);
+    return true;
+  }
+  if (Name == "cudaMalloc" && C->getNumArgs() == 2) {
+    Fwd->append(Original);
+    Var *P = const_cast<Var *>(ActivityAnalysis::getRootVar(C->getArg(0)));
+    if (!P)
+      return true;
+    if (Activity->isActive(P)) {
+      Var *A = adjointVar(P);
+      const Expr *Addr = B.cast(C->getArg(0)->getType(), B.addrOf(B.ref(A)));
+      Fwd->append(M.create<ExprStmt>(
+          intrinsicCall(M, Err, "cudaMalloc", {Addr, C->getArg(1)})));
+      Fwd->append(M.create<ExprStmt>(intrinsicCall(
+          M, Err, "cudaMemset", {B.ref(A), B.intLit(0), C->getArg(1)})));
+      Rev->append(M.create<ExprStmt>(
+          intrinsicCall(M, Err, "cudaFree", {B.ref(A)})));
+    }
+    if (DeferredFrees.count(P))
+      Rev->append(M.create<ExprStmt>(
+          intrinsicCall(M, Err, "cudaFree", {B.ref(P)})));
+    return true;
+  }
+  if (Name == "cudaMemcpy" && C->getNumArgs() == 4) {
+    Fwd->append(Original);
+    const Expr *Dst = stripCasts(C->getArg(0)), *Src = stripCasts(C->getArg(1));
+    const Expr *DDst = adjointPointer(Dst);
+    if (!DDst)
+      return true;
+    const Expr *DSrc = adjointPointer(Src);
+    if (!DSrc)
+      DSrc = M.create<IntLitExpr>(DDst->getType(), 0, "nullptr");
+    Rev->append(M.create<ExprStmt>(
+        intrinsicCall(M, Err, "meshad::cuda::adjointMemcpy",
+                      {DDst, DSrc, C->getArg(2), C->getArg(3)})));
+    return true;
+  }
+  if (Name == "cudaMemset" && C->getNumArgs() == 3) {
+    Fwd->append(Original);
+    if (const Expr *DP = adjointPointer(stripCasts(C->getArg(0))))
+      Rev->append(M.create<ExprStmt>(intrinsicCall(
+          M, Err, "cudaMemset", {DP, B.intLit(0), C->getArg(2)})));
+    return true;
+  }
+  return false;
+}
+
+void ReverseFunction::sweepLaunch(const LaunchStmt *L, BlockStmt *Fwd,
+                                  BlockStmt *Rev) {
+  Fwd->append(L);
+  ir::Function *Kernel = L->getKernel();
+  std::vector<bool> Active;
+  bool Any = false;
+  for (unsigned I = 0; I < L->getArgs().size(); ++I) {
+    const Expr *Arg = L->getArgs()[I];
+    bool A = I < Kernel->getNumParams() &&
+             Kernel->getParam(I)->getType()->isDifferentiable() &&
+             isActive(Arg);
+    Active.push_back(A);
+    Any |= A;
+  }
+  if (!Any)
+    return;
+  std::string Name =
+      derivedName(*Kernel, Active, "_grad");
+  ir::Function *Grad =
+      Owner.deriveGradient(Kernel, Active, Name, L->getLoc());
+  if (!Grad) {
+    Failed = true;
+    return;
+  }
+  Derived.addCall(Result, Grad);
+  std::vector<const Expr *> Args(L->getArgs());
+  std::vector<std::pair<const Expr *, Var *>> Scalars;
+  for (unsigned I = 0; I < L->getArgs().size(); ++I) {
+    if (!Active[I])
+      continue;
+    const Expr *Arg = L->getArgs()[I];
+    if (Arg->getType()->isIndexable()) {
+      Args.push_back(adjointPointer(Arg));
+      continue;
+    }
+    // A scalar argument's adjoint is summed on the device, then read back.
+    const Type *Ty = Arg->getType()->getUnqualified();
+    const Type *PtrTy = M.getTypes().getPointer(Ty);
+    Var *D = M.createVar(freshName("_r"), PtrTy);
+    Rev->append(B.decl(D, intrinsicCall(M, PtrTy,
+                                        "meshad::cuda::deviceScalar<" +
+                                            spellType(Ty) + ">",
+                                        {})));
+    Args.push_back(B.ref(D));
+    Scalars.push_back({Arg, D});
+  }
+  auto *Launch = M.create<LaunchStmt>(Grad, L->getGrid(), L->getBlock(),
+                                      L->getSharedBytes(), L->getStream(),
+                                      Args, L->isViaMacro());
+  Launch->setLoc(L->getLoc());
+  Rev->append(Launch);
+  for (auto &[Arg, D] : Scalars)
+    adjoint(Arg,
+            intrinsicCall(M, Arg->getType()->getUnqualified(),
+                          "meshad::cuda::takeScalar", {B.ref(D)}),
+            Rev);
+}

@@ -1,0 +1,178 @@
+//===- AD/Reverse/ReverseLoops.cpp - Reverse mode of loops ----------------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A loop's forward sweep counts its iterations; its reverse sweep runs the
+/// reversed body that many times. A canonical counter (for (int i = a; ...;
+/// i += s)) is recomputed as i = a + (k - 1) * s in the reverse sweep; other
+/// variables the loop overwrites are saved per iteration on tapes when the
+/// reverse sweep needs them. Inside an outer loop the trip count itself is
+/// taped. Locals of a counted loop's body that depend only on values the
+/// loop does not change are recomputed at the start of each reverse
+/// iteration instead (AD/Analysis/Recomputation.h).
+///
+//===----------------------------------------------------------------------===//
+
+#include "AD/Reverse/ReverseFunction.h"
+#include "IR/Traversal.h"
+
+using namespace meshad;
+using namespace meshad::ir;
+using llvm::cast;
+using llvm::dyn_cast;
+
+namespace {
+/// The pieces every reversed loop shares.
+struct LoopParts {
+  Var *Count = nullptr;
+  BlockStmt *BodyFwd = nullptr;  ///< Without the counter increment.
+  BlockStmt *IterRestore = nullptr;
+  BlockStmt *BodyRev = nullptr;
+  bool needsReverse() const {
+    return !BodyRev->getBody().empty() || !IterRestore->getBody().empty();
+  }
+};
+} // namespace
+
+/// `++Count;` followed by the body.
+static BlockStmt *countedBody(IRBuilder &B, Var *Count, BlockStmt *Body) {
+  BlockStmt *Out = B.block();
+  Out->append(B.assign(B.ref(Count), AssignOp::Inc, nullptr));
+  for (const Stmt *S : Body->getBody())
+    Out->append(S);
+  return Out;
+}
+
+std::vector<const DeclStmt *> ReverseFunction::neededRecomputations(
+    const std::vector<const DeclStmt *> &Redo) {
+  // Backwards: a recomputed value may read an earlier one (f = c ? 0.5 : l
+  // needs l recomputed too, though the reverse sweep never reads l).
+  llvm::SmallPtrSet<const Var *, 8> ReadByLater;
+  std::vector<const DeclStmt *> Needed;
+  for (auto It = Redo.rbegin(); It != Redo.rend(); ++It) {
+    const DeclStmt *D = *It;
+    if (!ReadByLater.count(D->getVar()) &&
+        !Needs->isStoreTargetNeeded(B.ref(D->getVar())))
+      continue;
+    Needed.insert(Needed.begin(), D);
+    forEachExpr(D->getInit(), [&](const Expr *X) {
+      if (const auto *R = dyn_cast<VarRefExpr>(X))
+        ReadByLater.insert(R->getVar());
+    });
+  }
+  return Needed;
+}
+
+void ReverseFunction::sweepCanonicalFor(const ForStmt *F,
+                                        const CanonicalLoop &C,
+                                        BlockStmt *Fwd, BlockStmt *Rev) {
+  const Type *Int = M.getTypes().getInt("int");
+  BlockStmt *BodyFwd = B.block(), *BodyRev = B.block();
+  // Locals that the reverse iteration recomputes rather than tapes.
+  Counters.insert(C.Counter);
+  std::vector<const DeclStmt *> Redo = Recompute->find(*F->getBody(), Counters);
+  for (const DeclStmt *D : Redo)
+    Recomputed.insert(D->getVar());
+  ++LoopDepth;
+  sweepBlock(F->getBody(), BodyFwd, BodyRev);
+  --LoopDepth;
+  Counters.erase(C.Counter);
+  const Stmt *Init = B.assign(B.ref(C.Counter), AssignOp::Assign, C.Init);
+  if (BodyRev->getBody().empty()) {
+    auto *Loop = M.create<ForStmt>(Init, F->getCond(), F->getInc(), BodyFwd);
+    Loop->setLoc(F->getLoc());
+    Fwd->append(Loop);
+    return;
+  }
+  Var *Count = newVar("_cnt", Int, B.intLit(0));
+  if (LoopDepth > 0)
+    Fwd->append(B.assign(B.ref(Count), AssignOp::Assign, B.intLit(0)));
+  auto *Loop = M.create<ForStmt>(Init, F->getCond(), F->getInc(),
+                                 countedBody(B, Count, BodyFwd));
+  Loop->setLoc(F->getLoc());
+  Fwd->append(Loop);
+  if (LoopDepth > 0)
+    save(B.ref(Count), Fwd, Rev);
+  // i = a + (k - 1) * s for the k-th iteration, counting from 1.
+  const Expr *K1 = B.binary(BinaryOp::Sub, B.ref(Count), B.intLit(1));
+  const Expr *Offset = C.Step ? B.mul(K1, C.Step) : K1;
+  const Expr *Value = C.Decrement ? B.sub(C.Init, Offset)
+                                  : B.add(C.Init, Offset);
+  BlockStmt *RevBody = B.block();
+  RevBody->append(B.assign(B.ref(C.Counter), AssignOp::Assign,
+                           B.cast(C.Counter->getType(), Value)));
+  for (const DeclStmt *D : neededRecomputations(Redo))
+    RevBody->append(
+        B.assign(B.ref(D->getVar()), AssignOp::Assign, D->getInit()));
+  for (const Stmt *S : BodyRev->getBody())
+    RevBody->append(S);
+  Rev->append(M.create<ForStmt>(
+      nullptr, B.binary(BinaryOp::Gt, B.ref(Count), B.intLit(0)),
+      B.assign(B.ref(Count), AssignOp::Dec, nullptr), RevBody));
+}
+
+void ReverseFunction::sweepLoop(const Stmt *S, BlockStmt *Fwd,
+                                BlockStmt *Rev) {
+  const auto *For = dyn_cast<ForStmt>(S);
+  if (For)
+    if (std::optional<CanonicalLoop> C = ReverseNeeds::matchCanonical(*For))
+      return sweepCanonicalFor(For, *C, Fwd, Rev);
+
+  // The initializer runs once, before the loop.
+  BlockStmt *InitRev = B.block();
+  if (For && For->getInit())
+    sweepStmt(For->getInit(), Fwd, InitRev);
+
+  LoopParts P;
+  P.BodyFwd = B.block();
+  P.IterRestore = B.block();
+  P.BodyRev = B.block();
+  ++LoopDepth;
+  // The increment's target is saved at the start of each iteration: the
+  // reverse iteration restores it first.
+  if (For && For->getInc()) {
+    const auto *Inc = cast<AssignStmt>(For->getInc());
+    if (needsSave(Inc->getLHS(), false))
+      save(Inc->getLHS(), P.BodyFwd, P.IterRestore);
+  }
+  const BlockStmt *Body = For ? For->getBody()
+                              : llvm::isa<WhileStmt>(S)
+                                    ? cast<WhileStmt>(S)->getBody()
+                                    : cast<DoStmt>(S)->getBody();
+  sweepBlock(Body, P.BodyFwd, P.BodyRev);
+  --LoopDepth;
+
+  BlockStmt *FwdBody = P.BodyFwd;
+  if (P.needsReverse()) {
+    P.Count = newVar("_cnt", M.getTypes().getInt("int"), B.intLit(0));
+    if (LoopDepth > 0)
+      Fwd->append(B.assign(B.ref(P.Count), AssignOp::Assign, B.intLit(0)));
+    FwdBody = countedBody(B, P.Count, P.BodyFwd);
+  }
+  Stmt *Loop;
+  if (For)
+    Loop = M.create<ForStmt>(nullptr, For->getCond(), For->getInc(), FwdBody);
+  else if (const auto *W = dyn_cast<WhileStmt>(S))
+    Loop = M.create<WhileStmt>(W->getCond(), FwdBody);
+  else
+    Loop = M.create<DoStmt>(FwdBody, cast<DoStmt>(S)->getCond());
+  Loop->setLoc(S->getLoc());
+  Fwd->append(Loop);
+
+  if (P.needsReverse()) {
+    if (LoopDepth > 0)
+      save(B.ref(P.Count), Fwd, Rev);
+    BlockStmt *RevBody = B.block();
+    for (BlockStmt *Part : {P.IterRestore, P.BodyRev})
+      for (const Stmt *St : Part->getBody())
+        RevBody->append(St);
+    Rev->append(M.create<ForStmt>(
+        nullptr, B.binary(BinaryOp::Gt, B.ref(P.Count), B.intLit(0)),
+        B.assign(B.ref(P.Count), AssignOp::Dec, nullptr), RevBody));
+  }
+  for (const Stmt *St : InitRev->getBody())
+    Rev->append(St);
+}

@@ -1,0 +1,599 @@
+//===- AD/Reverse/ReverseMode.cpp - Reverse (adjoint) mode ----------------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Entry points of reverse mode and the per-function setup: normalization,
+/// analyses, parameters and function-scope declarations.
+///
+//===----------------------------------------------------------------------===//
+
+#include "AD/Reverse/ReverseMode.h"
+#include "GPU/AtomicCombiner.h"
+#include "GPU/GpuPasses.h"
+#include "IR/Traversal.h"
+#include "Simplify/DeadLocals.h"
+#include "AD/Reverse/JumpNormalizer.h"
+#include "AD/Reverse/ReverseFunction.h"
+
+using namespace meshad;
+using namespace meshad::ir;
+using llvm::cast;
+using llvm::dyn_cast;
+
+/// The type of the adjoint of a variable of type \p Ty: \p Ty without const
+/// at any level (the adjoint of a pointer to const is written through).
+static const Type *adjointType(TypeContext &Types, const Type *Ty) {
+  Ty = Ty->getUnqualified();
+  if (Ty->isPointer())
+    return Types.getPointer(adjointType(Types, Ty->getElement()));
+  if (Ty->isArray())
+    return Types.getArray(adjointType(Types, Ty->getElement()),
+                          Ty->getCount());
+  return Ty;
+}
+
+/// The names of the selected parameters' adjoints ("_d_x"), taken before
+/// the seed of a pullback's result, which gets what is left ("_d_y", or
+/// "_d_y_1" when the primal has a parameter y).
+static std::vector<std::string>
+nameParamAdjoints(const ir::Function &Primal, const std::vector<bool> &Selected,
+                  NameScope &Names) {
+  std::vector<std::string> AdjointNames(Primal.getNumParams());
+  for (unsigned I = 0; I < Primal.getNumParams(); ++I)
+    if (Selected[I])
+      AdjointNames[I] = Names.derivative(Primal.getParam(I)->getName());
+  return AdjointNames;
+}
+
+ir::Function *ReverseModeTransformer::deriveGradient(
+    ir::Function *Primal, const std::vector<bool> &Selected,
+    const std::string &Name, clang::SourceLocation RequestLoc,
+    bool KeepSeeds) {
+  return derive(Primal, Selected, Name, RequestLoc, KeepSeeds,
+                /*Unlowered=*/false);
+}
+
+ir::Function *ReverseModeTransformer::deriveUnloweredGradient(
+    ir::Function *Primal, const std::vector<bool> &Selected,
+    const std::string &Name, clang::SourceLocation RequestLoc,
+    bool KeepSeeds) {
+  return derive(Primal, Selected, Name, RequestLoc, KeepSeeds,
+                /*Unlowered=*/true);
+}
+
+ir::Function *ReverseModeTransformer::derive(
+    ir::Function *Primal, const std::vector<bool> &Selected,
+    const std::string &Name, clang::SourceLocation RequestLoc, bool KeepSeeds,
+    bool Unlowered) {
+  std::string Key = DerivedFunctionSet::keyFor(Primal, Name);
+  if (ir::Function *F = Derived.lookup(Key))
+    return F;
+  ir::Function *Result =
+      M.createFunction(Name, M.getTypes().getVoid(), Primal->getTarget());
+  Result->setQualifiers(Primal->getQualifiers());
+  Result->setNamespace(Primal->getNamespace());
+  Result->setLoc(Primal->getLoc());
+  size_t Mark = Derived.entries().size();
+  Derived.add(Key, Result, Primal);
+  ReverseFunction RF(*this, M, Diags, Derived, Primal, Result, Selected,
+                     ReverseFunction::Flavor::Gradient, RequestLoc);
+  RF.setKeepSeeds(KeepSeeds);
+  RF.setUnlowered(Unlowered);
+  if (!RF.run()) {
+    Derived.truncate(Mark);
+    return nullptr;
+  }
+  return Result;
+}
+
+ir::Function *
+ReverseModeTransformer::derivePullback(ir::Function *Primal,
+                                       const std::vector<bool> &Active,
+                                       const std::vector<bool> &Private,
+                                       clang::SourceLocation CallLoc) {
+  if (!Primal->getBody()) {
+    Diags.error(CallLoc, "cannot differentiate the call of '" +
+                             Primal->getName() +
+                             "': its definition is not visible here");
+    return nullptr;
+  }
+  if (!checkStructResult(*Primal, Active, CallLoc, Diags))
+    return nullptr;
+  std::string Name = derivedName(*Primal, Active, "_pullback");
+  for (unsigned I = 0; I < Private.size(); ++I)
+    if (Private[I])
+      Name += "_local" + std::to_string(I);
+  std::string Key = DerivedFunctionSet::keyFor(Primal, Name);
+  if (ir::Function *F = Derived.lookup(Key))
+    return F;
+  ir::Function *Result =
+      M.createFunction(Name, M.getTypes().getVoid(), Primal->getTarget());
+  Result->setQualifiers(Primal->getQualifiers());
+  Result->setNamespace(Primal->getNamespace());
+  Result->setLoc(Primal->getLoc());
+  Derived.add(Key, Result, Primal);
+  ReverseFunction RF(*this, M, Diags, Derived, Primal, Result, Active,
+                     ReverseFunction::Flavor::Pullback, CallLoc, Private);
+  return RF.run() ? Result : nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// ReverseFunction: setup
+//===----------------------------------------------------------------------===//
+
+ReverseFunction::ReverseFunction(ReverseModeTransformer &Owner, Module &M,
+                                 DiagnosticSink &Diags,
+                                 DerivedFunctionSet &Derived,
+                                 ir::Function *Primal, ir::Function *Result,
+                                 std::vector<bool> Selected, Flavor Kind,
+                                 clang::SourceLocation RequestLoc,
+                                 std::vector<bool> Private)
+    : Owner(Owner), M(M), B(M), Diags(Diags), Derived(Derived),
+      Primal(Primal), Result(Result), Selected(std::move(Selected)),
+      Kind(Kind), RequestLoc(RequestLoc), Policy(Primal->getTarget(), Diags),
+      Private(std::move(Private)) {
+  this->Selected.resize(Primal->getNumParams());
+  Policy.setForceAtomics(Owner.getForceAtomics());
+  this->Private.resize(Primal->getNumParams());
+}
+
+void ReverseFunction::error(clang::SourceLocation Loc,
+                            const std::string &Msg) {
+  Diags.error(Loc.isValid() ? Loc : RequestLoc, Msg);
+  Failed = true;
+}
+
+std::string ReverseFunction::freshName(const std::string &Prefix) {
+  return Names.numbered(Prefix);
+}
+
+ir::Var *ReverseFunction::newVar(const std::string &Prefix, const Type *Ty,
+                                 const Expr *Init) {
+  Var *V = M.createVar(freshName(Prefix), Ty);
+  Decls->append(B.decl(V, Init));
+  return V;
+}
+
+/// Collects local declarations so they can be declared at function scope:
+/// the reverse sweep reads them outside their original scopes.
+void ReverseFunction::hoistDeclarations(const Stmt *S) {
+  if (!S)
+    return;
+  switch (S->getKind()) {
+  case Stmt::Kind::Block:
+    for (const Stmt *Sub : cast<BlockStmt>(S)->getBody())
+      hoistDeclarations(Sub);
+    return;
+  case Stmt::Kind::Decl: {
+    Var *V = cast<DeclStmt>(S)->getVar();
+    if (std::find(Hoisted.begin(), Hoisted.end(), V) != Hoisted.end())
+      return;
+    V->setName(Names.declare(V->getName()));
+    if (!V->getType()->isArray())
+      V->setType(V->getType()->getUnqualified());
+    Hoisted.push_back(V);
+    return;
+  }
+  case Stmt::Kind::If:
+    hoistDeclarations(cast<IfStmt>(S)->getThen());
+    hoistDeclarations(cast<IfStmt>(S)->getElse());
+    return;
+  case Stmt::Kind::For:
+    hoistDeclarations(cast<ForStmt>(S)->getInit());
+    hoistDeclarations(cast<ForStmt>(S)->getBody());
+    return;
+  case Stmt::Kind::While:
+    hoistDeclarations(cast<WhileStmt>(S)->getBody());
+    return;
+  case Stmt::Kind::Do:
+    hoistDeclarations(cast<DoStmt>(S)->getBody());
+    return;
+  default:
+    return;
+  }
+}
+
+bool ReverseFunction::checkOutputs() {
+  for (unsigned I = 0; I < Primal->getNumParams(); ++I) {
+    Var *P = Primal->getParam(I);
+    if (Selected[I] || !P->getType()->isPointer() || !Activity->isActive(P))
+      continue;
+    error(RequestLoc,
+          Kind == Flavor::Gradient
+              ? "'" + Primal->getName() + "' writes values that depend on the "
+                "selected inputs into '" + P->getName() +
+                "'; add it to the argument spec so that its adjoint (the "
+                "seed) can be passed"
+              : "'" + Primal->getName() + "' writes derivative-carrying "
+                "values through parameter '" + P->getName() +
+                "', but the caller passes memory without an adjoint");
+  }
+  return !Failed;
+}
+
+bool ReverseFunction::prepare() {
+  if (!Primal->getBody()) {
+    error(Primal->getLoc(), "cannot differentiate '" + Primal->getName() +
+                                "': its definition is not visible here");
+    return false;
+  }
+  JumpNormalizer Normalizer(M, Diags);
+  Body = Normalizer.normalize(Primal->getBody());
+  if (!Body)
+    return false;
+  llvm::SmallPtrSet<const Var *, 8> Seeds;
+  for (unsigned I = 0; I < Primal->getNumParams(); ++I)
+    if (Selected[I])
+      Seeds.insert(Primal->getParam(I));
+  Activity = std::make_unique<ActivityAnalysis>(*Primal, Seeds);
+  if (!checkOutputs())
+    return false;
+  Needs = std::make_unique<ReverseNeeds>(*Body, *Activity);
+  // A gradient kernel's outputs that nothing reads (y[i] = ..., atomicAdd
+  // into E) are not stored again: their values are unspecified afterwards.
+  if (Primal->isKernel() && Kind == Flavor::Gradient)
+    WriteOnly = writeOnlyMemory(Body, Primal->getParams());
+  forEachStmt(Body, [&](const Stmt *S) {
+    if (const auto *A = dyn_cast<AssignStmt>(S))
+      if (!llvm::isa<VarRefExpr>(A->getLHS()))
+        if (const Var *Root = ActivityAnalysis::getRootVar(A->getLHS()))
+          if (WriteOnly.count(Root))
+            ++OutputStores[Root];
+  });
+  Recompute = std::make_unique<Recomputation>(*Body);
+  // Every user identifier first: generated names never take one.
+  Result->setDerivativeOrder(Primal->getDerivativeOrder() + 1);
+  Names.setOrder(Result->getDerivativeOrder());
+  Names.addFunction(*Primal);
+  Names.addStmt(Body);
+  for (const Var *P : Primal->getParams())
+    Names.declare(P->getName());
+  hoistDeclarations(Body);
+  return true;
+}
+
+void ReverseFunction::addParameters() {
+  for (Var *P : Primal->getParams())
+    Result->addParam(P);
+  std::vector<std::string> AdjointNames =
+      nameParamAdjoints(*Primal, Selected, Names);
+  const Type *RetTy = Primal->getReturnType();
+  if (Kind == Flavor::Pullback && RetTy->isDifferentiableValue()) {
+    Seed = M.createVar(Names.unique("_d_y"), RetTy->getUnqualified(),
+                       Var::Storage::Param);
+    Result->addParam(Seed);
+  }
+  for (unsigned I = 0; I < Primal->getNumParams(); ++I) {
+    if (!Selected[I])
+      continue;
+    Var *P = Primal->getParam(I);
+    const Type *Ty = P->getType();
+    // Scalars get a pointer to their adjoint; arrays an adjoint array.
+    const Type *AdjTy =
+        Ty->isIndexable()
+            ? M.getTypes().getPointer(Ty->getScalarElement()->getUnqualified())
+            : M.getTypes().getPointer(Ty->getUnqualified());
+    if (Ty->isPointer() && Ty->getElement()->isIndexable())
+      AdjTy = adjointType(M.getTypes(), Ty);
+    const std::string &Name = AdjointNames[I];
+    Var *A = M.createVar(Name, AdjTy, Var::Storage::Param);
+    if (Kind == Flavor::Pullback && (!Ty->isIndexable() || Private[I]))
+      Policy.addThreadPrivate(A);
+    Policy.setPrimalName(A, P->getName());
+    // Unlowered: the lowering of the finished function decides these.
+    bool Force = Owner.getForceAtomics() || Unlowered;
+    if (Primal->isKernel() && Kind == Flavor::Gradient && !Ty->isIndexable() &&
+        !Force) {
+      // Every thread adds to this adjoint: sum in a register first.
+      Var *Part = M.createVar(Names.unique(Name + "_part"),
+                              Ty->getUnqualified());
+      Adjoints[P] = Part;
+      Policy.addBlockSum(Part, P->getName());
+      BlockSums.push_back({A, Part});
+    } else if (!Ty->isIndexable() && assignsVar(Body, P)) {
+      // The function overwrites its copy of the parameter: the reverse
+      // sweep resets that copy's adjoint, which must not wipe what the
+      // caller's adjoint held before (adjoints accumulate). A local holds
+      // it, added to the caller's at the end.
+      Var *Local =
+          M.createVar(Names.unique(Name + "_local"), Ty->getUnqualified());
+      Adjoints[P] = Local;
+      LocalParamAdjoints.push_back({A, Local});
+    }
+    if (Primal->isKernel() && Ty->isPointer() && !Force) {
+      if (!Ownership)
+        Ownership = std::make_unique<OwnershipAnalysis>(*Primal);
+      OwnershipResult R = Ownership->classify(P);
+      if (P->isAssertedExclusive())
+        R = assertedExclusive(P, R);
+      if (R.Class == OwnershipClass::TileExclusive)
+        addTile(P, A, R);
+      requireLaunchDims(R);
+      Policy.setOwnership(A, R, P->getName());
+      // A read-only element every thread reads: its adjoint is summed in a
+      // register and reduced per block.
+      if (R.Class == OwnershipClass::Uniform && R.HasLiteralIndex &&
+          Kind == Flavor::Gradient &&
+          Ty->getElement()->isConst() && Ty->getElement()->isFloatingScalar()) {
+        std::string PartName = Names.unique(
+            Name + "_" + std::to_string(R.UniformIndex) + "_part");
+        Var *Part = M.createVar(PartName, Ty->getElement()->getUnqualified());
+        Policy.addUniformElement(A, R.UniformIndex, Part);
+        UniformSums.push_back({A, R.UniformIndex, Part});
+      }
+    }
+    Adjoints.try_emplace(P, A); // Unless it sums in a register (above).
+    Result->addParam(A);
+  }
+}
+
+OwnershipResult ReverseFunction::assertedExclusive(const Var *P,
+                                                  const OwnershipResult &R) {
+  if (R.Class == OwnershipClass::ThreadExclusive)
+    return R; // Proven anyway: keep the proof's reason.
+  OwnershipResult A;
+  A.Class = OwnershipClass::ThreadExclusive;
+  A.Asserted = true;
+  A.Reason = "MESHAD_THREAD_EXCLUSIVE on " + P->getName() +
+             "; the analysis alone found it " + getOwnershipName(R.Class) +
+             " (" + R.Reason + ")";
+  return A;
+}
+
+void ReverseFunction::requireLaunchDims(const OwnershipResult &R) {
+  bool Relies = R.Class == OwnershipClass::ThreadExclusive ||
+                R.Class == OwnershipClass::TileExclusive;
+  // A 1D requirement is stricter than a 2D one.
+  if (Relies && R.LaunchDims != 0)
+    LaunchDims = LaunchDims == 0 ? R.LaunchDims
+                                 : std::min(LaunchDims, R.LaunchDims);
+}
+
+void ReverseFunction::addTile(const Var *P, Var *Adjoint, OwnershipResult &R) {
+  const Type *Elem = P->getType()->getElement();
+  // One row per offset, one column per thread (up to 1024, as many as fit;
+  // larger blocks fall back to atomics at run time).
+  unsigned long long Rows = static_cast<unsigned long long>(R.TileHi - R.TileLo) + 1;
+  unsigned long long ElemBytes =
+      Elem->getUnqualified() == M.getTypes().getFloat() ? 4 : 8;
+  unsigned long long Columns =
+      std::min<unsigned long long>(MaxBlockThreads,
+                                   (MaxTileBytes - TileBytes) / (Rows * ElemBytes)) &
+      ~31ULL;
+  unsigned long long Slots = Rows * Columns;
+  std::string Why;
+  if (Kind != Flavor::Gradient)
+    Why = "pullbacks do not tile";
+  else if (!Elem->isFloatingScalar())
+    Why = "its elements are not floating-point scalars";
+  else if (writesMemoryOf(Primal->getBody(), P))
+    Why = "the kernel also writes " + P->getName();
+  else if (Columns < MinTileColumns)
+    Why = "its tile would not fit " + std::to_string(MinTileColumns) +
+          " threads in " + std::to_string(MaxTileBytes) +
+          " bytes of shared memory";
+  if (!Why.empty()) {
+    R.Class = OwnershipClass::Shared;
+    R.Reason += "; not tiled: " + Why;
+    return;
+  }
+  TileBytes += Slots * ElemBytes;
+  Var *Tile = M.createVar(Names.unique(Adjoint->getName() + "_tile"),
+                          M.getTypes().getArray(Elem->getUnqualified(), Slots),
+                          Var::Storage::Shared);
+  Policy.addTile(Adjoint, Tile, R);
+  Tiles.push_back({Adjoint, Tile, R});
+}
+
+bool ReverseFunction::keepsSeed(const Var *Root, clang::SourceLocation Loc) {
+  if (!KeepSeeds || !Root || !Root->isParam())
+    return false;
+  bool First = KeepChecked.insert(Root).second;
+  std::string Why;
+  if (!WriteOnly.count(Root))
+    Why = "the kernel also reads it, so its adjoint on entry is the seed of "
+          "its final contents and on exit that of its initial contents";
+  else if (LoopDepth > 0)
+    Why = "it is stored in a loop";
+  else if (OutputStores.lookup(Root) != 1)
+    Why = "it is stored by " + std::to_string(OutputStores.lookup(Root)) +
+          " statements";
+  else {
+    if (!Ownership)
+      Ownership = std::make_unique<OwnershipAnalysis>(*Primal);
+    OwnershipResult R = Ownership->classify(Root);
+    if (R.Class != OwnershipClass::ThreadExclusive &&
+        !Root->isAssertedExclusive())
+      Why = "no proof that two threads never store to the same element (" +
+            R.Reason + "); declare it MESHAD_THREAD_EXCLUSIVE if they do not";
+  }
+  if (Why.empty())
+    return true;
+  if (First)
+    error(Loc, "meshad::KeepSeeds: the seed of '" + Root->getName() +
+                   "' cannot be kept: " + Why +
+                   "; use the default (meshad::ResetSeeds)");
+  return false;
+}
+
+void ReverseFunction::resetSeed(const Expr *AL, const Var *Root,
+                                BlockStmt *Rev) {
+  const Type *Ty = AL->getType()->getUnqualified();
+  if (!DeferResets || LoopDepth > 0 || !WriteOnly.count(Root) ||
+      OutputStores.lookup(Root) != 1) {
+    Rev->append(B.assign(AL, AssignOp::Assign, B.zero(Ty)));
+    return;
+  }
+  const Type *PtrTy = M.getTypes().getPointer(Ty);
+  Var *Z = newVar("_z", PtrTy, B.zero(PtrTy));
+  Rev->append(B.assign(B.ref(Z), AssignOp::Assign, B.addrOf(AL)));
+  DeferredResets.push_back(Z);
+}
+
+ir::Var *ReverseFunction::adjointVar(Var *V) {
+  auto It = Adjoints.find(V);
+  if (It != Adjoints.end())
+    return It->second;
+  const Type *Ty = adjointType(M.getTypes(), V->getType());
+  Var::Storage S = V->isShared() ? Var::Storage::Shared : Var::Storage::Local;
+  // "_d_x" when it is free, else numbered ("_d_x_1").
+  Var *A = M.createVar(Names.derivative(V->getName()), Ty, S);
+  const Expr *Init = nullptr;
+  if (!V->isShared() && !Ty->isPointer())
+    Init = B.zero(Ty);
+  Decls->append(B.decl(A, Init));
+  Adjoints[V] = A;
+  return A;
+}
+
+void ReverseFunction::zeroSharedAdjoints(BlockStmt *Out) {
+  bool Any = false;
+  for (Var *V : Hoisted) {
+    if (!V->isShared() || !Activity->isActive(V))
+      continue;
+    Var *A = adjointVar(V);
+    // Every thread of the block clears a strided part, then all wait.
+    const Type *Int = M.getTypes().getInt("int");
+    const Type *UInt = M.getTypes().getInt("unsigned int");
+    auto Builtin = [&](BuiltinExpr::Builtin K, unsigned Dim) {
+      return M.create<BuiltinExpr>(UInt, K, Dim);
+    };
+    using BK = BuiltinExpr::Builtin;
+    const Expr *Tid = B.add(
+        Builtin(BK::ThreadIdx, 0),
+        B.mul(Builtin(BK::BlockDim, 0),
+              B.add(Builtin(BK::ThreadIdx, 1),
+                    B.mul(Builtin(BK::BlockDim, 1), Builtin(BK::ThreadIdx, 2)))));
+    const Expr *Threads = B.mul(Builtin(BK::BlockDim, 0),
+                                B.mul(Builtin(BK::BlockDim, 1),
+                                      Builtin(BK::BlockDim, 2)));
+    unsigned Count = 1;
+    const Type *Elem = A->getType();
+    while (Elem->isArray()) {
+      Count *= Elem->getCount();
+      Elem = Elem->getElement();
+    }
+    Var *I = M.createVar(freshName("_i"), Int);
+    const Expr *Flat =
+        B.cast(M.getTypes().getPointer(Elem), B.ref(A));
+    auto *Loop = M.create<ForStmt>(
+        B.decl(I, B.cast(Int, Tid)),
+        B.binary(BinaryOp::Lt, B.ref(I), B.intLit(Count)),
+        B.assign(B.ref(I), AssignOp::AddAssign, B.cast(Int, Threads)),
+        M.create<BlockStmt>(std::vector<const Stmt *>{B.assign(
+            B.index(Flat, B.ref(I)), AssignOp::Assign, B.zero(Elem))}));
+    Out->append(Loop);
+    Any = true;
+  }
+  if (Any)
+    Out->append(M.create<ExprStmt>(
+        M.create<CallExpr>(M.getTypes().getVoid(),
+                           CallExpr::CalleeKind::Intrinsic, "__syncthreads",
+                           -1, std::vector<const Expr *>{})));
+}
+
+bool ReverseFunction::run() {
+  if (!prepare())
+    return false;
+  addParameters();
+  Decls = B.block();
+  for (Var *V : Hoisted)
+    Decls->append(B.decl(V, nullptr));
+  for (auto &[Adj, Part] : BlockSums)
+    Decls->append(B.decl(Part, B.zero(Part->getType())));
+  for (auto &[Adj, Local] : LocalParamAdjoints)
+    Decls->append(B.decl(Local, B.zero(Local->getType())));
+  for (const UniformSum &U : UniformSums)
+    Decls->append(B.decl(U.Part, B.zero(U.Part->getType())));
+  BlockStmt *Zero = B.block();
+  if (Primal->isKernel())
+    zeroSharedAdjoints(Zero);
+  auto TileCall = [&](const char *Fn, std::vector<const Expr *> Args,
+                      const AdjointTile &T, BlockStmt *Out) {
+    Out->append(M.create<ExprStmt>(M.create<CallExpr>(
+        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+        AccumulationPolicy::tileFunction(Fn, T.Result), -1, Args)));
+  };
+  for (const AdjointTile &T : Tiles) {
+    Decls->append(B.decl(T.Tile, nullptr));
+    TileCall("tileZero", {B.ref(T.Tile)}, T, Zero);
+  }
+  if (LaunchDims == 1 || LaunchDims == 2) {
+    // Plain stores into thread-exclusive adjoints rely on the launch shape.
+    auto *Check = M.create<CallExpr>(
+        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+        LaunchDims == 1 ? "meshad::requireLaunch1D" : "meshad::requireLaunch2D",
+        -1, std::vector<const Expr *>{});
+    Decls->append(M.create<ExprStmt>(Check));
+  }
+  findDeferredFrees(Body);
+  DeferResets = Primal->isKernel() && Kind == Flavor::Gradient &&
+                (!Tiles.empty() || !BlockSums.empty() || !UniformSums.empty());
+  BlockStmt *Fwd = B.block();
+  BlockStmt *Rev = B.block();
+  sweepBlock(Body, Fwd, Rev);
+  if (Failed)
+    return false;
+  if (Primal->getTarget() != CudaTarget::HostOnly && !Unlowered)
+    combineAtomics(B, Rev);
+  // Block sums of uniform adjoints, where every thread of the block is.
+  BlockStmt *Epilogue = B.block();
+  auto Reduce = [&](const Expr *Target, Var *Sum) {
+    Epilogue->append(M.create<ExprStmt>(M.create<CallExpr>(
+        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+        "meshad::blockReduceAtomicAdd", -1,
+        std::vector<const Expr *>{Target, B.ref(Sum)})));
+  };
+  for (auto &[Adj, Sum] : BlockSums)
+    Reduce(B.ref(Adj), Sum);
+  for (auto &[Adj, Local] : LocalParamAdjoints) {
+    const Expr *Target = B.unary(UnaryOp::Deref, B.ref(Adj), Local->getType());
+    if (Unlowered)
+      Epilogue->append(B.accumulate(Target, B.ref(Local)));
+    else
+      Policy.emit(B, Target, Adj, B.ref(Local), Epilogue, Primal->getLoc());
+  }
+  for (const UniformSum &U : UniformSums)
+    Reduce(B.addrOf(B.index(B.ref(U.Adjoint), B.intLit(U.Index))), U.Part);
+  for (const AdjointTile &T : Tiles)
+    TileCall("tileWriteBack", {B.ref(T.Tile), B.ref(T.Adjoint)}, T, Epilogue);
+  for (Var *Z : DeferredResets) {
+    const Type *Ty = Z->getType()->getElement();
+    Epilogue->append(M.create<IfStmt>(
+        B.ref(Z),
+        M.create<BlockStmt>(std::vector<const Stmt *>{B.assign(
+            B.unary(UnaryOp::Deref, B.ref(Z), Ty), AssignOp::Assign,
+            B.zero(Ty))}),
+        nullptr));
+  }
+  BlockStmt *Out = B.block();
+  for (BlockStmt *Part : {Decls, Zero, Fwd, Rev, Epilogue})
+    for (const Stmt *S : Part->getBody())
+      Out->append(S);
+  Result->setBody(Out);
+  removeDeadLocals(*Result);
+  // The reverse sweep recomputes these before reading them.
+  removeUnreadDefinitions(Fwd, Recomputed);
+  return finishKernel();
+}
+
+bool ReverseFunction::finishKernel() {
+  if (!Primal->isKernel() || Kind != Flavor::Gradient || Unlowered)
+    return true;
+  GradientKernelFacts Facts;
+  Facts.FirstAdjoint = Primal->getNumParams();
+  for (const AdjointTile &T : Tiles)
+    Facts.Tiles.push_back({T.Adjoint, T.Tile, T.Result.TileStride});
+  Facts.FreshName = [this](const std::string &Prefix) {
+    return Names.unique(Prefix);
+  };
+  Facts.TilesDone = [this](bool Gathered, const std::string &WhyNot) {
+    Policy.finishTileRemarks(Gathered, WhyNot);
+  };
+  PassPipeline Passes(Diags, Owner.isVerifying());
+  addGradientKernelPasses(Passes, M, std::move(Facts));
+  return Passes.run(*Result, Primal);
+}

@@ -1,0 +1,1 @@
+set(SOURCES JumpNormalizer.cpp RecordingPrimal.cpp ReverseExpr.cpp ReverseHost.cpp ReverseLoops.cpp ReverseMode.cpp ReverseStmt.cpp)

@@ -1,0 +1,1 @@
+set(SOURCES DeadPushforwards.cpp DerivedFunctions.cpp Hvp.cpp LoopIncrements.cpp)

@@ -1,0 +1,82 @@
+//===- GPU/OwnershipAccesses.h - Accesses to kernel arrays ------*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The ownership analysis looks at every access to a kernel's pointer
+/// parameters together with the conditions known to hold where it executes:
+/// the conditions of the enclosing ifs and those of earlier early exits
+/// (`if (x >= w || y >= h) return;`, `if (...) continue;`) in the enclosing
+/// blocks.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_ANALYSIS_OWNERSHIPACCESSES_H
+#define MESHAD_ANALYSIS_OWNERSHIPACCESSES_H
+
+#include "IR/IR.h"
+
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace meshad {
+namespace ownership {
+
+/// A condition with the value it has where an access executes; a chain
+/// through Parent lists all of them, innermost first.
+struct Guard {
+  const ir::Expr *Cond;
+  bool Holds;
+  const Guard *Parent;
+};
+
+/// One access to an array parameter.
+struct Access {
+  /// The expression as written (x[i], &E[0], E + k), for remarks.
+  const ir::Expr *Spelled;
+  /// The index; null for element 0 (atomicAdd(E, v)).
+  const ir::Expr *Index;
+  /// The conditions that hold where the access executes (may be null).
+  const Guard *Guards;
+};
+
+/// Finds every access to the kernel's pointer parameters, and the
+/// parameters that escape analysis.
+class AccessCollector {
+public:
+  explicit AccessCollector(const ir::Function &Kernel);
+
+  std::map<const ir::Var *, std::vector<Access>> Accesses;
+  std::map<const ir::Var *, std::string> Escapes;
+
+private:
+  void visitBlock(const ir::BlockStmt *B, const Guard *G);
+  void visitStmt(const ir::Stmt *S, const Guard *G);
+  /// What is known after \p S when it is `if (c) return;` and the like.
+  const Guard *guardAfter(const ir::Stmt *S, const Guard *G);
+  const Guard *push(const ir::Expr *Cond, bool Holds, const Guard *G);
+  void checkEscapes(const ir::Stmt *S);
+  void visit(const ir::Expr *E);
+  void record(const ir::Var *P, const ir::Expr *Spelled,
+              const ir::Expr *Index);
+  /// The target of an atomic: &P[k], &P[k].y, P, P + k.
+  bool visitAtomicTarget(const ir::Expr *E);
+  void visitCallArgs(const ir::CallExpr *C);
+  /// The pointer parameter that \p E designates storage of, or null.
+  const ir::Var *paramRoot(const ir::Expr *E) const;
+  void escape(const ir::Expr *E, const std::string &Why);
+
+  const ir::Function &Kernel;
+  std::deque<Guard> GuardPool;
+  /// The guards of the statement being visited.
+  const Guard *Current = nullptr;
+};
+
+} // namespace ownership
+} // namespace meshad
+
+#endif // MESHAD_ANALYSIS_OWNERSHIPACCESSES_H

@@ -1,1 +1,0 @@
-set(SOURCES Hvp.cpp DeadPushforwards.cpp DerivedFunctions.cpp ForwardMode.cpp ForwardStmt.cpp ForwardExpr.cpp JumpNormalizer.cpp LoopIncrements.cpp RecordingPrimal.cpp PassPipeline.cpp DeadLocals.cpp ReverseMode.cpp ReverseStmt.cpp ReverseLoops.cpp ReverseExpr.cpp ReverseHost.cpp)
