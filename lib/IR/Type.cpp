@@ -84,6 +84,13 @@ const Type *TypeContext::getTape(const Type *Elem) {
               "meshad::Tape<" + spellType(Elem) + ">");
 }
 
+const Type *TypeContext::getPair(const Type *Elem) {
+  Elem = Elem->getUnqualified();
+  std::string T = spellType(Elem);
+  return make(Type::Kind::Pair, Elem, 0, false,
+              "meshad::ValueAndPushforward<" + T + ", " + T + ">");
+}
+
 const Type *TypeContext::getConst(const Type *Ty) {
   if (Ty->isConst())
     return Ty;
@@ -115,6 +122,7 @@ static std::string spellBase(const Type *Ty) {
   case Type::Kind::Vector:
   case Type::Kind::Opaque:
   case Type::Kind::Tape:
+  case Type::Kind::Pair:
   case Type::Kind::Pointer:
   case Type::Kind::Array:
     break;

@@ -40,6 +40,8 @@ public:
     Array,   ///< Fixed-size array of Count Elem.
     Opaque,  ///< A type the IR only carries around (uint3, dim3, structs).
     Tape,    ///< meshad::Tape<Elem>: a LIFO of saved values (reverse mode).
+    Pair,    ///< meshad::ValueAndPushforward<Elem, Elem>: a value and its
+             ///< tangent, the result of a pushforward.
   };
 
   Kind getKind() const { return K; }
@@ -66,9 +68,23 @@ public:
   /// is differentiable: forward mode keeps a tape of tangents beside it.
   bool isTape() const { return K == Kind::Tape; }
 
-  /// True for values that carry derivatives: floating scalars and vectors.
+  /// meshad::ValueAndPushforward<Elem, Elem>, what a pushforward returns:
+  /// members `value` (getPairField(0)) and `pushforward` (getPairField(1)),
+  /// both of type getElement(). A first-class value: a pair of
+  /// differentiable values is differentiable, its tangent and its adjoint
+  /// are pairs too (the tangent of `p.value` is `_d_p.value`), so modes
+  /// compose over forward mode's output.
+  bool isPair() const { return K == Kind::Pair; }
+  /// The name of member \p I (0: "value", 1: "pushforward") of a pair.
+  static const char *getPairField(unsigned I) {
+    return I == 0 ? "value" : "pushforward";
+  }
+
+  /// True for values that carry derivatives: floating scalars, vectors and
+  /// pairs of those.
   bool isDifferentiableValue() const {
-    return isFloatingScalar() || isVector();
+    return isFloatingScalar() || isVector() ||
+           (isPair() && Elem->isDifferentiableValue());
   }
   /// True for values, pointers or arrays whose innermost element is
   /// differentiable: these get tangents/adjoints.
@@ -115,6 +131,8 @@ public:
   const Type *getOpaque(const std::string &Spelling);
   /// meshad::Tape<Elem>.
   const Type *getTape(const Type *Elem);
+  /// meshad::ValueAndPushforward<Elem, Elem> (see Type::isPair).
+  const Type *getPair(const Type *Elem);
   /// \p Ty with const added (scalars, vectors, opaque types).
   const Type *getConst(const Type *Ty);
 

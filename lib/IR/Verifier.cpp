@@ -136,6 +136,8 @@ private:
   void checkUnary(const UnaryExpr *U);
   void checkBinary(const BinaryExpr *B);
   void checkCall(const CallExpr *C);
+  /// `.value` / `.pushforward` of a pair, typed as its element.
+  void checkPairMember(const MemberExpr *M, const Type *Pair);
 
   const Function &F;
   VerifyStage Stage;
@@ -439,12 +441,31 @@ void Verifier::checkExpr(const Expr *E) {
     const Type *Base = M->getBase() ? M->getBase()->getType() : nullptr;
     if (Base && M->isArrow() && !Base->isPointer())
       fail("'->" + M->getField() + "' on a value that is not a pointer");
+    if (Base && Base->isPair())
+      checkPairMember(M, Base);
+    break;
+  }
+  case Expr::Kind::InitList: {
+    const auto *L = cast<InitListExpr>(E);
+    if (E->getType()->isPair() && L->getElements().size() != 2 &&
+        !L->getElements().empty())
+      fail("a pair built from " + std::to_string(L->getElements().size()) +
+           " values");
     break;
   }
   default:
     break;
   }
   checkOperands(E);
+}
+
+void Verifier::checkPairMember(const MemberExpr *M, const Type *Pair) {
+  if (M->getField() != Type::getPairField(0) &&
+      M->getField() != Type::getPairField(1))
+    fail("member '" + M->getField() + "' of a pair (only 'value' and "
+         "'pushforward')");
+  else if (M->getType()->getUnqualified() != Pair->getElement())
+    fail("member '" + M->getField() + "' of a pair read with another type");
 }
 
 void Verifier::checkOperands(const Expr *E) {

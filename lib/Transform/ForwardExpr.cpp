@@ -203,7 +203,8 @@ Dual ForwardFunction::deriveMember(const MemberExpr *E, BlockStmt *Out) {
       return {E, nullptr};
     return {E, B.member(TB, E->getField(), E->getType(), E->isArrow())};
   }
-  if (!BaseTy->isVector())
+  // A member of a vector or of a pair: the same member of the tangent.
+  if (!BaseTy->isVector() && !BaseTy->isPair())
     return {E, nullptr};
   Dual Base = derive(E->getBase(), Out);
   if (!Base.T)
@@ -365,9 +366,7 @@ Dual ForwardFunction::deriveUserCall(const CallExpr *C, BlockStmt *Out,
   Out->append(D);
   if (!C->getType()->isDifferentiableValue())
     return {B.ref(Tmp), nullptr};
-  const Type *Ty = C->getType();
-  return {B.member(B.ref(Tmp), "value", Ty),
-          B.member(B.ref(Tmp), "pushforward", Ty)};
+  return {B.pairMember(B.ref(Tmp), 0), B.pairMember(B.ref(Tmp), 1)};
 }
 
 const Expr *ForwardFunction::tangentLValue(const Expr *LHS) {

@@ -64,9 +64,8 @@ ForwardModeTransformer::derivePushforward(ir::Function *Primal,
   if (ir::Function *F = Derived.lookup(Key))
     return F;
   const Type *RetTy = Primal->getReturnType();
-  const Type *PFTy = RetTy->isDifferentiableValue()
-                         ? ForwardFunction::getPairType(M.getTypes(), RetTy)
-                         : RetTy;
+  const Type *PFTy =
+      RetTy->isDifferentiableValue() ? M.getTypes().getPair(RetTy) : RetTy;
   ir::Function *Result = M.createFunction(Name, PFTy, Primal->getTarget());
   Result->setQualifiers(Primal->getQualifiers());
   Result->setNamespace(Primal->getNamespace());
@@ -95,11 +94,6 @@ ForwardFunction::ForwardFunction(ForwardModeTransformer &Owner, Module &M,
     : Owner(Owner), M(M), B(M), Diags(Diags), Derived(Derived),
       Primal(Primal), Result(Result), Seeds(std::move(Seeds)), Kind(Kind) {
   this->Seeds.resize(Primal->getNumParams());
-}
-
-const Type *ForwardFunction::getPairType(TypeContext &Types, const Type *Ty) {
-  std::string T = spellType(Types.getConst(Ty)->getUnqualified());
-  return Types.getOpaque("meshad::ValueAndPushforward<" + T + ", " + T + ">");
 }
 
 void ForwardFunction::error(clang::SourceLocation Loc, const std::string &Msg) {

@@ -165,6 +165,9 @@ private:
                      ir::BlockStmt *Rev);
   void adjointCall(const ir::CallExpr *C, const ir::Expr *DE,
                    ir::BlockStmt *Rev);
+  /// {value, pushforward}: the pair of adjoints flows into the members.
+  void adjointPair(const ir::InitListExpr *E, const ir::Expr *DE,
+                   ir::BlockStmt *Rev);
   /// The pullback call of a user call with return seed \p Seed.
   void pullbackCall(const ir::CallExpr *C, const ir::Expr *Seed,
                     ir::BlockStmt *Rev);

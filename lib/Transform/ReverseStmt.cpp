@@ -63,6 +63,10 @@ void ReverseFunction::sweepStmt(const Stmt *S, BlockStmt *Fwd,
     // value receives the seed.
     const Expr *V = cast<ReturnStmt>(S)->getValue();
     if (V && V->getType()->isDifferentiableValue() && isActive(V)) {
+      if (!Seed && V->getType()->isPair())
+        return error(S->getLoc(), "the gradient of a function that returns "
+                                  "a value and its pushforward needs a seed "
+                                  "for each; take its pullback instead");
       const Expr *S0 = Seed ? B.ref(Seed)
                             : B.floatLit(V->getType()->getUnqualified(), 1.0);
       if (const auto *C = dyn_cast<CallExpr>(V))
