@@ -23,6 +23,8 @@
 
 #include "gtest/gtest.h"
 
+#include <map>
+
 using namespace meshad;
 using namespace meshad::ir;
 
@@ -283,6 +285,20 @@ TEST_F(OverForwardTest, ReverseOverForwardThroughCallee) {
   EXPECT_NE(Code.find("meshad::ValueAndPushforward<double, double> _d_y"),
             std::string::npos)
       << Code;
+  // Roles compose: the adjoint of the tangent of the call's value (a local
+  // of the lowered primal), the adjoint of forward mode's temporary pair.
+  std::map<std::string, std::string> Roles;
+  for (const Stmt *S : G->getBody()->getBody())
+    if (const auto *D = llvm::dyn_cast<DeclStmt>(S))
+      Roles[D->getVar()->getName()] = D->getVar()->getRoles().str();
+  EXPECT_EQ(Roles["_d2_d__t0"], "tangent|adjoint");
+  EXPECT_EQ(Roles["_d2_t1"], "adjoint|temporary");
+  EXPECT_EQ(Roles["_t1"], "temporary");
+  EXPECT_EQ(Roles["_d_x"], "tangent");
+  for (const Var *P : G->getParams())
+    EXPECT_EQ(P->getRoles().str(), P->getName().rfind("_d2_", 0) == 0
+                                       ? "adjoint"
+                                       : "primal");
   std::string Out = compileAndRun(std::string(R"(
 void checkSecondOrder(double x, double y, double Dxx, double Dxy) {
   double Gx = 0, Gy = 0;
@@ -315,6 +331,25 @@ void checkSecondOrder(double x, double y, double Dxx, double Dxy) {
 }
 )") + CalleeChecks);
   EXPECT_NE(Out.find("0 failed"), std::string::npos) << Out;
+}
+
+/// A gradient has one seed, a pair two: the gradient of a pushforward is an
+/// error at its return (its pullback takes a pair of seeds).
+TEST_F(OverForwardTest, GradientOfAPairIsAnError) {
+  Function *D = firstDerivative();
+  ASSERT_TRUE(D);
+  Function *PF = nullptr;
+  for (const DerivedFunction &E : Derived.entries())
+    if (E.Derived->getName() == "h_pushforward")
+      PF = E.Derived;
+  ASSERT_TRUE(PF);
+  EXPECT_EQ(Reverse.deriveGradient(PF, {true, true}, "h_pushforward_grad",
+                                   PF->getLoc()),
+            nullptr);
+  bool Found = false;
+  for (const Diagnostic &Diag : Diags->getDiagnostics())
+    Found |= Diag.Message.find("needs a seed for each") != std::string::npos;
+  EXPECT_TRUE(Found);
 }
 
 } // namespace

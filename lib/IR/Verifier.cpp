@@ -113,6 +113,8 @@ private:
 
   // Scopes.
   void declare(const Var *V);
+  /// The invariants of a variable's roles (IR.h, VarRoles).
+  void checkRoles(const Var *V);
   void checkUse(const Var *V);
   void pushScope() { Scopes.emplace_back(); }
   void popScope() { Scopes.pop_back(); }
@@ -187,9 +189,37 @@ void Verifier::declare(const Var *V) {
   }
   if (!Declared.insert(V).second)
     fail("'" + V->getName() + "' is declared twice");
+  checkRoles(V);
   auto [It, New] = Scopes.back().try_emplace(V->getName(), V);
   if (!New && It->second != V)
     fail("two variables named '" + V->getName() + "' in one scope");
+}
+
+void Verifier::checkRoles(const Var *V) {
+  VarRoles R = V->getRoles();
+  std::string What = "'" + V->getName() + "' (" + R.str() + ")";
+  if (R.bits() == 0)
+    fail(What + " has no role");
+  if (R.has(VarRoles::Primal) && !(R == VarRoles::Primal))
+    fail(What + " is primal and derived at once");
+  // A tape is a Tape; a generated variable of tape type is one.
+  if (R.has(VarRoles::Tape) != V->getType()->isTape() &&
+      !R.has(VarRoles::Primal))
+    fail(What + (R.has(VarRoles::Tape) ? " is not of tape type"
+                                       : " is of tape type"));
+  // A tape lives where the function runs: registers or local memory on the
+  // device, the heap on the host.
+  const Type *Ty = V->getType();
+  if (Ty->isTape() && Ty->getTapePlacement() != TapePlacement::LocalOrHeap &&
+      (Ty->getTapePlacement() == TapePlacement::Heap) !=
+          (F.getTarget() == CudaTarget::HostOnly))
+    fail(What + " is a tape placed for another target");
+  // Each derivative role takes one order of differentiation.
+  unsigned Derivatives =
+      R.has(VarRoles::Tangent) + unsigned(R.has(VarRoles::Adjoint));
+  if (Derivatives > F.getDerivativeOrder())
+    fail(What + " in a function of derivative order " +
+         std::to_string(F.getDerivativeOrder()));
 }
 
 void Verifier::checkUse(const Var *V) {

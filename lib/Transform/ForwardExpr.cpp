@@ -26,8 +26,8 @@ using llvm::isa;
 const Expr *ForwardFunction::hoist(const Expr *E, BlockStmt *Out) {
   if (!Out || IRBuilder::isCheap(E))
     return E;
-  Var *T = M.createVar(freshTempName(),
-                       E->getType()->getUnqualified());
+  Var *T = M.createVar(freshTempName(), E->getType()->getUnqualified(),
+                       Var::Storage::Local, VarRoles::Temporary);
   DeclStmt *D = B.decl(T, E);
   D->setLoc(E->getLoc());
   Out->append(D);
@@ -359,8 +359,8 @@ Dual ForwardFunction::deriveUserCall(const CallExpr *C, BlockStmt *Out,
     Out->append(S);
     return {C, nullptr};
   }
-  Var *Tmp = M.createVar(freshTempName(),
-                         PF->getReturnType());
+  Var *Tmp = M.createVar(freshTempName(), PF->getReturnType(),
+                         Var::Storage::Local, VarRoles::Temporary);
   DeclStmt *D = B.decl(Tmp, Call);
   D->setLoc(C->getLoc());
   Out->append(D);

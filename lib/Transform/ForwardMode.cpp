@@ -138,7 +138,9 @@ void ForwardFunction::addParameters() {
     const Type *Ty = P->getType()->isPointer() ? P->getType()
                                                : P->getType()->getUnqualified();
     Var *T = M.createVar(Names.derivative(P->getName()), Ty,
-                         Var::Storage::Param);
+                         Var::Storage::Param,
+                         VarRoles::derivativeOf(P->getRoles(),
+                                                VarRoles::Tangent));
     Tangents[P] = T;
     Result->addParam(T);
   }
@@ -186,7 +188,8 @@ Var *ForwardFunction::tangentVar(Var *V) {
     return It->second;
   Var::Storage S = V->isShared() ? Var::Storage::Shared : Var::Storage::Local;
   Var *T = M.createVar(Names.derivative(V->getName()),
-                       V->getType()->getUnqualified(), S);
+                       V->getType()->getUnqualified(), S,
+                       VarRoles::derivativeOf(V->getRoles(), VarRoles::Tangent));
   Tangents[V] = T;
   return T;
 }

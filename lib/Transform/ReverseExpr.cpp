@@ -25,7 +25,8 @@ using llvm::dyn_cast;
 const Expr *ReverseFunction::cheap(const Expr *E, BlockStmt *Out) {
   if (!E || IRBuilder::isCheap(E))
     return E;
-  Var *T = M.createVar(freshName("_r"), E->getType()->getUnqualified());
+  Var *T = M.createVar(freshName("_r"), E->getType()->getUnqualified(),
+                       Var::Storage::Local, VarRoles::Temporary);
   Out->append(B.decl(T, E));
   return B.ref(T);
 }
@@ -225,7 +226,8 @@ void ReverseFunction::pullbackCall(const CallExpr *C, const Expr *SeedValue,
       continue;
     }
     const Type *Ty = Callee->getParam(I)->getType()->getUnqualified();
-    Var *R = M.createVar(freshName("_r"), Ty);
+    Var *R = M.createVar(freshName("_r"), Ty, Var::Storage::Local,
+                         VarRoles::Temporary);
     Rev->append(B.decl(R, B.zero(Ty)));
     Args.push_back(B.addrOf(B.ref(R)));
     Results.push_back({I, R});

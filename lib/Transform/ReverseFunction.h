@@ -107,9 +107,14 @@ private:
                      ir::BlockStmt *Rev);
   void sweepIf(const ir::IfStmt *I, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
   /// Saves the value of \p LValue in the forward sweep and restores it in
-  /// the reverse sweep (into \p Restore).
+  /// the reverse sweep (into \p Restore). In a loop the value goes on a
+  /// tape that the caller pushes \p Pushes times per iteration.
   void save(const ir::Expr *LValue, ir::BlockStmt *Fwd,
-            ir::BlockStmt *Restore);
+            ir::BlockStmt *Restore, unsigned Pushes = 1);
+  /// The tape of \p Elem for a push made \p Pushes times per iteration of
+  /// the loops being swept: its capacity (known when their trip counts are
+  /// constants) and its placement (from where the function runs).
+  const ir::Type *tapeType(const ir::Type *Elem, unsigned Pushes) const;
   bool needsSave(const ir::Expr *LValue, bool IsDecl) const;
   /// Saves the arrays a user call may overwrite that the reverse sweep
   /// reads, restoring them (into \p Restore) before its pullback runs.
@@ -154,6 +159,9 @@ private:
   void findDeferredFrees(const ir::Stmt *S);
 
   // Loops (ReverseLoops.cpp).
+  /// Per loop being swept, outermost first: a bound on its trip count, 0
+  /// when unknown.
+  std::vector<unsigned> TripBounds;
   void sweepLoop(const ir::Stmt *S, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
   void sweepCanonicalFor(const ir::ForStmt *F, const CanonicalLoop &C,
                          ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
