@@ -1,4 +1,4 @@
-//===- unittests/ComposeFixture.h - Modes composed on lowered source -*- C++ -*-===//
+//===- unittests/ComposeFixture.h - Modes over lowered source --*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
@@ -10,7 +10,7 @@
 /// over forward), verifies every generated function, then compiles the
 /// snippet with the emitted derivatives and a test's main() (which checks
 /// them against central differences with test/Inputs/NumericCheck.h) and
-/// runs it.
+/// runs it, before and after the simplifier.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +20,7 @@
 #include "Emit/CudaEmitter.h"
 #include "IR/Verifier.h"
 #include "Lower/ASTLowering.h"
+#include "Simplify/Simplifier.h"
 #include "Transform/ForwardMode.h"
 #include "Transform/ReverseMode.h"
 
@@ -68,13 +69,22 @@ protected:
   void expectWellFormed() {
     for (const DerivedFunction &E : Derived.entries()) {
       std::string Errors;
-      EXPECT_TRUE(ir::verifyFunction(*E.Derived, ir::VerifyStage::Lowered,
-                                     Errors))
+      EXPECT_TRUE(
+          ir::verifyFunction(*E.Derived, ir::VerifyStage::Lowered, Errors))
           << E.Derived->getName() << ": " << Errors;
     }
   }
 
-  /// The snippet, then every generated function (prototypes first).
+  /// Simplifies every generated function, as the generator does before
+  /// emitting them, and verifies them again.
+  void simplifyAll() {
+    Simplifier Simplify(M);
+    for (const DerivedFunction &E : Derived.entries())
+      Simplify.run(*E.Derived);
+    expectWellFormed();
+  }
+
+  /// Every generated function (prototypes first).
   std::string emitted() const {
     std::string Text;
     for (const DerivedFunction &E : Derived.entries())
@@ -97,17 +107,20 @@ protected:
     std::string Log = (Dir + "/log.txt").str();
     std::ofstream(Cpp) << "#include <meshad/Differentiator.h>\n"
                        << "#include \"NumericCheck.h\"\n"
-                       << Source << "\n" << emitted() << "\n" << Main;
+                       << Source << "\n"
+                       << emitted() << "\n"
+                       << Main;
     std::string Inc = std::string("-I") + MESHAD_SOURCE_DIR + "/include";
     std::string Inputs = std::string("-I") + MESHAD_SOURCE_DIR + "/test/Inputs";
     std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log, Log};
-    int Rc = llvm::sys::ExecuteAndWait(
-        MESHAD_CLANGXX,
-        {MESHAD_CLANGXX, "-x", "c++", "-std=c++20", "-O1", "-pthread",
-         Inc, Inputs, Cpp, "-o", Exe},
-        std::nullopt, Redirects);
+    int Rc = llvm::sys::ExecuteAndWait(MESHAD_CLANGXX,
+                                       {MESHAD_CLANGXX, "-x", "c++",
+                                        "-std=c++20", "-O1", "-pthread", Inc,
+                                        Inputs, Cpp, "-o", Exe},
+                                       std::nullopt, Redirects);
     EXPECT_EQ(Rc, 0) << "generated code does not compile:\n"
-                     << readFile(Log) << "\n" << emitted();
+                     << readFile(Log) << "\n"
+                     << emitted();
     if (Rc != 0)
       return "";
     Rc = llvm::sys::ExecuteAndWait(Exe, {Exe}, std::nullopt, Redirects);

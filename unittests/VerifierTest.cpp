@@ -369,9 +369,9 @@ TEST_F(VerifierTest, RolesOfTapesAndPrimals) {
                                   Var::Storage::Local, VarRoles::Temporary),
                       nullptr));
   expectError("'_t1' (temporary) is of tape type");
-  Body->setBody({B.decl(M.createVar("_t2", T().getDouble(),
-                                    Var::Storage::Local, VarRoles::Tape),
-                        B.ref(X))});
+  Body->setBody({B.decl(
+      M.createVar("_t2", T().getDouble(), Var::Storage::Local, VarRoles::Tape),
+      B.ref(X))});
   expectError("'_t2' (tape) is not of tape type");
   Body->setBody({B.decl(M.createVar("y", T().getDouble(), Var::Storage::Local,
                                     VarRoles::Primal | VarRoles::Tangent),

@@ -177,10 +177,9 @@ public:
     return member(P, Type::getPairField(I), P->getType()->getElement());
   }
   /// The pair {Value, Tangent} of type \p PairTy.
-  const Expr *pair(const Type *PairTy, const Expr *Value,
-                   const Expr *Tangent) {
-    return M.create<InitListExpr>(
-        PairTy, std::vector<const Expr *>{Value, Tangent});
+  const Expr *pair(const Type *PairTy, const Expr *Value, const Expr *Tangent) {
+    return M.create<InitListExpr>(PairTy,
+                                  std::vector<const Expr *>{Value, Tangent});
   }
   const Expr *addrOf(const Expr *E) {
     return M.create<UnaryExpr>(types().getPointer(E->getType()),

@@ -168,8 +168,7 @@ private:
                    const std::string &Spelling,
                    TapePlacement Placement = TapePlacement::LocalOrHeap);
 
-  using Key =
-      std::tuple<int, const Type *, unsigned, bool, std::string, int>;
+  using Key = std::tuple<int, const Type *, unsigned, bool, std::string, int>;
   std::map<Key, std::unique_ptr<Type>> Types;
   const Type *VoidTy, *BoolTy, *FloatTy, *DoubleTy;
 };

@@ -205,8 +205,8 @@ void Verifier::checkRoles(const Var *V) {
   // A tape is a Tape; a generated variable of tape type is one.
   if (R.has(VarRoles::Tape) != V->getType()->isTape() &&
       !R.has(VarRoles::Primal))
-    fail(What + (R.has(VarRoles::Tape) ? " is not of tape type"
-                                       : " is of tape type"));
+    fail(What +
+         (R.has(VarRoles::Tape) ? " is not of tape type" : " is of tape type"));
   // A tape lives where the function runs: registers or local memory on the
   // device, the heap on the host.
   const Type *Ty = V->getType();
@@ -492,8 +492,8 @@ void Verifier::checkExpr(const Expr *E) {
 void Verifier::checkPairMember(const MemberExpr *M, const Type *Pair) {
   if (M->getField() != Type::getPairField(0) &&
       M->getField() != Type::getPairField(1))
-    fail("member '" + M->getField() + "' of a pair (only 'value' and "
-         "'pushforward')");
+    fail("member '" + M->getField() +
+         "' of a pair (only 'value' and 'pushforward')");
   else if (M->getType()->getUnqualified() != Pair->getElement())
     fail("member '" + M->getField() + "' of a pair read with another type");
 }

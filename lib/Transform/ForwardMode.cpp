@@ -137,10 +137,9 @@ void ForwardFunction::addParameters() {
     Var *P = Primal->getParam(I);
     const Type *Ty = P->getType()->isPointer() ? P->getType()
                                                : P->getType()->getUnqualified();
-    Var *T = M.createVar(Names.derivative(P->getName()), Ty,
-                         Var::Storage::Param,
-                         VarRoles::derivativeOf(P->getRoles(),
-                                                VarRoles::Tangent));
+    Var *T =
+        M.createVar(Names.derivative(P->getName()), Ty, Var::Storage::Param,
+                    VarRoles::derivativeOf(P->getRoles(), VarRoles::Tangent));
     Tangents[P] = T;
     Result->addParam(T);
   }
@@ -187,9 +186,9 @@ Var *ForwardFunction::tangentVar(Var *V) {
   if (It != Tangents.end())
     return It->second;
   Var::Storage S = V->isShared() ? Var::Storage::Shared : Var::Storage::Local;
-  Var *T = M.createVar(Names.derivative(V->getName()),
-                       V->getType()->getUnqualified(), S,
-                       VarRoles::derivativeOf(V->getRoles(), VarRoles::Tangent));
+  Var *T = M.createVar(
+      Names.derivative(V->getName()), V->getType()->getUnqualified(), S,
+      VarRoles::derivativeOf(V->getRoles(), VarRoles::Tangent));
   Tangents[V] = T;
   return T;
 }

@@ -109,8 +109,8 @@ private:
   /// Saves the value of \p LValue in the forward sweep and restores it in
   /// the reverse sweep (into \p Restore). In a loop the value goes on a
   /// tape that the caller pushes \p Pushes times per iteration.
-  void save(const ir::Expr *LValue, ir::BlockStmt *Fwd,
-            ir::BlockStmt *Restore, unsigned Pushes = 1);
+  void save(const ir::Expr *LValue, ir::BlockStmt *Fwd, ir::BlockStmt *Restore,
+            unsigned Pushes = 1);
   /// The tape of \p Elem for a push made \p Pushes times per iteration of
   /// the loops being swept: its capacity (known when their trip counts are
   /// constants) and its placement (from where the function runs).

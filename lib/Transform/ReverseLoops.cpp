@@ -63,6 +63,11 @@ static unsigned constantTripCount(const ForStmt &F, const CanonicalLoop &C) {
   std::optional<long long> End = constantOf(R);
   if (!Ref || Ref->getVar() != C.Counter || !End)
     return 0;
+  // An unsigned counter stepping down may wrap around past the bound.
+  llvm::StringRef Spelling = C.Counter->getType()->getSpelling();
+  if (C.Decrement && (Spelling.contains("unsigned") ||
+                      Spelling.contains("size_t")))
+    return 0;
   // The distance the counter may travel while the condition holds.
   long long Span;
   if (!C.Decrement && (Op == BinaryOp::Lt || Op == BinaryOp::Le))
@@ -75,8 +80,7 @@ static unsigned constantTripCount(const ForStmt &F, const CanonicalLoop &C) {
   return Trips > 0 && Trips < (1LL << 30) ? unsigned(Trips) : 0;
 }
 
-const Type *ReverseFunction::tapeType(const Type *Elem,
-                                      unsigned Pushes) const {
+const Type *ReverseFunction::tapeType(const Type *Elem, unsigned Pushes) const {
   unsigned long long Capacity = Pushes;
   for (unsigned Bound : TripBounds)
     Capacity = Bound && Capacity < (1ULL << 32) ? Capacity * Bound : 0;

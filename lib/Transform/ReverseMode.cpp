@@ -281,9 +281,9 @@ void ReverseFunction::addParameters() {
     if (Ty->isPointer() && Ty->getElement()->isIndexable())
       AdjTy = adjointType(M.getTypes(), Ty);
     const std::string &Name = AdjointNames[I];
-    Var *A = M.createVar(Name, AdjTy, Var::Storage::Param,
-                         VarRoles::derivativeOf(P->getRoles(),
-                                                VarRoles::Adjoint));
+    Var *A =
+        M.createVar(Name, AdjTy, Var::Storage::Param,
+                    VarRoles::derivativeOf(P->getRoles(), VarRoles::Adjoint));
     if (Kind == Flavor::Pullback && (!Ty->isIndexable() || Private[I]))
       Policy.addThreadPrivate(A);
     Policy.setPrimalName(A, P->getName());
@@ -444,8 +444,9 @@ ir::Var *ReverseFunction::adjointVar(Var *V) {
   const Type *Ty = adjointType(M.getTypes(), V->getType());
   Var::Storage S = V->isShared() ? Var::Storage::Shared : Var::Storage::Local;
   // "_d_x" when it is free, else numbered ("_d_x_1").
-  Var *A = M.createVar(Names.derivative(V->getName()), Ty, S,
-                       VarRoles::derivativeOf(V->getRoles(), VarRoles::Adjoint));
+  Var *A =
+      M.createVar(Names.derivative(V->getName()), Ty, S,
+                  VarRoles::derivativeOf(V->getRoles(), VarRoles::Adjoint));
   const Expr *Init = nullptr;
   if (!V->isShared() && !Ty->isPointer())
     Init = B.zero(Ty);
