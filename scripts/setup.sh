@@ -2,7 +2,9 @@
 #===- scripts/setup.sh - Install meshad's build dependencies -------------===#
 #
 # Idempotent: installs (through apt) only what is missing of the packages
-# meshad needs, and skips apt altogether when everything is there. Checks for
+# meshad needs (tetgen makes the tet meshes of the mesh runtime's tests), and
+# skips apt altogether when everything is there; then fetches CGAL's data
+# meshes (scripts/fetch-meshes.sh, also a no-op when they are there). Checks for
 # the CUDA toolkit too, but only warns when it is absent: the lit tests that
 # need it are then reported as unsupported (lit feature `cuda`).
 #
@@ -10,7 +12,7 @@
 set -euo pipefail
 
 Packages=(clang-22 clang-tools-22 libclang-22-dev llvm-22-dev llvm-22-tools libgtest-dev
-          cmake ninja-build)
+          cmake ninja-build tetgen)
 CudaNvcc=${MESHAD_CUDA_PATH:-/usr/local/cuda}/bin/nvcc
 
 Missing=()
@@ -41,3 +43,5 @@ else
   echo "setup: warning: $CudaNvcc not found; CUDA-dependent tests will be" \
        "reported as unsupported" >&2
 fi
+
+bash "$(dirname "${BASH_SOURCE[0]}")/fetch-meshes.sh"

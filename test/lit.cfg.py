@@ -90,6 +90,16 @@ config.substitutions.extend([
     ("%I", IncludeDir),
 ])
 
+# `meshes`: scripts/fetch-meshes.sh extracted CGAL's data meshes (setup.sh
+# does); `tetgen`: Debian's tetgen is installed (setup.sh installs it).
+MeshDir = os.environ.get("MESHAD_MESH_DIR",
+                         os.path.join(config.meshad_src_root, "data", "meshes"))
+config.substitutions.append(("%mesh_dir", MeshDir))
+if os.path.exists(os.path.join(MeshDir, "armadillo.off")):
+    config.available_features.add("meshes")
+if shutil.which("tetgen"):
+    config.available_features.add("tetgen")
+
 # `cuda`: the CUDA toolkit is there (device code can be compiled and linked).
 if os.path.exists(Nvcc):
     config.available_features.add("cuda")

@@ -192,6 +192,41 @@ TEST_F(SimplifyTest, CommutedProductsAreDoubled) {
             "return x * y + x * x;\n");
 }
 
+TEST_F(SimplifyTest, LikeTermsAreCombinedExactly) {
+  const Expr *XR = ref(X), *YR = ref(Y);
+  // d(0.5 s^2) as reverse mode writes it: 0.5 * (y * x) + 0.5 * x * y.
+  EXPECT_EQ(folded(add(mul(dlit(0.5), mul(YR, XR)),
+                       mul(mul(dlit(0.5), XR), YR))),
+            "return y * x;\n");
+  EXPECT_EQ(folded(add(mul(dlit(2), mul(XR, YR)), mul(YR, XR))),
+            "return 3. * (x * y);\n");
+  EXPECT_EQ(folded(bin(BinaryOp::Sub, mul(dlit(4), XR), mul(XR, dlit(2)))),
+            "return 2. * x;\n");
+  EXPECT_EQ(folded(add(neg(mul(XR, YR)), mul(mul(dlit(-0.5), YR), XR))),
+            "return (-1.5) * (x * y);\n");
+  // Not exact, so not combined: a coefficient that is not a power of two,
+  // three factors, different factors, P - P.
+  EXPECT_EQ(folded(add(mul(dlit(3), XR), XR)), "return 3. * x + x;\n");
+  EXPECT_EQ(folded(add(mul(mul(XR, YR), XR), mul(XR, mul(YR, XR)))),
+            "return x * y * x + x * (y * x);\n");
+  EXPECT_EQ(folded(add(mul(dlit(0.5), XR), mul(dlit(0.5), YR))),
+            "return 0.5 * x + 0.5 * y;\n");
+  EXPECT_EQ(folded(bin(BinaryOp::Sub, mul(XR, YR), mul(YR, XR))),
+            "return x * y - y * x;\n");
+}
+
+TEST_F(SimplifyTest, LikeTermsKeepTheirValue) {
+  // The combined forms are bit for bit the originals (away from overflow
+  // and subnormal results, where halving is not exact).
+  for (double A : {0.1, -3.7, 1e-100, 7.25e100, 12345.678, 1.0 / 3})
+    for (double Bv : {0.3, -2.9, 1e150, 5e-110, 2.0 / 7}) {
+      double S = 0.5 * (Bv * A) + 0.5 * A * Bv;
+      EXPECT_EQ(S, Bv * A);
+      double T = 2 * (A * Bv) + Bv * A;
+      EXPECT_EQ(T, 3. * (A * Bv));
+    }
+}
+
 TEST_F(SimplifyTest, MixedTypesAndIntegersAreFoldedOnlyExactly) {
   // n + 0. is a double: replacing it by the int n would change its type.
   EXPECT_EQ(folded(bin(BinaryOp::Add, ref(N), dlit(0), dbl())),

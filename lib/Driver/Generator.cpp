@@ -38,6 +38,7 @@
 #include "Simplify/Simplifier.h"
 #include "Transform/ForwardMode.h"
 #include "Transform/Hvp.h"
+#include "Transform/PassPipeline.h"
 #include "Transform/ReverseMode.h"
 
 #include "clang/AST/ASTContext.h"
@@ -217,52 +218,29 @@ static ir::Function *deriveHvp(HvpTransformer &Hvp, const DerivativeRequest &R,
                        derivedName(F, Job->Selected, "_hvp"), R.Loc);
 }
 
-/// The problems the verifier finds in generated function \p D that its
-/// primal \p P does not have itself (a barrier the user's kernel already
-/// runs under a thread-dependent branch is not an internal error).
-static std::string newProblems(const ir::Function &D, const ir::Function *P,
-                               ir::VerifyStage Stage) {
-  std::vector<std::string> Problems, Primal;
-  if (ir::verifyFunction(D, Stage, Problems))
-    return "";
-  if (P)
-    ir::verifyFunction(*P, ir::VerifyStage::Transformed, Primal);
-  std::string Errors;
-  for (const std::string &Problem : Problems)
-    if (std::find(Primal.begin(), Primal.end(), Problem) == Primal.end())
-      Errors += (Errors.empty() ? "" : "; ") + Problem;
-  return Errors;
-}
-
-/// Verifies the generated functions from the \p From-th on; reports each
-/// malformed one as an internal error at its location. Returns the number of
-/// generated functions (the next \p From).
+/// Verifies the generated functions from the \p From-th on, as \p After
+/// left them; reports each malformed one as an internal error at its
+/// location. Returns the number of generated functions (the next \p From).
 static size_t verifyDerived(const DerivedFunctionSet &Derived, size_t From,
-                            ir::VerifyStage Stage, DiagnosticSink &Diags) {
+                            ir::VerifyStage Stage, llvm::StringRef After,
+                            DiagnosticSink &Diags) {
   const std::vector<DerivedFunction> &Entries = Derived.entries();
-  for (size_t I = From; I < Entries.size(); ++I) {
-    const ir::Function &D = *Entries[I].Derived;
-    const ir::Function *Primal = Entries[I].Primal;
-    std::string Errors = newProblems(D, Primal, Stage);
-    if (Errors.empty())
-      continue;
-    SourceLocation Loc =
-        D.getLoc().isValid() || !Primal ? D.getLoc() : Primal->getLoc();
-    Diags.error(Loc, "meshad internal error: generated code for '" +
-                         D.getName() + "' is malformed: " + Errors);
-  }
+  for (size_t I = From; I < Entries.size(); ++I)
+    verifyGenerated(*Entries[I].Derived, Entries[I].Primal, Stage, After,
+                    Diags);
   return Entries.size();
 }
 
-/// Whether the generator verifies its IR: on request, always with
-/// assertions.
-static bool shouldVerify(const GeneratorOptions &Opts) {
-#ifndef NDEBUG
-  (void)Opts;
-  return true;
-#else
-  return Opts.Verify;
-#endif
+/// The name of the transform that serves \p Mode, for internal errors.
+static llvm::StringRef transformName(DiffMode Mode) {
+  switch (Mode) {
+  case DiffMode::Forward:
+    return "forward mode";
+  case DiffMode::Hvp:
+    return "hvp";
+  default:
+    return "reverse mode";
+  }
 }
 
 GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
@@ -281,9 +259,10 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   ForwardModeTransformer Forward(M, Diags, Derived);
   std::vector<std::pair<const DerivativeRequest *, ir::Function *>> Done;
   ReverseModeTransformer Reverse(M, Diags, Derived);
+  const bool Verify = shouldVerify(Opts.Verify);
   Reverse.setForceAtomics(Opts.ForceAtomics);
+  Reverse.setVerify(Verify);
   HvpTransformer Hvp(M, Diags, Derived, Forward, Reverse);
-  const bool Verify = shouldVerify(Opts);
   size_t Verified = 0;
   for (const DerivativeRequest &R : Requests) {
     if (R.Mode == DiffMode::Hessian) {
@@ -309,16 +288,22 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
       Done.push_back({&R, D});
     // A transform that reported an error may leave partial functions.
     if (Verify && !Diags.hasErrors())
-      Verified =
-          verifyDerived(Derived, Verified, ir::VerifyStage::Transformed, Diags);
+      Verified = verifyDerived(Derived, Verified, ir::VerifyStage::Transformed,
+                               transformName(R.Mode), Diags);
   }
   if (Diags.hasErrors() || !checkHiddenCallees(Derived, Diags))
     return Result;
-  if (Opts.Simplify) {
-    Simplifier Simplify(M);
-    for (const DerivedFunction &Entry : Derived.entries())
-      Simplify.run(*Entry.Derived);
-  }
+  // What every generated function goes through last, whatever its mode.
+  Simplifier Simplify(M);
+  PassPipeline Finish(Diags, Verify);
+  if (Opts.Simplify)
+    Finish.add(
+        "simplify", [&](ir::Function &F) { Simplify.run(F); },
+        ir::VerifyStage::Lowered);
+  for (const DerivedFunction &Entry : Derived.entries())
+    Finish.run(*Entry.Derived, Entry.Primal);
+  if (Diags.hasErrors())
+    return Result;
 
   ir::NameScope TUNames;
   reserveNamespaceScopeNames(Ctx.getTranslationUnitDecl(), TUNames);
@@ -326,7 +311,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   // What the emitter receives (the GPU lowering of accumulations runs
   // before this point).
   if (Verify) {
-    verifyDerived(Derived, 0, ir::VerifyStage::Lowered, Diags);
+    verifyDerived(Derived, 0, ir::VerifyStage::Lowered, "", Diags);
     if (Diags.hasErrors())
       return Result;
   }

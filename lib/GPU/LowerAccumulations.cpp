@@ -7,8 +7,8 @@
 #include "GPU/LowerAccumulations.h"
 #include "Analysis/Activity.h"
 #include "Analysis/Ownership.h"
+#include "GPU/AccumulationPolicy.h"
 #include "IR/Traversal.h"
-#include "Transform/AccumulationPolicy.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"

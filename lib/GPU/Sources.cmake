@@ -1,1 +1,1 @@
-set(SOURCES LowerAccumulations.cpp)
+set(SOURCES LowerAccumulations.cpp GpuPasses.cpp AccumulationPolicy.cpp AtomicCombiner.cpp GatherTiles.cpp ExclusiveAdds.cpp)

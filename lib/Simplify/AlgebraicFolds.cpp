@@ -13,14 +13,20 @@
 /// sign of a zero (x + 0, 0 - x) and x * 0, which is 0 even for an infinite
 /// or NaN x: what a structurally zero derivative means, as AD tools take
 /// it. 2 * e for e + e is exact (a power of two), and so is a * b + b * a
-/// as 2 * a * b ((2 * a) * b == 2 * (a * b)). x * 0 drops x only when x is
-/// pure (no user call, atomic or tape).
+/// as 2 * a * b ((2 * a) * b == 2 * (a * b)); more generally like terms
+/// c1 P + c2 P of products P of at most two factors with power-of-two
+/// coefficients (0.5 * (s * d) + 0.5 * s * d is s * d) are combined, exactly
+/// (ScaledProduct). x * 0 drops x only when x is pure (no user call, atomic
+/// or tape).
 ///
 //===----------------------------------------------------------------------===//
 
 #include "IR/Builder.h"
 #include "Simplify/Passes.h"
 #include "Simplify/SimplifyUtils.h"
+
+#include <cmath>
+#include <optional>
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -49,6 +55,66 @@ bool equalUpToCommuting(const Expr *A, const Expr *B) {
          MB->getOp() == BinaryOp::Mul && MA->getType() == MB->getType() &&
          sameExpr(MA->getLHS(), MB->getRHS()) &&
          sameExpr(MA->getRHS(), MB->getLHS());
+}
+
+/// A product c * f1 [* f2] of floating type: at most two factors that are
+/// not literals, and a coefficient c made of power-of-two literals and
+/// negations. Every association and order of such a product gives the same
+/// value (scaling by a power of two is exact, a*b == b*a), so two of them
+/// with the same factors are like terms: c1 P + c2 P == (c1 + c2) P exactly
+/// (both round the same real number), as long as no scaling overflows or
+/// makes a subnormal (the caveat of 2 * e for e + e too).
+struct ScaledProduct {
+  double Coeff = 1;
+  llvm::SmallVector<const Expr *, 2> Factors;
+
+  bool sameFactors(const ScaledProduct &O) const {
+    if (Factors.size() != O.Factors.size())
+      return false;
+    if (Factors.size() == 1)
+      return sameExpr(Factors[0], O.Factors[0]);
+    return (sameExpr(Factors[0], O.Factors[0]) &&
+            sameExpr(Factors[1], O.Factors[1])) ||
+           (sameExpr(Factors[0], O.Factors[1]) &&
+            sameExpr(Factors[1], O.Factors[0]));
+  }
+};
+
+bool isPowerOfTwo(double V) {
+  int Exp = 0;
+  return V != 0 && std::isfinite(V) && std::frexp(std::fabs(V), &Exp) == 0.5;
+}
+
+/// Adds \p E's factors to \p P; false when \p E is not such a product.
+bool collectProduct(const Expr *E, const Type *Ty, ScaledProduct &P) {
+  if (E->getType() != Ty)
+    return false;
+  if (const auto *L = dyn_cast<FloatLitExpr>(E)) {
+    if (!isPowerOfTwo(L->getValue()))
+      return false;
+    P.Coeff *= L->getValue();
+    return true;
+  }
+  if (const auto *N = asNeg(E)) {
+    P.Coeff = -P.Coeff;
+    return collectProduct(N->getSub(), Ty, P);
+  }
+  const auto *B = dyn_cast<BinaryExpr>(E);
+  if (B && B->getOp() == BinaryOp::Mul)
+    return collectProduct(B->getLHS(), Ty, P) &&
+           collectProduct(B->getRHS(), Ty, P);
+  if (P.Factors.size() == 2 || !isPureExpr(E))
+    return false;
+  P.Factors.push_back(E);
+  return true;
+}
+
+std::optional<ScaledProduct> asScaledProduct(const Expr *E) {
+  ScaledProduct P;
+  if (!E->getType()->isFloatingScalar() ||
+      !collectProduct(E, E->getType(), P) || P.Factors.empty())
+    return std::nullopt;
+  return P;
 }
 
 class Folder {
@@ -91,6 +157,33 @@ private:
     return make(BinaryOp::Mul, Ty, Two, X);
   }
 
+  /// c1 P + c2 P (or -) -> (c1 +- c2) P, for like terms (ScaledProduct).
+  const Expr *combineLikeTerms(const BinaryExpr *E, bool Negate) {
+    std::optional<ScaledProduct> L = asScaledProduct(E->getLHS());
+    std::optional<ScaledProduct> R = asScaledProduct(E->getRHS());
+    if (!L || !R || L->Factors.front()->getType() != E->getType() ||
+        !L->sameFactors(*R))
+      return E;
+    const Type *Ty = E->getType();
+    double C = Negate ? L->Coeff - R->Coeff : L->Coeff + R->Coeff;
+    if (C == 0) // P - P is NaN for an infinite P: leave it.
+      return E;
+    const Expr *Product = L->Factors[0];
+    if (L->Factors.size() == 2) {
+      // (c * f1) * f2 when c scales exactly, else c * (f1 * f2).
+      if (isPowerOfTwo(C) && std::fabs(C) != 1)
+        return make(BinaryOp::Mul, Ty,
+                    make(BinaryOp::Mul, Ty, B.floatLit(Ty, C), Product),
+                    L->Factors[1]);
+      Product = make(BinaryOp::Mul, Ty, Product, L->Factors[1]);
+    }
+    if (C == 1)
+      return Product;
+    if (C == -1)
+      return negate(Product);
+    return make(BinaryOp::Mul, Ty, B.floatLit(Ty, C), Product);
+  }
+
   const Expr *foldBinary(const BinaryExpr *E) {
     const Type *Ty = E->getType();
     const Expr *L = E->getLHS(), *R = E->getRHS();
@@ -124,7 +217,7 @@ private:
       if (Ty->isFloatingScalar() && KeepL && KeepR &&
           equalUpToCommuting(L, R))
         return twice(E, L);
-      return E;
+      return combineLikeTerms(E, /*Negate=*/false);
     case BinaryOp::Sub:
       if (isLiteralValue(R, 0) && KeepL)
         return L;
@@ -132,7 +225,7 @@ private:
         return negate(R);
       if (const auto *N = asNeg(R); N && KeepL && KeepR)
         return make(BinaryOp::Add, Ty, L, N->getSub());
-      return E;
+      return combineLikeTerms(E, /*Negate=*/true);
     default:
       return E;
     }

@@ -7,7 +7,7 @@
 #include "Transform/Hvp.h"
 #include "Analysis/Activity.h"
 #include "Analysis/ReverseNeeds.h"
-#include "GPU/LowerAccumulations.h"
+#include "GPU/GpuPasses.h"
 #include "IR/Clone.h"
 #include "IR/Intrinsics.h"
 #include "IR/Traversal.h"
@@ -312,7 +312,8 @@ ir::Function *HvpTransformer::deriveHvp(Function *Primal,
   }
   Params.insert(Params.end(), Seeded.begin(), Seeded.end());
   H->setParams(std::move(Params));
-  removeDeadLocals(*H);
-  lowerAccumulations(M, *H, Diags, Reverse.getForceAtomics(), UserNames);
-  return H;
+  PassPipeline Finish(Diags, Reverse.isVerifying());
+  addComposedPasses(Finish, M, Diags, Reverse.getForceAtomics(),
+                    std::move(UserNames));
+  return Finish.run(*H, Primal) ? H : nullptr;
 }

@@ -20,7 +20,7 @@
 #include "IR/Builder.h"
 #include "IR/NameScope.h"
 #include "Analysis/Recomputation.h"
-#include "Transform/AccumulationPolicy.h"
+#include "GPU/AccumulationPolicy.h"
 #include "Transform/ReverseMode.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -57,9 +57,10 @@ private:
   void hoistDeclarations(const ir::Stmt *S);
   void addParameters();
   void zeroSharedAdjoints(ir::BlockStmt *Out);
-  /// Replaces the shared-memory tiles by gathers where the generated kernel
-  /// allows it (Transform/GatherTiles), and says so in the remarks.
-  void gatherTileAdjoints();
+  /// Runs the GPU passes that finish a gradient kernel (GPU/GpuPasses.h:
+  /// gathers for the tiles, exclusive adds) on the finished function, with
+  /// what they need to know of it; false after an internal error.
+  bool finishKernel();
   /// Gives the tile-exclusive array \p P (adjoint \p Adjoint) a shared
   /// tile, or demotes \p R to Shared with the reason why it cannot have one.
   void addTile(const ir::Var *P, ir::Var *Adjoint, OwnershipResult &R);

@@ -11,11 +11,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "Transform/ReverseMode.h"
+#include "GPU/AtomicCombiner.h"
+#include "GPU/GpuPasses.h"
 #include "IR/Traversal.h"
-#include "Transform/AtomicCombiner.h"
 #include "Transform/DeadLocals.h"
-#include "Transform/ExclusiveAdds.h"
-#include "Transform/GatherTiles.h"
 #include "Transform/JumpNormalizer.h"
 #include "Transform/ReverseFunction.h"
 
@@ -583,24 +582,23 @@ bool ReverseFunction::run() {
   removeDeadLocals(*Result);
   // The reverse sweep recomputes these before reading them.
   removeUnreadDefinitions(Fwd, Recomputed);
-  gatherTileAdjoints();
-  if (Primal->isKernel() && Kind == Flavor::Gradient && !Unlowered)
-    useExclusiveAdds(B, *Result, Primal->getNumParams());
-  return true;
+  return finishKernel();
 }
 
-void ReverseFunction::gatherTileAdjoints() {
-  if (Tiles.empty())
-    return;
-  std::vector<GatherTile> Gathered;
+bool ReverseFunction::finishKernel() {
+  if (!Primal->isKernel() || Kind != Flavor::Gradient || Unlowered)
+    return true;
+  GradientKernelFacts Facts;
+  Facts.FirstAdjoint = Primal->getNumParams();
   for (const AdjointTile &T : Tiles)
-    Gathered.push_back({T.Adjoint, T.Tile, T.Result.TileStride});
-  std::string WhyNot;
-  bool Done = gatherTiles(
-      B, *Result, Gathered,
-      [&](const std::string &Prefix) { return Names.unique(Prefix); },
-      WhyNot);
-  if (Done)
-    removeDeadLocals(*Result);
-  Policy.finishTileRemarks(Done, WhyNot);
+    Facts.Tiles.push_back({T.Adjoint, T.Tile, T.Result.TileStride});
+  Facts.FreshName = [this](const std::string &Prefix) {
+    return Names.unique(Prefix);
+  };
+  Facts.TilesDone = [this](bool Gathered, const std::string &WhyNot) {
+    Policy.finishTileRemarks(Gathered, WhyNot);
+  };
+  PassPipeline Passes(Diags, Owner.isVerifying());
+  addGradientKernelPasses(Passes, M, std::move(Facts));
+  return Passes.run(*Result, Primal);
 }

@@ -47,7 +47,8 @@ public:
 
   /// The gradient w.r.t. the parameters flagged in \p Selected. Null after
   /// reporting errors. With \p KeepSeeds (kernels), the seeds of outputs
-  /// that the kernel only writes are read and left unchanged.
+  /// that the kernel only writes are read and left unchanged. A gradient
+  /// kernel is finished by the GPU passes of GPU/GpuPasses.h.
   ir::Function *deriveGradient(ir::Function *Primal,
                                const std::vector<bool> &Selected,
                                const std::string &Name,
@@ -82,6 +83,11 @@ public:
   void setForceAtomics(bool Force) { ForceAtomics = Force; }
   bool getForceAtomics() const { return ForceAtomics; }
 
+  /// Verify the IR after each GPU pass that finishes a gradient kernel
+  /// (Transform/PassPipeline.h).
+  void setVerify(bool V) { Verify = V; }
+  bool isVerifying() const { return Verify; }
+
   /// Callees that log what they overwrite (Transform/RecordingPrimal.h).
   RecordingPrimals &getRecording() { return Recording; }
 
@@ -95,6 +101,7 @@ private:
   DiagnosticSink &Diags;
   DerivedFunctionSet &Derived;
   bool ForceAtomics = false;
+  bool Verify = false;
   RecordingPrimals Recording;
 };
 

@@ -1,1 +1,1 @@
-set(SOURCES Hvp.cpp DerivedFunctions.cpp ForwardMode.cpp ForwardStmt.cpp ForwardExpr.cpp JumpNormalizer.cpp LoopIncrements.cpp RecordingPrimal.cpp AccumulationPolicy.cpp AtomicCombiner.cpp DeadLocals.cpp ReverseMode.cpp ReverseStmt.cpp ReverseLoops.cpp ReverseExpr.cpp ReverseHost.cpp GatherTiles.cpp ExclusiveAdds.cpp)
+set(SOURCES Hvp.cpp DerivedFunctions.cpp ForwardMode.cpp ForwardStmt.cpp ForwardExpr.cpp JumpNormalizer.cpp LoopIncrements.cpp RecordingPrimal.cpp PassPipeline.cpp DeadLocals.cpp ReverseMode.cpp ReverseStmt.cpp ReverseLoops.cpp ReverseExpr.cpp ReverseHost.cpp)

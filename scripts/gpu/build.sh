@@ -46,7 +46,8 @@ while read -r Line; do
   Name=$(basename "${Src%.*}")
   if "$Clang" -x cuda --cuda-path="$Cuda" -Wno-unknown-cuda-version \
       --cuda-gpu-arch="$Arch" -fplugin="$Plugin" -fplugin-arg-meshad-dump \
-      -I"$Root/include" -I"$Root/test/Inputs" -O2 "$Root/$Src" \
+      -I"$Cuda/include/cccl" -I"$Root/include" -I"$Root/test/Inputs" -O2 \
+      "$Root/$Src" \
       -L"$Cuda/lib64" -lcudart_static -ldl -lrt -pthread \
       -o "$Out/bin/$Name" >"$Out/log/$Name.build" 2>&1; then
     echo "built  $Name"

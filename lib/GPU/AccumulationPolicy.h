@@ -1,4 +1,4 @@
-//===- Transform/AccumulationPolicy.h - How adjoints are added ---*- C++ -*-===//
+//===- GPU/AccumulationPolicy.h - How adjoints are added --------*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
@@ -23,8 +23,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef MESHAD_TRANSFORM_ACCUMULATIONPOLICY_H
-#define MESHAD_TRANSFORM_ACCUMULATIONPOLICY_H
+#ifndef MESHAD_GPU_ACCUMULATIONPOLICY_H
+#define MESHAD_GPU_ACCUMULATIONPOLICY_H
 
 #include "Analysis/Ownership.h"
 #include "IR/Builder.h"
@@ -107,7 +107,7 @@ public:
 
   /// Emits the remarks of the tile stores, which wait until the kernel is
   /// generated: \p Gathered when the gather form replaced the tiles (see
-  /// Transform/GatherTiles), else \p WhyNot says why it did not.
+  /// GPU/GatherTiles), else \p WhyNot says why it did not.
   void finishTileRemarks(bool Gathered, const std::string &WhyNot);
 
   /// Appends `Adjoint += Value` in the decided form to \p Out; \p Loc is the
@@ -156,4 +156,4 @@ private:
 
 } // namespace meshad
 
-#endif // MESHAD_TRANSFORM_ACCUMULATIONPOLICY_H
+#endif // MESHAD_GPU_ACCUMULATIONPOLICY_H

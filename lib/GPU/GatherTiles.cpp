@@ -1,10 +1,10 @@
-//===- Transform/GatherTiles.cpp - Stencil adjoints as gathers ------------===//
+//===- GPU/GatherTiles.cpp - Stencil adjoints as gathers ------------------===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Transform/GatherTiles.h"
+#include "GPU/GatherTiles.h"
 
 #include "Analysis/Activity.h"
 #include "Analysis/IndexForms.h"

@@ -1,10 +1,10 @@
-//===- Transform/AccumulationPolicy.cpp - How adjoints are added ----------===//
+//===- GPU/AccumulationPolicy.cpp - How adjoints are added ----------------===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Transform/AccumulationPolicy.h"
+#include "GPU/AccumulationPolicy.h"
 
 using namespace meshad;
 using namespace meshad::ir;

@@ -1,10 +1,10 @@
-//===- Transform/AtomicCombiner.cpp - One atomic per address --------------===//
+//===- GPU/AtomicCombiner.cpp - One atomic per address --------------------===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Transform/AtomicCombiner.h"
+#include "GPU/AtomicCombiner.h"
 #include "Analysis/Activity.h"
 #include "Emit/CudaEmitter.h"
 #include "IR/Intrinsics.h"

@@ -1,4 +1,4 @@
-//===- Transform/AtomicCombiner.h - One atomic per address -------*- C++ -*-===//
+//===- GPU/AtomicCombiner.h - One atomic per address ------------*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
@@ -24,8 +24,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef MESHAD_TRANSFORM_ATOMICCOMBINER_H
-#define MESHAD_TRANSFORM_ATOMICCOMBINER_H
+#ifndef MESHAD_GPU_ATOMICCOMBINER_H
+#define MESHAD_GPU_ATOMICCOMBINER_H
 
 #include "IR/Builder.h"
 
@@ -37,4 +37,4 @@ unsigned combineAtomics(ir::IRBuilder &B, const ir::BlockStmt *Block);
 
 } // namespace meshad
 
-#endif // MESHAD_TRANSFORM_ATOMICCOMBINER_H
+#endif // MESHAD_GPU_ATOMICCOMBINER_H

@@ -1,4 +1,4 @@
-//===- Transform/GatherTiles.h - Stencil adjoints as gathers -----*- C++ -*-===//
+//===- GPU/GatherTiles.h - Stencil adjoints as gathers ----------*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
@@ -33,8 +33,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef MESHAD_TRANSFORM_GATHERTILES_H
-#define MESHAD_TRANSFORM_GATHERTILES_H
+#ifndef MESHAD_GPU_GATHERTILES_H
+#define MESHAD_GPU_GATHERTILES_H
 
 #include "IR/Builder.h"
 
@@ -64,4 +64,4 @@ bool gatherTiles(ir::IRBuilder &B, ir::Function &F,
 
 } // namespace meshad
 
-#endif // MESHAD_TRANSFORM_GATHERTILES_H
+#endif // MESHAD_GPU_GATHERTILES_H

@@ -1,4 +1,4 @@
-//===- Transform/ExclusiveAdds.h - Adds that need no load ---------*- C++ -*-===//
+//===- GPU/ExclusiveAdds.h - Adds that need no load -------------*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
@@ -28,8 +28,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef MESHAD_TRANSFORM_EXCLUSIVEADDS_H
-#define MESHAD_TRANSFORM_EXCLUSIVEADDS_H
+#ifndef MESHAD_GPU_EXCLUSIVEADDS_H
+#define MESHAD_GPU_EXCLUSIVEADDS_H
 
 #include "IR/Builder.h"
 
@@ -44,4 +44,4 @@ unsigned useExclusiveAdds(ir::IRBuilder &B, ir::Function &F,
 
 } // namespace meshad
 
-#endif // MESHAD_TRANSFORM_EXCLUSIVEADDS_H
+#endif // MESHAD_GPU_EXCLUSIVEADDS_H

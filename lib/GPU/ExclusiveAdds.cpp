@@ -1,10 +1,10 @@
-//===- Transform/ExclusiveAdds.cpp - Adds that need no load ---------------===//
+//===- GPU/ExclusiveAdds.cpp - Adds that need no load ---------------------===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Transform/ExclusiveAdds.h"
+#include "GPU/ExclusiveAdds.h"
 
 #include "IR/Clone.h"
 #include "IR/Intrinsics.h"

@@ -1,0 +1,68 @@
+//===- GPU/GpuPasses.h - The passes that finish a derivative ----*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The lists of GPU passes, per kind of generated function, that run last
+/// on the finished function (see Transform/PassPipeline.h):
+/// - a gradient kernel of reverse mode: gather-tiles (a stencil's
+///   shared-memory tiles become gathers where the kernel allows it,
+///   GPU/GatherTiles), then exclusive-adds (adds to adjoints that the kernel
+///   never reads become L2 reductions, GPU/ExclusiveAdds);
+/// - a composed derivative (meshad::hvp): dead-locals, then
+///   lower-accumulations (every Accumulate gets the form the ownership
+///   analysis of the finished function decides, GPU/LowerAccumulations).
+///
+/// \code
+///   GradientKernelFacts Facts;
+///   Facts.FirstAdjoint = Primal->getNumParams();  ...
+///   PassPipeline Passes(Diags, Verify);
+///   addGradientKernelPasses(Passes, M, std::move(Facts));
+///   Passes.run(*Gradient, Primal);
+/// \endcode
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_GPU_GPUPASSES_H
+#define MESHAD_GPU_GPUPASSES_H
+
+#include "GPU/GatherTiles.h"
+#include "Transform/PassPipeline.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace meshad {
+
+/// What reverse mode knows about a gradient kernel it built that the
+/// finished IR does not say.
+struct GradientKernelFacts {
+  /// The adjoint parameters are numbered from this on.
+  unsigned FirstAdjoint = 0;
+  /// The adjoint arrays summed in shared-memory tiles.
+  std::vector<GatherTile> Tiles;
+  /// Unused names for new locals (the kernel's name scope).
+  std::function<std::string(const std::string &)> FreshName;
+  /// Called with whether the tiles became gathers, or why not: the remarks
+  /// of the tile stores wait for it.
+  std::function<void(bool Gathered, const std::string &WhyNot)> TilesDone;
+};
+
+/// Appends the passes that finish a gradient kernel described by \p Facts.
+void addGradientKernelPasses(PassPipeline &P, ir::Module &M,
+                             GradientKernelFacts Facts);
+
+/// Appends the passes that finish a composed derivative: its Accumulates
+/// lowered (all atomic with \p ForceAtomics), remarks naming a target by its
+/// entry in \p UserNames.
+void addComposedPasses(PassPipeline &P, ir::Module &M, DiagnosticSink &Diags,
+                       bool ForceAtomics,
+                       std::map<const ir::Var *, std::string> UserNames);
+
+} // namespace meshad
+
+#endif // MESHAD_GPU_GPUPASSES_H
