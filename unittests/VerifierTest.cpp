@@ -337,4 +337,46 @@ TEST_F(VerifierTest, AccumulateOnlyBeforeLowering) {
   expectError("an Accumulate of an expression is left after the GPU lowering");
 }
 
+TEST_F(VerifierTest, RolesFollowTheDerivativeOrder) {
+  // A tangent in a first derivative, the tangent of an adjoint in a second.
+  F->setDerivativeOrder(1);
+  Var *DX = M.createVar("_d_x", T().getDouble(), Var::Storage::Local,
+                        VarRoles::Tangent);
+  Body->append(B.decl(DX, B.ref(X)));
+  EXPECT_EQ(verify(), "");
+  VarRoles Second = VarRoles::derivativeOf(
+      VarRoles(VarRoles::Adjoint | VarRoles::Temporary), VarRoles::Tangent);
+  EXPECT_EQ(Second.str(), "tangent|adjoint|temporary");
+  Body->append(B.decl(
+      M.createVar("_d2_d_t0", T().getDouble(), Var::Storage::Local, Second),
+      B.ref(X)));
+  expectError("'_d2_d_t0' (tangent|adjoint|temporary) in a function of "
+              "derivative order 1");
+  F->setDerivativeOrder(2);
+  EXPECT_EQ(verify(), "");
+  // A derivative role in user code.
+  F->setDerivativeOrder(0);
+  expectError("'_d_x' (tangent) in a function of derivative order 0");
+}
+
+TEST_F(VerifierTest, RolesOfTapesAndPrimals) {
+  F->setDerivativeOrder(1);
+  Var *Tape = M.createVar("_t0", T().getTape(T().getDouble()),
+                          Var::Storage::Local, VarRoles::Tape);
+  Body->append(B.decl(Tape, nullptr));
+  EXPECT_EQ(verify(), "");
+  Body->append(B.decl(M.createVar("_t1", T().getTape(T().getDouble()),
+                                  Var::Storage::Local, VarRoles::Temporary),
+                      nullptr));
+  expectError("'_t1' (temporary) is of tape type");
+  Body->setBody({B.decl(
+      M.createVar("_t2", T().getDouble(), Var::Storage::Local, VarRoles::Tape),
+      B.ref(X))});
+  expectError("'_t2' (tape) is not of tape type");
+  Body->setBody({B.decl(M.createVar("y", T().getDouble(), Var::Storage::Local,
+                                    VarRoles::Primal | VarRoles::Tangent),
+                        B.ref(X))});
+  expectError("'y' (primal|tangent) is primal and derived at once");
+}
+
 } // namespace

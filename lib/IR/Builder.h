@@ -171,6 +171,16 @@ public:
                      const Type *Ty, bool Arrow = false) {
     return M.create<MemberExpr>(Ty, Base, Field, Arrow);
   }
+  /// Member \p I of the pair \p P (Type::isPair): `P.value` (0) or
+  /// `P.pushforward` (1).
+  const Expr *pairMember(const Expr *P, unsigned I) {
+    return member(P, Type::getPairField(I), P->getType()->getElement());
+  }
+  /// The pair {Value, Tangent} of type \p PairTy.
+  const Expr *pair(const Type *PairTy, const Expr *Value, const Expr *Tangent) {
+    return M.create<InitListExpr>(PairTy,
+                                  std::vector<const Expr *>{Value, Tangent});
+  }
   const Expr *addrOf(const Expr *E) {
     return M.create<UnaryExpr>(types().getPointer(E->getType()),
                                UnaryOp::AddrOf, E);

@@ -11,7 +11,8 @@ using namespace meshad::ir;
 using llvm::cast;
 
 Var *IRCloner::freshVar(const Var *V) {
-  Var *N = M.createVar(V->getName(), V->getType(), V->getStorage());
+  Var *N =
+      M.createVar(V->getName(), V->getType(), V->getStorage(), V->getRoles());
   N->setAssertedExclusive(V->isAssertedExclusive());
   Vars[V] = N;
   return N;

@@ -43,3 +43,17 @@ int Function::getParamIndex(const Var *P) const {
       return static_cast<int>(I);
   return -1;
 }
+
+std::string VarRoles::str() const {
+  static const std::pair<Role, const char *> Names[] = {
+      {Primal, "primal"},
+      {Tangent, "tangent"},
+      {Adjoint, "adjoint"},
+      {Tape, "tape"},
+      {Temporary, "temporary"}};
+  std::string S;
+  for (const auto &[R, Name] : Names)
+    if (has(R))
+      S += (S.empty() ? "" : "|") + std::string(Name);
+  return S.empty() ? "none" : S;
+}

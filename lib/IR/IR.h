@@ -43,6 +43,39 @@ class Function;
 // Variables
 //===----------------------------------------------------------------------===//
 
+/// What a variable is to derivative code, as the transform that created it
+/// says: a set, because a variable of a composed derivative can play two
+/// derivative roles (forward mode over a gradient makes `_d2_d_x`, the
+/// tangent of the adjoint `_d_x`: {Tangent, Adjoint}; the tangent tape
+/// beside a tape is {Tangent, Tape}). Lowered user variables are {Primal},
+/// alone. Passes ask roles instead of guessing from names.
+class VarRoles {
+public:
+  enum Role : unsigned {
+    Primal = 1,    ///< A variable of the user's code.
+    Tangent = 2,   ///< Forward mode: a tangent (_d_x).
+    Adjoint = 4,   ///< Reverse mode: an adjoint (_d_x), a return seed.
+    Tape = 8,      ///< A meshad::Tape of saved values.
+    Temporary = 16 ///< A generated temporary (_t0, _r1, a loop count).
+  };
+
+  VarRoles(unsigned Bits = Primal) : Bits(Bits) {}
+  bool has(Role R) const { return Bits & R; }
+  unsigned bits() const { return Bits; }
+  bool operator==(VarRoles O) const { return Bits == O.Bits; }
+  /// The roles of the tangent or adjoint (\p R) of a variable with roles
+  /// \p Of: R with what \p Of is beyond primal (a tangent of a temporary
+  /// is a temporary's tangent).
+  static VarRoles derivativeOf(VarRoles Of, Role R) {
+    return VarRoles((Of.Bits & ~unsigned(Primal)) | R);
+  }
+  /// "primal", "tangent|adjoint"... (for messages).
+  std::string str() const;
+
+private:
+  unsigned Bits;
+};
+
 /// A named variable: a parameter, a local, a __shared__ array, or a global
 /// variable of the translation unit that the function reads by name (globals
 /// are constants for differentiation: they carry no derivative).
@@ -50,8 +83,9 @@ class Var {
 public:
   enum class Storage { Param, Local, Shared, Global };
 
-  Var(std::string Name, const Type *Ty, Storage S)
-      : Name(std::move(Name)), Ty(Ty), S(S) {}
+  Var(std::string Name, const Type *Ty, Storage S,
+      VarRoles Roles = VarRoles::Primal)
+      : Name(std::move(Name)), Ty(Ty), S(S), Roles(Roles) {}
 
   const std::string &getName() const { return Name; }
   /// Renames the variable everywhere it is used (reverse mode hoists
@@ -69,11 +103,15 @@ public:
   /// element, a fact the ownership analysis takes without proof.
   bool isAssertedExclusive() const { return AssertedExclusive; }
   void setAssertedExclusive(bool B) { AssertedExclusive = B; }
+  /// What the variable is to derivative code (see VarRoles).
+  VarRoles getRoles() const { return Roles; }
+  void setRoles(VarRoles R) { Roles = R; }
 
 private:
   std::string Name;
   const Type *Ty;
   Storage S;
+  VarRoles Roles;
   bool AssertedExclusive = false;
 };
 
@@ -653,8 +691,9 @@ public:
   }
 
   Var *createVar(std::string Name, const Type *Ty,
-                 Var::Storage S = Var::Storage::Local) {
-    Vars.push_back(std::make_unique<Var>(std::move(Name), Ty, S));
+                 Var::Storage S = Var::Storage::Local,
+                 VarRoles Roles = VarRoles::Primal) {
+    Vars.push_back(std::make_unique<Var>(std::move(Name), Ty, S, Roles));
     return Vars.back().get();
   }
   Function *createFunction(std::string Name, const Type *RetTy,

@@ -38,12 +38,15 @@ TypeContext::TypeContext() {
 }
 
 const Type *TypeContext::make(Type::Kind K, const Type *Elem, unsigned Count,
-                              bool Const, const std::string &Spelling) {
-  Key K2(static_cast<int>(K), Elem, Count, Const, Spelling);
+                              bool Const, const std::string &Spelling,
+                              TapePlacement Placement) {
+  Key K2(static_cast<int>(K), Elem, Count, Const, Spelling,
+         static_cast<int>(Placement));
   auto It = Types.find(K2);
   if (It != Types.end())
     return It->second.get();
-  std::unique_ptr<Type> New(new Type(K, Elem, Count, Const, Spelling));
+  std::unique_ptr<Type> New(
+      new Type(K, Elem, Count, Const, Spelling, Placement));
   Type *Raw = New.get();
   Types.emplace(std::move(K2), std::move(New));
   return Raw;
@@ -78,10 +81,24 @@ const Type *TypeContext::getOpaque(const std::string &Spelling) {
   return make(Type::Kind::Opaque, nullptr, 0, false, Spelling);
 }
 
-const Type *TypeContext::getTape(const Type *Elem) {
+const Type *TypeContext::getTape(const Type *Elem, unsigned Capacity,
+                                 TapePlacement Placement) {
   Elem = Elem->getUnqualified();
-  return make(Type::Kind::Tape, Elem, 0, false,
-              "meshad::Tape<" + spellType(Elem) + ">");
+  std::string Spelling = "meshad::Tape<" + spellType(Elem);
+  // A per-thread array of exactly the bound: no more local memory than the
+  // values need, and no overflow trap when the bound exceeds the default.
+  if (Placement != TapePlacement::Heap && Capacity > 0 &&
+      Capacity <= MaxStaticCapacity)
+    Spelling += ", " + std::to_string(Capacity);
+  return make(Type::Kind::Tape, Elem, Capacity, false, Spelling + ">",
+              Placement);
+}
+
+const Type *TypeContext::getPair(const Type *Elem) {
+  Elem = Elem->getUnqualified();
+  std::string T = spellType(Elem);
+  return make(Type::Kind::Pair, Elem, 0, false,
+              "meshad::ValueAndPushforward<" + T + ", " + T + ">");
 }
 
 const Type *TypeContext::getConst(const Type *Ty) {
@@ -90,7 +107,7 @@ const Type *TypeContext::getConst(const Type *Ty) {
   if (Ty->isArray())
     return getArray(getConst(Ty->getElement()), Ty->getCount());
   const Type *C = make(Ty->getKind(), Ty->getElement(), Ty->getCount(), true,
-                       Ty->getSpelling());
+                       Ty->getSpelling(), Ty->getTapePlacement());
   const_cast<Type *>(C)->Unqualified = Ty;
   return C;
 }
@@ -115,6 +132,7 @@ static std::string spellBase(const Type *Ty) {
   case Type::Kind::Vector:
   case Type::Kind::Opaque:
   case Type::Kind::Tape:
+  case Type::Kind::Pair:
   case Type::Kind::Pointer:
   case Type::Kind::Array:
     break;

@@ -26,6 +26,18 @@
 namespace meshad {
 namespace ir {
 
+/// Where a tape keeps its values, from where the function that owns it runs
+/// (chosen by reverse mode).
+enum class TapePlacement {
+  /// Device code: per-thread registers/local memory, a fixed capacity;
+  /// overflowing it traps.
+  Local,
+  /// Host code: an inline buffer, then the heap, growing as needed.
+  Heap,
+  /// __host__ __device__ code: Local on the device, Heap on the host.
+  LocalOrHeap,
+};
+
 /// An IR type. Immutable; create through TypeContext.
 class Type {
 public:
@@ -40,6 +52,8 @@ public:
     Array,   ///< Fixed-size array of Count Elem.
     Opaque,  ///< A type the IR only carries around (uint3, dim3, structs).
     Tape,    ///< meshad::Tape<Elem>: a LIFO of saved values (reverse mode).
+    Pair,    ///< meshad::ValueAndPushforward<Elem, Elem>: a value and its
+             ///< tangent, the result of a pushforward.
   };
 
   Kind getKind() const { return K; }
@@ -63,12 +77,32 @@ public:
   bool isIndexable() const { return isPointer() || isArray(); }
   /// A tape of values of type getElement(), filled by the intrinsic
   /// meshad::push and emptied by meshad::pop. A tape of differentiable values
-  /// is differentiable: forward mode keeps a tape of tangents beside it.
+  /// is differentiable: forward mode keeps a tape of tangents beside it
+  /// (of the same type: same capacity, same placement).
   bool isTape() const { return K == Kind::Tape; }
+  /// A bound on the values a tape ever holds when reverse mode knows one
+  /// (the product of the constant trip counts of the loops around its
+  /// push), else 0: dynamic.
+  unsigned getTapeCapacity() const { return Count; }
+  TapePlacement getTapePlacement() const { return Placement; }
 
-  /// True for values that carry derivatives: floating scalars and vectors.
+  /// meshad::ValueAndPushforward<Elem, Elem>, what a pushforward returns:
+  /// members `value` (getPairField(0)) and `pushforward` (getPairField(1)),
+  /// both of type getElement(). A first-class value: a pair of
+  /// differentiable values is differentiable, its tangent and its adjoint
+  /// are pairs too (the tangent of `p.value` is `_d_p.value`), so modes
+  /// compose over forward mode's output.
+  bool isPair() const { return K == Kind::Pair; }
+  /// The name of member \p I (0: "value", 1: "pushforward") of a pair.
+  static const char *getPairField(unsigned I) {
+    return I == 0 ? "value" : "pushforward";
+  }
+
+  /// True for values that carry derivatives: floating scalars, vectors and
+  /// pairs of those.
   bool isDifferentiableValue() const {
-    return isFloatingScalar() || isVector();
+    return isFloatingScalar() || isVector() ||
+           (isPair() && Elem->isDifferentiableValue());
   }
   /// True for values, pointers or arrays whose innermost element is
   /// differentiable: these get tangents/adjoints.
@@ -83,15 +117,16 @@ public:
 private:
   friend class TypeContext;
   Type(Kind K, const Type *Elem, unsigned Count, bool Const,
-       std::string Spelling)
+       std::string Spelling, TapePlacement Placement)
       : K(K), Elem(Elem), Count(Count), Const(Const),
-        Spelling(std::move(Spelling)) {}
+        Spelling(std::move(Spelling)), Placement(Placement) {}
 
   Kind K;
   const Type *Elem;
   unsigned Count;
   bool Const;
   std::string Spelling;
+  TapePlacement Placement;
   const Type *Unqualified = this;
 };
 
@@ -113,16 +148,27 @@ public:
   const Type *getPointer(const Type *Pointee);
   const Type *getArray(const Type *Elem, unsigned Count);
   const Type *getOpaque(const std::string &Spelling);
-  /// meshad::Tape<Elem>.
-  const Type *getTape(const Type *Elem);
+  /// A tape of \p Elem holding at most \p Capacity values (0: unknown),
+  /// placed as \p Placement says. Spelled meshad::Tape<Elem, Capacity>, a
+  /// fixed per-thread array of exactly that size, when the tape lives in
+  /// device memory and the bound is known and at most MaxStaticCapacity;
+  /// else meshad::Tape<Elem> (MESHAD_TAPE_CAPACITY values per thread on the
+  /// device, growing on the heap on the host).
+  const Type *getTape(const Type *Elem, unsigned Capacity = 0,
+                      TapePlacement Placement = TapePlacement::LocalOrHeap);
+  /// The largest tape given a fixed capacity (values per thread).
+  static constexpr unsigned MaxStaticCapacity = 1024;
+  /// meshad::ValueAndPushforward<Elem, Elem> (see Type::isPair).
+  const Type *getPair(const Type *Elem);
   /// \p Ty with const added (scalars, vectors, opaque types).
   const Type *getConst(const Type *Ty);
 
 private:
   const Type *make(Type::Kind K, const Type *Elem, unsigned Count, bool Const,
-                   const std::string &Spelling);
+                   const std::string &Spelling,
+                   TapePlacement Placement = TapePlacement::LocalOrHeap);
 
-  using Key = std::tuple<int, const Type *, unsigned, bool, std::string>;
+  using Key = std::tuple<int, const Type *, unsigned, bool, std::string, int>;
   std::map<Key, std::unique_ptr<Type>> Types;
   const Type *VoidTy, *BoolTy, *FloatTy, *DoubleTy;
 };

@@ -113,6 +113,8 @@ private:
 
   // Scopes.
   void declare(const Var *V);
+  /// The invariants of a variable's roles (IR.h, VarRoles).
+  void checkRoles(const Var *V);
   void checkUse(const Var *V);
   void pushScope() { Scopes.emplace_back(); }
   void popScope() { Scopes.pop_back(); }
@@ -136,6 +138,8 @@ private:
   void checkUnary(const UnaryExpr *U);
   void checkBinary(const BinaryExpr *B);
   void checkCall(const CallExpr *C);
+  /// `.value` / `.pushforward` of a pair, typed as its element.
+  void checkPairMember(const MemberExpr *M, const Type *Pair);
 
   const Function &F;
   VerifyStage Stage;
@@ -185,9 +189,37 @@ void Verifier::declare(const Var *V) {
   }
   if (!Declared.insert(V).second)
     fail("'" + V->getName() + "' is declared twice");
+  checkRoles(V);
   auto [It, New] = Scopes.back().try_emplace(V->getName(), V);
   if (!New && It->second != V)
     fail("two variables named '" + V->getName() + "' in one scope");
+}
+
+void Verifier::checkRoles(const Var *V) {
+  VarRoles R = V->getRoles();
+  std::string What = "'" + V->getName() + "' (" + R.str() + ")";
+  if (R.bits() == 0)
+    fail(What + " has no role");
+  if (R.has(VarRoles::Primal) && !(R == VarRoles::Primal))
+    fail(What + " is primal and derived at once");
+  // A tape is a Tape; a generated variable of tape type is one.
+  if (R.has(VarRoles::Tape) != V->getType()->isTape() &&
+      !R.has(VarRoles::Primal))
+    fail(What +
+         (R.has(VarRoles::Tape) ? " is not of tape type" : " is of tape type"));
+  // A tape lives where the function runs: registers or local memory on the
+  // device, the heap on the host.
+  const Type *Ty = V->getType();
+  if (Ty->isTape() && Ty->getTapePlacement() != TapePlacement::LocalOrHeap &&
+      (Ty->getTapePlacement() == TapePlacement::Heap) !=
+          (F.getTarget() == CudaTarget::HostOnly))
+    fail(What + " is a tape placed for another target");
+  // Each derivative role takes one order of differentiation.
+  unsigned Derivatives =
+      R.has(VarRoles::Tangent) + unsigned(R.has(VarRoles::Adjoint));
+  if (Derivatives > F.getDerivativeOrder())
+    fail(What + " in a function of derivative order " +
+         std::to_string(F.getDerivativeOrder()));
 }
 
 void Verifier::checkUse(const Var *V) {
@@ -439,12 +471,31 @@ void Verifier::checkExpr(const Expr *E) {
     const Type *Base = M->getBase() ? M->getBase()->getType() : nullptr;
     if (Base && M->isArrow() && !Base->isPointer())
       fail("'->" + M->getField() + "' on a value that is not a pointer");
+    if (Base && Base->isPair())
+      checkPairMember(M, Base);
+    break;
+  }
+  case Expr::Kind::InitList: {
+    const auto *L = cast<InitListExpr>(E);
+    if (E->getType()->isPair() && L->getElements().size() != 2 &&
+        !L->getElements().empty())
+      fail("a pair built from " + std::to_string(L->getElements().size()) +
+           " values");
     break;
   }
   default:
     break;
   }
   checkOperands(E);
+}
+
+void Verifier::checkPairMember(const MemberExpr *M, const Type *Pair) {
+  if (M->getField() != Type::getPairField(0) &&
+      M->getField() != Type::getPairField(1))
+    fail("member '" + M->getField() +
+         "' of a pair (only 'value' and 'pushforward')");
+  else if (M->getType()->getUnqualified() != Pair->getElement())
+    fail("member '" + M->getField() + "' of a pair read with another type");
 }
 
 void Verifier::checkOperands(const Expr *E) {

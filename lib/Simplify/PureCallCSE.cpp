@@ -168,8 +168,9 @@ void share(Module &M, std::vector<const Stmt *> &Body, const Group &G,
     D = Body[Reused];
     Body.erase(Body.begin() + Reused);
   } else {
-    Var *T = M.createVar(Names.numbered("_t"),
-                         G.Key->getType()->getUnqualified());
+    Var *T =
+        M.createVar(Names.numbered("_t"), G.Key->getType()->getUnqualified(),
+                    Var::Storage::Local, VarRoles::Temporary);
     DeclStmt *New = B.decl(T, G.Key);
     New->setLoc(Body[G.First]->getLoc());
     D = New;

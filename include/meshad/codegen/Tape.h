@@ -18,7 +18,11 @@
 /// \endcode
 ///
 /// The device capacity is MESHAD_TAPE_CAPACITY elements per tape (default
-/// 64); define it before including meshad headers to change it.
+/// 64); define it before including meshad headers to change it. Where reverse
+/// mode knows a bound on what a tape of device code holds (the loops around
+/// its push have constant trip counts), it declares the tape with exactly
+/// that capacity, `meshad::Tape<double, 12>`: no more local memory than the
+/// values need, and no trap when the bound exceeds the default.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -42,7 +46,7 @@
 namespace meshad {
 
 /// A LIFO of T private to one thread.
-template <class T> class Tape {
+template <class T, unsigned Capacity = MESHAD_TAPE_CAPACITY> class Tape {
 public:
   MESHAD_TAPE_HD Tape() {}
   MESHAD_TAPE_HD ~Tape() {
@@ -55,17 +59,17 @@ public:
   Tape &operator=(const Tape &) = delete;
 
   MESHAD_TAPE_HD void push(const T &V) {
-    if (Size < MESHAD_TAPE_CAPACITY) {
+    if (Size < Capacity) {
       Inline[Size++] = V;
       return;
     }
 #if defined(__CUDA_ARCH__)
     printf("meshad: tape overflow (more than %d values in one thread); "
            "define MESHAD_TAPE_CAPACITY larger\n",
-           MESHAD_TAPE_CAPACITY);
+           Capacity);
     __trap();
 #else
-    unsigned Extra = Size - MESHAD_TAPE_CAPACITY;
+    unsigned Extra = Size - Capacity;
     if (Extra == HeapCapacity) {
       HeapCapacity = HeapCapacity ? 2 * HeapCapacity : 256;
       T *New = static_cast<T *>(std::malloc(HeapCapacity * sizeof(T)));
@@ -87,8 +91,8 @@ public:
   MESHAD_TAPE_HD T pop() {
     --Size;
 #if !defined(__CUDA_ARCH__)
-    if (Size >= MESHAD_TAPE_CAPACITY)
-      return Heap[Size - MESHAD_TAPE_CAPACITY];
+    if (Size >= Capacity)
+      return Heap[Size - Capacity];
 #endif
     return Inline[Size];
   }
@@ -98,8 +102,8 @@ public:
   /// The I-th value pushed (I < size()).
   MESHAD_TAPE_HD T &at(unsigned I) {
 #if !defined(__CUDA_ARCH__)
-    if (I >= MESHAD_TAPE_CAPACITY)
-      return Heap[I - MESHAD_TAPE_CAPACITY];
+    if (I >= Capacity)
+      return Heap[I - Capacity];
 #endif
     return Inline[I];
   }
@@ -107,7 +111,7 @@ public:
   MESHAD_TAPE_HD void truncate(unsigned N) { Size = N < Size ? N : Size; }
 
 private:
-  T Inline[MESHAD_TAPE_CAPACITY];
+  T Inline[Capacity];
   unsigned Size = 0;
 #if !defined(__CUDA_ARCH__)
   T *Heap = nullptr;
@@ -116,12 +120,15 @@ private:
 };
 
 /// Forward sweep: saves \p V.
-template <class T, class U> MESHAD_TAPE_HD void push(Tape<T> &Tp, const U &V) {
+template <class T, unsigned N, class U>
+MESHAD_TAPE_HD void push(Tape<T, N> &Tp, const U &V) {
   Tp.push(static_cast<T>(V));
 }
 
 /// Reverse sweep: the most recently saved value.
-template <class T> MESHAD_TAPE_HD T pop(Tape<T> &Tp) { return Tp.pop(); }
+template <class T, unsigned N> MESHAD_TAPE_HD T pop(Tape<T, N> &Tp) {
+  return Tp.pop();
+}
 
 /// What a callee overwrote through the pointers it was given, so that the
 /// caller's reverse sweep can put that memory back as it was before the

@@ -28,8 +28,8 @@ using llvm::isa;
 const Expr *ForwardFunction::hoist(const Expr *E, BlockStmt *Out) {
   if (!Out || IRBuilder::isCheap(E))
     return E;
-  Var *T = M.createVar(freshTempName(),
-                       E->getType()->getUnqualified());
+  Var *T = M.createVar(freshTempName(), E->getType()->getUnqualified(),
+                       Var::Storage::Local, VarRoles::Temporary);
   DeclStmt *D = B.decl(T, E);
   D->setLoc(E->getLoc());
   Out->append(D);
@@ -234,7 +234,8 @@ Dual ForwardFunction::deriveMember(const MemberExpr *E, BlockStmt *Out) {
       return {E, nullptr};
     return {E, B.member(TB, E->getField(), E->getType(), E->isArrow())};
   }
-  if (!BaseTy->isVector())
+  // A member of a vector or of a pair: the same member of the tangent.
+  if (!BaseTy->isVector() && !BaseTy->isPair())
     return {E, nullptr};
   Dual Base = derive(E->getBase(), Out);
   if (!Base.T)
@@ -370,16 +371,14 @@ Dual ForwardFunction::deriveUserCall(const CallExpr *C, BlockStmt *Out,
     Out->append(S);
     return {C, nullptr};
   }
-  Var *Tmp = M.createVar(freshTempName(),
-                         PF->getReturnType());
+  Var *Tmp = M.createVar(freshTempName(), PF->getReturnType(),
+                         Var::Storage::Local, VarRoles::Temporary);
   DeclStmt *D = B.decl(Tmp, Call);
   D->setLoc(C->getLoc());
   Out->append(D);
   if (!C->getType()->isDifferentiableValue())
     return {B.ref(Tmp), nullptr};
-  const Type *Ty = C->getType();
-  return {B.member(B.ref(Tmp), "value", Ty),
-          B.member(B.ref(Tmp), "pushforward", Ty)};
+  return {B.pairMember(B.ref(Tmp), 0), B.pairMember(B.ref(Tmp), 1)};
 }
 
 const Expr *ForwardFunction::tangentLValue(const Expr *LHS) {

@@ -49,10 +49,6 @@ public:
   /// parameters of requests get Tangent seeds).
   const std::vector<ParamSeed> &getSeeds() const { return Seeds; }
 
-  /// Type of g_pushforward's result for a primal returning \p Ty.
-  static const ir::Type *getPairType(ir::TypeContext &Types,
-                                     const ir::Type *Ty);
-
 private:
   // Setup (ForwardFunction.cpp).
   bool computeActivity();

@@ -64,9 +64,8 @@ ForwardModeTransformer::derivePushforward(ir::Function *Primal,
   if (ir::Function *F = Derived.lookup(Key))
     return F;
   const Type *RetTy = Primal->getReturnType();
-  const Type *PFTy = RetTy->isDifferentiableValue()
-                         ? ForwardFunction::getPairType(M.getTypes(), RetTy)
-                         : RetTy;
+  const Type *PFTy =
+      RetTy->isDifferentiableValue() ? M.getTypes().getPair(RetTy) : RetTy;
   ir::Function *Result = M.createFunction(Name, PFTy, Primal->getTarget());
   Result->setQualifiers(Primal->getQualifiers());
   Result->setNamespace(Primal->getNamespace());
@@ -95,11 +94,6 @@ ForwardFunction::ForwardFunction(ForwardModeTransformer &Owner, Module &M,
     : Owner(Owner), M(M), B(M), Diags(Diags), Derived(Derived),
       Primal(Primal), Result(Result), Seeds(std::move(Seeds)), Kind(Kind) {
   this->Seeds.resize(Primal->getNumParams());
-}
-
-const Type *ForwardFunction::getPairType(TypeContext &Types, const Type *Ty) {
-  std::string T = spellType(Types.getConst(Ty)->getUnqualified());
-  return Types.getOpaque("meshad::ValueAndPushforward<" + T + ", " + T + ">");
 }
 
 void ForwardFunction::error(clang::SourceLocation Loc, const std::string &Msg) {
@@ -143,8 +137,9 @@ void ForwardFunction::addParameters() {
     Var *P = Primal->getParam(I);
     const Type *Ty = P->getType()->isPointer() ? P->getType()
                                                : P->getType()->getUnqualified();
-    Var *T = M.createVar(Names.derivative(P->getName()), Ty,
-                         Var::Storage::Param);
+    Var *T =
+        M.createVar(Names.derivative(P->getName()), Ty, Var::Storage::Param,
+                    VarRoles::derivativeOf(P->getRoles(), VarRoles::Tangent));
     Tangents[P] = T;
     Result->addParam(T);
   }
@@ -191,8 +186,9 @@ Var *ForwardFunction::tangentVar(Var *V) {
   if (It != Tangents.end())
     return It->second;
   Var::Storage S = V->isShared() ? Var::Storage::Shared : Var::Storage::Local;
-  Var *T = M.createVar(Names.derivative(V->getName()),
-                       V->getType()->getUnqualified(), S);
+  Var *T = M.createVar(
+      Names.derivative(V->getName()), V->getType()->getUnqualified(), S,
+      VarRoles::derivativeOf(V->getRoles(), VarRoles::Tangent));
   Tangents[V] = T;
   return T;
 }

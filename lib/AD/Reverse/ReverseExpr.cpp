@@ -27,7 +27,8 @@ using llvm::dyn_cast;
 const Expr *ReverseFunction::cheap(const Expr *E, BlockStmt *Out) {
   if (!E || IRBuilder::isCheap(E))
     return E;
-  Var *T = M.createVar(freshName("_r"), E->getType()->getUnqualified());
+  Var *T = M.createVar(freshName("_r"), E->getType()->getUnqualified(),
+                       Var::Storage::Local, VarRoles::Temporary);
   Out->append(B.decl(T, E));
   return B.ref(T);
 }
@@ -38,6 +39,13 @@ void ReverseFunction::accumulate(const Expr *LValue, const Expr *Value,
   if (!AL || !Value)
     return;
   const Var *Root = ActivityAnalysis::getRootVar(AL);
+  if (AL->getType()->isPair()) {
+    // The adjoint of a pair is the pair of adjoints: added member by member.
+    Value = cheap(Value, Rev);
+    for (unsigned I = 0; I < 2; ++I)
+      accumulate(B.pairMember(LValue, I), B.pairMember(Value, I), Rev);
+    return;
+  }
   if (AL->getType()->isVector()) // Added component by component.
     Value = cheap(Value, Rev);
   Value = B.cast(AL->getType()->getUnqualified(), Value);
@@ -93,9 +101,22 @@ void ReverseFunction::adjoint(const Expr *E, const Expr *DE, BlockStmt *Rev,
   }
   case Expr::Kind::Call:
     return adjointCall(cast<CallExpr>(E), DE, Rev, Result);
+  case Expr::Kind::InitList:
+    return adjointPair(cast<InitListExpr>(E), DE, Rev);
   default:
     return;
   }
+}
+
+void ReverseFunction::adjointPair(const InitListExpr *E, const Expr *DE,
+                                  BlockStmt *Rev) {
+  if (!E->getType()->isPair() || E->getElements().size() != 2)
+    return error(E->getLoc(), "cannot differentiate this initializer list "
+                              "in reverse mode");
+  // {value, pushforward}: each member takes the same member of the seed.
+  DE = cheap(DE, Rev);
+  for (unsigned I = 0; I < 2; ++I)
+    adjoint(E->getElements()[I], B.pairMember(DE, I), Rev);
 }
 
 void ReverseFunction::adjointByRule(int Id,
@@ -229,7 +250,8 @@ void ReverseFunction::pullbackCall(const CallExpr *C, const Expr *SeedValue,
       continue;
     }
     const Type *Ty = Callee->getParam(I)->getType()->getUnqualified();
-    Var *R = M.createVar(freshName("_r"), Ty);
+    Var *R = M.createVar(freshName("_r"), Ty, Var::Storage::Local,
+                         VarRoles::Temporary);
     Rev->append(B.decl(R, B.zero(Ty)));
     Args.push_back(B.addrOf(B.ref(R)));
     Results.push_back({I, R});

@@ -114,9 +114,14 @@ private:
                      ir::BlockStmt *Rev);
   void sweepIf(const ir::IfStmt *I, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
   /// Saves the value of \p LValue in the forward sweep and restores it in
-  /// the reverse sweep (into \p Restore).
-  void save(const ir::Expr *LValue, ir::BlockStmt *Fwd,
-            ir::BlockStmt *Restore);
+  /// the reverse sweep (into \p Restore). In a loop the value goes on a
+  /// tape that the caller pushes \p Pushes times per iteration.
+  void save(const ir::Expr *LValue, ir::BlockStmt *Fwd, ir::BlockStmt *Restore,
+            unsigned Pushes = 1);
+  /// The tape of \p Elem for a push made \p Pushes times per iteration of
+  /// the loops being swept: its capacity (known when their trip counts are
+  /// constants) and its placement (from where the function runs).
+  const ir::Type *tapeType(const ir::Type *Elem, unsigned Pushes) const;
   bool needsSave(const ir::Expr *LValue, bool IsDecl) const;
   /// Saves the arrays a user call may overwrite that the reverse sweep
   /// reads, restoring them (into \p Restore) before its pullback runs.
@@ -161,6 +166,9 @@ private:
   void findDeferredFrees(const ir::Stmt *S);
 
   // Loops (ReverseLoops.cpp).
+  /// Per loop being swept, outermost first: a bound on its trip count, 0
+  /// when unknown.
+  std::vector<unsigned> TripBounds;
   void sweepLoop(const ir::Stmt *S, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
   /// The declarations of \p Redo that the reverse iteration recomputes:
   /// of the values it reads, and of those that their recomputations read.
@@ -186,6 +194,9 @@ private:
   void adjointCompound(const ir::Expr *LHS, ir::AssignOp Op,
                        const ir::Expr *RHS, const ir::Expr *AL,
                        const ir::Expr *DE, ir::BlockStmt *Rev);
+  /// {value, pushforward}: the pair of adjoints flows into the members.
+  void adjointPair(const ir::InitListExpr *E, const ir::Expr *DE,
+                   ir::BlockStmt *Rev);
   /// The pullback call of a user call with return seed \p Seed.
   void pullbackCall(const ir::CallExpr *C, const ir::Expr *Seed,
                     ir::BlockStmt *Rev);

@@ -147,7 +147,8 @@ void ReverseFunction::sweepLaunch(const LaunchStmt *L, BlockStmt *Fwd,
     // A scalar argument's adjoint is summed on the device, then read back.
     const Type *Ty = Arg->getType()->getUnqualified();
     const Type *PtrTy = M.getTypes().getPointer(Ty);
-    Var *D = M.createVar(freshName("_r"), PtrTy);
+    Var *D = M.createVar(freshName("_r"), PtrTy, Var::Storage::Local,
+                         VarRoles::Temporary);
     Rev->append(B.decl(D, intrinsicCall(M, PtrTy,
                                         "meshad::cuda::deviceScalar<" +
                                             spellType(Ty) + ">",

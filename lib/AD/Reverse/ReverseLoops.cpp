@@ -23,6 +23,7 @@ using namespace meshad;
 using namespace meshad::ir;
 using llvm::cast;
 using llvm::dyn_cast;
+using llvm::dyn_cast_or_null;
 
 namespace {
 /// The pieces every reversed loop shares.
@@ -36,6 +37,63 @@ struct LoopParts {
   }
 };
 } // namespace
+
+/// \p E as a constant, looking through casts.
+static std::optional<long long> constantOf(const Expr *E) {
+  while (const auto *C = dyn_cast_or_null<CastExpr>(E))
+    E = C->getSub();
+  if (const auto *L = dyn_cast_or_null<IntLitExpr>(E))
+    return L->getValue();
+  return std::nullopt;
+}
+
+/// A bound on the trip count of the canonical loop \p F (counter \p C)
+/// when its start, step and bound are constants (`for (int k = 0; k < 8;
+/// k += 2)`), else 0: unknown. Breaks only end it sooner.
+static unsigned constantTripCount(const ForStmt &F, const CanonicalLoop &C) {
+  const auto *Cond = dyn_cast_or_null<BinaryExpr>(F.getCond());
+  std::optional<long long> Start = constantOf(C.Init);
+  std::optional<long long> Step = C.Step ? constantOf(C.Step) : 1;
+  if (!Cond || !Start || !Step || *Step <= 0)
+    return 0;
+  BinaryOp Op = Cond->getOp();
+  const Expr *L = Cond->getLHS(), *R = Cond->getRHS();
+  while (const auto *Cast = dyn_cast<CastExpr>(L))
+    L = Cast->getSub();
+  const auto *Ref = dyn_cast<VarRefExpr>(L);
+  std::optional<long long> End = constantOf(R);
+  if (!Ref || Ref->getVar() != C.Counter || !End)
+    return 0;
+  // An unsigned counter stepping down may wrap around past the bound.
+  llvm::StringRef Spelling = C.Counter->getType()->getSpelling();
+  if (C.Decrement && (Spelling.contains("unsigned") ||
+                      Spelling.contains("size_t")))
+    return 0;
+  // The distance the counter may travel while the condition holds.
+  long long Span;
+  if (!C.Decrement && (Op == BinaryOp::Lt || Op == BinaryOp::Le))
+    Span = *End - *Start + (Op == BinaryOp::Le ? 1 : 0);
+  else if (C.Decrement && (Op == BinaryOp::Gt || Op == BinaryOp::Ge))
+    Span = *Start - *End + (Op == BinaryOp::Ge ? 1 : 0);
+  else
+    return 0;
+  long long Trips = Span <= 0 ? 0 : (Span + *Step - 1) / *Step;
+  return Trips > 0 && Trips < (1LL << 30) ? unsigned(Trips) : 0;
+}
+
+const Type *ReverseFunction::tapeType(const Type *Elem, unsigned Pushes) const {
+  unsigned long long Capacity = Pushes;
+  for (unsigned Bound : TripBounds)
+    Capacity = Bound && Capacity < (1ULL << 32) ? Capacity * Bound : 0;
+  if (Capacity >= (1ULL << 32))
+    Capacity = 0;
+  TapePlacement Placement = TapePlacement::LocalOrHeap;
+  if (Result->getTarget() == CudaTarget::HostOnly)
+    Placement = TapePlacement::Heap;
+  else if (Result->getTarget() != CudaTarget::HostDevice)
+    Placement = TapePlacement::Local;
+  return M.getTypes().getTape(Elem, unsigned(Capacity), Placement);
+}
 
 /// `++Count;` followed by the body.
 static BlockStmt *countedBody(IRBuilder &B, Var *Count, BlockStmt *Body) {
@@ -77,7 +135,9 @@ void ReverseFunction::sweepCanonicalFor(const ForStmt *F,
   for (const DeclStmt *D : Redo)
     Recomputed.insert(D->getVar());
   ++LoopDepth;
+  TripBounds.push_back(constantTripCount(*F, C));
   sweepBlock(F->getBody(), BodyFwd, BodyRev);
+  TripBounds.pop_back();
   --LoopDepth;
   Counters.erase(C.Counter);
   const Stmt *Init = B.assign(B.ref(C.Counter), AssignOp::Assign, C.Init);
@@ -131,6 +191,7 @@ void ReverseFunction::sweepLoop(const Stmt *S, BlockStmt *Fwd,
   P.IterRestore = B.block();
   P.BodyRev = B.block();
   ++LoopDepth;
+  TripBounds.push_back(0);
   // The increment's target is saved at the start of each iteration: the
   // reverse iteration restores it first.
   if (For && For->getInc()) {
@@ -143,6 +204,7 @@ void ReverseFunction::sweepLoop(const Stmt *S, BlockStmt *Fwd,
                                     ? cast<WhileStmt>(S)->getBody()
                                     : cast<DoStmt>(S)->getBody();
   sweepBlock(Body, P.BodyFwd, P.BodyRev);
+  TripBounds.pop_back();
   --LoopDepth;
 
   BlockStmt *FwdBody = P.BodyFwd;

@@ -152,7 +152,8 @@ std::string ReverseFunction::freshName(const std::string &Prefix) {
 
 ir::Var *ReverseFunction::newVar(const std::string &Prefix, const Type *Ty,
                                  const Expr *Init) {
-  Var *V = M.createVar(freshName(Prefix), Ty);
+  Var *V = M.createVar(freshName(Prefix), Ty, Var::Storage::Local,
+                       Ty->isTape() ? VarRoles::Tape : VarRoles::Temporary);
   Decls->append(B.decl(V, Init));
   return V;
 }
@@ -263,7 +264,7 @@ void ReverseFunction::addParameters() {
   const Type *RetTy = Primal->getReturnType();
   if (Kind == Flavor::Pullback && RetTy->isDifferentiableValue()) {
     Seed = M.createVar(Names.unique("_d_y"), RetTy->getUnqualified(),
-                       Var::Storage::Param);
+                       Var::Storage::Param, VarRoles::Adjoint);
     Result->addParam(Seed);
   }
   for (unsigned I = 0; I < Primal->getNumParams(); ++I) {
@@ -279,7 +280,9 @@ void ReverseFunction::addParameters() {
     if (Ty->isPointer() && Ty->getElement()->isIndexable())
       AdjTy = adjointType(M.getTypes(), Ty);
     const std::string &Name = AdjointNames[I];
-    Var *A = M.createVar(Name, AdjTy, Var::Storage::Param);
+    Var *A =
+        M.createVar(Name, AdjTy, Var::Storage::Param,
+                    VarRoles::derivativeOf(P->getRoles(), VarRoles::Adjoint));
     if (Kind == Flavor::Pullback && (!Ty->isIndexable() || Private[I]))
       Policy.addThreadPrivate(A);
     Policy.setPrimalName(A, P->getName());
@@ -440,7 +443,9 @@ ir::Var *ReverseFunction::adjointVar(Var *V) {
   const Type *Ty = adjointType(M.getTypes(), V->getType());
   Var::Storage S = V->isShared() ? Var::Storage::Shared : Var::Storage::Local;
   // "_d_x" when it is free, else numbered ("_d_x_1").
-  Var *A = M.createVar(Names.derivative(V->getName()), Ty, S);
+  Var *A =
+      M.createVar(Names.derivative(V->getName()), Ty, S,
+                  VarRoles::derivativeOf(V->getRoles(), VarRoles::Adjoint));
   const Expr *Init = nullptr;
   if (!V->isShared() && !Ty->isPointer())
     Init = B.zero(Ty);

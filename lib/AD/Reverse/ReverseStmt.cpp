@@ -64,6 +64,10 @@ void ReverseFunction::sweepStmt(const Stmt *S, BlockStmt *Fwd,
     // value receives the seed.
     const Expr *V = cast<ReturnStmt>(S)->getValue();
     if (V && V->getType()->isDifferentiableValue() && isActive(V)) {
+      if (!Seed && V->getType()->isPair())
+        return error(S->getLoc(), "the gradient of a function that returns "
+                                  "a value and its pushforward needs a seed "
+                                  "for each; take its pullback instead");
       const Expr *S0 = Seed ? B.ref(Seed)
                             : B.floatLit(V->getType()->getUnqualified(), 1.0);
       if (const auto *C = dyn_cast<CallExpr>(V))
@@ -122,7 +126,8 @@ void ReverseFunction::sweepInitList(const Expr *Target,
 void ReverseFunction::zeroTail(const Expr *Target, unsigned From,
                                BlockStmt *Fwd, BlockStmt *Rev) {
   unsigned N = Target->getType()->getCount();
-  Var *K = M.createVar(freshName("_k"), M.getTypes().getInt("int"));
+  Var *K = M.createVar(freshName("_k"), M.getTypes().getInt("int"),
+                       Var::Storage::Local, VarRoles::Temporary);
   const Expr *Elem = B.index(Target, B.ref(K));
   BlockStmt *BodyFwd = B.block(), *BodyRev = B.block();
   if (Elem->getType()->isArray()) {
@@ -169,7 +174,8 @@ const Stmt *ReverseFunction::forEachElement(
     unsigned Count, bool Backwards,
     const std::function<const Stmt *(const Expr *)> &Body) {
   const Type *Int = M.getTypes().getInt("int");
-  Var *K = M.createVar(freshName("_k"), Int);
+  Var *K = M.createVar(freshName("_k"), Int, Var::Storage::Local,
+                       VarRoles::Temporary);
   auto *Loop = M.create<ForStmt>(
       B.decl(K, B.intLit(Backwards ? Count - 1 : 0)),
       Backwards ? B.binary(BinaryOp::Ge, B.ref(K), B.intLit(0))
@@ -275,7 +281,7 @@ void ReverseFunction::saveArrayAroundCall(Var *Root, BlockStmt *Fwd,
   } else {
     // In a loop: push every element, pop them back in reverse order.
     BlockStmt *Push = B.block(), *Pop = B.block();
-    save(B.index(B.ref(Root), B.intLit(0)), Push, Pop);
+    save(B.index(B.ref(Root), B.intLit(0)), Push, Pop, N);
     const auto *PushCall = llvm::cast<ExprStmt>(Push->getBody().front());
     const auto *TapeRef = llvm::cast<CallExpr>(PushCall->getExpr())->getArg(0);
     Fwd->append(forEachElement(N, false, [&](const Expr *K) {
@@ -296,7 +302,7 @@ void ReverseFunction::saveArrayAroundCall(Var *Root, BlockStmt *Fwd,
 }
 
 void ReverseFunction::save(const Expr *LValue, BlockStmt *Fwd,
-                           BlockStmt *Restore) {
+                           BlockStmt *Restore, unsigned Pushes) {
   const Type *Ty = LValue->getType()->getUnqualified();
   if (LoopDepth == 0) {
     Var *T = newVar("_t", Ty);
@@ -304,7 +310,7 @@ void ReverseFunction::save(const Expr *LValue, BlockStmt *Fwd,
     Restore->append(B.assign(LValue, AssignOp::Assign, B.ref(T)));
     return;
   }
-  const Type *TapeTy = M.getTypes().getTape(Ty);
+  const Type *TapeTy = tapeType(Ty, Pushes);
   Var *T = newVar("_t", TapeTy);
   auto Call = [&](const char *Name, std::vector<const Expr *> Args,
                   const Type *RetTy) {
@@ -434,7 +440,8 @@ void ReverseFunction::sweepAssignAdjoint(const Expr *LHS, AssignOp Op,
       Rev->append(B.assign(AL, AssignOp::Assign, B.zero(Ty)));
     return;
   }
-  Var *R = M.createVar(freshName("_r"), Ty);
+  Var *R = M.createVar(freshName("_r"), Ty, Var::Storage::Local,
+                       VarRoles::Temporary);
   Rev->append(B.decl(R, AL));
   const Expr *DE = B.ref(R);
   switch (Op) {
