@@ -49,7 +49,7 @@ double throughLocal(const double *x) {
 // CHECK: _d_u += _r1;
 // CHECK: _d2_d_x[0] += _d2_d_u * cos(x[0]) + _d_u * (-sin(x[0]) * _d2_x[0]);
 // CHECK-LABEL: void pairEnergy_pullback_pushforward_0_1_3_4_no_d_b(double a, double b, double _d_y, double *_d_a, double _d2_a, double _d2_b, double *_d2_d_a, double *_d2_d_b) {
-// CHECK: *_d_a += _r4 * b;
+// CHECK: *_d_a += _r3 * b;
 // CHECK: *_d_a += _d_d;
 // CHECK: }
 
