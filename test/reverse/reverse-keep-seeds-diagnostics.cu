@@ -2,8 +2,8 @@
 // store or at the option, never a wrong gradient: a function that is not a
 // kernel, an array the kernel reads back (in place), an output stored twice
 // on one path (also when a return in a branch between the stores leaves
-// both on the path that falls through) or in a loop, and a scatter that two
-// threads may store to.
+// both on the path that falls through; also for meshad::hvp, which keeps
+// the seeds) or in a loop, and a scatter that two threads may store to.
 //
 // RUN: %clangxx %cpu_cuda_flags -fsyntax-only -fplugin=%meshad_plugin %s -Xclang -verify
 #include <meshad/Differentiator.h>
@@ -28,7 +28,7 @@ __global__ void twicePastReturn(int n, const int *mask, const double *x,
                                 double *y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
-    y[i] = x[i]; // expected-error {{meshad::KeepSeeds: the seed of 'y' cannot be kept: it is stored by 2 statements on one path}}
+    y[i] = x[i]; // expected-error 2 {{meshad::KeepSeeds: the seed of 'y' cannot be kept: it is stored by 2 statements on one path}}
     if (mask[i] != 0)
       return;
     y[i] = x[i] * x[i];
@@ -53,6 +53,7 @@ void requests() {
   meshad::gradient(inPlace, "v", meshad::KeepSeeds);
   meshad::gradient(twice, "x, y", meshad::KeepSeeds);
   meshad::gradient(twicePastReturn, "x, y", meshad::KeepSeeds);
+  meshad::hvp(twicePastReturn, "x"); // keeps the seeds too
   meshad::gradient(looped, "x, y", meshad::KeepSeeds);
   meshad::gradient(scatter, "x, y", meshad::KeepSeeds);
 }
