@@ -260,6 +260,9 @@ private:
   std::vector<ir::Var *> DeferredResets;
   /// How many statements store to each write-only output.
   llvm::DenseMap<const ir::Var *, unsigned> OutputStores;
+  /// The most statements that store to each write-only output along one
+  /// path (after jump normalization; meshad::KeepSeeds needs 1).
+  llvm::DenseMap<const ir::Var *, unsigned> OutputPathStores;
   bool KeepSeeds = false;
   bool Unlowered = false;
   /// Write-only outputs checked for meshad::KeepSeeds.

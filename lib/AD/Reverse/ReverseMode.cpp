@@ -35,6 +35,46 @@ static const Type *adjointType(TypeContext &Types, const Type *Ty) {
   return Ty;
 }
 
+using StoreCounts = llvm::DenseMap<const Var *, unsigned>;
+
+/// Adds to \p Counts, for each of \p Outputs, the most statements that
+/// store to it along one path through \p S (loop bodies counted once: a
+/// store in a loop is rejected on its own). The branches of an if are
+/// exclusive, so they count their maximum, not their sum: the normalizer
+/// copies what follows an early return into the fall-through branch.
+static void
+countStoresOnOnePath(const Stmt *S,
+                     const llvm::SmallPtrSetImpl<const Var *> &Outputs,
+                     StoreCounts &Counts) {
+  if (!S)
+    return;
+  if (const auto *A = dyn_cast<AssignStmt>(S)) {
+    if (!llvm::isa<VarRefExpr>(A->getLHS()))
+      if (const Var *Root = ActivityAnalysis::getRootVar(A->getLHS()))
+        if (Outputs.count(Root))
+          ++Counts[Root];
+  } else if (const auto *Block = dyn_cast<BlockStmt>(S)) {
+    for (const Stmt *Child : Block->getBody())
+      countStoresOnOnePath(Child, Outputs, Counts);
+  } else if (const auto *If = dyn_cast<IfStmt>(S)) {
+    StoreCounts Then, Else;
+    countStoresOnOnePath(If->getThen(), Outputs, Then);
+    countStoresOnOnePath(If->getElse(), Outputs, Else);
+    for (const auto &[Root, N] : Else)
+      Then[Root] = std::max(Then.lookup(Root), N);
+    for (const auto &[Root, N] : Then)
+      Counts[Root] += N;
+  } else if (const auto *For = dyn_cast<ForStmt>(S)) {
+    countStoresOnOnePath(For->getInit(), Outputs, Counts);
+    countStoresOnOnePath(For->getBody(), Outputs, Counts);
+    countStoresOnOnePath(For->getInc(), Outputs, Counts);
+  } else if (const auto *While = dyn_cast<WhileStmt>(S)) {
+    countStoresOnOnePath(While->getBody(), Outputs, Counts);
+  } else if (const auto *Do = dyn_cast<DoStmt>(S)) {
+    countStoresOnOnePath(Do->getBody(), Outputs, Counts);
+  }
+}
+
 /// The names of the selected parameters' adjoints ("_d_x"), taken before
 /// the seed of a pullback's result, which gets what is left ("_d_y", or
 /// "_d_y_1" when the primal has a parameter y).
@@ -244,6 +284,7 @@ bool ReverseFunction::prepare() {
           if (WriteOnly.count(Root))
             ++OutputStores[Root];
   });
+  countStoresOnOnePath(Body, WriteOnly, OutputPathStores);
   Recompute = std::make_unique<Recomputation>(*Body);
   // Every user identifier first: generated names never take one.
   Result->setDerivativeOrder(Primal->getDerivativeOrder() + 1);
@@ -401,9 +442,9 @@ bool ReverseFunction::keepsSeed(const Var *Root, clang::SourceLocation Loc) {
           "its final contents and on exit that of its initial contents";
   else if (LoopDepth > 0)
     Why = "it is stored in a loop";
-  else if (OutputStores.lookup(Root) != 1)
-    Why = "it is stored by " + std::to_string(OutputStores.lookup(Root)) +
-          " statements";
+  else if (OutputPathStores.lookup(Root) != 1)
+    Why = "it is stored by " + std::to_string(OutputPathStores.lookup(Root)) +
+          " statements on one path";
   else {
     if (!Ownership)
       Ownership = std::make_unique<OwnershipAnalysis>(*Primal);
