@@ -28,6 +28,28 @@ std::string meshad::derivedName(const ir::Function &Primal,
   return Primal.getName() + Suffix + (All ? "" : Indices);
 }
 
+bool meshad::checkDefinitionVisible(const ir::Function &Callee,
+                                    clang::SourceLocation CallLoc,
+                                    DiagnosticSink &Diags) {
+  if (Callee.getBody())
+    return true;
+  Diags.error(CallLoc, "cannot differentiate the call of '" +
+                           Callee.getName() +
+                           "': its definition is not visible here");
+  return false;
+}
+
+ir::Function *DerivedFunctionSet::create(ir::Module &M, ir::Function *Primal,
+                                         const std::string &Name,
+                                         const ir::Type *RetTy) {
+  ir::Function *Result = M.createFunction(Name, RetTy, Primal->getTarget());
+  Result->setQualifiers(Primal->getQualifiers());
+  Result->setNamespace(Primal->getNamespace());
+  Result->setLoc(Primal->getLoc());
+  add(keyFor(Primal, Name), Result, Primal);
+  return Result;
+}
+
 bool meshad::checkStructResult(const ir::Function &Callee,
                                const std::vector<bool> &Active,
                                clang::SourceLocation CallLoc,

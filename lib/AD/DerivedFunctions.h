@@ -39,7 +39,12 @@ struct DerivedFunction {
 std::string derivedName(const ir::Function &Primal,
                         const std::vector<bool> &Flags, const char *Suffix);
 
-/// The generated functions of one translation unit, in creation order.
+/// Reports an error at \p CallLoc and returns false when the definition of
+/// \p Callee is not visible here (there is no body to differentiate).
+bool checkDefinitionVisible(const ir::Function &Callee,
+                            clang::SourceLocation CallLoc,
+                            DiagnosticSink &Diags);
+
 /// Reports an error at \p CallLoc and returns false when \p Callee returns
 /// a struct (an opaque type) whose value may depend on the parameters
 /// flagged in \p Active: meshad does not differentiate through struct
@@ -48,6 +53,7 @@ bool checkStructResult(const ir::Function &Callee,
                        const std::vector<bool> &Active,
                        clang::SourceLocation CallLoc, DiagnosticSink &Diags);
 
+/// The generated functions of one translation unit, in creation order.
 class DerivedFunctionSet {
 public:
   /// The registry key of the derivative named \p Name of \p Primal.
@@ -70,6 +76,11 @@ public:
     ByFunction[Derived] = Entries.size();
     Entries.push_back({Derived, Primal, {}});
   }
+  /// A new function \p Name derived from \p Primal, returning \p RetTy,
+  /// with Primal's target, qualifiers, namespace and location; registered
+  /// under keyFor(Primal, Name) before its body is built.
+  ir::Function *create(ir::Module &M, ir::Function *Primal,
+                       const std::string &Name, const ir::Type *RetTy);
   /// Records that \p Caller (a generated function) calls \p Callee.
   void addCall(ir::Function *Caller, ir::Function *Callee) {
     auto It = ByFunction.find(Caller);

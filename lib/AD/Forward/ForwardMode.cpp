@@ -28,14 +28,10 @@ ForwardModeTransformer::deriveRequest(ir::Function *Primal,
   if (ir::Function *F = Derived.lookup(Key))
     return F;
   const Type *RetTy = Primal->getReturnType();
-  ir::Function *Result = M.createFunction(
-      Name, RetTy->isDifferentiableValue() ? RetTy : M.getTypes().getVoid(),
-      Primal->getTarget());
-  Result->setQualifiers(Primal->getQualifiers());
-  Result->setNamespace(Primal->getNamespace());
-  Result->setLoc(Primal->getLoc());
   size_t Mark = Derived.entries().size();
-  Derived.add(Key, Result, Primal);
+  ir::Function *Result = Derived.create(
+      M, Primal, Name,
+      RetTy->isDifferentiableValue() ? RetTy : M.getTypes().getVoid());
   ForwardFunction FF(*this, M, Diags, Derived, Primal, Result,
                      std::move(Seeds), ForwardFunction::Flavor::Request);
   bool Ok = FF.run();
@@ -51,12 +47,8 @@ ir::Function *
 ForwardModeTransformer::derivePushforward(ir::Function *Primal,
                                           const std::vector<bool> &Active,
                                           clang::SourceLocation CallLoc) {
-  if (!Primal->getBody()) {
-    Diags.error(CallLoc, "cannot differentiate the call of '" +
-                             Primal->getName() +
-                             "': its definition is not visible here");
+  if (!checkDefinitionVisible(*Primal, CallLoc, Diags))
     return nullptr;
-  }
   if (!checkStructResult(*Primal, Active, CallLoc, Diags))
     return nullptr;
   std::string Name = derivedName(*Primal, Active, "_pushforward");
@@ -66,15 +58,11 @@ ForwardModeTransformer::derivePushforward(ir::Function *Primal,
   const Type *RetTy = Primal->getReturnType();
   const Type *PFTy =
       RetTy->isDifferentiableValue() ? M.getTypes().getPair(RetTy) : RetTy;
-  ir::Function *Result = M.createFunction(Name, PFTy, Primal->getTarget());
-  Result->setQualifiers(Primal->getQualifiers());
-  Result->setNamespace(Primal->getNamespace());
-  Result->setLoc(Primal->getLoc());
+  // Registered before the body is built so that recursion finds it.
+  ir::Function *Result = Derived.create(M, Primal, Name, PFTy);
   std::vector<ParamSeed> Seeds;
   for (bool A : Active)
     Seeds.push_back(A ? ParamSeed::tangent() : ParamSeed::none());
-  // Registered before the body is built so that recursion finds it.
-  Derived.add(Key, Result, Primal);
   ForwardFunction FF(*this, M, Diags, Derived, Primal, Result,
                      std::move(Seeds), ForwardFunction::Flavor::Pushforward);
   if (!FF.run())

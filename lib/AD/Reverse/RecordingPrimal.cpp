@@ -164,23 +164,14 @@ bool RecordingPrimals::writesThroughPointers(const ir::Function *F) {
 
 ir::Function *RecordingPrimals::get(ir::Function *Primal,
                                     clang::SourceLocation CallLoc) {
-  if (!Primal->getBody()) {
-    Diags.error(CallLoc, "cannot differentiate the call of '" +
-                             Primal->getName() +
-                             "': its definition is not visible here");
+  if (!checkDefinitionVisible(*Primal, CallLoc, Diags))
     return nullptr;
-  }
   std::string Name = Primal->getName() + "_record";
   std::string Key = DerivedFunctionSet::keyFor(Primal, Name);
   if (ir::Function *F = Derived.lookup(Key))
     return F;
   ir::Function *Result =
-      M.createFunction(Name, M.getTypes().getVoid(), Primal->getTarget());
-  Result->setReturnType(Primal->getReturnType());
-  Result->setQualifiers(Primal->getQualifiers());
-  Result->setNamespace(Primal->getNamespace());
-  Result->setLoc(Primal->getLoc());
-  Derived.add(Key, Result, Primal);
+      Derived.create(M, Primal, Name, Primal->getReturnType());
   ir::NameScope Names;
   Names.addFunction(*Primal);
   std::string LogName = Names.unique("_undo");

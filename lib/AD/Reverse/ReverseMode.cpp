@@ -111,13 +111,9 @@ ir::Function *ReverseModeTransformer::derive(
   std::string Key = DerivedFunctionSet::keyFor(Primal, Name);
   if (ir::Function *F = Derived.lookup(Key))
     return F;
-  ir::Function *Result =
-      M.createFunction(Name, M.getTypes().getVoid(), Primal->getTarget());
-  Result->setQualifiers(Primal->getQualifiers());
-  Result->setNamespace(Primal->getNamespace());
-  Result->setLoc(Primal->getLoc());
   size_t Mark = Derived.entries().size();
-  Derived.add(Key, Result, Primal);
+  ir::Function *Result =
+      Derived.create(M, Primal, Name, M.getTypes().getVoid());
   ReverseFunction RF(*this, M, Diags, Derived, Primal, Result, Selected,
                      ReverseFunction::Flavor::Gradient, RequestLoc);
   RF.setKeepSeeds(KeepSeeds);
@@ -134,12 +130,8 @@ ReverseModeTransformer::derivePullback(ir::Function *Primal,
                                        const std::vector<bool> &Active,
                                        const std::vector<bool> &Private,
                                        clang::SourceLocation CallLoc) {
-  if (!Primal->getBody()) {
-    Diags.error(CallLoc, "cannot differentiate the call of '" +
-                             Primal->getName() +
-                             "': its definition is not visible here");
+  if (!checkDefinitionVisible(*Primal, CallLoc, Diags))
     return nullptr;
-  }
   if (!checkStructResult(*Primal, Active, CallLoc, Diags))
     return nullptr;
   std::string Name = derivedName(*Primal, Active, "_pullback");
@@ -150,11 +142,7 @@ ReverseModeTransformer::derivePullback(ir::Function *Primal,
   if (ir::Function *F = Derived.lookup(Key))
     return F;
   ir::Function *Result =
-      M.createFunction(Name, M.getTypes().getVoid(), Primal->getTarget());
-  Result->setQualifiers(Primal->getQualifiers());
-  Result->setNamespace(Primal->getNamespace());
-  Result->setLoc(Primal->getLoc());
-  Derived.add(Key, Result, Primal);
+      Derived.create(M, Primal, Name, M.getTypes().getVoid());
   ReverseFunction RF(*this, M, Diags, Derived, Primal, Result, Active,
                      ReverseFunction::Flavor::Pullback, CallLoc, Private);
   return RF.run() ? Result : nullptr;
