@@ -8,6 +8,7 @@
 #include "AD/Analysis/Activity.h"
 #include "GPU/Ownership.h"
 #include "GPU/AccumulationPolicy.h"
+#include "GPU/AtomicCombiner.h"
 #include "IR/Traversal.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -94,14 +95,9 @@ namespace {
 /// Rewrites the blocks of one function in place.
 class AccumulationLowering {
 public:
-  AccumulationLowering(Module &M, Function &F, DiagnosticSink &Diags,
-                       bool ForceAtomics,
+  AccumulationLowering(Module &M, Function &F, AccumulationPolicy &Policy,
                        const std::map<const Var *, std::string> &UserNames)
-      : M(M), F(F), B(M), Policy(F.getTarget(), Diags), UserNames(UserNames) {
-    Policy.setForceAtomics(ForceAtomics);
-    for (auto &[V, Name] : UserNames)
-      Policy.setPrimalName(V, Name);
-  }
+      : M(M), F(F), B(M), Policy(Policy), UserNames(UserNames) {}
 
   void run() {
     if (F.isKernel() && !Policy.isForcingAtomics())
@@ -110,6 +106,17 @@ public:
     addBlockReductions();
     if (LaunchDims == 1 || LaunchDims == 2)
       requireLaunchShape();
+  }
+
+  /// Lowers the Accumulates of a function of reverse mode, whose policy
+  /// holds its facts, then combines the adds of its reverse sweep.
+  void runOnReverse(const llvm::SmallPtrSetImpl<const Stmt *> &Uncombined) {
+    this->Uncombined = &Uncombined;
+    lowerBlock(F.getBody());
+    if (F.getTarget() == CudaTarget::HostOnly)
+      return;
+    combineAtomics(B, F.getBody(),
+                   [&](const Stmt *S) { return Lowered.count(S) != 0; });
   }
 
 private:
@@ -209,8 +216,12 @@ private:
         Root = Part;
       }
       Policy.emit(B, LHS, Root, A->getRHS(), Out, A->getLoc());
-      for (const Stmt *X : Out->getBody())
+      bool Combines = Uncombined && !Uncombined->count(S);
+      for (const Stmt *X : Out->getBody()) {
         Body.push_back(X);
+        if (Combines)
+          Lowered.insert(X);
+      }
     }
     const_cast<BlockStmt *>(Block)->setBody(std::move(Body));
   }
@@ -245,9 +256,13 @@ private:
   Module &M;
   Function &F;
   IRBuilder B;
-  AccumulationPolicy Policy;
+  AccumulationPolicy &Policy;
   const std::map<const Var *, std::string> &UserNames;
   unsigned LaunchDims = 0;
+  /// Reverse mode: the Accumulates not to combine, and the statements
+  /// lowered from the others (the reverse sweep's).
+  const llvm::SmallPtrSetImpl<const Stmt *> *Uncombined = nullptr;
+  llvm::SmallPtrSet<const Stmt *, 16> Lowered;
   /// Scalar results summed per thread, with their registers.
   std::vector<std::pair<const Var *, Var *>> Parts;
 };
@@ -257,5 +272,32 @@ private:
 void meshad::lowerAccumulations(
     Module &M, Function &F, DiagnosticSink &Diags, bool ForceAtomics,
     const std::map<const Var *, std::string> &UserNames) {
-  AccumulationLowering(M, F, Diags, ForceAtomics, UserNames).run();
+  AccumulationPolicy Policy(F.getTarget(), Diags);
+  Policy.setForceAtomics(ForceAtomics);
+  for (auto &[V, Name] : UserNames)
+    Policy.setPrimalName(V, Name);
+  AccumulationLowering(M, F, Policy, UserNames).run();
+}
+
+void AccumulationFacts::configure(AccumulationPolicy &P) const {
+  P.setForceAtomics(ForceAtomics);
+  for (auto &[V, Name] : PrimalNames)
+    P.setPrimalName(V, Name);
+  for (const Var *V : ThreadPrivate)
+    P.addThreadPrivate(V);
+  for (auto &[Part, Name] : BlockSums)
+    P.addBlockSum(Part, Name);
+  for (const Owned &O : Ownership)
+    P.setOwnership(O.Adjoint, O.Result, O.PrimalName);
+  for (const UniformElement &U : UniformElements)
+    P.addUniformElement(U.Adjoint, U.Index, U.Part);
+  for (const Tile &T : Tiles)
+    P.addTile(T.Adjoint, T.Tile, T.Result);
+}
+
+void meshad::lowerReverseAccumulations(
+    Module &M, Function &F, AccumulationPolicy &Policy,
+    const llvm::SmallPtrSetImpl<const Stmt *> &Uncombined) {
+  const std::map<const Var *, std::string> NoNames;
+  AccumulationLowering(M, F, Policy, NoNames).runOnReverse(Uncombined);
 }

@@ -36,13 +36,72 @@
 #ifndef MESHAD_GPU_LOWERACCUMULATIONS_H
 #define MESHAD_GPU_LOWERACCUMULATIONS_H
 
+#include "GPU/Ownership.h"
 #include "IR/IR.h"
 #include "Support/Diagnostics.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include <map>
 #include <string>
+#include <vector>
 
 namespace meshad {
+
+class AccumulationPolicy;
+
+/// What reverse mode decided about the adjoints of a function it built
+/// (gradient or pullback), which the finished IR does not say yet; the
+/// lowering of its Accumulates (lower-gpu-accumulations) reads them.
+struct AccumulationFacts {
+  ir::CudaTarget Target = ir::CudaTarget::HostOnly;
+  /// atomics=all: the ownership analysis is off.
+  bool ForceAtomics = false;
+  /// Adjoint parameters (and registers) named by the user's parameter
+  /// whose adjoint they hold, for remarks.
+  std::map<const ir::Var *, std::string> PrimalNames;
+  /// Adjoint parameters pointing to memory private to the calling thread.
+  std::vector<const ir::Var *> ThreadPrivate;
+  /// Registers summing a kernel scalar parameter's adjoint (reduced per
+  /// block at the end of the kernel), with the parameter's name.
+  std::vector<std::pair<const ir::Var *, std::string>> BlockSums;
+  struct Owned {
+    const ir::Var *Adjoint;
+    OwnershipResult Result;
+    std::string PrimalName;
+  };
+  /// The ownership of each kernel adjoint array.
+  std::vector<Owned> Ownership;
+  struct UniformElement {
+    const ir::Var *Adjoint;
+    long long Index;
+    const ir::Var *Part;
+  };
+  /// Uniform read-only elements whose adds go to a register.
+  std::vector<UniformElement> UniformElements;
+  struct Tile {
+    const ir::Var *Adjoint;
+    const ir::Var *Tile;
+    OwnershipResult Result;
+  };
+  /// Tile-exclusive adjoint arrays and their shared-memory tiles.
+  std::vector<Tile> Tiles;
+  /// Accumulates outside the reverse sweep (the epilogue's), which are
+  /// not combined with others.
+  llvm::SmallPtrSet<const ir::Stmt *, 4> Uncombined;
+
+  /// Configures \p P with these facts.
+  void configure(AccumulationPolicy &P) const;
+};
+
+/// Replaces every Accumulate of \p F, a function of reverse mode, by the
+/// form that \p Policy (configured from its AccumulationFacts) decides,
+/// with its remark; then, in device code, combines the adds of the reverse
+/// sweep to the same element (GPU/AtomicCombiner), leaving \p Uncombined
+/// apart.
+void lowerReverseAccumulations(
+    ir::Module &M, ir::Function &F, AccumulationPolicy &Policy,
+    const llvm::SmallPtrSetImpl<const ir::Stmt *> &Uncombined);
 
 /// Replaces every Accumulate in \p F by its decided form. With
 /// \p ForceAtomics the ownership analysis is off (atomics=all). Remarks

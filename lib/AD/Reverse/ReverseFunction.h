@@ -20,7 +20,7 @@
 #include "IR/Builder.h"
 #include "IR/NameScope.h"
 #include "AD/Analysis/Recomputation.h"
-#include "GPU/AccumulationPolicy.h"
+#include "GPU/LowerAccumulations.h"
 #include "AD/Reverse/ReverseMode.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -57,10 +57,11 @@ private:
   void hoistDeclarations(const ir::Stmt *S);
   void addParameters();
   void zeroSharedAdjoints(ir::BlockStmt *Out);
-  /// Runs the GPU passes that finish a gradient kernel (GPU/GpuPasses.h:
-  /// gathers for the tiles, exclusive adds) on the finished function, with
-  /// what they need to know of it; false after an internal error.
-  bool finishKernel();
+  /// Runs the GPU passes that finish a function of reverse mode
+  /// (GPU/GpuPasses.h: the lowering of its Accumulates, and on a gradient
+  /// kernel gathers for the tiles, exclusive adds) on the finished function,
+  /// with what they need to know of it; false after an internal error.
+  bool finish();
   /// Gives the tile-exclusive array \p P (adjoint \p Adjoint) a shared
   /// tile, or demotes \p R to Shared with the reason why it cannot have one.
   void addTile(const ir::Var *P, ir::Var *Adjoint, OwnershipResult &R);
@@ -220,7 +221,9 @@ private:
   std::vector<bool> Selected;
   Flavor Kind;
   clang::SourceLocation RequestLoc;
-  AccumulationPolicy Policy;
+  /// What the lowering of the Accumulates needs to know (the ownership of
+  /// the adjoints, tiles, block sums), handed to lower-gpu-accumulations.
+  AccumulationFacts Adds;
   /// Array parameters whose adjoints are private to the calling thread.
   std::vector<bool> Private;
   /// Kernels: who owns each array parameter's elements.
