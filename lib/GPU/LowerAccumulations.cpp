@@ -62,6 +62,23 @@ static llvm::SetVector<const Var *> scalarResults(const Function &F) {
   return Result;
 }
 
+/// True when every use of \p P in \p F is the root of an Accumulate's
+/// target: \p P is neither read nor passed on.
+static bool onlyAccumulated(const Function &F, const Var *P) {
+  unsigned Uses = 0, Adds = 0;
+  forEachStmt(F.getBody(), [&](const Stmt *S) {
+    if (isAccumulate(S) &&
+        ActivityAnalysis::getRootVar(cast<AssignStmt>(S)->getLHS()) == P)
+      ++Adds;
+    for (const Expr *E : ownExprs(S))
+      forEachExpr(E, [&](const Expr *Sub) {
+        const auto *Ref = dyn_cast<VarRefExpr>(Sub);
+        Uses += Ref && Ref->getVar() == P;
+      });
+  });
+  return Adds == Uses;
+}
+
 static bool hasReturn(const Function &F) {
   bool Any = false;
   forEachStmt(F.getBody(),
@@ -104,6 +121,9 @@ public:
       classifyTargets();
     lowerBlock(F.getBody());
     addBlockReductions();
+    Policy.finishTileRemarks(/*Gathered=*/false,
+                             "gathers of composed derivatives are not made "
+                             "yet");
     if (LaunchDims == 1 || LaunchDims == 2)
       requireLaunchShape();
   }
@@ -149,12 +169,10 @@ private:
         R.Reason += "; not summed per block: the function has a return "
                     "statement, so not every thread may reach the block "
                     "reduction";
-      if (R.Class == OwnershipClass::TileExclusive) {
-        R.Class = OwnershipClass::Shared;
-        R.Reason += "; not tiled: tiles and gathers of composed derivatives "
-                    "are not made yet";
-      }
-      bool Relies = R.Class == OwnershipClass::ThreadExclusive;
+      if (R.Class == OwnershipClass::TileExclusive)
+        addTile(P, R, Returns);
+      bool Relies = R.Class == OwnershipClass::ThreadExclusive ||
+                    R.Class == OwnershipClass::TileExclusive;
       if (Relies && R.LaunchDims != 0)
         LaunchDims = LaunchDims == 0 ? R.LaunchDims
                                      : std::min(LaunchDims, R.LaunchDims);
@@ -170,14 +188,56 @@ private:
     Parts.push_back({P, Part});
   }
 
-  /// Declares the partial sums at the top of the kernel and reduces them
-  /// per block at its end, which every thread reaches (no return).
+  /// Gives the tile-exclusive target \p P a shared-memory tile (the adds
+  /// of the block's threads summed in shared memory, written back at the
+  /// end of the kernel), or demotes \p R to Shared, saying why not.
+  void addTile(const Var *P, OwnershipResult &R, bool Returns) {
+    const Type *Elem = P->getType()->getElement()->getUnqualified();
+    unsigned long long Slots = 0;
+    std::string Why;
+    if (Returns)
+      Why = "the function has a return statement, so not every thread may "
+            "reach the tile's write-back";
+    else if (!Elem->isFloatingScalar())
+      Why = "its elements are not floating-point scalars";
+    else if (!onlyAccumulated(F, P))
+      Why = "the function also reads " + P->getName() + " or passes it on";
+    else
+      Slots = AccumulationPolicy::tileSlots(Elem, R, M.getTypes(), TileBytes,
+                                            Why);
+    if (!Why.empty()) {
+      R.Class = OwnershipClass::Shared;
+      R.Reason += "; not tiled: " + Why;
+      return;
+    }
+    Var *Tile = M.createVar(uniqueName(F, P->getName() + "_tile"),
+                            M.getTypes().getArray(Elem, Slots),
+                            Var::Storage::Shared);
+    Policy.addTile(P, Tile, R);
+    Tiles.push_back({P, Tile, R});
+  }
+
+  /// `meshad::<Fn><c, lo, hi>(Args...);` for the tile \p T.
+  const Stmt *tileCall(const char *Fn, const OwnershipResult &R,
+                       std::vector<const Expr *> Args) {
+    return M.create<ExprStmt>(M.create<CallExpr>(
+        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+        AccumulationPolicy::tileFunction(Fn, R), -1, std::move(Args)));
+  }
+
+  /// Declares the partial sums and the tiles at the top of the kernel (the
+  /// tiles zeroed), and at its end, which every thread reaches (no return),
+  /// reduces the sums per block and writes the tiles back.
   void addBlockReductions() {
-    if (Parts.empty())
+    if (Parts.empty() && Tiles.empty())
       return;
     std::vector<const Stmt *> Body;
     for (auto &[P, Part] : Parts)
       Body.push_back(B.decl(Part, B.zero(Part->getType())));
+    for (const TileInfo &T : Tiles)
+      Body.push_back(B.decl(T.Tile, nullptr));
+    for (const TileInfo &T : Tiles)
+      Body.push_back(tileCall("tileZero", T.Result, {B.ref(T.Tile)}));
     for (const Stmt *S : F.getBody()->getBody())
       Body.push_back(S);
     for (auto &[P, Part] : Parts)
@@ -186,6 +246,9 @@ private:
           "meshad::blockReduceAtomicAdd", -1,
           std::vector<const Expr *>{B.ref(const_cast<Var *>(P)),
                                     B.ref(Part)})));
+    for (const TileInfo &T : Tiles)
+      Body.push_back(tileCall("tileWriteBack", T.Result,
+                              {B.ref(T.Tile), B.ref(const_cast<Var *>(T.P))}));
     F.getBody()->setBody(std::move(Body));
   }
 
@@ -265,6 +328,15 @@ private:
   llvm::SmallPtrSet<const Stmt *, 16> Lowered;
   /// Scalar results summed per thread, with their registers.
   std::vector<std::pair<const Var *, Var *>> Parts;
+  /// Tile-exclusive targets summed in shared-memory tiles.
+  struct TileInfo {
+    const Var *P;
+    Var *Tile;
+    OwnershipResult Result;
+  };
+  std::vector<TileInfo> Tiles;
+  /// Shared memory that the tiles take so far.
+  unsigned long long TileBytes = 0;
 };
 
 } // namespace

@@ -5,17 +5,25 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The last pass before emission of a composed derivative (AD/Hvp):
-/// every AssignOp::Accumulate of the finished function becomes the form the
-/// accumulation policy decides for its target, with one remark each:
+/// The last passes before emission: every AssignOp::Accumulate of the
+/// finished function becomes the form the accumulation policy decides for
+/// its target, with one remark each. A function of reverse mode (gradient,
+/// pullback) is lowered as the AccumulationFacts that reverse mode hands
+/// over decide (lowerReverseAccumulations, pass lower-gpu-accumulations),
+/// then the adds of its reverse sweep to one element are combined
+/// (GPU/AtomicCombiner). A composed derivative (AD/Hvp) is lowered from the
+/// finished function alone (lowerAccumulations, pass lower-accumulations):
 /// - host code, a thread's locals and memory private to it: plain +=;
 /// - a kernel's pointer parameters: the ownership analysis runs on the
 ///   finished function itself (its own accesses decide, whatever modes
 ///   produced it): plain += where no two threads touch an element, behind
 ///   the launch-shape check the proof assumes; warp-aggregated atomics for
-///   uniform symbolic elements; atomicAdd otherwise (tile-exclusive arrays
-///   too: tiles and gathers of composed derivatives are not made yet, and
-///   the remark says so);
+///   uniform symbolic elements; for tile-exclusive arrays (a stencil's), a
+///   shared-memory tile per block (meshad/codegen/AdjointTile.h), as
+///   gradients get, when every thread reaches the end of the kernel (no
+///   return), the array is only added to, and the tile fits (gathers of
+///   composed derivatives are not made yet, the remark says so); atomicAdd
+///   otherwise;
 /// - a kernel's pointer parameter that holds a scalar's result (every use
 ///   is an Accumulate into `*P` or `P[0]`): summed in a register per thread
 ///   and reduced per block at the end of the kernel with

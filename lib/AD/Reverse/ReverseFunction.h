@@ -287,12 +287,6 @@ private:
   llvm::SmallPtrSet<const ir::Var *, 4> Counters;
   /// Shared memory that the tiles take so far.
   unsigned long long TileBytes = 0;
-  /// Tiles are sized for the largest CUDA block.
-  static constexpr unsigned MaxBlockThreads = 1024;
-  /// At most this much static shared memory goes to tiles per kernel.
-  static constexpr unsigned long long MaxTileBytes = 24 * 1024;
-  /// A tile narrower than this many threads is not worth it.
-  static constexpr unsigned long long MinTileColumns = 128;
 
   ir::BlockStmt *Body = nullptr; ///< The normalized primal body.
   std::unique_ptr<ActivityAnalysis> Activity;

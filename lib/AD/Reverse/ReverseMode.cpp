@@ -386,16 +386,7 @@ void ReverseFunction::requireLaunchDims(const OwnershipResult &R) {
 
 void ReverseFunction::addTile(const Var *P, Var *Adjoint, OwnershipResult &R) {
   const Type *Elem = P->getType()->getElement();
-  // One row per offset, one column per thread (up to 1024, as many as fit;
-  // larger blocks fall back to atomics at run time).
-  unsigned long long Rows = static_cast<unsigned long long>(R.TileHi - R.TileLo) + 1;
-  unsigned long long ElemBytes =
-      Elem->getUnqualified() == M.getTypes().getFloat() ? 4 : 8;
-  unsigned long long Columns =
-      std::min<unsigned long long>(MaxBlockThreads,
-                                   (MaxTileBytes - TileBytes) / (Rows * ElemBytes)) &
-      ~31ULL;
-  unsigned long long Slots = Rows * Columns;
+  unsigned long long Slots = 0;
   std::string Why;
   if (Kind != Flavor::Gradient)
     Why = "pullbacks do not tile";
@@ -403,16 +394,14 @@ void ReverseFunction::addTile(const Var *P, Var *Adjoint, OwnershipResult &R) {
     Why = "its elements are not floating-point scalars";
   else if (writesMemoryOf(Primal->getBody(), P))
     Why = "the kernel also writes " + P->getName();
-  else if (Columns < MinTileColumns)
-    Why = "its tile would not fit " + std::to_string(MinTileColumns) +
-          " threads in " + std::to_string(MaxTileBytes) +
-          " bytes of shared memory";
+  else
+    Slots = AccumulationPolicy::tileSlots(Elem, R, M.getTypes(), TileBytes,
+                                          Why);
   if (!Why.empty()) {
     R.Class = OwnershipClass::Shared;
     R.Reason += "; not tiled: " + Why;
     return;
   }
-  TileBytes += Slots * ElemBytes;
   Var *Tile = M.createVar(Names.unique(Adjoint->getName() + "_tile"),
                           M.getTypes().getArray(Elem->getUnqualified(), Slots),
                           Var::Storage::Shared);
