@@ -120,6 +120,7 @@ public:
     if (F.isKernel() && !Policy.isForcingAtomics())
       classifyTargets();
     lowerBlock(F.getBody());
+    combineLowered();
     addBlockReductions();
     Policy.finishTileRemarks(/*Gathered=*/false,
                              "gathers of composed derivatives are not made "
@@ -133,13 +134,19 @@ public:
   void runOnReverse(const llvm::SmallPtrSetImpl<const Stmt *> &Uncombined) {
     this->Uncombined = &Uncombined;
     lowerBlock(F.getBody());
+    combineLowered();
+  }
+
+private:
+  /// In device code, combines the adds lowered from Accumulates (not the
+  /// user's own) to one element (GPU/AtomicCombiner).
+  void combineLowered() {
     if (F.getTarget() == CudaTarget::HostOnly)
       return;
     combineAtomics(B, F.getBody(),
                    [&](const Stmt *S) { return Lowered.count(S) != 0; });
   }
 
-private:
   /// Runs the ownership analysis on the finished kernel for each pointer
   /// parameter that receives accumulations.
   void classifyTargets() {
@@ -279,7 +286,7 @@ private:
         Root = Part;
       }
       Policy.emit(B, LHS, Root, A->getRHS(), Out, A->getLoc());
-      bool Combines = Uncombined && !Uncombined->count(S);
+      bool Combines = !Uncombined || !Uncombined->count(S);
       for (const Stmt *X : Out->getBody()) {
         Body.push_back(X);
         if (Combines)
@@ -322,8 +329,8 @@ private:
   AccumulationPolicy &Policy;
   const std::map<const Var *, std::string> &UserNames;
   unsigned LaunchDims = 0;
-  /// Reverse mode: the Accumulates not to combine, and the statements
-  /// lowered from the others (the reverse sweep's).
+  /// Reverse mode: the Accumulates not to combine. The statements lowered
+  /// from the others (the reverse sweep's, all of a composed derivative's).
   const llvm::SmallPtrSetImpl<const Stmt *> *Uncombined = nullptr;
   llvm::SmallPtrSet<const Stmt *, 16> Lowered;
   /// Scalar results summed per thread, with their registers.
