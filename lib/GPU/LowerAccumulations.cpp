@@ -9,6 +9,7 @@
 #include "GPU/Ownership.h"
 #include "GPU/AccumulationPolicy.h"
 #include "GPU/AtomicCombiner.h"
+#include "GPU/GatherTiles.h"
 #include "IR/Traversal.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -122,11 +123,9 @@ public:
     lowerBlock(F.getBody());
     combineLowered();
     addBlockReductions();
-    Policy.finishTileRemarks(/*Gathered=*/false,
-                             "gathers of composed derivatives are not made "
-                             "yet");
     if (LaunchDims == 1 || LaunchDims == 2)
       requireLaunchShape();
+    gatherTileAdds();
   }
 
   /// Lowers the Accumulates of a function of reverse mode, whose policy
@@ -222,6 +221,22 @@ private:
                             Var::Storage::Shared);
     Policy.addTile(P, Tile, R);
     Tiles.push_back({P, Tile, R});
+  }
+
+  /// Turns the tiles into gathers where the kernel allows it, as for
+  /// gradients (GPU/GatherTiles), and completes the tile stores' remarks.
+  void gatherTileAdds() {
+    if (Tiles.empty())
+      return;
+    std::vector<GatherTile> Gathers;
+    for (const TileInfo &T : Tiles)
+      Gathers.push_back({T.P, T.Tile, T.Result.TileStride});
+    std::string WhyNot;
+    bool Done = gatherTiles(
+        B, F, Gathers,
+        [this](const std::string &Base) { return uniqueName(F, Base); },
+        WhyNot);
+    Policy.finishTileRemarks(Done, WhyNot);
   }
 
   /// `meshad::<Fn><c, lo, hi>(Args...);` for the tile \p T.

@@ -21,9 +21,9 @@
 ///   uniform symbolic elements; for tile-exclusive arrays (a stencil's), a
 ///   shared-memory tile per block (meshad/codegen/AdjointTile.h), as
 ///   gradients get, when every thread reaches the end of the kernel (no
-///   return), the array is only added to, and the tile fits (gathers of
-///   composed derivatives are not made yet, the remark says so); atomicAdd
-///   otherwise;
+///   return), the array is only added to, and the tile fits, turned into
+///   the gather form where the kernel allows it (GPU/GatherTiles); atomicAdd
+///   otherwise; a thread's adds to one element combined into one;
 /// - a kernel's pointer parameter that holds a scalar's result (every use
 ///   is an Accumulate into `*P` or `P[0]`): summed in a register per thread
 ///   and reduced per block at the end of the kernel with

@@ -27,7 +27,7 @@ __global__ void chain(const double *x, double *E, double k, int n) {
   atomicAdd(&E[0], k * bond(x[i], x[i + 1]) + 0.1 * x[i] * x[i] * x[i]);
 }
 // The stencil's Hv gets a shared-memory tile, as its gradient does:
-// REMARK: remark: adjoint store to 'x': shared-memory tile (tile-exclusive: {{.*}}not gathered: gathers of composed derivatives are not made yet)
+// REMARK: remark: adjoint store to 'x': shared-memory tile (tile-exclusive: {{.*}}not gathered: the sweeps call meshad::blockReduceAtomicAdd)
 // CHECK-LABEL: __global__ void chain_hvp_0_2(const double *x, double *E, double k, int n, const double *_d2_x, double _d2_k, double *_d2_d_x, double *_d2_d_k, double *_d_E) {
 // CHECK: meshad::tileZero<1, 0, 1>(_d2_d_x_tile);
 // CHECK-NOT: atomicAdd(&_d2_d_x
