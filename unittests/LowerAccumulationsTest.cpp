@@ -260,7 +260,7 @@ TEST_F(LowerAccumulationsTest, ReverseFactsDecideTheForms) {
   AccumulationFacts Facts = reverseFacts(*Kernel);
   AccumulationPolicy Policy(Kernel->getTarget(), *Diags);
   Facts.configure(Policy);
-  lowerReverseAccumulations(M, *Kernel, Policy, Facts.Uncombined);
+  lowerReverseAccumulations(M, *Kernel, Policy, Facts);
   EXPECT_FALSE(hasAccumulations(*Kernel));
   // The facts decide, not an analysis of the function: the two adds to
   // dx[i % n] are one atomicAdd; dp[0] is private, a plain +=.
@@ -283,8 +283,26 @@ TEST_F(LowerAccumulationsTest, ReverseAddsOutsideTheSweepAreNotCombined) {
   Facts.Uncombined.insert(Kernel->getBody()->getBody()[2]);
   AccumulationPolicy Policy(Kernel->getTarget(), *Diags);
   Facts.configure(Policy);
-  lowerReverseAccumulations(M, *Kernel, Policy, Facts.Uncombined);
+  lowerReverseAccumulations(M, *Kernel, Policy, Facts);
   EXPECT_EQ(countCalls("atomicAdd"), 2u);
+}
+
+TEST_F(LowerAccumulationsTest, ReverseLaunchCheckAfterTheSetup) {
+  ASSERT_TRUE(toAccumulates(Scatter));
+  AccumulationFacts Facts = reverseFacts(*Kernel);
+  // As if reverse mode had proven dx thread-exclusive for 1D launches.
+  Facts.Ownership[0].Result.Class = OwnershipClass::ThreadExclusive;
+  Facts.Ownership[0].Result.LaunchDims = 1;
+  const Stmt *Setup = Kernel->getBody()->getBody()[0];
+  Facts.SetupVars.insert(llvm::cast<DeclStmt>(Setup)->getVar());
+  AccumulationPolicy Policy(Kernel->getTarget(), *Diags);
+  Facts.configure(Policy);
+  lowerReverseAccumulations(M, *Kernel, Policy, Facts);
+  const std::vector<const Stmt *> &Body = Kernel->getBody()->getBody();
+  ASSERT_GE(Body.size(), 2u);
+  EXPECT_EQ(Body[0], Setup);
+  EXPECT_EQ(callName(Body[1]), "meshad::requireLaunch1D");
+  EXPECT_EQ(countCalls("atomicAdd"), 0u);
 }
 
 } // namespace

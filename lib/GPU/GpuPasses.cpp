@@ -47,8 +47,8 @@ void meshad::addReversePasses(PassPipeline &P, ir::Module &M,
   Adds.configure(*Policy);
   P.add(
       "lower-gpu-accumulations",
-      [&M, Policy, Uncombined = Adds.Uncombined](ir::Function &F) {
-        lowerReverseAccumulations(M, F, *Policy, Uncombined);
+      [&M, Policy, Adds](ir::Function &F) {
+        lowerReverseAccumulations(M, F, *Policy, Adds);
       },
       ir::VerifyStage::Lowered);
   if (!Kernel)

@@ -129,11 +129,23 @@ public:
   }
 
   /// Lowers the Accumulates of a function of reverse mode, whose policy
-  /// holds its facts, then combines the adds of its reverse sweep.
-  void runOnReverse(const llvm::SmallPtrSetImpl<const Stmt *> &Uncombined) {
-    this->Uncombined = &Uncombined;
+  /// holds its \p Facts, combines the adds of its reverse sweep, and adds
+  /// the launch-shape check after the declarations of its setup.
+  void runOnReverse(const AccumulationFacts &Facts) {
+    Uncombined = &Facts.Uncombined;
     lowerBlock(F.getBody());
     combineLowered();
+    for (const AccumulationFacts::Owned &O : Facts.Ownership)
+      mergeLaunchDims(LaunchDims, O.Result);
+    if (LaunchDims != 1 && LaunchDims != 2)
+      return;
+    const std::vector<const Stmt *> &Body = F.getBody()->getBody();
+    size_t At = 0;
+    for (size_t I = 0; I < Body.size(); ++I)
+      if (const auto *D = dyn_cast<DeclStmt>(Body[I]))
+        if (Facts.SetupVars.count(D->getVar()))
+          At = I + 1;
+    requireLaunchShape(At);
   }
 
 private:
@@ -177,11 +189,7 @@ private:
                     "reduction";
       if (R.Class == OwnershipClass::TileExclusive)
         addTile(P, R, Returns);
-      bool Relies = R.Class == OwnershipClass::ThreadExclusive ||
-                    R.Class == OwnershipClass::TileExclusive;
-      if (Relies && R.LaunchDims != 0)
-        LaunchDims = LaunchDims == 0 ? R.LaunchDims
-                                     : std::min(LaunchDims, R.LaunchDims);
+      mergeLaunchDims(LaunchDims, R);
       Policy.setOwnership(P, R, Name);
     }
   }
@@ -326,15 +334,15 @@ private:
       return lowerBlock(D->getBody());
   }
 
-  /// Plain stores into thread-exclusive arrays rely on the launch shape.
-  void requireLaunchShape() {
+  /// Plain stores into thread-exclusive arrays rely on the launch shape:
+  /// checked by the top-level statement \p At of the body (first: 0).
+  void requireLaunchShape(size_t At = 0) {
     auto *Check = M.create<CallExpr>(
         M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
         LaunchDims == 1 ? "meshad::requireLaunch1D" : "meshad::requireLaunch2D",
         -1, std::vector<const Expr *>{});
-    std::vector<const Stmt *> Body{M.create<ExprStmt>(Check)};
-    for (const Stmt *S : F.getBody()->getBody())
-      Body.push_back(S);
+    std::vector<const Stmt *> Body = F.getBody()->getBody();
+    Body.insert(Body.begin() + At, M.create<ExprStmt>(Check));
     F.getBody()->setBody(std::move(Body));
   }
 
@@ -389,9 +397,16 @@ void AccumulationFacts::configure(AccumulationPolicy &P) const {
     P.addTile(T.Adjoint, T.Tile, T.Result);
 }
 
-void meshad::lowerReverseAccumulations(
-    Module &M, Function &F, AccumulationPolicy &Policy,
-    const llvm::SmallPtrSetImpl<const Stmt *> &Uncombined) {
+void meshad::lowerReverseAccumulations(Module &M, Function &F,
+                                       AccumulationPolicy &Policy,
+                                       const AccumulationFacts &Facts) {
   const std::map<const Var *, std::string> NoNames;
-  AccumulationLowering(M, F, Policy, NoNames).runOnReverse(Uncombined);
+  AccumulationLowering(M, F, Policy, NoNames).runOnReverse(Facts);
+}
+
+void meshad::mergeLaunchDims(unsigned &Dims, const OwnershipResult &R) {
+  bool Relies = R.Class == OwnershipClass::ThreadExclusive ||
+                R.Class == OwnershipClass::TileExclusive;
+  if (Relies && R.LaunchDims != 0)
+    Dims = Dims == 0 ? R.LaunchDims : std::min(Dims, R.LaunchDims);
 }

@@ -97,19 +97,28 @@ struct AccumulationFacts {
   /// Accumulates outside the reverse sweep (the epilogue's), which are
   /// not combined with others.
   llvm::SmallPtrSet<const ir::Stmt *, 4> Uncombined;
+  /// The variables declared before the sweep's own declarations (the
+  /// primal's locals, registers, tiles): the launch-shape check that a
+  /// proof of Ownership assumes goes after the last of them.
+  llvm::SmallPtrSet<const ir::Var *, 16> SetupVars;
 
   /// Configures \p P with these facts.
   void configure(AccumulationPolicy &P) const;
 };
 
 /// Replaces every Accumulate of \p F, a function of reverse mode, by the
-/// form that \p Policy (configured from its AccumulationFacts) decides,
-/// with its remark; then, in device code, combines the adds of the reverse
-/// sweep to the same element (GPU/AtomicCombiner), leaving \p Uncombined
-/// apart.
-void lowerReverseAccumulations(
-    ir::Module &M, ir::Function &F, AccumulationPolicy &Policy,
-    const llvm::SmallPtrSetImpl<const ir::Stmt *> &Uncombined);
+/// form that \p Policy (configured from \p Facts) decides, with its remark;
+/// then, in device code, combines the adds of the reverse sweep to the same
+/// element (GPU/AtomicCombiner), leaving the Uncombined apart; and adds the
+/// launch-shape check that the plain adds of the Ownership rely on.
+void lowerReverseAccumulations(ir::Module &M, ir::Function &F,
+                               AccumulationPolicy &Policy,
+                               const AccumulationFacts &Facts);
+
+/// Merges into \p Dims (0: none yet) the launch shape that the plain or
+/// tiled adds of an array with ownership \p R rely on: 1 (a 1D launch) is
+/// stricter than 2.
+void mergeLaunchDims(unsigned &Dims, const OwnershipResult &R);
 
 /// Replaces every Accumulate in \p F by its decided form. With
 /// \p ForceAtomics the ownership analysis is off (atomics=all). Remarks

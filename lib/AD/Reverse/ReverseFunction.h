@@ -69,8 +69,6 @@ private:
   /// what the analysis found (\p R) in the reason.
   static OwnershipResult assertedExclusive(const ir::Var *P,
                                            const OwnershipResult &R);
-  /// Merges the launch shape that the proof \p R relies on into LaunchDims.
-  void requireLaunchDims(const OwnershipResult &R);
   ir::Var *adjointVar(ir::Var *V);
   ir::Var *newVar(const std::string &Prefix, const ir::Type *Ty,
                   const ir::Expr *Init = nullptr);
@@ -228,8 +226,6 @@ private:
   std::vector<bool> Private;
   /// Kernels: who owns each array parameter's elements.
   std::unique_ptr<OwnershipAnalysis> Ownership;
-  /// The launch shape that the ownership proofs assume (see OwnershipResult).
-  unsigned LaunchDims = 0;
   /// Kernels: (adjoint parameter, this thread's partial sum) of scalar
   /// parameters, reduced per block at the end.
   std::vector<std::pair<ir::Var *, ir::Var *>> BlockSums;

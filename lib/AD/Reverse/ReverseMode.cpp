@@ -343,7 +343,6 @@ void ReverseFunction::addParameters() {
         R = assertedExclusive(P, R);
       if (R.Class == OwnershipClass::TileExclusive)
         addTile(P, A, R);
-      requireLaunchDims(R);
       Adds.Ownership.push_back({A, R, P->getName()});
       // A read-only element every thread reads: its adjoint is summed in a
       // register and reduced per block.
@@ -373,15 +372,6 @@ OwnershipResult ReverseFunction::assertedExclusive(const Var *P,
              "; the analysis alone found it " + getOwnershipName(R.Class) +
              " (" + R.Reason + ")";
   return A;
-}
-
-void ReverseFunction::requireLaunchDims(const OwnershipResult &R) {
-  bool Relies = R.Class == OwnershipClass::ThreadExclusive ||
-                R.Class == OwnershipClass::TileExclusive;
-  // A 1D requirement is stricter than a 2D one.
-  if (Relies && R.LaunchDims != 0)
-    LaunchDims = LaunchDims == 0 ? R.LaunchDims
-                                 : std::min(LaunchDims, R.LaunchDims);
 }
 
 void ReverseFunction::addTile(const Var *P, Var *Adjoint, OwnershipResult &R) {
@@ -544,14 +534,10 @@ bool ReverseFunction::run() {
     Decls->append(B.decl(T.Tile, nullptr));
     TileCall("tileZero", {B.ref(T.Tile)}, T, Zero);
   }
-  if (LaunchDims == 1 || LaunchDims == 2) {
-    // Plain stores into thread-exclusive adjoints rely on the launch shape.
-    auto *Check = M.create<CallExpr>(
-        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
-        LaunchDims == 1 ? "meshad::requireLaunch1D" : "meshad::requireLaunch2D",
-        -1, std::vector<const Expr *>{});
-    Decls->append(M.create<ExprStmt>(Check));
-  }
+  // The sweep's own declarations follow these (the launch-shape check, which
+  // the lowering adds, goes between).
+  for (const Stmt *S : Decls->getBody())
+    Adds.SetupVars.insert(cast<DeclStmt>(S)->getVar());
   findDeferredFrees(Body);
   DeferResets = Primal->isKernel() && Kind == Flavor::Gradient &&
                 (!Tiles.empty() || !BlockSums.empty() || !UniformSums.empty());
