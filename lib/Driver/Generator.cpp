@@ -27,6 +27,7 @@
 
 #include "Driver/Generator.h"
 #include "Driver/GeneratedNames.h"
+#include "Driver/HessianRequest.h"
 #include "Driver/Placement.h"
 #include "Driver/RequestResolver.h"
 #include "Emit/CudaEmitter.h"
@@ -238,6 +239,8 @@ static llvm::StringRef transformName(DiffMode Mode) {
     return "forward mode";
   case DiffMode::Hvp:
     return "hvp";
+  case DiffMode::Hessian:
+    return "hessian";
   default:
     return "reverse mode";
   }
@@ -263,14 +266,9 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   Reverse.setForceAtomics(Opts.ForceAtomics);
   Reverse.setVerify(Verify);
   HvpTransformer Hvp(M, Diags, Derived, Forward, Reverse);
+  HessianTransformer Hessian(M, Diags, Hvp);
   size_t Verified = 0;
   for (const DerivativeRequest &R : Requests) {
-    if (R.Mode == DiffMode::Hessian) {
-      Diags.error(R.Loc, "meshad::hessian (Hessian mode) is not implemented "
-                         "yet; meshad::differentiate (forward mode) and "
-                         "meshad::gradient (reverse mode) are");
-      continue;
-    }
     ir::Function *F = Lower.lower(R.Function);
     if (!F)
       continue;
@@ -280,6 +278,8 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
         D = Forward.deriveRequest(F, Job->Seeds, Job->Name);
     } else if (R.Mode == DiffMode::Hvp) {
       D = deriveHvp(Hvp, R, *F, Diags);
+    } else if (R.Mode == DiffMode::Hessian) {
+      D = deriveHessianRequest(Hessian, R, *F, Diags);
     } else if (std::optional<ReverseJob> Job = resolveReverse(R, *F, Diags)) {
       D = Reverse.deriveGradient(F, Job->Selected, Job->Name, R.Loc,
                                  Job->KeepSeeds);

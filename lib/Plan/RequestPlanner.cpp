@@ -172,6 +172,10 @@ bool RequestVisitor::VisitFunctionDecl(FunctionDecl *FD) {
       R.Mode = DiffMode::Hvp;
       Macro = "MESHAD_HVP";
       Call = "meshad::hvp";
+    } else if (Ann.consume_front("meshad.hessian:")) {
+      R.Mode = DiffMode::Hessian;
+      Macro = "MESHAD_HESSIAN";
+      Call = "meshad::hessian";
     } else {
       continue;
     }
