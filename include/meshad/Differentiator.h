@@ -103,6 +103,22 @@
 #define MESHAD_HVP(SPEC)
 #endif
 
+/// Asks meshad for the dense Hessian of the annotated scalar function
+/// definition w.r.t. the inputs in SPEC (see meshad::hessian), under the
+/// stable name `<function>_hessian[_<i>_<j>]`, e.g. for a device energy
+/// whose local Hessians a Newton kernel assembles:
+/// \code
+///   MESHAD_HESSIAN("x[0:6]") __device__ double spring(const double *x,
+///                                                     double k);
+///   // meshad generates __device__ void spring_hessian_0(const double *x,
+///   //     double k, double *H)   (H: 6 x 6, row-major)
+/// \endcode
+#if defined(__clang__)
+#define MESHAD_HESSIAN(SPEC) __attribute__((annotate("meshad.hessian:" SPEC)))
+#else
+#define MESHAD_HESSIAN(SPEC)
+#endif
+
 namespace meshad {
 
 /// The value of a function and its directional derivative, returned by the
@@ -373,7 +389,22 @@ constexpr Derived<FnPtr, K> hvp(F &&, const char *,
   return Generated;
 }
 
-/// Hessian: see the README for the status of this mode.
+/// The dense Hessian of a scalar function (a host, device or host-device
+/// function returning a floating-point value) w.r.t. the inputs in the
+/// spec: scalars ("a, b"), ranges of arrays ("x[0:9]", the size of a
+/// pointer's range must be given), whole fixed-size arrays, in any mix
+/// ("p[0:3], w"). The generated `<f>_hessian(args..., H)` writes all k x k
+/// entries of H, row-major, rows and columns in the spec's order (zeros
+/// included). One function computes every column (forward over reverse
+/// with one lane per selected input), structural zeros folded, the lower
+/// triangle computed and mirrored.
+///
+/// \code
+///   // double spring(const double *x, double k, double l0);
+///   auto h = meshad::hessian(spring, "x[0:6]");
+///   double H[36];
+///   h.execute(x, k, l0, H);     // H[i * 6 + j] = d2 spring / dx_i dx_j
+/// \endcode
 template <class F, class FnPtr, bool K>
 constexpr Derived<FnPtr, K> hessian(F &&, const char *,
                                     Derived<FnPtr, K> Generated) {
