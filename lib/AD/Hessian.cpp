@@ -5,7 +5,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "AD/Hessian.h"
+#include "IR/Builder.h"
+#include "IR/Clone.h"
 #include "IR/NameScope.h"
+#include "IR/Traversal.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -64,7 +67,70 @@ ir::Function *HessianTransformer::deriveHessian(Function *Primal,
                           Loc))
     return nullptr;
   foldLaneConstants(M, *H);
-  keepLowerTriangle(M, *H, HParam, Layout.Size);
+  std::optional<std::set<long long>> Lower =
+      keepLowerTriangle(M, *H, HParam, Layout.Size);
+  HessianPatternInfo Pattern =
+      Lower ? HessianPatternInfo::symmetric(Layout.Size, *Lower)
+            : HessianPatternInfo::dense(Layout.Size);
+  Pattern.Packed = makePacked(Primal, *H, HParam, Pattern);
+  std::vector<const Stmt *> Body = H->getBody()->getBody();
+  Body.insert(Body.begin(), M.create<CommentStmt>(Pattern.comment()));
+  H->getBody()->setBody(std::move(Body));
+  Patterns[H] = std::move(Pattern);
   Done[Key] = H;
   return H;
+}
+
+/// The add `H[e] += v` of \p S, with e a constant or not; else null.
+static const IndexExpr *entryAdd(const Stmt *S, const Var *H,
+                                 AssignOp Op = AssignOp::AddAssign) {
+  const auto *A = llvm::dyn_cast<AssignStmt>(S);
+  const auto *I = A ? llvm::dyn_cast<IndexExpr>(A->getLHS()) : nullptr;
+  const auto *Base = I ? llvm::dyn_cast<VarRefExpr>(I->getBase()) : nullptr;
+  return Base && Base->getVar() == H && A->getOp() == Op ? I : nullptr;
+}
+
+ir::Function *HessianTransformer::makePacked(Function *Primal, Function &H,
+                                             Var *HParam,
+                                             const HessianPatternInfo &P) {
+  Function *Packed = Derived.create(M, Primal, H.getName() + "_packed",
+                                    M.getTypes().getVoid());
+  Packed->setDerivativeOrder(H.getDerivativeOrder());
+  NameScope Names;
+  Names.addFunction(H);
+  Var *Vals = M.createVar(Names.unique("vals"), HParam->getType(),
+                          Var::Storage::Param, HParam->getRoles());
+  std::vector<Var *> Params(H.getParams().begin(), H.getParams().end() - 1);
+  Params.push_back(Vals);
+  Packed->setParams(std::move(Params));
+  IRBuilder B(M);
+  IRCloner C(M);
+  forEachStmt(H.getBody(), [&](const Stmt *S) {
+    if (const auto *D = llvm::dyn_cast<DeclStmt>(S))
+      C.freshVar(D->getVar());
+  });
+  // H[e] += v becomes vals[value of e] += v (e on or below the diagonal
+  // when the pattern is symmetric; any e when it is dense: vals is H).
+  C.setStmtHook([&](const Stmt *S) -> std::optional<const Stmt *> {
+    const IndexExpr *I = entryAdd(S, HParam);
+    if (!I)
+      return std::nullopt;
+    const Expr *Index = C.clone(I->getIndex());
+    if (const auto *Lit = llvm::dyn_cast<IntLitExpr>(Index))
+      Index = B.intLit(P.Value[Lit->getValue()]);
+    return B.assign(B.index(B.ref(Vals), Index), AssignOp::AddAssign,
+                    C.clone(llvm::cast<AssignStmt>(S)->getRHS()));
+  });
+  // The first statement fills H with zeros; the last ones copy entries to
+  // their mirrors.
+  const std::vector<const Stmt *> &Old = H.getBody()->getBody();
+  BlockStmt *Body = B.block();
+  Body->append(zeroFill(M, Names, Vals, P.NumValues));
+  for (size_t S = 1; S < Old.size(); ++S)
+    if (!entryAdd(Old[S], HParam, AssignOp::Assign))
+      if (const Stmt *New = C.clone(Old[S]))
+        Body->append(New);
+  Packed->setBody(Body);
+  Derived.recomputeCalls(Packed);
+  return Packed;
 }

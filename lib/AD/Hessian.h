@@ -34,8 +34,11 @@
 #define MESHAD_AD_HESSIAN_H
 
 #include "AD/Hvp.h"
+#include "IR/NameScope.h"
 
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -59,10 +62,38 @@ struct HessianLayout {
   std::string key() const;
 };
 
+/// The structure of a generated Hessian (what meshad::HessianPattern
+/// holds at run time): entry e = i * Size + j holds unique value Value[e]
+/// times Sign[e], or is a structural zero (Value[e] == -1).
+struct HessianPatternInfo {
+  unsigned Size = 0;
+  unsigned NumValues = 0;
+  std::vector<int> Value;
+  std::vector<int> Sign;
+  /// <f>_hessian_packed(args..., vals): writes the NumValues values.
+  ir::Function *Packed = nullptr;
+
+  /// Every entry its own value (run-time indices: no structure known).
+  static HessianPatternInfo dense(unsigned K);
+  /// One value per entry of \p Lower (on or below the diagonal, numbered
+  /// in row-major order), shared with its mirror; the rest zero.
+  static HessianPatternInfo symmetric(unsigned K,
+                                      const std::set<long long> &Lower);
+  /// The pattern as the comment the dense function starts with.
+  std::string comment() const;
+};
+
 class HessianTransformer {
 public:
-  HessianTransformer(ir::Module &M, DiagnosticSink &Diags, HvpTransformer &Hvp)
-      : M(M), Diags(Diags), Hvp(Hvp) {}
+  HessianTransformer(ir::Module &M, DiagnosticSink &Diags, HvpTransformer &Hvp,
+                     DerivedFunctionSet &Derived)
+      : M(M), Diags(Diags), Hvp(Hvp), Derived(Derived) {}
+
+  /// The pattern of the Hessian \p D this transformer made, or null.
+  const HessianPatternInfo *patternOf(const ir::Function *D) const {
+    auto It = Patterns.find(D);
+    return It == Patterns.end() ? nullptr : &It->second;
+  }
 
   /// The dense Hessian of \p Primal (a function returning a floating-point
   /// value, not a kernel) over \p Layout: `void <Name>(params..., T *H)`.
@@ -72,9 +103,15 @@ public:
                               std::string Name, clang::SourceLocation Loc);
 
 private:
+  /// The packed variant of the dense Hessian \p H (output \p HParam).
+  ir::Function *makePacked(ir::Function *Primal, ir::Function &H,
+                           ir::Var *HParam, const HessianPatternInfo &P);
+
   ir::Module &M;
   DiagnosticSink &Diags;
   HvpTransformer &Hvp;
+  DerivedFunctionSet &Derived;
+  std::map<const ir::Function *, HessianPatternInfo> Patterns;
   /// Done requests, by primal and layout.
   std::map<std::pair<const ir::Function *, std::string>, ir::Function *> Done;
   std::map<std::string, unsigned> NamesTaken;
@@ -88,6 +125,10 @@ bool expandHessianLanes(ir::Module &M, ir::Function &H, unsigned NumPrimal,
                         const HessianLayout &Layout, ir::Var *HParam,
                         DiagnosticSink &Diags, clang::SourceLocation Loc);
 
+/// `for (int i = 0; i < Count; ++i) Out[i] = 0;`, i named in \p Names.
+const ir::Stmt *zeroFill(ir::Module &M, ir::NameScope &Names, ir::Var *Out,
+                         unsigned Count);
+
 /// Constant propagation over the floating-point locals of \p F (the lanes'
 /// literal directions), literal arithmetic folded, adds of 0 dropped
 /// (AD/HessianSparsity.cpp).
@@ -95,9 +136,10 @@ void foldLaneConstants(ir::Module &M, ir::Function &F);
 
 /// When every add into the K x K Hessian \p H has a constant index: drops
 /// the adds above the diagonal and copies each entry added to below it to
-/// its mirror at the end of \p F.
-void keepLowerTriangle(ir::Module &M, ir::Function &F, ir::Var *H,
-                       unsigned K);
+/// its mirror at the end of \p F; returns the entries added to on and
+/// below the diagonal. None (and \p F unchanged) otherwise.
+std::optional<std::set<long long>>
+keepLowerTriangle(ir::Module &M, ir::Function &F, ir::Var *H, unsigned K);
 
 } // namespace meshad
 

@@ -67,7 +67,6 @@ private:
                                              const Expr *Value) const;
   const Expr *direction(unsigned Block, const Expr *Index, unsigned Lane);
   const Stmt *storeEntry(const ResultAdd &R, unsigned Lane);
-  const Stmt *zeroFill(NameScope &Names);
   bool checkNoLeftovers();
   void fail(const std::string &Msg);
 
@@ -300,17 +299,18 @@ std::optional<const Stmt *> LaneExpander::laneStmt(const Stmt *S,
   return std::nullopt;
 }
 
-const Stmt *LaneExpander::zeroFill(NameScope &Names) {
+const Stmt *meshad::zeroFill(Module &M, NameScope &Names, Var *Out,
+                             unsigned Count) {
+  IRBuilder B(M);
   const Type *Int = M.getTypes().getInt("int");
   Var *I = M.createVar(Names.unique("i"), Int, Var::Storage::Local,
                        VarRoles::Temporary);
   BlockStmt *Body = B.block();
-  Body->append(B.assign(B.index(B.ref(HParam), B.ref(I)), AssignOp::Assign,
-                        B.zero(HParam->getType()->getElement())));
-  return M.create<ForStmt>(
-      B.decl(I, B.intLit(0)),
-      B.binary(BinaryOp::Lt, B.ref(I), B.intLit(L.Size * L.Size)),
-      B.assign(B.ref(I), AssignOp::Inc, nullptr), Body);
+  Body->append(B.assign(B.index(B.ref(Out), B.ref(I)), AssignOp::Assign,
+                        B.zero(Out->getType()->getElement())));
+  return M.create<ForStmt>(B.decl(I, B.intLit(0)),
+                           B.binary(BinaryOp::Lt, B.ref(I), B.intLit(Count)),
+                           B.assign(B.ref(I), AssignOp::Inc, nullptr), Body);
 }
 
 bool LaneExpander::checkNoLeftovers() {
@@ -342,7 +342,7 @@ bool LaneExpander::run() {
   Names.addFunction(H);
   Names.addStmt(Body);
   BlockStmt *WithZeros = B.block();
-  WithZeros->append(zeroFill(Names));
+  WithZeros->append(zeroFill(M, Names, HParam, L.Size * L.Size));
   for (const Stmt *S : Body->getBody())
     WithZeros->append(S);
   H.setBody(WithZeros);

@@ -285,13 +285,14 @@ bool collectEntryAdds(const Stmt *Body, const Var *H,
 
 } // namespace
 
-void meshad::keepLowerTriangle(Module &M, Function &F, Var *H, unsigned K) {
+std::optional<std::set<long long>>
+meshad::keepLowerTriangle(Module &M, Function &F, Var *H, unsigned K) {
   std::map<long long, unsigned> Adds;
   bool Returns = false;
   forEachStmt(F.getBody(),
               [&](const Stmt *S) { Returns |= isa<ReturnStmt>(S); });
   if (Returns || !collectEntryAdds(F.getBody(), H, Adds))
-    return; // Every entry stays computed by its own lane.
+    return std::nullopt; // Every entry stays computed by its own lane.
   IRBuilder B(M);
   IRCloner C(M);
   C.setStmtHook([&](const Stmt *S) -> std::optional<const Stmt *> {
@@ -308,13 +309,18 @@ void meshad::keepLowerTriangle(Module &M, Function &F, Var *H, unsigned K) {
     return std::nullopt;
   });
   BlockStmt *Body = C.cloneBlock(F.getBody());
+  std::set<long long> Lower;
   for (auto &[Entry, Count] : Adds) {
     long long Row = Entry / K, Col = Entry % K;
-    if (Col >= Row)
+    if (Col > Row)
+      continue;
+    Lower.insert(Entry);
+    if (Col == Row)
       continue;
     Body->append(B.assign(B.index(B.ref(H), B.intLit(Col * K + Row)),
                           AssignOp::Assign,
                           B.index(B.ref(H), B.intLit(Entry))));
   }
   F.setBody(Body);
+  return Lower;
 }

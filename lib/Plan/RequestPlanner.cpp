@@ -138,7 +138,7 @@ bool RequestVisitor::VisitCallExpr(clang::CallExpr *CE) {
 bool RequestVisitor::isCompleted(const clang::CallExpr *CE) {
   for (const Expr *A : CE->arguments())
     if (const auto *RD = A->getType()->getAsCXXRecordDecl())
-      if (RD->getName() == "Derived")
+      if (RD->getName() == "Derived" || RD->getName() == "HessianDerived")
         return true;
   return false;
 }
