@@ -96,8 +96,12 @@ ir::Function *HessianTransformer::makePacked(Function *Primal, Function &H,
   Function *Packed = Derived.create(M, Primal, H.getName() + "_packed",
                                     M.getTypes().getVoid());
   Packed->setDerivativeOrder(H.getDerivativeOrder());
+  // The names of H, less its zero fill's counter (the first statement).
   NameScope Names;
-  Names.addFunction(H);
+  for (const Var *Param : H.getParams())
+    Names.reserve(Param->getName());
+  for (size_t S = 1; S < H.getBody()->getBody().size(); ++S)
+    Names.addStmt(H.getBody()->getBody()[S]);
   Var *Vals = M.createVar(Names.unique("vals"), HParam->getType(),
                           Var::Storage::Param, HParam->getRoles());
   std::vector<Var *> Params(H.getParams().begin(), H.getParams().end() - 1);

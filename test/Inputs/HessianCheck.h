@@ -11,6 +11,7 @@
 #define MESHAD_TEST_HESSIANCHECK_H
 
 #include "NumericCheck.h"
+#include <meshad/Differentiator.h>
 
 #include <algorithm>
 #include <cmath>
@@ -64,6 +65,26 @@ void checkHessian(const std::string &Name, std::vector<double> X, int Begin,
       Asym = std::max(Asym, std::fabs(H[I * K + J] - H[J * K + I]));
   MESHAD_CHECK_CLOSE_TOL((Name + " symmetric").c_str(), Asym + Scale, Scale,
                          1e-12);
+}
+
+/// Checks that \p h.execute_packed(A..., vals) expanded by meshad::unpack
+/// is exactly \p h.execute(A..., H) (the same arithmetic), and that the
+/// pattern has \p NumValues values and \p NumNonzeros nonzero entries.
+template <class Handle, class... Args>
+void checkPacked(const std::string &Name, const Handle &h, int NumValues,
+                 int NumNonzeros, Args... A) {
+  const HessianPattern &P = h.pattern();
+  std::vector<double> Dense(P.Size * P.Size), Vals(P.NumValues, std::nan("")),
+      Unpacked(P.Size * P.Size);
+  h.execute(A..., Dense.data());
+  h.execute_packed(A..., Vals.data());
+  unpack(P, Vals.data(), Unpacked.data());
+  MESHAD_CHECK_CLOSE((Name + " packed").c_str(),
+                     Dense == Unpacked ? 1.0 : 0.0, 1.0);
+  MESHAD_CHECK_CLOSE((Name + " values").c_str(), double(P.NumValues),
+                     double(NumValues));
+  MESHAD_CHECK_CLOSE((Name + " nonzeros").c_str(), double(P.numNonzeros()),
+                     double(NumNonzeros));
 }
 
 } // namespace test

@@ -19,11 +19,22 @@
 // Scalars "a, b".
 double poly(double a, double b) { return a * a * b + sin(a) * exp(b); }
 // CHECK-LABEL: void poly_hessian(double a, double b, double *H) {
+// CHECK-NEXT: // Hessian pattern: 2 x 2, 3 unique values
+// CHECK-NEXT: {{^  //    v0   v1$}}
+// CHECK-NEXT: {{^  //    v1   v2$}}
 // CHECK-NEXT: for (int i = 0; i < 4; ++i) {
 // CHECK-NEXT: H[i] = 0.;
 // CHECK-NOT: H[1] +=
 // CHECK: H[1] = H[2];
 // CHECK-NEXT: }
+// The packed variant writes the 3 values.
+// CHECK-LABEL: void poly_hessian_packed(double a, double b, double *vals) {
+// CHECK-NEXT: for (int i = 0; i < 3; ++i) {
+// CHECK-NEXT: vals[i] = 0.;
+// CHECK-NOT: H[
+// CHECK: vals[2] +=
+// CHECK-NOT: H[
+// CHECK: {{^}$}}
 
 // A separable sum: the diagonal only, no copies.
 double separable(const double *x) {
@@ -31,6 +42,11 @@ double separable(const double *x) {
          x[3] * x[3] * x[3] * x[3];
 }
 // CHECK-LABEL: void separable_hessian(const double *x, double *H) {
+// CHECK-NEXT: // Hessian pattern: 4 x 4, 4 unique values
+// CHECK-NEXT: {{^  //    v0    0    0    0$}}
+// CHECK-NEXT: {{^  //     0   v1    0    0$}}
+// CHECK-NEXT: {{^  //     0    0   v2    0$}}
+// CHECK-NEXT: {{^  //     0    0    0   v3$}}
 // CHECK-NOT: {{H\[([1-46-9]|1[1-46-9])\]}}
 // CHECK: H[0] +=
 // CHECK-NOT: {{H\[([1-46-9]|1[1-46-9])\]}}
@@ -50,6 +66,7 @@ double spring(const double *x, double k, double l0) {
   return 0.5 * k * (len - l0) * (len - l0);
 }
 // CHECK-LABEL: void spring_hessian_0(const double *x, double k, double l0, double *H) {
+// CHECK-NEXT: // Hessian pattern: 6 x 6, 21 unique values
 // CHECK-COUNT-21: {{^  H\[[0-9]+\] \+= }}
 // CHECK-NOT: {{^  H\[[0-9]+\] \+= }}
 // CHECK-COUNT-15: {{^  H\[[0-9]+\] = H\[[0-9]+\];}}
@@ -149,6 +166,7 @@ double loopEnergy(const double *x) {
 // The direction of a lane is a comparison with the loop's index; the adds
 // into H have run-time indices, so both triangles are computed.
 // CHECK-LABEL: void loopEnergy_hessian(const double *x, double *H) {
+// CHECK-NEXT: // Hessian pattern: 6 x 6, 36 unique values {{.*}}; dense
 // CHECK: _d2_d_0[i] = (i == 0 ? 1. : 0.) - (i + 3 == 0 ? 1. : 0.);
 // CHECK: if (i >= 0 && i < 6) {
 // CHECK-NEXT: H[i * 6] += _d2_r0_0;
@@ -269,5 +287,15 @@ int main() {
         for (int I = 0; I < 3; ++I)
           G[I] += GP[I];
       });
+  // The packed forms: exactly the dense ones once unpacked.
+  double Xp[12];
+  Rng.fill(Xp, 12, -1.0, 1.0);
+  mt::checkPacked("poly", hPoly, 3, 4, 0.3, 0.7);
+  mt::checkPacked("separable", hSep, 4, 4, (const double *)Xp);
+  mt::checkPacked("spring", hSpring, 21, 36, (const double *)Xp, K, L0);
+  mt::checkPacked("triangleArea", hArea, 45, 81, (const double *)Xp);
+  mt::checkPacked("symDirichlet", hSd, 21, 36, (const double *)X.data(),
+                  (const double *)Dinv2, Area);
+  mt::checkPacked("loopEnergy", hLoop, 36, 36, (const double *)Xp);
   return mt::summary();
 }
