@@ -72,6 +72,7 @@ ir::Function *HessianTransformer::deriveHessian(Function *Primal,
   HessianPatternInfo Pattern =
       Lower ? HessianPatternInfo::symmetric(Layout.Size, *Lower)
             : HessianPatternInfo::dense(Layout.Size);
+  shareRepeatedEntries(M, *H, HParam, Pattern);
   Pattern.Packed = makePacked(Primal, *H, HParam, Pattern);
   std::vector<const Stmt *> Body = H->getBody()->getBody();
   Body.insert(Body.begin(), M.create<CommentStmt>(Pattern.comment()));

@@ -83,6 +83,14 @@ struct HessianPatternInfo {
   std::string comment() const;
 };
 
+/// Finds the entries of the straight-line Hessian \p F (output \p H,
+/// pattern \p P: symmetric) equal to an earlier one or to its negation,
+/// or symbolically zero (AD/HessianRepeats.cpp): only one of each is
+/// computed, the others copied; \p P says which value each holds. False
+/// (nothing changed) when \p F is not code it can evaluate symbolically.
+bool shareRepeatedEntries(ir::Module &M, ir::Function &F, ir::Var *H,
+                          HessianPatternInfo &P);
+
 class HessianTransformer {
 public:
   HessianTransformer(ir::Module &M, DiagnosticSink &Diags, HvpTransformer &Hvp,

@@ -58,19 +58,33 @@ double separable(const double *x) {
 // CHECK-NOT: {{H\[([1-46-9]|1[1-46-9])\]}}
 // CHECK: {{^}$}}
 
-// A spring between two 3D points: its 21 entries on and below the
-// diagonal are structurally nonzero, 15 are copied above.
+// A spring between two 3D points: blocks [K -K; -K K] with K symmetric, 6
+// unique values: 6 adds, the 30 other entries copied.
 double spring(const double *x, double k, double l0) {
   double dx = x[0] - x[3], dy = x[1] - x[4], dz = x[2] - x[5];
   double len = sqrt(dx * dx + dy * dy + dz * dz);
   return 0.5 * k * (len - l0) * (len - l0);
 }
 // CHECK-LABEL: void spring_hessian_0(const double *x, double k, double l0, double *H) {
-// CHECK-NEXT: // Hessian pattern: 6 x 6, 21 unique values
-// CHECK-COUNT-21: {{^  H\[[0-9]+\] \+= }}
+// CHECK-NEXT: // Hessian pattern: 6 x 6, 6 unique values
+// CHECK-NEXT: {{^  //    v0   v1   v3  -v0  -v1  -v3$}}
+// CHECK-NEXT: {{^  //    v1   v2   v4  -v1  -v2  -v4$}}
+// CHECK-NEXT: {{^  //    v3   v4   v5  -v3  -v4  -v5$}}
+// CHECK-NEXT: {{^  //   -v0  -v1  -v3   v0   v1   v3$}}
+// CHECK-NEXT: {{^  //   -v1  -v2  -v4   v1   v2   v4$}}
+// CHECK-NEXT: {{^  //   -v3  -v4  -v5   v3   v4   v5$}}
+// CHECK-COUNT-6: {{^  H\[(0|6|7|12|13|14)\] \+= }}
 // CHECK-NOT: {{^  H\[[0-9]+\] \+= }}
-// CHECK-COUNT-15: {{^  H\[[0-9]+\] = H\[[0-9]+\];}}
+// CHECK: {{^  }}H[1] = H[6];
+// CHECK-NEXT: {{^  }}H[2] = H[12];
+// CHECK-NEXT: {{^  }}H[3] = -H[0];
+// CHECK-COUNT-27: {{^  H\[[0-9]+\] = -?H\[[0-9]+\];}}
 // CHECK-NEXT: {{^}$}}
+// CHECK-LABEL: void spring_hessian_0_packed(const double *x, double k, double l0, double *vals) {
+// CHECK-NEXT: for (int i = 0; i < 6; ++i) {
+// CHECK-COUNT-6: {{^  vals\[[0-5]\] \+= }}
+// CHECK-NOT: H[
+// CHECK: {{^}$}}
 
 // The area of a triangle in 3D (9 x 9): the 36 entries below the diagonal
 // are all structurally nonzero.
@@ -292,7 +306,7 @@ int main() {
   Rng.fill(Xp, 12, -1.0, 1.0);
   mt::checkPacked("poly", hPoly, 3, 4, 0.3, 0.7);
   mt::checkPacked("separable", hSep, 4, 4, (const double *)Xp);
-  mt::checkPacked("spring", hSpring, 21, 36, (const double *)Xp, K, L0);
+  mt::checkPacked("spring", hSpring, 6, 36, (const double *)Xp, K, L0);
   mt::checkPacked("triangleArea", hArea, 45, 81, (const double *)Xp);
   mt::checkPacked("symDirichlet", hSd, 21, 36, (const double *)X.data(),
                   (const double *)Dinv2, Area);

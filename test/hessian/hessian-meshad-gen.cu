@@ -16,7 +16,9 @@ __host__ __device__ double bond(const double *x, double k) {
   return k * d * d * exp(-x[2] * d);
 }
 // CHECK-LABEL: {{^}}__host__ __device__ void bond_hessian_0(const double *x, double k, double *H) {
-// CHECK: {{^  }}H[1] = H[3];
+// CHECK-NEXT: // Hessian pattern: 3 x 3, 3 unique values
+// CHECK-NEXT: {{^  //    v0  -v0   v1$}}
+// CHECK: {{^  }}H[1] = -H[0];
 
 int main() {
   meshad::test::RandomInputs Rng;
