@@ -54,7 +54,9 @@ ir::Function *HessianTransformer::deriveHessian(Function *Primal,
   std::vector<bool> Selected(Primal->getNumParams(), false);
   for (const HessianBlock &Block : Layout.Blocks)
     Selected[Block.Param] = true;
-  Function *H = Hvp.deriveHvp(Primal, Selected, Name, Loc);
+  // Small constant loops unrolled: their elements become constants.
+  Function *Base = unrollSmallLoops(M, *Primal);
+  Function *H = Hvp.deriveHvp(Base, Selected, Name, Loc);
   if (!H)
     return nullptr;
   NameScope Names;

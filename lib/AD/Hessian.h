@@ -133,6 +133,11 @@ bool expandHessianLanes(ir::Module &M, ir::Function &H, unsigned NumPrimal,
                         const HessianLayout &Layout, ir::Var *HParam,
                         DiagnosticSink &Diags, clang::SourceLocation Loc);
 
+/// \p Primal, or a copy of it (same name, parameters and source) whose
+/// `for` loops of at most 16 constant trips are unrolled
+/// (AD/HessianUnroll.cpp).
+ir::Function *unrollSmallLoops(ir::Module &M, ir::Function &Primal);
+
 /// `for (int i = 0; i < Count; ++i) Out[i] = 0;`, i named in \p Names.
 const ir::Stmt *zeroFill(ir::Module &M, ir::NameScope &Names, ir::Var *Out,
                          unsigned Count);

@@ -31,6 +31,7 @@
 using namespace meshad;
 using namespace meshad::ir;
 using llvm::dyn_cast;
+using llvm::dyn_cast_or_null;
 using llvm::isa;
 
 namespace {
@@ -63,6 +64,12 @@ private:
     return Id;
   }
   Poly atomPoly(const std::string &Key) { return {{{atom(Key)}, 1.0}}; }
+  /// A local (element \p I, -1 for a scalar) read before it is written
+  /// (a tape saving it before it is overwritten): some fixed value.
+  Poly undefined(const Var *V, long long I) {
+    return atomPoly("undef:" + std::to_string(reinterpret_cast<uintptr_t>(V)) +
+                    "[" + std::to_string(I) + "]");
+  }
   static Poly constant(double C) {
     return C == 0 ? Poly() : Poly{{Monomial(), C}};
   }
@@ -71,7 +78,8 @@ private:
 
   const Function &F;
   const Var *H;
-  std::map<const Var *, Poly> Env;
+  /// (local, element or -1 for a scalar) -> its value.
+  std::map<std::pair<const Var *, long long>, Poly> Env;
   std::map<std::string, int> Atoms;
 };
 
@@ -149,14 +157,21 @@ std::optional<Poly> EntryEvaluator::eval(const Expr *E) {
     const Var *V = R->getVar();
     if (V->isParam() && V->getType()->isFloatingScalar())
       return atomPoly("p:" + V->getName());
-    auto It = Env.find(V);
+    auto It = Env.find({V, -1});
+    if (It == Env.end() && V->getType()->isFloatingScalar())
+      return undefined(V, -1);
     return It == Env.end() ? std::nullopt : std::optional<Poly>(It->second);
   }
   if (const auto *I = dyn_cast<IndexExpr>(E)) {
     const auto *Base = dyn_cast<VarRefExpr>(I->getBase());
     const auto *Lit = dyn_cast<IntLitExpr>(I->getIndex());
-    if (!Base || !Lit || !Base->getVar()->isParam() || Base->getVar() == H)
+    if (!Base || !Lit || Base->getVar() == H)
       return std::nullopt;
+    if (!Base->getVar()->isParam()) {
+      auto It = Env.find({Base->getVar(), Lit->getValue()});
+      return It == Env.end() ? undefined(Base->getVar(), Lit->getValue())
+                             : It->second;
+    }
     return atomPoly("ld:" + Base->getVar()->getName() + "[" +
                     std::to_string(Lit->getValue()) + "]");
   }
@@ -188,13 +203,23 @@ bool EntryEvaluator::stmt(const Stmt *S, std::map<long long, Poly> &Entries) {
   if (isa<CommentStmt>(S))
     return true;
   if (const auto *D = dyn_cast<DeclStmt>(S)) {
-    if (!D->getVar()->getType()->isFloatingScalar())
+    const Type *Ty = D->getVar()->getType();
+    if (Ty->isArray() && Ty->getElement()->isFloatingScalar()) {
+      // `= {}`: every element 0; no initializer: none known yet.
+      const auto *List = dyn_cast_or_null<InitListExpr>(D->getInit());
+      if (D->getInit() && (!List || !List->getElements().empty()))
+        return false;
+      for (unsigned K = 0; D->getInit() && K < Ty->getCount(); ++K)
+        Env[{D->getVar(), K}] = Poly();
+      return true;
+    }
+    if (!Ty->isFloatingScalar())
       return false;
     std::optional<Poly> Init =
         D->getInit() ? eval(D->getInit()) : std::optional<Poly>(Poly());
     if (!Init)
       return false;
-    Env[D->getVar()] = *Init;
+    Env[{D->getVar(), -1}] = *Init;
     return true;
   }
   const auto *A = dyn_cast<AssignStmt>(S);
@@ -205,13 +230,23 @@ bool EntryEvaluator::stmt(const Stmt *S, std::map<long long, Poly> &Entries) {
   if (const auto *I = dyn_cast<IndexExpr>(A->getLHS())) {
     const auto *Base = dyn_cast<VarRefExpr>(I->getBase());
     const auto *Lit = dyn_cast<IntLitExpr>(I->getIndex());
-    if (!Base || Base->getVar() != H || !Lit)
+    if (!Base || !Lit)
       return false;
-    if (A->getOp() == AssignOp::Assign)
-      return true; // A copy to a mirror.
-    Target = &Entries[Lit->getValue()];
+    if (Base->getVar() == H) {
+      if (A->getOp() == AssignOp::Assign)
+        return true; // A copy to a mirror.
+      Target = &Entries[Lit->getValue()];
+    } else if (!Base->getVar()->isParam() &&
+               Base->getVar()->getType()->isArray()) {
+      // An element of a local array (assigned first: then it is known).
+      auto Key = std::make_pair(Base->getVar(), Lit->getValue());
+      if (A->getOp() == AssignOp::Assign)
+        Env[Key] = Poly();
+      auto It = Env.find(Key);
+      Target = It == Env.end() ? nullptr : &It->second;
+    }
   } else if (const auto *V = dyn_cast<VarRefExpr>(A->getLHS())) {
-    auto It = Env.find(V->getVar());
+    auto It = Env.find({V->getVar(), -1});
     if (It == Env.end())
       return false;
     Target = &It->second;

@@ -29,6 +29,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <climits>
 #include <map>
 #include <set>
 
@@ -42,12 +43,19 @@ namespace {
 
 using VarSet = llvm::SmallPtrSet<const Var *, 16>;
 
-/// The variables whose address \p S takes, at any depth.
+/// The variables whose address \p S takes, at any depth: `&v`, `&a[i]`,
+/// and an array used other than indexed (passed on, decayed to a pointer).
 VarSet addressTaken(const Stmt *S) {
   VarSet Out;
+  llvm::SmallPtrSet<const Expr *, 16> Indexed;
   forEachStmt(S, [&](const Stmt *X) {
     for (const Expr *E : ownExprs(X))
       forEachExpr(E, [&](const Expr *Sub) {
+        if (const auto *I = dyn_cast<IndexExpr>(Sub))
+          Indexed.insert(I->getBase());
+        const auto *R = dyn_cast<VarRefExpr>(Sub);
+        if (R && R->getType()->isArray() && !Indexed.count(Sub))
+          Out.insert(R->getVar());
         const auto *U = dyn_cast<UnaryExpr>(Sub);
         if (U && U->getOp() == UnaryOp::AddrOf)
           if (const Var *Root = ActivityAnalysis::getRootVar(U->getSub()))
@@ -101,21 +109,45 @@ private:
   BlockStmt *block(const BlockStmt *S);
   const Stmt *stmt(const Stmt *S);
   const Stmt *simple(const Stmt *S);
+  /// Forgets every value \p V holds.
+  void forget(const Var *V) {
+    Known.erase(Known.lower_bound({V, LLONG_MIN}),
+                Known.upper_bound({V, LLONG_MAX}));
+    ZeroArrays.erase(V);
+  }
   void kill(const Stmt *S) {
     for (const Var *V : writtenIn(S))
-      Known.erase(V);
+      forget(V);
   }
+  /// A floating-point local scalar, or a local array of them.
   bool tracked(const Var *V) const {
-    return V->getStorage() == Var::Storage::Local &&
-           V->getType()->isFloatingScalar() && !Untracked.count(V);
+    const Type *Ty = V->getType();
+    if (Ty->isArray())
+      Ty = Ty->getElement();
+    return V->getStorage() == Var::Storage::Local && Ty->isFloatingScalar() &&
+           !Untracked.count(V);
   }
+  /// The known value of element \p I of \p V (-1: the scalar \p V).
+  std::optional<double> known(const Var *V, long long I) const {
+    auto It = Known.find({V, I});
+    if (It != Known.end())
+      return It->second;
+    if (I >= 0 && ZeroArrays.count(V))
+      return 0.0;
+    return std::nullopt;
+  }
+  const Stmt *assignElement(const AssignStmt *A, const Stmt *New);
 
   Module &M;
   IRBuilder B;
   Function &F;
   IRCloner Inner;
   VarSet Untracked;
-  llvm::DenseMap<const Var *, double> Known;
+  /// (variable, element or -1) -> value.
+  std::map<std::pair<const Var *, long long>, double> Known;
+  /// Local arrays declared `= {}` whose elements are all known: 0 unless
+  /// Known says otherwise.
+  VarSet ZeroArrays;
 };
 
 } // namespace
@@ -161,8 +193,18 @@ const Expr *LaneFolder::foldArithmetic(const BinaryExpr *E) {
 
 const Expr *LaneFolder::fold(const Expr *E) {
   if (const auto *R = dyn_cast<VarRefExpr>(E)) {
-    auto It = Known.find(R->getVar());
-    return It == Known.end() ? nullptr : literal(E->getType(), It->second);
+    std::optional<double> V = known(R->getVar(), -1);
+    return V ? literal(E->getType(), *V) : nullptr;
+  }
+  if (const auto *I = dyn_cast<IndexExpr>(E)) {
+    const auto *Base = dyn_cast<VarRefExpr>(I->getBase());
+    const Expr *Index = Inner.clone(I->getIndex());
+    const auto *Lit = dyn_cast<IntLitExpr>(Index);
+    std::optional<double> V =
+        Base && Lit ? known(Base->getVar(), Lit->getValue()) : std::nullopt;
+    if (V && E->getType()->isFloatingScalar())
+      return literal(E->getType(), *V);
+    return B.index(Inner.clone(I->getBase()), Index);
   }
   if (const auto *Bin = dyn_cast<BinaryExpr>(E))
     if (isArithmetic(Bin->getOp()) && Bin->getOp() != BinaryOp::Rem)
@@ -226,9 +268,12 @@ const Stmt *LaneFolder::stmt(const Stmt *S) {
 const Stmt *LaneFolder::simple(const Stmt *S) {
   const Stmt *New = nullptr;
   if (const auto *Old = dyn_cast<AssignStmt>(S)) {
-    // The variable assigned is not a value to fold.
-    const Expr *LHS = isa<VarRefExpr>(Old->getLHS()) ? Old->getLHS()
-                                                     : Inner.clone(Old->getLHS());
+    // The variable or element assigned is not a value to fold.
+    const Expr *LHS = Old->getLHS();
+    if (const auto *I = dyn_cast<IndexExpr>(LHS))
+      LHS = B.index(Inner.clone(I->getBase()), Inner.clone(I->getIndex()));
+    else if (!isa<VarRefExpr>(LHS))
+      LHS = Inner.clone(LHS);
     const Expr *RHS = Old->getRHS() ? Inner.clone(Old->getRHS()) : nullptr;
     New = B.assign(LHS, Old->getOp(), RHS);
     const_cast<Stmt *>(New)->setLoc(S->getLoc());
@@ -242,19 +287,52 @@ const Stmt *LaneFolder::simple(const Stmt *S) {
                     A->getOp() == AssignOp::SubAssign);
   if (Adds && V && *V == 0)
     return nullptr; // Adds nothing: its target stays what it was.
+  if (A && isa<IndexExpr>(A->getLHS()))
+    return assignElement(A, New);
   kill(S);
   if (const auto *D = dyn_cast_or_null<DeclStmt>(New)) {
     std::optional<double> Init =
         D->getInit() ? literalValue(D->getInit()) : std::nullopt;
     if (Init && tracked(D->getVar()))
-      Known[D->getVar()] = *Init;
+      Known[{D->getVar(), -1}] = *Init;
+    const auto *List = dyn_cast_or_null<InitListExpr>(D->getInit());
+    if (List && List->getElements().empty() && tracked(D->getVar()) &&
+        D->getVar()->getType()->isArray())
+      ZeroArrays.insert(D->getVar());
     return New;
   }
   if (!A)
     return New;
   const auto *L = dyn_cast<VarRefExpr>(A->getLHS());
   if (L && V && A->getOp() == AssignOp::Assign && tracked(L->getVar()))
-    Known[L->getVar()] = *V;
+    Known[{L->getVar(), -1}] = *V;
+  return New;
+}
+
+/// `a[k] = v` (\p A, folded into \p New): element k of a local array
+/// becomes v or unknown, the others stay what they were; any other store
+/// into an array makes all of it unknown.
+const Stmt *LaneFolder::assignElement(const AssignStmt *A, const Stmt *New) {
+  const auto *I = llvm::cast<IndexExpr>(A->getLHS());
+  const auto *Base = dyn_cast<VarRefExpr>(I->getBase());
+  const auto *Lit = dyn_cast<IntLitExpr>(I->getIndex());
+  const Var *V = Base ? Base->getVar() : nullptr;
+  if (!V || !Lit || !tracked(V) || !V->getType()->isArray()) {
+    if (const Var *Root = ActivityAnalysis::getRootVar(A->getLHS()))
+      forget(Root);
+    return New;
+  }
+  if (ZeroArrays.count(V)) { // Every other element stays 0.
+    for (unsigned K = 0; K < V->getType()->getCount(); ++K)
+      Known.insert({{V, K}, 0.0});
+    ZeroArrays.erase(V);
+  }
+  std::optional<double> Value =
+      A->getRHS() ? literalValue(A->getRHS()) : std::nullopt;
+  if (Value && A->getOp() == AssignOp::Assign)
+    Known[{V, Lit->getValue()}] = *Value;
+  else
+    Known.erase({V, Lit->getValue()});
   return New;
 }
 
