@@ -53,6 +53,11 @@ public:
 
 private:
   bool stmt(const Stmt *S, std::map<long long, Poly> &Entries);
+  bool decl(const DeclStmt *D);
+  /// What \p A writes: a local, an element of a local array, or an entry
+  /// of H; null when unknown, or for a copy to a mirror (\p Mirror).
+  Poly *target(const AssignStmt *A, std::map<long long, Poly> &Entries,
+               bool &Mirror);
   std::optional<Poly> eval(const Expr *E);
   std::optional<Poly> binary(const BinaryExpr *B);
   int atom(const std::string &Key) {
@@ -199,58 +204,67 @@ std::optional<Poly> EntryEvaluator::eval(const Expr *E) {
   return atomPoly(Key);
 }
 
+bool EntryEvaluator::decl(const DeclStmt *D) {
+  const Type *Ty = D->getVar()->getType();
+  if (Ty->isArray() && Ty->getElement()->isFloatingScalar()) {
+    // `= {}`: every element 0; no initializer: none known yet.
+    const auto *List = dyn_cast_or_null<InitListExpr>(D->getInit());
+    if (D->getInit() && (!List || !List->getElements().empty()))
+      return false;
+    for (unsigned K = 0; D->getInit() && K < Ty->getCount(); ++K)
+      Env[{D->getVar(), K}] = Poly();
+    return true;
+  }
+  if (!Ty->isFloatingScalar())
+    return false;
+  std::optional<Poly> Init =
+      D->getInit() ? eval(D->getInit()) : std::optional<Poly>(Poly());
+  if (!Init)
+    return false;
+  Env[{D->getVar(), -1}] = *Init;
+  return true;
+}
+
+Poly *EntryEvaluator::target(const AssignStmt *A,
+                             std::map<long long, Poly> &Entries,
+                             bool &Mirror) {
+  Mirror = false;
+  if (const auto *V = dyn_cast<VarRefExpr>(A->getLHS())) {
+    auto It = Env.find({V->getVar(), -1});
+    return It == Env.end() ? nullptr : &It->second;
+  }
+  const auto *I = dyn_cast<IndexExpr>(A->getLHS());
+  const auto *Base = I ? dyn_cast<VarRefExpr>(I->getBase()) : nullptr;
+  const auto *Lit = I ? dyn_cast<IntLitExpr>(I->getIndex()) : nullptr;
+  if (!Base || !Lit)
+    return nullptr;
+  if (Base->getVar() == H) {
+    Mirror = A->getOp() == AssignOp::Assign; // A copy to a mirror.
+    return Mirror ? nullptr : &Entries[Lit->getValue()];
+  }
+  if (Base->getVar()->isParam() || !Base->getVar()->getType()->isArray())
+    return nullptr;
+  // An element of a local array (assigned first: then it is known).
+  auto Key = std::make_pair(Base->getVar(), Lit->getValue());
+  if (A->getOp() == AssignOp::Assign)
+    Env[Key] = Poly();
+  auto It = Env.find(Key);
+  return It == Env.end() ? nullptr : &It->second;
+}
+
 bool EntryEvaluator::stmt(const Stmt *S, std::map<long long, Poly> &Entries) {
   if (isa<CommentStmt>(S))
     return true;
-  if (const auto *D = dyn_cast<DeclStmt>(S)) {
-    const Type *Ty = D->getVar()->getType();
-    if (Ty->isArray() && Ty->getElement()->isFloatingScalar()) {
-      // `= {}`: every element 0; no initializer: none known yet.
-      const auto *List = dyn_cast_or_null<InitListExpr>(D->getInit());
-      if (D->getInit() && (!List || !List->getElements().empty()))
-        return false;
-      for (unsigned K = 0; D->getInit() && K < Ty->getCount(); ++K)
-        Env[{D->getVar(), K}] = Poly();
-      return true;
-    }
-    if (!Ty->isFloatingScalar())
-      return false;
-    std::optional<Poly> Init =
-        D->getInit() ? eval(D->getInit()) : std::optional<Poly>(Poly());
-    if (!Init)
-      return false;
-    Env[{D->getVar(), -1}] = *Init;
-    return true;
-  }
+  if (const auto *D = dyn_cast<DeclStmt>(S))
+    return decl(D);
   const auto *A = dyn_cast<AssignStmt>(S);
   if (!A || !A->getRHS())
     return false;
   std::optional<Poly> R = eval(A->getRHS());
-  Poly *Target = nullptr;
-  if (const auto *I = dyn_cast<IndexExpr>(A->getLHS())) {
-    const auto *Base = dyn_cast<VarRefExpr>(I->getBase());
-    const auto *Lit = dyn_cast<IntLitExpr>(I->getIndex());
-    if (!Base || !Lit)
-      return false;
-    if (Base->getVar() == H) {
-      if (A->getOp() == AssignOp::Assign)
-        return true; // A copy to a mirror.
-      Target = &Entries[Lit->getValue()];
-    } else if (!Base->getVar()->isParam() &&
-               Base->getVar()->getType()->isArray()) {
-      // An element of a local array (assigned first: then it is known).
-      auto Key = std::make_pair(Base->getVar(), Lit->getValue());
-      if (A->getOp() == AssignOp::Assign)
-        Env[Key] = Poly();
-      auto It = Env.find(Key);
-      Target = It == Env.end() ? nullptr : &It->second;
-    }
-  } else if (const auto *V = dyn_cast<VarRefExpr>(A->getLHS())) {
-    auto It = Env.find({V->getVar(), -1});
-    if (It == Env.end())
-      return false;
-    Target = &It->second;
-  }
+  bool Mirror;
+  Poly *Target = target(A, Entries, Mirror);
+  if (Mirror)
+    return true;
   if (!Target || !R)
     return false;
   switch (A->getOp()) {
@@ -287,52 +301,67 @@ bool EntryEvaluator::run(std::map<long long, Poly> &Entries) {
   return SeenFill;
 }
 
+namespace {
+
+/// The value and sign of every entry on and below the diagonal, with the
+/// entry that computes each value.
+struct Classes {
+  std::map<long long, std::pair<int, int>> Of;
+  std::map<int, long long> Representative;
+  int NumValues = 0;
+};
+
+Classes classify(const EntryEvaluator &Eval,
+                 const std::map<long long, Poly> &Entries, unsigned K) {
+  Classes C;
+  std::map<std::string, int> ValueOfKey;
+  for (auto &[E, Value] : Entries) {
+    if (E % K > E / K)
+      continue;
+    if (Value.empty()) { // A symbolic zero.
+      C.Of[E] = {-1, 1};
+      continue;
+    }
+    Poly Neg;
+    for (auto &[Mono, Coef] : Value)
+      Neg[Mono] = -Coef;
+    std::string Key = Eval.key(Value);
+    auto It = ValueOfKey.find(Key), NegIt = ValueOfKey.find(Eval.key(Neg));
+    if (It != ValueOfKey.end()) {
+      C.Of[E] = {It->second, 1};
+    } else if (NegIt != ValueOfKey.end()) {
+      C.Of[E] = {NegIt->second, -1};
+    } else {
+      ValueOfKey[Key] = C.NumValues;
+      C.Representative[C.NumValues] = E;
+      C.Of[E] = {C.NumValues++, 1};
+    }
+  }
+  return C;
+}
+
+} // namespace
+
 bool meshad::shareRepeatedEntries(Module &M, Function &F, Var *H,
                                   HessianPatternInfo &P) {
   EntryEvaluator Eval(F, H);
   std::map<long long, Poly> Entries;
   if (P.NumValues == P.Size * P.Size || !Eval.run(Entries))
     return false;
-  // Number the values anew, in row-major order of the lower triangle.
   unsigned K = P.Size;
-  std::map<std::string, int> ValueOfKey;
-  std::map<long long, std::pair<int, int>> Of; // entry -> (value, sign)
-  std::map<int, long long> Representative;
-  int NumValues = 0;
-  for (auto &[E, Value] : Entries) {
-    if (E % K > E / K)
-      continue;
-    if (Value.empty()) {
-      Of[E] = {-1, 1};
-      continue;
-    }
-    std::string Key = Eval.key(Value);
-    Poly Neg;
-    for (auto &[Mono, C] : Value)
-      Neg[Mono] = -C;
-    auto It = ValueOfKey.find(Key), NegIt = ValueOfKey.find(Eval.key(Neg));
-    if (It != ValueOfKey.end()) {
-      Of[E] = {It->second, 1};
-    } else if (NegIt != ValueOfKey.end()) {
-      Of[E] = {NegIt->second, -1};
-    } else {
-      ValueOfKey[Key] = NumValues;
-      Representative[NumValues] = E;
-      Of[E] = {NumValues++, 1};
-    }
-  }
-  P.NumValues = NumValues;
+  Classes C = classify(Eval, Entries, K);
+  P.NumValues = C.NumValues;
   P.Value.assign(K * K, -1);
   P.Sign.assign(K * K, 1);
-  for (auto &[E, VS] : Of) {
+  for (auto &[E, VS] : C.Of) {
     long long Mirror = (E % K) * K + E / K;
     P.Value[E] = P.Value[Mirror] = VS.first;
     P.Sign[E] = P.Sign[Mirror] = VS.second;
   }
   // Adds only into representatives; every other nonzero entry a copy.
   IRBuilder B(M);
-  IRCloner C(M);
-  C.setStmtHook([&](const Stmt *S) -> std::optional<const Stmt *> {
+  IRCloner Cl(M);
+  Cl.setStmtHook([&](const Stmt *S) -> std::optional<const Stmt *> {
     const auto *A = dyn_cast<AssignStmt>(S);
     const auto *I = A ? dyn_cast<IndexExpr>(A->getLHS()) : nullptr;
     const auto *Base = I ? dyn_cast<VarRefExpr>(I->getBase()) : nullptr;
@@ -340,17 +369,17 @@ bool meshad::shareRepeatedEntries(Module &M, Function &F, Var *H,
     if (!Base || Base->getVar() != H || !Lit)
       return std::nullopt; // The fill.
     long long E = Lit->getValue();
-    if (A->getOp() == AssignOp::Assign ||
-        P.Value[E] < 0 || Representative[P.Value[E]] != E)
+    if (A->getOp() == AssignOp::Assign || P.Value[E] < 0 ||
+        C.Representative[P.Value[E]] != E)
       return nullptr; // Copies are made below.
     return std::nullopt;
   });
-  BlockStmt *Body = C.cloneBlock(F.getBody());
+  BlockStmt *Body = Cl.cloneBlock(F.getBody());
   for (unsigned E = 0; E < K * K; ++E) {
     int V = P.Value[E];
-    if (V < 0 || Representative[V] == E)
+    if (V < 0 || C.Representative[V] == E)
       continue;
-    const Expr *From = B.index(B.ref(H), B.intLit(Representative[V]));
+    const Expr *From = B.index(B.ref(H), B.intLit(C.Representative[V]));
     Body->append(B.assign(B.index(B.ref(H), B.intLit(E)), AssignOp::Assign,
                           P.Sign[E] < 0 ? B.neg(From) : From));
   }

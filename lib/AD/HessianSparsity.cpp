@@ -214,6 +214,10 @@ const Expr *LaneFolder::fold(const Expr *E) {
     std::optional<double> V = literalValue(Sub);
     if (V && E->getType()->isFloatingScalar())
       return literal(E->getType(), *V);
+    // A cast that only drops const is no conversion.
+    if (Sub->getType()->getUnqualified() == E->getType()->getUnqualified() &&
+        E->getType()->isFloatingScalar())
+      return Sub;
     return B.cast(E->getType(), Sub);
   }
   if (const auto *U = dyn_cast<UnaryExpr>(E); U && U->getOp() == UnaryOp::Neg) {
@@ -289,7 +293,16 @@ const Stmt *LaneFolder::simple(const Stmt *S) {
     return nullptr; // Adds nothing: its target stays what it was.
   if (A && isa<IndexExpr>(A->getLHS()))
     return assignElement(A, New);
+  // `v += c` on a known v: v stays known.
+  const auto *Local = A ? dyn_cast<VarRefExpr>(A->getLHS()) : nullptr;
+  std::optional<double> Before =
+      Local ? known(Local->getVar(), -1) : std::nullopt;
   kill(S);
+  if (Before && V && Adds && tracked(Local->getVar())) {
+    Known[{Local->getVar(), -1}] =
+        A->getOp() == AssignOp::SubAssign ? *Before - *V : *Before + *V;
+    return New;
+  }
   if (const auto *D = dyn_cast_or_null<DeclStmt>(New)) {
     std::optional<double> Init =
         D->getInit() ? literalValue(D->getInit()) : std::nullopt;
