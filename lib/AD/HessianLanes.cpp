@@ -60,6 +60,8 @@ private:
   std::optional<const Stmt *> expand(const Stmt *S);
   bool mentionsLanes(const Stmt *S) const;
   bool writesLanes(const Stmt *S) const;
+  bool readsValuesOnly(const Stmt *S) const;
+  const Stmt *unexpected(const Stmt *S);
   const Expr *laneExpr(const Expr *E, unsigned Lane);
   std::optional<const Stmt *> laneStmt(const Stmt *S, unsigned Lane);
   std::optional<ResultAdd> matchResultAdd(const Stmt *S) const;
@@ -167,12 +169,33 @@ bool LaneExpander::writesLanes(const Stmt *S) const {
   return isa<ExprStmt>(S);
 }
 
+bool LaneExpander::readsValuesOnly(const Stmt *S) const {
+  // Lane variables read only as `pair.value` (the same in every lane).
+  llvm::SmallPtrSet<const Expr *, 8> Values;
+  bool Ok = true;
+  for (const Expr *E : ownExprs(S))
+    forEachExpr(E, [&](const Expr *X) {
+      if (const auto *Mem = dyn_cast<MemberExpr>(X))
+        if (Mem->getField() == "value")
+          Values.insert(Mem->getBase());
+      const auto *R = dyn_cast<VarRefExpr>(X);
+      if (R && LaneVars.count(R->getVar()) && !Values.count(X))
+        Ok = false;
+    });
+  return Ok;
+}
+
+const Stmt *LaneExpander::unexpected(const Stmt *S) {
+  fail("internal error: a statement that computes no tangent reads one");
+  return S;
+}
+
 std::optional<const Stmt *> LaneExpander::expand(const Stmt *S) {
   if (isa<BlockStmt, IfStmt, ForStmt, WhileStmt, DoStmt>(S) ||
       !mentionsLanes(S))
     return std::nullopt; // Copied, its nested statements expanded.
   if (!writesLanes(S))
-    return Lanes[0]->clone(S);
+    return readsValuesOnly(S) ? Lanes[0]->clone(S) : unexpected(S);
   BlockStmt *Copies = B.block();
   for (unsigned J = 0; J < L.Size; ++J)
     if (const Stmt *C = Lanes[J]->clone(S))
@@ -208,9 +231,14 @@ const Expr *LaneExpander::laneExpr(const Expr *E, unsigned Lane) {
     auto It = DirBlock.find(R->getVar());
     if (It != DirBlock.end() && L.Blocks[It->second].Scalar)
       return direction(It->second, nullptr, Lane);
-    if (It != DirBlock.end() || ResBlock.count(R->getVar()))
-      fail("a selected array is passed on or moved ('" +
-           R->getVar()->getName() + "'); not supported yet");
+    auto Res = ResBlock.find(R->getVar());
+    if (It != DirBlock.end() || Res != ResBlock.end()) {
+      unsigned Block = It != DirBlock.end() ? It->second : Res->second;
+      fail("the selected array '" +
+           H.getParam(L.Blocks[Block].Param)->getName() +
+           "' is passed to a function or used as a pointer; the Hessian "
+           "mode supports indexing it directly (x[i]) only, for now");
+    }
   }
   return nullptr;
 }

@@ -202,6 +202,23 @@ double quartics(const double *x) {
 // CHECK-NOT: {{H\[([1-46-9]|1[1-46-9])\]}}
 // CHECK: {{^}$}}
 
+// A callee taking elements: one call of its pullback's pushforward per
+// lane (lanes whose directions are all zero still call it: their entries
+// are computed as 0, and the pattern counts them).
+double pairE(double a, double b) {
+  double d = a - b;
+  return d * d * d * d + cos(a * b);
+}
+double chainE(const double *x) {
+  double e = 0;
+  for (int i = 0; i < 3; ++i)
+    e += pairE(x[i], x[i + 1]);
+  return e;
+}
+// CHECK-LABEL: void chainE_hessian(const double *x, double *H) {
+// CHECK-NEXT: // Hessian pattern: 4 x 4, 10 unique values
+// CHECK: pairE_pullback_pushforward_{{.*}}(x[2], x[3], 1., 0., 1., &_d2_r7_3, &_d2_r8_3);
+
 // "p[0:3], w": part of an array read beyond the range (an index known at
 // run time: the adds are guarded), then a scalar.
 double weighted(const double *p, int n, double w) {
@@ -305,6 +322,14 @@ int main() {
       "quartics", {X.begin(), X.begin() + 4}, 0, 4,
       [&](double *P, double *H) { hQuart.execute(P, H); },
       [&](double *P, double *G) { gQuart.execute(P, G); });
+
+  auto hChain = meshad::hessian(chainE, "x[0:4]");
+  auto gChain = meshad::gradient(chainE, "x");
+  Rng.fill(X.data(), 4, -1.0, 1.0);
+  mt::checkHessian(
+      "chainE", {X.begin(), X.begin() + 4}, 0, 4,
+      [&](double *P, double *H) { hChain.execute(P, H); },
+      [&](double *P, double *G) { gChain.execute(P, G); });
 
   // "p[0:3], w" of weighted(p, 5, w): x = p[0..4] then w.
   auto hW = meshad::hessian(weighted, "p[0:3], w");
