@@ -44,20 +44,24 @@ namespace {
 using VarSet = llvm::SmallPtrSet<const Var *, 16>;
 
 /// The variables whose address \p S takes, at any depth: `&v`, `&a[i]`,
-/// and an array used other than indexed (passed on, decayed to a pointer).
-VarSet addressTaken(const Stmt *S) {
+/// and an array used other than indexed (passed on, decayed to a pointer);
+/// with \p EscapingOnly, not `&v` passed straight to a call (the call is
+/// where v may change).
+VarSet addressTaken(const Stmt *S, bool EscapingOnly = false) {
   VarSet Out;
-  llvm::SmallPtrSet<const Expr *, 16> Indexed;
+  llvm::SmallPtrSet<const Expr *, 16> Indexed, CallArgs;
   forEachStmt(S, [&](const Stmt *X) {
     for (const Expr *E : ownExprs(X))
       forEachExpr(E, [&](const Expr *Sub) {
         if (const auto *I = dyn_cast<IndexExpr>(Sub))
           Indexed.insert(I->getBase());
+        if (const auto *C = dyn_cast<CallExpr>(Sub); C && EscapingOnly)
+          CallArgs.insert(C->getArgs().begin(), C->getArgs().end());
         const auto *R = dyn_cast<VarRefExpr>(Sub);
         if (R && R->getType()->isArray() && !Indexed.count(Sub))
           Out.insert(R->getVar());
         const auto *U = dyn_cast<UnaryExpr>(Sub);
-        if (U && U->getOp() == UnaryOp::AddrOf)
+        if (U && U->getOp() == UnaryOp::AddrOf && !CallArgs.count(Sub))
           if (const Var *Root = ActivityAnalysis::getRootVar(U->getSub()))
             Out.insert(Root);
       });
@@ -95,7 +99,7 @@ public:
 
   void run() {
     // Locals whose address is taken anywhere are never tracked.
-    Untracked = addressTaken(F.getBody());
+    Untracked = addressTaken(F.getBody(), /*EscapingOnly=*/true);
     F.setBody(block(F.getBody()));
   }
 
@@ -137,6 +141,9 @@ private:
     return std::nullopt;
   }
   const Stmt *assignElement(const AssignStmt *A, const Stmt *New);
+  /// A call of a derivative whose directions are all 0 and whose results
+  /// are all tangents in locals known to be 0: it changes nothing.
+  bool zeroTangentCall(const Stmt *S) const;
 
   Module &M;
   IRBuilder B;
@@ -192,6 +199,12 @@ const Expr *LaneFolder::foldArithmetic(const BinaryExpr *E) {
 }
 
 const Expr *LaneFolder::fold(const Expr *E) {
+  // An address is not a value: keep the variable, fold only an index.
+  if (const auto *U = dyn_cast<UnaryExpr>(E); U && U->getOp() == UnaryOp::AddrOf) {
+    const auto *I = dyn_cast<IndexExpr>(U->getSub());
+    return I ? B.addrOf(B.index(I->getBase(), Inner.clone(I->getIndex())))
+             : E;
+  }
   if (const auto *R = dyn_cast<VarRefExpr>(E)) {
     std::optional<double> V = known(R->getVar(), -1);
     return V ? literal(E->getType(), *V) : nullptr;
@@ -269,6 +282,34 @@ const Stmt *LaneFolder::stmt(const Stmt *S) {
   return Out;
 }
 
+bool LaneFolder::zeroTangentCall(const Stmt *S) const {
+  const auto *E = dyn_cast<ExprStmt>(S);
+  const auto *C = E ? dyn_cast<CallExpr>(E->getExpr()) : nullptr;
+  const Function *Callee = C ? C->getUserCallee() : nullptr;
+  if (!Callee || !Callee->getReturnType()->isVoid() ||
+      Callee->getNumParams() != C->getNumArgs())
+    return false;
+  for (unsigned I = 0; I < C->getNumArgs(); ++I) {
+    const Var *P = Callee->getParam(I);
+    bool Tangent = P->getRoles().has(VarRoles::Tangent);
+    if (!P->getType()->isPointer()) {
+      std::optional<double> V = literalValue(C->getArg(I));
+      if (Tangent && !(V && *V == 0))
+        return false; // A nonzero direction.
+      continue;
+    }
+    // Pointers: only tangent results, into locals known to be 0.
+    const auto *U = dyn_cast<UnaryExpr>(C->getArg(I));
+    const auto *R = U && U->getOp() == UnaryOp::AddrOf
+                        ? dyn_cast<VarRefExpr>(U->getSub())
+                        : nullptr;
+    std::optional<double> Old = R ? known(R->getVar(), -1) : std::nullopt;
+    if (!Tangent || !Old || *Old != 0)
+      return false;
+  }
+  return true;
+}
+
 const Stmt *LaneFolder::simple(const Stmt *S) {
   const Stmt *New = nullptr;
   if (const auto *Old = dyn_cast<AssignStmt>(S)) {
@@ -283,6 +324,10 @@ const Stmt *LaneFolder::simple(const Stmt *S) {
     const_cast<Stmt *>(New)->setLoc(S->getLoc());
   } else {
     New = Inner.clone(S);
+    // A derivative's tangent results are linear in its directions: with
+    // every direction 0 they stay 0 (known, so not tracked by address).
+    if (zeroTangentCall(New))
+      return nullptr;
   }
   const auto *A = dyn_cast_or_null<AssignStmt>(New);
   std::optional<double> V =

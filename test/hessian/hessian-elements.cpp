@@ -203,8 +203,8 @@ double quartics(const double *x) {
 // CHECK: {{^}$}}
 
 // A callee taking elements: one call of its pullback's pushforward per
-// lane (lanes whose directions are all zero still call it: their entries
-// are computed as 0, and the pattern counts them).
+// lane whose directions are not all 0 (a call with zero directions adds
+// nothing), so the Hessian is tridiagonal: 7 unique values.
 double pairE(double a, double b) {
   double d = a - b;
   return d * d * d * d + cos(a * b);
@@ -216,8 +216,16 @@ double chainE(const double *x) {
   return e;
 }
 // CHECK-LABEL: void chainE_hessian(const double *x, double *H) {
-// CHECK-NEXT: // Hessian pattern: 4 x 4, 10 unique values
-// CHECK: pairE_pullback_pushforward_{{.*}}(x[2], x[3], 1., 0., 1., &_d2_r7_3, &_d2_r8_3);
+// CHECK-NEXT: // Hessian pattern: 4 x 4, 7 unique values
+// CHECK-NEXT: {{^  //    v0   v1    0    0$}}
+// CHECK-NEXT: {{^  //    v1   v2   v3    0$}}
+// CHECK-NEXT: {{^  //     0   v3   v4   v5$}}
+// CHECK-NEXT: {{^  //     0    0   v5   v6$}}
+// CHECK-NOT: , 0., 0., &
+// CHECK: pairE_pullback_pushforward_{{.*}}(x[2], x[3], 1., 1., 0., &_d2_r7_2, &_d2_r8_2);
+// CHECK-NEXT: pairE_pullback_pushforward_{{.*}}(x[2], x[3], 1., 0., 1., &_d2_r7_3, &_d2_r8_3);
+// CHECK-NOT: , 0., 0., &
+// CHECK: {{^}$}}
 
 // "p[0:3], w": part of an array read beyond the range (an index known at
 // run time: the adds are guarded), then a scalar.
@@ -360,5 +368,6 @@ int main() {
                   (const double *)Dinv2, Area);
   mt::checkPacked("loopEnergy", hLoop, 6, 36, (const double *)Xp);
   mt::checkPacked("quartics", hQuart, 4, 4, (const double *)Xp);
+  mt::checkPacked("chainE", hChain, 7, 10, (const double *)Xp);
   return mt::summary();
 }
