@@ -217,8 +217,10 @@ bool EntryEvaluator::decl(const DeclStmt *D) {
   }
   if (!Ty->isFloatingScalar())
     return false;
-  std::optional<Poly> Init =
-      D->getInit() ? eval(D->getInit()) : std::optional<Poly>(Poly());
+  // No initializer: some fixed value until it is assigned.
+  std::optional<Poly> Init = D->getInit()
+                                 ? eval(D->getInit())
+                                 : std::optional<Poly>(undefined(D->getVar(), -1));
   if (!Init)
     return false;
   Env[{D->getVar(), -1}] = *Init;
