@@ -103,6 +103,22 @@
 #define MESHAD_HVP(SPEC)
 #endif
 
+/// Asks meshad for the dense Hessian of the annotated scalar function
+/// definition w.r.t. the inputs in SPEC (see meshad::hessian), under the
+/// stable name `<function>_hessian[_<i>_<j>]`, e.g. for a device energy
+/// whose local Hessians a Newton kernel assembles:
+/// \code
+///   MESHAD_HESSIAN("x[0:6]") __device__ double spring(const double *x,
+///                                                     double k);
+///   // meshad generates __device__ void spring_hessian_0(const double *x,
+///   //     double k, double *H)   (H: 6 x 6, row-major)
+/// \endcode
+#if defined(__clang__)
+#define MESHAD_HESSIAN(SPEC) __attribute__((annotate("meshad.hessian:" SPEC)))
+#else
+#define MESHAD_HESSIAN(SPEC)
+#endif
+
 namespace meshad {
 
 /// The value of a function and its directional derivative, returned by the
@@ -377,6 +393,76 @@ private:
   const char *Code;
 };
 
+/// The structure of a generated Hessian (meshad::hessian): entry (i, j) of
+/// the k x k matrix holds unique value Value[i * k + j] of the packed form,
+/// times Sign[i * k + j] (+1 or -1), or is a structural zero (Value -1).
+/// The arrays are host data (copy them to use unpack on the device).
+///
+/// \code
+///   const meshad::HessianPattern &P = h.pattern();
+///   std::vector<double> Vals(P.NumValues), H(P.Size * P.Size);
+///   h.execute_packed(x, k, Vals.data());
+///   meshad::unpack(P, Vals.data(), H.data());  // the dense Hessian
+/// \endcode
+struct HessianPattern {
+  int Size;
+  int NumValues;
+  const int *Value;
+  const signed char *Sign;
+
+  /// False for a structural zero.
+  MESHAD_HOST_DEVICE bool isNonzero(int I, int J) const {
+    return Value[I * Size + J] >= 0;
+  }
+  /// The number of entries that are not structural zeros.
+  int numNonzeros() const {
+    int N = 0;
+    for (int E = 0; E < Size * Size; ++E)
+      N += Value[E] >= 0;
+    return N;
+  }
+};
+
+/// Expands the packed values \p Vals of a Hessian with pattern \p P into
+/// the dense row-major \p H (P.Size x P.Size, every entry written).
+template <class T>
+MESHAD_HOST_DEVICE inline void unpack(const HessianPattern &P, const T *Vals,
+                                      T *H) {
+  for (int E = 0; E < P.Size * P.Size; ++E)
+    H[E] = P.Value[E] < 0 ? T(0) : T(P.Sign[E]) * Vals[P.Value[E]];
+}
+
+/// The handle of a Hessian: execute(args..., H) writes the dense matrix;
+/// execute_packed(args..., vals) writes only its pattern().NumValues unique
+/// values; pattern() says where they go.
+template <class FnPtr, class PackedPtr>
+class HessianDerived : public Derived<FnPtr> {
+public:
+  constexpr HessianDerived(FnPtr Fn, const char *Name, const char *Code,
+                           PackedPtr Packed, HessianPattern Pattern)
+      : Derived<FnPtr>(Fn, Name, Code), Packed(Packed), Pattern(Pattern) {}
+
+  const HessianPattern &pattern() const { return Pattern; }
+
+  /// Calls the packed variant: the primal's arguments, then the array of
+  /// pattern().NumValues values.
+  template <class... Args> void execute_packed(Args &&...A) const {
+    if (!Packed) {
+      std::fprintf(stderr,
+                   "meshad: '%s' is device code; call its _packed variant "
+                   "from device code\n",
+                   this->getName());
+      std::abort();
+    }
+    Packed(std::forward<Args>(A)...);
+  }
+  PackedPtr getPackedFunctionPointer() const { return Packed; }
+
+private:
+  PackedPtr Packed;
+  HessianPattern Pattern;
+};
+
 /// Forward mode: the derivative of \p F w.r.t. one parameter ("x", "1") or
 /// one element of an array parameter ("p[2]"). For a whole array parameter
 /// ("p") the derivative takes a direction array (a Jacobian-vector product).
@@ -440,10 +526,25 @@ constexpr Derived<FnPtr, K> hvp(F &&, const char *,
   return Generated;
 }
 
-/// Hessian: see the README for the status of this mode.
-template <class F, class FnPtr, bool K>
-constexpr Derived<FnPtr, K> hessian(F &&, const char *,
-                                    Derived<FnPtr, K> Generated) {
+/// The dense Hessian of a scalar function (a host, device or host-device
+/// function returning a floating-point value) w.r.t. the inputs in the
+/// spec: scalars ("a, b"), ranges of arrays ("x[0:9]", the size of a
+/// pointer's range must be given), whole fixed-size arrays, in any mix
+/// ("p[0:3], w"). The generated `<f>_hessian(args..., H)` writes all k x k
+/// entries of H, row-major, rows and columns in the spec's order (zeros
+/// included). One function computes every column (forward over reverse
+/// with one lane per selected input), structural zeros folded, the lower
+/// triangle computed and mirrored.
+///
+/// \code
+///   // double spring(const double *x, double k, double l0);
+///   auto h = meshad::hessian(spring, "x[0:6]");
+///   double H[36];
+///   h.execute(x, k, l0, H);     // H[i * 6 + j] = d2 spring / dx_i dx_j
+/// \endcode
+template <class F, class FnPtr, class PackedPtr>
+constexpr HessianDerived<FnPtr, PackedPtr>
+hessian(F &&, const char *, HessianDerived<FnPtr, PackedPtr> Generated) {
   return Generated;
 }
 

@@ -28,6 +28,7 @@
 
 #include "Driver/Generator.h"
 #include "Driver/GeneratedNames.h"
+#include "Driver/HessianRequest.h"
 #include "Driver/Placement.h"
 #include "Driver/RequestResolver.h"
 #include "Emit/CudaEmitter.h"
@@ -73,6 +74,8 @@ public:
 
   /// Places every generated function (prototype and definition).
   void placeFunctions(std::string &Dump);
+  /// Hessian handles also carry their pattern and packed variant.
+  void setHessians(const HessianTransformer *H) { Hessians = H; }
   /// Adds the handle of a requested derivative and completes its call.
   void placeRequest(const DerivativeRequest &R, ir::Function *D);
   std::vector<TextEdit> takeEdits();
@@ -90,6 +93,7 @@ private:
   SourcePlacement Where;
   /// The names declared at namespace scope (handles take free ones).
   ir::NameScope &TUNames;
+  const HessianTransformer *Hessians = nullptr;
   std::map<unsigned, Slot> Slots;
   std::map<const ir::Function *, std::string> Handles;
   std::map<const ir::Function *, std::string> Definitions;
@@ -125,6 +129,28 @@ static std::string rawString(const std::string &Text) {
   return "R\"" + Delim + "(" + Text + ")" + Delim + "\"";
 }
 
+/// A meshad::HessianDerived handle named \p Name, with its pattern arrays.
+static std::string hessianHandle(const std::string &Name, const ir::Function &D,
+                                 const HessianPatternInfo &P,
+                                 const std::string &Ptr,
+                                 const std::string &Code) {
+  std::string Values, Signs;
+  for (unsigned E = 0; E < P.Value.size(); ++E) {
+    Values += (E ? ", " : "") + std::to_string(P.Value[E]);
+    Signs += (E ? ", " : "") + std::to_string(P.Sign[E]);
+  }
+  std::string Packed = Ptr == "nullptr" ? Ptr : P.Packed->getName();
+  return "static const int " + Name + "_values[] = {" + Values + "};\n" +
+         "static const signed char " + Name + "_signs[] = {" + Signs +
+         "};\n" + "static const meshad::HessianDerived<" +
+         CudaEmitter::emitFunctionPointerType(D) + ", " +
+         CudaEmitter::emitFunctionPointerType(*P.Packed) + "> " + Name + "(" +
+         Ptr + ", \"" + D.getName() + "\", " + Code + ", " + Packed +
+         ", meshad::HessianPattern{" + std::to_string(P.Size) + ", " +
+         std::to_string(P.NumValues) + ", " + Name + "_values, " + Name +
+         "_signs});\n";
+}
+
 std::string EditPlan::handleFor(ir::Function *D, const FunctionDecl *Primal) {
   auto It = Handles.find(D);
   if (It != Handles.end())
@@ -136,11 +162,13 @@ std::string EditPlan::handleFor(ir::Function *D, const FunctionDecl *Primal) {
   // Device-only derivatives are called by name from device code.
   bool HostCallable = D->getTarget() != ir::CudaTarget::Device;
   std::string Ptr = HostCallable ? D->getName() : "nullptr";
+  const HessianPatternInfo *P = Hessians ? Hessians->patternOf(D) : nullptr;
   Slots[Where.prototypeOffset(Primal)].Handles +=
-      "static const meshad::Derived<" +
-      CudaEmitter::emitFunctionPointerType(*D) +
-      (D->isKernel() ? ", true" : "") + "> " + Name + "(" + Ptr +
-      ", \"" + D->getName() + "\", " + rawString(Code) + ");\n";
+      P ? hessianHandle(Name, *D, *P, Ptr, rawString(Code))
+        : "static const meshad::Derived<" +
+              CudaEmitter::emitFunctionPointerType(*D) +
+              (D->isKernel() ? ", true" : "") + "> " + Name + "(" + Ptr +
+              ", \"" + D->getName() + "\", " + rawString(Code) + ");\n";
   Handles[D] = Name;
   return Name;
 }
@@ -257,6 +285,8 @@ static llvm::StringRef transformName(DiffMode Mode) {
     return "forward mode";
   case DiffMode::Hvp:
     return "hvp";
+  case DiffMode::Hessian:
+    return "hessian";
   default:
     return "reverse mode";
   }
@@ -282,14 +312,9 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   Reverse.setForceAtomics(Opts.ForceAtomics);
   Reverse.setVerify(Verify);
   HvpTransformer Hvp(M, Diags, Derived, Forward, Reverse);
+  HessianTransformer Hessian(M, Diags, Hvp, Derived);
   size_t Verified = 0;
   for (const DerivativeRequest &R : Requests) {
-    if (R.Mode == DiffMode::Hessian) {
-      Diags.error(R.Loc, "meshad::hessian (Hessian mode) is not implemented "
-                         "yet; meshad::differentiate (forward mode) and "
-                         "meshad::gradient (reverse mode) are");
-      continue;
-    }
     ir::Function *F = Lower.lower(R.Function);
     if (!F)
       continue;
@@ -299,6 +324,8 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
         D = Forward.deriveRequest(F, Job->Seeds, Job->Name);
     } else if (R.Mode == DiffMode::Hvp) {
       D = deriveHvp(Hvp, R, *F, Diags);
+    } else if (R.Mode == DiffMode::Hessian) {
+      D = deriveHessianRequest(Hessian, R, *F, Diags);
     } else if (std::optional<ReverseJob> Job = resolveReverse(R, *F, Diags)) {
       D = Reverse.deriveGradient(F, Job->Selected, Job->Name, R.Loc,
                                  Job->KeepSeeds);
@@ -335,6 +362,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
       return Result;
   }
   EditPlan Plan(Ctx, Diags, Derived, Opts, TUNames);
+  Plan.setHessians(&Hessian);
   Plan.placeFunctions(Result.Dump);
   for (auto &[R, D] : Done)
     Plan.placeRequest(*R, D);

@@ -138,7 +138,7 @@ bool RequestVisitor::VisitCallExpr(clang::CallExpr *CE) {
 bool RequestVisitor::isCompleted(const clang::CallExpr *CE) {
   for (const Expr *A : CE->arguments())
     if (const auto *RD = A->getType()->getAsCXXRecordDecl())
-      if (RD->getName() == "Derived")
+      if (RD->getName() == "Derived" || RD->getName() == "HessianDerived")
         return true;
   return false;
 }
@@ -172,6 +172,10 @@ bool RequestVisitor::VisitFunctionDecl(FunctionDecl *FD) {
       R.Mode = DiffMode::Hvp;
       Macro = "MESHAD_HVP";
       Call = "meshad::hvp";
+    } else if (Ann.consume_front("meshad.hessian:")) {
+      R.Mode = DiffMode::Hessian;
+      Macro = "MESHAD_HESSIAN";
+      Call = "meshad::hessian";
     } else {
       continue;
     }

@@ -1,0 +1,41 @@
+// meshad::hessian requests that cannot be served are errors at the
+// request, never a wrong Hessian: a non-scalar function, a spec whose size
+// cannot be known, integer parameters, a range outside a fixed-size array,
+// a parameter selected twice, a kernel (under the CPU emulation, for
+// __global__), and a selected array passed to a callee (not supported yet).
+//
+// RUN: %clangxx %cpu_cuda_flags -fsyntax-only -fplugin=%meshad_plugin %s -Xclang -verify
+#include <meshad/Differentiator.h>
+#include <cmath>
+
+void scale(const double *x, double *y, int n) {
+  for (int i = 0; i < n; ++i)
+    y[i] = x[i] * x[i];
+}
+int count(const double *x, int n) { return n + (x[0] > 0); }
+double energy(const double *x, int n, double w) {
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += w * x[i] * x[i];
+  return s;
+}
+double norm2(const double *p) { return p[0] * p[0] + p[1] * p[1]; }
+double viaCallee(const double *x) { return sin(norm2(x)) * x[2]; }
+double fixed(const double (&x)[3]) { return x[0] * x[1] * x[2]; }
+__global__ void kernel(const double *x, double *E) {
+  atomicAdd(E, x[threadIdx.x] * x[threadIdx.x]);
+}
+
+int main() {
+  auto a = meshad::hessian(scale, "x[0:2]"); // expected-error {{meshad::hessian needs a scalar function: 'scale' returns void}}
+  auto b = meshad::hessian(count, "x[0:2]"); // expected-error {{meshad::hessian needs a scalar function: 'count' returns int}}
+  auto c = meshad::hessian(energy, "x"); // expected-error {{the size of 'x' cannot be known (a pointer); select a range of it, "x[0:n]"}}
+  auto d = meshad::hessian(energy, "x[0:2], n"); // expected-error {{parameter 'n' has type int, which carries no derivative}}
+  auto e = meshad::hessian(energy, "x[0:2], x[3:4]"); // expected-error {{parameter 'x' is named twice}}
+  auto f = meshad::hessian(energy, "w[0:2]"); // expected-error {{parameter 'w' is not an array; remove the [...]}}
+  auto g = meshad::hessian(energy, "z"); // expected-error {{'energy' has no parameter named 'z'}}
+  auto h = meshad::hessian(energy, "x[0:2"); // expected-error {{invalid argument spec}}
+  auto i = meshad::hessian(fixed, "x[1:4]"); // expected-error {{the range [1:4] is outside 'x', which has 3 elements}}
+  auto k = meshad::hessian(viaCallee, "x[0:3]"); // expected-error {{meshad::hessian of 'viaCallee_hessian': the selected array 'x' is passed to a function or used as a pointer; the Hessian mode supports indexing it directly (x[i]) only, for now}}
+  auto j = meshad::hessian(kernel, "x[0:2]"); // expected-error {{meshad::hessian of the __global__ kernel 'kernel' is not supported yet}}
+}
