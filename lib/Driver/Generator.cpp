@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Driver/Generator.h"
+#include "Driver/ElementStrategy.h"
 #include "Driver/GeneratedNames.h"
 #include "Driver/Placement.h"
 #include "Driver/RequestResolver.h"
@@ -66,9 +67,9 @@ class EditPlan {
 public:
   EditPlan(ASTContext &Ctx, DiagnosticSink &Diags,
            const DerivedFunctionSet &Derived, const GeneratorOptions &Opts,
-           ir::NameScope &TUNames)
+           ir::NameScope &TUNames, const ElementStrategies &Strategies)
       : Ctx(Ctx), Diags(Diags), Derived(Derived), Opts(Opts), Where(Ctx),
-        TUNames(TUNames) {}
+        TUNames(TUNames), Strategies(Strategies) {}
 
   /// Places every generated function (prototype and definition).
   void placeFunctions(std::string &Dump);
@@ -89,6 +90,8 @@ private:
   SourcePlacement Where;
   /// The names declared at namespace scope (handles take free ones).
   ir::NameScope &TUNames;
+  /// The two-phase element kernels, completed with their own handles.
+  const ElementStrategies &Strategies;
   std::map<unsigned, Slot> Slots;
   std::map<const ir::Function *, std::string> Handles;
   std::map<const ir::Function *, std::string> Definitions;
@@ -130,7 +133,11 @@ std::string EditPlan::handleFor(ir::Function *D, const FunctionDecl *Primal) {
   // Device-only derivatives are called by name from device code.
   bool HostCallable = D->getTarget() != ir::CudaTarget::Device;
   std::string Ptr = HostCallable ? D->getName() : "nullptr";
-  Slots[Where.prototypeOffset(Primal)].Handles +=
+  if (const SlotLayout *L = Strategies.layoutOf(D))
+    Slots[Where.prototypeOffset(Primal)].Handles +=
+        ElementStrategies::handle(*D, *L, Name, rawString(Code));
+  else
+    Slots[Where.prototypeOffset(Primal)].Handles +=
       "static const meshad::Derived<" +
       CudaEmitter::emitFunctionPointerType(*D) +
       (D->isKernel() ? ", true" : "") + "> " + Name + "(" + Ptr +
@@ -263,6 +270,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   Reverse.setForceAtomics(Opts.ForceAtomics);
   Reverse.setVerify(Verify);
   HvpTransformer Hvp(M, Diags, Derived, Forward, Reverse);
+  ElementStrategies Strategies(M, Diags, Verify);
   size_t Verified = 0;
   for (const DerivativeRequest &R : Requests) {
     if (R.Mode == DiffMode::Hessian) {
@@ -283,6 +291,8 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
     } else if (std::optional<ReverseJob> Job = resolveReverse(R, *F, Diags)) {
       D = Reverse.deriveGradient(F, Job->Selected, Job->Name, R.Loc,
                                  Job->KeepSeeds);
+      if (D)
+        Strategies.finish(R, *F, *D);
     }
     if (D)
       Done.push_back({&R, D});
@@ -315,7 +325,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
     if (Diags.hasErrors())
       return Result;
   }
-  EditPlan Plan(Ctx, Diags, Derived, Opts, TUNames);
+  EditPlan Plan(Ctx, Diags, Derived, Opts, TUNames, Strategies);
   Plan.placeFunctions(Result.Dump);
   for (auto &[R, D] : Done)
     Plan.placeRequest(*R, D);

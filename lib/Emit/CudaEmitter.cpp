@@ -94,6 +94,10 @@ std::string CudaEmitter::emitPrototype(const Function &F) {
   return spellHeader(F) + ";\n";
 }
 
+std::string CudaEmitter::emitParams(const Function &F) {
+  return spellParams(F, true);
+}
+
 std::string CudaEmitter::emitFunctionPointerType(const Function &F) {
   return spellDeclaration(F.getReturnType(),
                           "(*)(" + spellParams(F, false) + ")");

@@ -61,6 +61,8 @@ public:
                                  const EmitContext *Ctx);
   /// The C spelling of a function pointer type for \p F ("double (*)(double)").
   static std::string emitFunctionPointerType(const ir::Function &F);
+  /// The parameter declarations of \p F, with names ("int n, double *x").
+  static std::string emitParams(const ir::Function &F);
 };
 
 } // namespace meshad

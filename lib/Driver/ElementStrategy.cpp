@@ -1,0 +1,143 @@
+//===- Driver/ElementStrategy.cpp - Strategies of element gradients -------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Driver/ElementStrategy.h"
+#include "Analysis/ElementMaps.h"
+#include "Emit/CudaEmitter.h"
+#include "GPU/GpuPasses.h"
+#include "IR/PassPipeline.h"
+
+using namespace meshad;
+using Strategy = DerivativeRequest::Strategy;
+
+/// Why the request gets the strategy it gets, for the remark.
+static std::string whyChosen(const DerivativeRequest &R,
+                             const ElementWork &Work) {
+  if (R.ElementStrategy == Strategy::TwoPhase)
+    return "as requested";
+  if (Work.isSmall())
+    return "cost model: element work " + Work.describe() +
+           ", gather by recomputation would suit it but is not built yet";
+  return "cost model: element work " + Work.describe();
+}
+
+namespace {
+/// The selected array of a primal kernel whose adjoint goes through slots.
+struct Choice {
+  SlotRequest Request;
+  /// "x (element map through edges (arity 2, stride 3), n elements
+  /// (guard))".
+  std::string Description;
+  /// Why no array qualifies; empty when one does or none has a map.
+  std::string WhyNot;
+  bool Found = false;
+};
+} // namespace
+
+/// The adjoint parameter of \p P in the gradient \p D: "_d_<name>".
+static int adjointOf(const ir::Function &Primal, const ir::Var *P,
+                     const ir::Function &D) {
+  for (unsigned I = Primal.getNumParams(); I < D.getNumParams(); ++I)
+    if (D.getParam(I)->getName() == "_d_" + P->getName())
+      return I;
+  return -1;
+}
+
+/// The one selected array of \p Primal read through an element map with a
+/// known element count.
+static Choice choose(const ir::Function &Primal, const ir::Function &D) {
+  ElementMapAnalysis Maps(Primal);
+  Choice C;
+  for (const ir::Var *P : Primal.getParams()) {
+    const ElementMapResult &M = Maps.lookup(P);
+    int Adjoint = adjointOf(Primal, P, D);
+    if (!M.IsMap || Adjoint < 0)
+      continue;
+    std::string Why = M.Maps.size() != 1
+                          ? M.describe() + ": slots through one index array "
+                                           "only, yet"
+                      : !M.Count.Count ? M.Count.describe()
+                      : C.Found ? "slots for one array only, yet (" +
+                                      C.Description + " has them)"
+                                : "";
+    if (!Why.empty()) {
+      C.WhyNot = P->getName() + ": " + Why;
+      continue;
+    }
+    C.Found = true;
+    C.Request.IndexParam = Primal.getParamIndex(M.Maps.front().IndexArray);
+    C.Request.AdjointParam = Adjoint;
+    C.Request.Arity = M.Maps.front().Arity;
+    C.Request.Stride = M.Stride;
+    C.Request.Count = M.Count.Count;
+    C.Description = P->getName() + " (" + M.describe() + ", " +
+                    M.Count.describe() + ")";
+  }
+  return C;
+}
+
+void ElementStrategies::finish(const DerivativeRequest &R,
+                               const ir::Function &Primal, ir::Function &D) {
+  if (!D.isKernel() || R.ElementStrategy == Strategy::Atomics ||
+      R.ElementStrategy == Strategy::Gather || !Finished.insert(&D).second)
+    return;
+  const std::string &Kernel = Primal.getName();
+  Choice C = choose(Primal, D);
+  auto Report = [&](const std::string &WhyNot) {
+    if (R.ElementStrategy == Strategy::TwoPhase)
+      Diags.error(R.StrategyLoc,
+                  "meshad::ElementStrategy::TwoPhase does not apply to '" +
+                      Kernel + "': " +
+                      (WhyNot.empty() ? "no array is read through an element "
+                                        "map"
+                                      : WhyNot));
+    else if (!WhyNot.empty())
+      Diags.remark(R.Loc, "gradient of '" + Kernel +
+                              "': atomics, no atomic-free strategy: " + WhyNot);
+  };
+  if (!C.Found)
+    return Report(C.WhyNot);
+  ElementWork Work = estimateElementWork(Primal);
+  ElementKernelFacts Facts;
+  Facts.Primal = &Primal;
+  Facts.Request = C.Request;
+  Facts.Done = [&](const SlotLayout *Layout, const std::string &WhyNot) {
+    if (!Layout)
+      return Report(WhyNot);
+    Layouts[&D] = *Layout;
+    Diags.remark(R.Loc, "gradient of '" + Kernel + "': two-phase slots for " +
+                            C.Description +
+                            ", no atomics, bitwise reproducible (" +
+                            whyChosen(R, Work) + ")");
+  };
+  PassPipeline Passes(Diags, Verify);
+  addElementKernelPasses(Passes, M, std::move(Facts));
+  Passes.run(D, &Primal);
+}
+
+const SlotLayout *ElementStrategies::layoutOf(const ir::Function *D) const {
+  auto It = Layouts.find(D);
+  return It == Layouts.end() ? nullptr : &It->second;
+}
+
+std::string ElementStrategies::handle(const ir::Function &D,
+                                      const SlotLayout &L,
+                                      const std::string &Name,
+                                      const std::string &Code) {
+  std::string Count = "[](" + CudaEmitter::emitParams(D) +
+                      ") -> long long { return " +
+                      CudaEmitter::emitExpr(L.Request.Count) + "; }";
+  std::string Type = "meshad::ElementGradient<" +
+                     CudaEmitter::emitFunctionPointerType(D) + ", " +
+                     std::to_string(L.Request.IndexParam) + ", " +
+                     std::to_string(L.Request.AdjointParam) + ", " +
+                     std::to_string(L.Request.Arity) + ", " +
+                     std::to_string(L.Request.Stride) + ">";
+  // Never destroyed: its device buffers may outlive the CUDA runtime (or
+  // the CPU emulation's) at exit.
+  return "static const " + Type + " &" + Name + " = *new " + Type + "(" + D.getName() +
+         ", " + Count + ", \"" + D.getName() + "\", " + Code + ");\n";
+}
