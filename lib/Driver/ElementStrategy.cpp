@@ -82,18 +82,25 @@ static Choice choose(const ir::Function &Primal, const ir::Function &D) {
 void ElementStrategies::finish(const DerivativeRequest &R,
                                const ir::Function &Primal, ir::Function &D) {
   if (!D.isKernel() || R.ElementStrategy == Strategy::Atomics ||
-      R.ElementStrategy == Strategy::Gather || !Finished.insert(&D).second)
+      R.ElementStrategy == Strategy::Gather)
     return;
   const std::string &Kernel = Primal.getName();
+  if (!Finished.insert(&D).second) {
+    // Another request of the same gradient decided it already.
+    if (R.ElementStrategy == Strategy::TwoPhase && !layoutOf(&D))
+      Diags.error(R.StrategyLoc,
+                  "meshad::ElementStrategy::TwoPhase does not apply to '" +
+                      Kernel + "': " + WhyNots[&D]);
+    return;
+  }
   Choice C = choose(Primal, D);
   auto Report = [&](const std::string &WhyNot) {
+    WhyNots[&D] = WhyNot.empty() ? "no array is read through an element map"
+                                 : WhyNot;
     if (R.ElementStrategy == Strategy::TwoPhase)
       Diags.error(R.StrategyLoc,
                   "meshad::ElementStrategy::TwoPhase does not apply to '" +
-                      Kernel + "': " +
-                      (WhyNot.empty() ? "no array is read through an element "
-                                        "map"
-                                      : WhyNot));
+                      Kernel + "': " + WhyNots[&D]);
     else if (!WhyNot.empty())
       Diags.remark(R.Loc, "gradient of '" + Kernel +
                               "': atomics, no atomic-free strategy: " + WhyNot);

@@ -56,6 +56,8 @@ private:
   bool Verify;
   std::set<const ir::Function *> Finished;
   std::map<const ir::Function *, SlotLayout> Layouts;
+  /// Why the kernels without slots have none.
+  std::map<const ir::Function *, std::string> WhyNots;
 };
 
 } // namespace meshad

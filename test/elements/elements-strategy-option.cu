@@ -35,7 +35,7 @@ __global__ void springs(int n, const int *edges, const double *x,
 // CHECK: {{^}$}}
 // CHECK-LABEL: __global__ void springs_grad_keep_seeds_atomics(
 // CHECK: atomicAdd(&_d_x[2 * a + k],
-// REMARK: elements-strategy-option.cu:[[#@LINE+10]]:15: remark: gradient of 'springs': two-phase slots for x (element map through edges (arity 2, stride 2), n elements (early return)), no atomics, bitwise reproducible (as requested)
+// REMARK: elements-strategy-option.cu:[[#@LINE+9]]:19: remark: gradient of 'springs': two-phase slots for x (element map through edges (arity 2, stride 2), n elements (early return)), no atomics, bitwise reproducible (as requested)
 
 // No guard: the thread count is the element count, unknown to the host.
 __global__ void unguarded(const int *edges, const double *x, double *E) {
@@ -48,14 +48,14 @@ int main() {
                                    meshad::ElementStrategy::TwoPhase);
   auto Atomic = meshad::gradient(springs, "x, E", meshad::KeepSeeds,
                                  meshad::ElementStrategy::Atomics);
-  // REMARK: elements-strategy-option.cu:[[#@LINE+1]]:15: remark: gradient of 'unguarded': atomics, no atomic-free strategy: _d_x: no element count: no guard t < n bounds the element id
+  // REMARK: elements-strategy-option.cu:[[#@LINE+1]]:16: remark: gradient of 'unguarded': atomics, no atomic-free strategy: x: no element count: no guard t < n bounds the element id
   auto Plain = meshad::gradient(unguarded, "x, E");
 #ifdef GATHER
-  // GATHER: elements-strategy-option.cu:[[#@LINE+1]]:36: error: meshad::ElementStrategy::Gather (gather by recomputation) is not implemented yet; TwoPhase, Atomics and Auto are
+  // GATHER: elements-strategy-option.cu:[[#@LINE+1]]:37: error: meshad::ElementStrategy::Gather (gather by recomputation) is not implemented yet; TwoPhase, Atomics and Auto are
   meshad::gradient(springs, "x, E", meshad::ElementStrategy::Gather);
 #endif
 #ifdef NO_COUNT
-  // NOCOUNT: elements-strategy-option.cu:[[#@LINE+1]]:36: error: meshad::ElementStrategy::TwoPhase does not apply to 'unguarded': _d_x: no element count: no guard t < n bounds the element id
+  // NOCOUNT: elements-strategy-option.cu:[[#@LINE+1]]:39: error: meshad::ElementStrategy::TwoPhase does not apply to 'unguarded': x: no element count: no guard t < n bounds the element id
   meshad::gradient(unguarded, "x, E", meshad::ElementStrategy::TwoPhase);
 #endif
   mt::RandomInputs Rng;
