@@ -103,7 +103,7 @@ void ElementStrategies::finish(const DerivativeRequest &R,
                       Kernel + "': " + WhyNots[&D]);
     else if (!WhyNot.empty())
       Diags.remark(R.Loc, "gradient of '" + Kernel +
-                              "': atomics, no atomic-free strategy: " + WhyNot);
+                              "': no atomic-free strategy: " + WhyNot);
   };
   if (!C.Found)
     return Report(C.WhyNot);

@@ -12,6 +12,7 @@
 #include "IR/Intrinsics.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -29,6 +30,7 @@ struct SlotAdd {
   const IndexExpr *Target = nullptr;
   const Expr *Value = nullptr;
   bool Subtract = false;
+  bool Atomic = false;
 };
 
 /// The add that \p S is to \p Adjoint, if it is one.
@@ -53,6 +55,7 @@ std::optional<SlotAdd> addTo(const Stmt *S, const Var *Adjoint) {
       return std::nullopt;
     Target = Addr->getSub();
     Add.Value = Call->getArg(1);
+    Add.Atomic = Info->isAtomic();
   }
   Add.Target = dyn_cast_or_null<IndexExpr>(Target);
   const auto *Base =
@@ -204,6 +207,10 @@ bool SlotRewriter::prepare(const Function &Primal, Var *Slots,
   });
   if (Adds.empty() || Uses != Adds.size()) {
     WhyNot = Adjoint->getName() + " is used other than by adds to it";
+    return false;
+  }
+  if (llvm::none_of(Adds, [](const SlotAdd &A) { return A.Atomic; })) {
+    WhyNot = "its adds are not atomic (thread-exclusive)";
     return false;
   }
   VertexDefs Defs(F, Index, AddStmts);

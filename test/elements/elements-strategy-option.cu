@@ -48,7 +48,7 @@ int main() {
                                    meshad::ElementStrategy::TwoPhase);
   auto Atomic = meshad::gradient(springs, "x, E", meshad::KeepSeeds,
                                  meshad::ElementStrategy::Atomics);
-  // REMARK: elements-strategy-option.cu:[[#@LINE+1]]:16: remark: gradient of 'unguarded': atomics, no atomic-free strategy: x: no element count: no guard t < n bounds the element id
+  // REMARK: elements-strategy-option.cu:[[#@LINE+1]]:16: remark: gradient of 'unguarded': no atomic-free strategy: x: no element count: no guard t < n bounds the element id
   auto Plain = meshad::gradient(unguarded, "x, E");
 #ifdef GATHER
   // GATHER: elements-strategy-option.cu:[[#@LINE+1]]:37: error: meshad::ElementStrategy::Gather (gather by recomputation) is not implemented yet; TwoPhase, Atomics and Auto are
