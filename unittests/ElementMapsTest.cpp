@@ -223,14 +223,13 @@ TEST_F(ElementMapsTest, GridStrideLoop) {
   EXPECT_TRUE(Maps->getWork().Bounded);
 }
 
-/// The element count n of \p Name's map, spelled, or "" (then the reason
-/// must contain \p Why).
-#define EXPECT_COUNT(Name, Count, Form)                                        \
+/// Expects \p Name's map to have the element count \p N found in \p How.
+#define EXPECT_COUNT(Name, N, How)                                             \
   do {                                                                         \
     const ElementMapResult &R = map(Name);                                     \
     ASSERT_TRUE(R.IsMap) << R.Reason;                                          \
     EXPECT_EQ(R.Count.describe(),                                              \
-              std::string(Count) + " elements (" + (Form) + ")");              \
+              std::string(N) + " elements (" + (How) + ")");                   \
   } while (0)
 
 TEST_F(ElementMapsTest, ElementCountFromGuardsAndLoops) {
@@ -657,8 +656,8 @@ TEST_F(ElementMapsTest, OwnershipReasonNamesTheMap) {
   EXPECT_TRUE(X.ThroughIndexArray);
   EXPECT_EQ(X.Reason,
             "x[3 * a + 1]: gather through an index array edges; x: element "
-            "map through edges (arity 2, stride 3), element work small (1 "
-            "operation, 0 math calls): atomic-free strategies possible");
+            "map through edges (arity 2, stride 3), no element count: no "
+            "guard t < n bounds the element id: no atomic-free strategy");
   OwnershipResult Y = of("y");
   EXPECT_TRUE(Y.ThroughIndexArray);
   EXPECT_NE(Y.Reason.find("; y: no element map: y[bad[e]]: gather through an "
