@@ -52,6 +52,7 @@ using GradientFn = void (*)(const Problem &, const double *X, double *E,
                             double *DX, double *DE);
 
 // kernels.cu
+void meshadMeshChanged();
 void springEnergyLaunch(const Problem &, const double *, double *);
 void dirichletEnergyLaunch(const Problem &, const double *, double *);
 void neoHookeanEnergyLaunch(const Problem &, const double *, double *);

@@ -103,6 +103,20 @@ void neoHookeanEnergyLaunch(const Problem &P, const double *X, double *E) {
       P.NumElements, P.Elements, P.Rest, P.Measure, X, E);
 }
 
+// The two-phase handles keep the incidence of the mesh they first saw:
+// told here that a new problem (another mesh) starts.
+void meshadMeshChanged() {
+  meshad::gradient(springKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::TwoPhase)
+      .connectivity_changed();
+  meshad::gradient(dirichletKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::TwoPhase)
+      .connectivity_changed();
+  meshad::gradient(neoHookeanKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::TwoPhase)
+      .connectivity_changed();
+}
+
 // Each gradient twice: two-phase slots (meshad::ElementStrategy::TwoPhase,
 // what the default chooses for these kernels), and one atomicAdd per
 // contribution (Atomics). Gather by recomputation is not built yet.

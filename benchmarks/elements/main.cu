@@ -145,6 +145,7 @@ void runProblem(const Options &O, const HostProblem &H, const char *Key,
                 MeshadFns Meshad, std::vector<Row> &Rows) {
   std::printf("== %s: %d vertices, %d elements\n", H.Name.c_str(),
               H.numVertices(), H.numElements());
+  meshadMeshChanged();
   double FdError = 0;
   std::vector<double> Ref = reference(H, FdError);
   std::printf("   hand-derived local gradients vs central differences: "
