@@ -143,8 +143,9 @@ static const Var *counterOf(const ForStmt *Loop) {
   return nullptr;
 }
 
-std::string CountFinder::whyNotInside(const ForStmt *Loop,
-                                      const std::vector<Access> &Accesses) const {
+std::string
+CountFinder::whyNotInside(const ForStmt *Loop,
+                          const std::vector<Access> &Accesses) const {
   const Var *Counter = counterOf(Loop);
   if (!Counter)
     return "the grid-stride loop has no counter of its own";

@@ -9,6 +9,7 @@
 #include "Emit/CudaEmitter.h"
 #include "GPU/GpuPasses.h"
 #include "IR/PassPipeline.h"
+#include "IR/Traversal.h"
 
 using namespace meshad;
 using Strategy = DerivativeRequest::Strategy;
@@ -79,11 +80,41 @@ static Choice choose(const ir::Function &Primal, const ir::Function &D) {
   return C;
 }
 
+/// The primal of \p D in \p Set, and a generated function that calls or
+/// launches \p D (null when none does).
+static std::pair<const ir::Function *, const ir::Function *>
+primalAndCaller(const DerivedFunctionSet &Set, const ir::Function &D) {
+  const ir::Function *Primal = nullptr, *Caller = nullptr;
+  for (const DerivedFunction &E : Set.entries()) {
+    if (E.Derived == &D) {
+      Primal = E.Primal;
+      continue;
+    }
+    if (!E.Derived->getBody())
+      continue;
+    ir::forEachStmt(E.Derived->getBody(), [&](const ir::Stmt *S) {
+      const auto *L = llvm::dyn_cast<ir::LaunchStmt>(S);
+      if (L && L->getKernel() == &D)
+        Caller = E.Derived;
+      for (const ir::Expr *X : ir::ownExprs(S))
+        ir::forEachExpr(X, [&](const ir::Expr *Sub) {
+          const auto *C = llvm::dyn_cast<ir::CallExpr>(Sub);
+          if (C && C->getUserCallee() == &D)
+            Caller = E.Derived;
+        });
+    });
+  }
+  return {Primal, Caller};
+}
+
 void ElementStrategies::finish(const DerivativeRequest &R,
-                               const ir::Function &Primal, ir::Function &D) {
-  if (!D.isKernel() || R.ElementStrategy == Strategy::Atomics ||
+                               const DerivedFunctionSet &Set,
+                               ir::Function &D) {
+  auto [PrimalPtr, Caller] = primalAndCaller(Set, D);
+  if (!D.isKernel() || !PrimalPtr || R.ElementStrategy == Strategy::Atomics ||
       R.ElementStrategy == Strategy::Gather)
     return;
+  const ir::Function &Primal = *PrimalPtr;
   const std::string &Kernel = Primal.getName();
   if (!Finished.insert(&D).second) {
     // Another request of the same gradient decided it already.
@@ -105,6 +136,8 @@ void ElementStrategies::finish(const DerivativeRequest &R,
       Diags.remark(R.Loc, "gradient of '" + Kernel +
                               "': no atomic-free strategy: " + WhyNot);
   };
+  if (C.Found && Caller)
+    return Report(D.getName() + " is also launched by " + Caller->getName());
   if (!C.Found)
     return Report(C.WhyNot);
   ElementWork Work = estimateElementWork(Primal);
@@ -145,6 +178,7 @@ std::string ElementStrategies::handle(const ir::Function &D,
                      std::to_string(L.Request.Stride) + ">";
   // Never destroyed: its device buffers may outlive the CUDA runtime (or
   // the CPU emulation's) at exit.
-  return "static const " + Type + " &" + Name + " = *new " + Type + "(" + D.getName() +
-         ", " + Count + ", \"" + D.getName() + "\", " + Code + ");\n";
+  return "static const " + Type + " &" + Name + " = *new " + Type + "(" +
+         D.getName() + ", " + Count + ", \"" + D.getName() + "\", " + Code +
+         ");\n";
 }

@@ -1,4 +1,4 @@
-//===- Driver/ElementStrategy.h - Strategies of element gradients -*- C++ -*-===//
+//===- Driver/ElementStrategy.h - Element gradient strategies --*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
@@ -14,7 +14,7 @@
 ///
 /// \code
 ///   ElementStrategies Strategies(M, Diags, Verify);
-///   Strategies.finish(Request, *Primal, *Gradient);        // after reverse mode
+///   Strategies.finish(Request, Derived, *Gradient); // after reverse mode
 ///   if (const SlotLayout *L = Strategies.layoutOf(Gradient))
 ///     Text = Strategies.handle(*Gradient, *L, HandleName, Code);
 /// \endcode
@@ -24,6 +24,7 @@
 #ifndef MESHAD_DRIVER_ELEMENTSTRATEGY_H
 #define MESHAD_DRIVER_ELEMENTSTRATEGY_H
 
+#include "AD/DerivedFunctions.h"
 #include "GPU/TwoPhaseSlots.h"
 #include "Plan/Request.h"
 #include "Support/Diagnostics.h"
@@ -39,10 +40,10 @@ public:
   ElementStrategies(ir::Module &M, DiagnosticSink &Diags, bool Verify)
       : M(M), Diags(Diags), Verify(Verify) {}
 
-  /// Applies the strategy of \p R to its finished gradient kernel \p D of
-  /// \p Primal (once per kernel), with a remark; an error when the
+  /// Applies the strategy of \p R to its finished gradient kernel \p D, one
+  /// of \p Set (once per kernel), with a remark; an error when the
   /// request's explicit strategy does not apply.
-  void finish(const DerivativeRequest &R, const ir::Function &Primal,
+  void finish(const DerivativeRequest &R, const DerivedFunctionSet &Set,
               ir::Function &D);
   /// The slots of \p D when it writes them (a two-phase element kernel).
   const SlotLayout *layoutOf(const ir::Function *D) const;

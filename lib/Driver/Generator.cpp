@@ -291,8 +291,6 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
     } else if (std::optional<ReverseJob> Job = resolveReverse(R, *F, Diags)) {
       D = Reverse.deriveGradient(F, Job->Selected, Job->Name, R.Loc,
                                  Job->KeepSeeds);
-      if (D)
-        Strategies.finish(R, *F, *D);
     }
     if (D)
       Done.push_back({&R, D});
@@ -301,6 +299,11 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
       Verified = verifyDerived(Derived, Verified, ir::VerifyStage::Transformed,
                                transformName(R.Mode), Diags);
   }
+  // Once every request is derived: a gradient kernel that other generated
+  // code launches keeps its signature.
+  for (auto &[R, D] : Done)
+    if (R->Mode == DiffMode::Reverse && !Diags.hasErrors())
+      Strategies.finish(*R, Derived, *D);
   if (Diags.hasErrors() || !checkHiddenCallees(Derived, Diags))
     return Result;
   // What every generated function goes through last, whatever its mode.

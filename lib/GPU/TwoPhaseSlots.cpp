@@ -39,8 +39,9 @@ std::optional<SlotAdd> addTo(const Stmt *S, const Var *Adjoint) {
   Add.S = S;
   const Expr *Target = nullptr;
   if (const auto *A = dyn_cast<AssignStmt>(S)) {
-    if (A->getOp() != AssignOp::AddAssign && A->getOp() != AssignOp::SubAssign &&
-        A->getOp() != AssignOp::Accumulate)
+    AssignOp Op = A->getOp();
+    if (Op != AssignOp::AddAssign && Op != AssignOp::SubAssign &&
+        Op != AssignOp::Accumulate)
       return std::nullopt;
     Target = A->getLHS();
     Add.Value = A->getRHS();

@@ -1,4 +1,4 @@
-//===- GPU/VertexDefs.cpp - The index loads a gradient's locals hold ------===//
+//===- GPU/VertexDefs.cpp - Index loads held by locals --------------------===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
@@ -117,9 +117,9 @@ void VertexDefs::walkStmt(const Stmt *St, State &S) {
     return;
   if (Targets.count(St)) {
     auto &Here = Recorded[St];
+    auto Holds = [&](const Cond &C) { return llvm::is_contained(Active, C); };
     for (const auto &[V, K] : S)
-      if (llvm::all_of(K.Guards,
-                       [&](const Cond &C) { return llvm::is_contained(Active, C); }))
+      if (llvm::all_of(K.Guards, Holds))
         Here[V] = K.Load;
   }
   if (const auto *D = dyn_cast<DeclStmt>(St))

@@ -1,4 +1,4 @@
-//===- GPU/VertexDefs.h - The index loads a gradient's locals hold -*- C++ -*-===//
+//===- GPU/VertexDefs.h - Index loads held by locals ------------*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
