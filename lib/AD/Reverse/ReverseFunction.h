@@ -80,6 +80,8 @@ private:
   void sweepBlock(const ir::BlockStmt *In, ir::BlockStmt *Fwd,
                   ir::BlockStmt *Rev);
   void sweepStmt(const ir::Stmt *S, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  void sweepStmtKind(const ir::Stmt *S, ir::BlockStmt *Fwd,
+                     ir::BlockStmt *Rev);
   void sweepDecl(const ir::DeclStmt *D, ir::BlockStmt *Fwd,
                  ir::BlockStmt *Rev);
   /// `T Target[N] = {...}`: the listed elements, then zeros for the rest.
