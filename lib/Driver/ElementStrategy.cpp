@@ -167,7 +167,13 @@ std::string ElementStrategies::handle(const ir::Function &D,
                                       const SlotLayout &L,
                                       const std::string &Name,
                                       const std::string &Code) {
-  std::string Count = "[](" + CudaEmitter::emitParams(D) +
+  // The lambda names only the parameters n reads (-Wunused-parameter).
+  std::set<std::string> Read;
+  ir::forEachExpr(L.Request.Count, [&](const ir::Expr *E) {
+    if (const auto *R = llvm::dyn_cast<ir::VarRefExpr>(E))
+      Read.insert(R->getVar()->getName());
+  });
+  std::string Count = "[](" + CudaEmitter::emitParams(D, Read) +
                       ") -> long long { return " +
                       CudaEmitter::emitExpr(L.Request.Count) + "; }";
   std::string Type = "meshad::ElementGradient<" +

@@ -203,11 +203,16 @@ inline void Incidence::rebuild(const int *DeviceIndices, int NumElements,
 /// The indices on the host (under the CPU emulation, device memory is host
 /// memory; without Thrust, a copy).
 inline std::vector<int> hostIndices(const int *DeviceIndices, long N) {
+#if defined(MESHAD_CPU_CUDA)
+  // Any host memory is device memory (kernels may read stack arrays too).
+  return std::vector<int>(DeviceIndices, DeviceIndices + (N > 0 ? N : 0));
+#else
   std::vector<int> Host(N > 0 ? N : 0);
   if (N > 0 && cudaMemcpy(Host.data(), DeviceIndices, N * sizeof(int),
                           cudaMemcpyDeviceToHost) != cudaSuccess)
     throw MeshError("incidence: cannot read the index array");
   return Host;
+#endif
 }
 
 inline int countVertices(const int *DeviceIndices, long NumIndices) {
