@@ -13,7 +13,8 @@
 ///
 /// Built on the GPU (a stable radix sort of the indices by key, then the row
 /// starts by binary search; Thrust/CUB of the CUDA toolkit), or on the host
-/// under the CPU emulation; both give the same arrays, so that a gather over
+/// under the CPU emulation and in CUDA builds without Thrust (the indices
+/// copied back); both give the same arrays, so that a gather over
 /// it adds the contributions in a fixed order and is bitwise reproducible.
 /// An index outside [0, NumVertices) is a MeshError (it would be a write out
 /// of bounds), found for free in the sorted keys.
