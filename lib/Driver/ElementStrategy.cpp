@@ -112,7 +112,8 @@ void ElementStrategies::finish(const DerivativeRequest &R,
                                ir::Function &D) {
   auto [PrimalPtr, Caller] = primalAndCaller(Set, D);
   if (!D.isKernel() || !PrimalPtr || R.ElementStrategy == Strategy::Atomics ||
-      R.ElementStrategy == Strategy::Gather)
+      R.ElementStrategy == Strategy::Gather ||
+      (ForceAtomics && R.ElementStrategy == Strategy::Auto))
     return;
   const ir::Function &Primal = *PrimalPtr;
   const std::string &Kernel = Primal.getName();

@@ -40,6 +40,10 @@ public:
   ElementStrategies(ir::Module &M, DiagnosticSink &Diags, bool Verify)
       : M(M), Diags(Diags), Verify(Verify) {}
 
+  /// -fplugin-arg-meshad-atomics=all: the default strategy (Auto) keeps the
+  /// atomics, as every other shared adjoint store does; an explicit
+  /// ElementStrategy::TwoPhase still gets its slots.
+  void setForceAtomics(bool Force) { ForceAtomics = Force; }
   /// Applies the strategy of \p R to its finished gradient kernel \p D, one
   /// of \p Set (once per kernel), with a remark; an error when the
   /// request's explicit strategy does not apply.
@@ -55,6 +59,7 @@ private:
   ir::Module &M;
   DiagnosticSink &Diags;
   bool Verify;
+  bool ForceAtomics = false;
   std::set<const ir::Function *> Finished;
   std::map<const ir::Function *, SlotLayout> Layouts;
   /// Why the kernels without slots have none.

@@ -321,6 +321,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   HvpTransformer Hvp(M, Diags, Derived, Forward, Reverse);
   HessianTransformer Hessian(M, Diags, Hvp, Derived);
   ElementStrategies Strategies(M, Diags, Verify);
+  Strategies.setForceAtomics(Opts.ForceAtomics);
   size_t Verified = 0;
   for (const DerivativeRequest &R : Requests) {
     ir::Function *F = Lower.lower(R.Function);
