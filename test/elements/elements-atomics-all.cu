@@ -2,7 +2,8 @@
 // benchmarks) keeps the atomics of an element kernel's default (Auto)
 // gradient, as it does for every shared adjoint store; without the option
 // the same request gets two-phase slots. Both gradients are checked against
-// central differences.
+// central differences (CPU emulation: the check uses host arrays, so this
+// test is not in the GPU list).
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-atomics=all -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
 // RUN: FileCheck %s --check-prefix=ATOMICS < %t.log
