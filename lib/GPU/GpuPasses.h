@@ -35,6 +35,7 @@
 
 #include "GPU/GatherTiles.h"
 #include "GPU/LowerAccumulations.h"
+#include "GPU/SeedResets.h"
 #include "IR/PassPipeline.h"
 
 #include <functional>
@@ -70,6 +71,13 @@ void addGradientKernelPasses(PassPipeline &P, ir::Module &M,
 void addReversePasses(PassPipeline &P, ir::Module &M, DiagnosticSink &Diags,
                       AccumulationFacts Adds,
                       std::optional<GradientKernelFacts> Kernel);
+
+/// Appends keep-seeds (GPU/SeedResets.h), which runs on a gradient kernel
+/// under meshad::KeepSeeds once reverse mode has assembled it, gradient or
+/// unlowered (an HVP keeps the seeds too); \p Kept becomes false after its
+/// error.
+void addKeepSeedsPass(PassPipeline &P, DiagnosticSink &Diags,
+                      KeepSeedsFacts Facts, bool &Kept);
 
 /// Appends the passes that finish a composed derivative: its Accumulates
 /// lowered (all atomic with \p ForceAtomics), remarks naming a target by its
