@@ -337,6 +337,30 @@ TEST_F(VerifierTest, AccumulateOnlyBeforeLowering) {
   expectError("an Accumulate of an expression is left after the GPU lowering");
 }
 
+TEST_F(VerifierTest, SeedResetStoresZeroIntoMemory) {
+  AssignStmt *Reset = B.assign(B.index(B.ref(P), B.ref(N)), AssignOp::Assign,
+                               B.zero(T().getDouble()));
+  Reset->setSeedReset();
+  Body->append(Reset);
+  EXPECT_EQ(verify(), "");
+  AssignStmt *NotZero = B.assign(B.index(B.ref(P), B.ref(N)),
+                                 AssignOp::Assign, B.ref(X));
+  NotZero->setSeedReset();
+  Body->append(NotZero);
+  expectError(
+      "a seed reset of an expression that does not store zero into memory");
+}
+
+TEST_F(VerifierTest, SeedResetOfALocalIsRejected) {
+  Var *L = local("l");
+  Body->append(B.decl(L, B.zero(T().getDouble())));
+  AssignStmt *Reset =
+      B.assign(B.ref(L), AssignOp::Assign, B.zero(T().getDouble()));
+  Reset->setSeedReset();
+  Body->append(Reset);
+  expectError("a seed reset of 'l' that does not store zero into memory");
+}
+
 TEST_F(VerifierTest, RolesFollowTheDerivativeOrder) {
   // A tangent in a first derivative, the tangent of an adjoint in a second.
   F->setDerivativeOrder(1);

@@ -106,3 +106,11 @@ void meshad::addComposedPasses(
           },
           ir::VerifyStage::Lowered);
 }
+
+void meshad::addKeepSeedsPass(PassPipeline &P, DiagnosticSink &Diags,
+                              KeepSeedsFacts Facts, bool &Kept) {
+  P.add("keep-seeds", [&Diags, &Kept, Facts = std::move(Facts)](
+                          ir::Function &F) {
+    Kept = keepSeeds(F, Facts, Diags);
+  });
+}

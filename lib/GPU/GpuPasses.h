@@ -38,6 +38,7 @@
 #include "GPU/GatherTiles.h"
 #include "GPU/LowerAccumulations.h"
 #include "GPU/TwoPhaseSlots.h"
+#include "GPU/SeedResets.h"
 #include "IR/PassPipeline.h"
 
 #include <functional>
@@ -89,6 +90,13 @@ struct ElementKernelFacts {
 /// of an element kernel adds to its mapped adjoint through slots.
 void addElementKernelPasses(PassPipeline &P, ir::Module &M,
                             ElementKernelFacts Facts);
+
+/// Appends keep-seeds (GPU/SeedResets.h), which runs on a gradient kernel
+/// under meshad::KeepSeeds once reverse mode has assembled it, gradient or
+/// unlowered (an HVP keeps the seeds too); \p Kept becomes false after its
+/// error.
+void addKeepSeedsPass(PassPipeline &P, DiagnosticSink &Diags,
+                      KeepSeedsFacts Facts, bool &Kept);
 
 /// Appends the passes that finish a composed derivative: its Accumulates
 /// lowered (all atomic with \p ForceAtomics), remarks naming a target by its

@@ -138,8 +138,10 @@ const Stmt *IRCloner::cloneUnhooked(const Stmt *S) {
   }
   case Stmt::Kind::Assign: {
     const auto *A = cast<AssignStmt>(S);
-    return M.create<AssignStmt>(clone(A->getLHS()), A->getOp(),
-                                clone(A->getRHS()));
+    auto *Copy = M.create<AssignStmt>(clone(A->getLHS()), A->getOp(),
+                                      clone(A->getRHS()));
+    Copy->setSeedReset(A->isSeedReset());
+    return Copy;
   }
   case Stmt::Kind::ExprStmt:
     return M.create<ExprStmt>(clone(cast<ExprStmt>(S)->getExpr()));

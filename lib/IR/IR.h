@@ -463,12 +463,19 @@ public:
   const Expr *getLHS() const { return LHS; }
   AssignOp getOp() const { return Op; }
   const Expr *getRHS() const { return RHS; }
+  /// A marker for the passes after reverse mode: this store resets the
+  /// adjoint (the seed) of an element of a pointer parameter's memory, which
+  /// the primal stored to (`_d_y[i] = 0` for `y[i] = ...`). Such a reset may
+  /// be dropped (meshad::KeepSeeds, GPU/SeedResets). The emitter ignores it.
+  bool isSeedReset() const { return SeedReset; }
+  void setSeedReset(bool R = true) { SeedReset = R; }
   static bool classof(const Stmt *S) { return S->getKind() == Kind::Assign; }
 
 private:
   const Expr *LHS;
   AssignOp Op;
   const Expr *RHS;
+  bool SeedReset = false;
 };
 
 /// An expression evaluated for its effect (a call).

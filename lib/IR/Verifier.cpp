@@ -311,6 +311,21 @@ void Verifier::checkDecl(const DeclStmt *D) {
   checkExpr(D->getInit());
 }
 
+/// A seed reset stores a literal zero into an element of memory.
+static bool isSeedResetForm(const AssignStmt *A) {
+  const Expr *RHS = A->getRHS();
+  if (A->getOp() != AssignOp::Assign || llvm::isa<VarRefExpr>(A->getLHS()) ||
+      !RHS)
+    return false;
+  if (const auto *List = dyn_cast<InitListExpr>(RHS))
+    return List->getElements().empty();
+  if (const auto *F = dyn_cast<FloatLitExpr>(RHS))
+    return F->getValue() == 0.0;
+  if (const auto *I = dyn_cast<IntLitExpr>(RHS))
+    return I->getValue() == 0;
+  return false;
+}
+
 void Verifier::checkAssign(const AssignStmt *A) {
   const Expr *LHS = A->getLHS();
   AssignOp Op = A->getOp();
@@ -332,6 +347,9 @@ void Verifier::checkAssign(const AssignStmt *A) {
                : "an assignment without a right-hand side");
   if (Op == AssignOp::Accumulate && Stage == VerifyStage::Lowered)
     fail("an Accumulate of " + nameOf(LHS) + " is left after the GPU lowering");
+  if (A->isSeedReset() && !isSeedResetForm(A))
+    fail("a seed reset of " + nameOf(LHS) +
+         " that does not store zero into memory");
   checkExpr(A->getRHS());
 }
 

@@ -266,15 +266,13 @@ private:
   llvm::DenseMap<const ir::Var *, unsigned> OutputPathStores;
   bool KeepSeeds = false;
   bool Unlowered = false;
-  /// Write-only outputs checked for meshad::KeepSeeds.
-  llvm::SmallPtrSet<const ir::Var *, 4> KeepChecked;
-  /// True when the seed of the store to \p Root (a kernel parameter) at
-  /// \p Loc stays as it is under meshad::KeepSeeds: \p Root is only
-  /// written, once per element. Reports an error when KeepSeeds cannot
-  /// hold for \p Root.
-  bool keepsSeed(const ir::Var *Root, clang::SourceLocation Loc);
+  /// meshad::KeepSeeds: runs keep-seeds (GPU/SeedResets.h) on the assembled
+  /// function, which drops the marked resets of the seeds it keeps; false
+  /// after its error.
+  bool keepOutputSeeds();
   /// Resets \p AL (an element of a write-only output's adjoint) to zero,
-  /// at the end of the kernel when it may be deferred.
+  /// at the end of the kernel when it may be deferred (not under KeepSeeds:
+  /// keep-seeds drops the reset instead).
   void resetSeed(const ir::Expr *AL, const ir::Var *Root,
                  ir::BlockStmt *Rev);
   /// Locals of counted loops that the reverse sweep recomputes at the start

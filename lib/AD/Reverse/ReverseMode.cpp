@@ -399,43 +399,15 @@ void ReverseFunction::addTile(const Var *P, Var *Adjoint, OwnershipResult &R) {
   Tiles.push_back({Adjoint, Tile, R});
 }
 
-bool ReverseFunction::keepsSeed(const Var *Root, clang::SourceLocation Loc) {
-  if (!KeepSeeds || !Root || !Root->isParam())
-    return false;
-  bool First = KeepChecked.insert(Root).second;
-  std::string Why;
-  if (!WriteOnly.count(Root))
-    Why = "the kernel also reads it, so its adjoint on entry is the seed of "
-          "its final contents and on exit that of its initial contents";
-  else if (LoopDepth > 0)
-    Why = "it is stored in a loop";
-  else if (OutputPathStores.lookup(Root) != 1)
-    Why = "it is stored by " + std::to_string(OutputPathStores.lookup(Root)) +
-          " statements on one path";
-  else {
-    if (!Ownership)
-      Ownership = std::make_unique<OwnershipAnalysis>(*Primal);
-    OwnershipResult R = Ownership->classify(Root);
-    if (R.Class != OwnershipClass::ThreadExclusive &&
-        !Root->isAssertedExclusive())
-      Why = "no proof that two threads never store to the same element (" +
-            R.Reason + "); declare it MESHAD_THREAD_EXCLUSIVE if they do not";
-  }
-  if (Why.empty())
-    return true;
-  if (First)
-    error(Loc, "meshad::KeepSeeds: the seed of '" + Root->getName() +
-                   "' cannot be kept: " + Why +
-                   "; use the default (meshad::ResetSeeds)");
-  return false;
-}
-
 void ReverseFunction::resetSeed(const Expr *AL, const Var *Root,
                                 BlockStmt *Rev) {
   const Type *Ty = AL->getType()->getUnqualified();
-  if (!DeferResets || LoopDepth > 0 || !WriteOnly.count(Root) ||
+  // A seed that keep-seeds may keep is reset in place, marked.
+  if (KeepSeeds || !DeferResets || LoopDepth > 0 || !WriteOnly.count(Root) ||
       OutputStores.lookup(Root) != 1) {
-    Rev->append(B.assign(AL, AssignOp::Assign, B.zero(Ty)));
+    AssignStmt *Zero = B.assign(AL, AssignOp::Assign, B.zero(Ty));
+    Zero->setSeedReset(Root->isParam());
+    Rev->append(Zero);
     return;
   }
   const Type *PtrTy = M.getTypes().getPointer(Ty);
@@ -583,10 +555,28 @@ bool ReverseFunction::run() {
     for (const Stmt *S : Part->getBody())
       Out->append(S);
   Result->setBody(Out);
+  if (KeepSeeds && !keepOutputSeeds())
+    return false;
   removeDeadLocals(*Result);
   // The reverse sweep recomputes these before reading them.
   removeUnreadDefinitions(Fwd, Recomputed);
   return finish();
+}
+
+bool ReverseFunction::keepOutputSeeds() {
+  KeepSeedsFacts Facts;
+  Facts.Primal = Primal;
+  Facts.WriteOnly = WriteOnly;
+  Facts.PathStores = OutputPathStores;
+  Facts.RequestLoc = RequestLoc;
+  for (unsigned I = 0; I < Primal->getNumParams(); ++I)
+    if (Selected[I])
+      if (const Var *A = Adjoints.lookup(Primal->getParam(I)))
+        Facts.ParamOfAdjoint[A] = Primal->getParam(I);
+  bool Kept = true;
+  PassPipeline Passes(Diags, Owner.isVerifying());
+  addKeepSeedsPass(Passes, Diags, std::move(Facts), Kept);
+  return Passes.run(*Result, Primal) && Kept;
 }
 
 bool ReverseFunction::finish() {

@@ -454,13 +454,22 @@ void ReverseFunction::sweepAssignAdjoint(const Expr *LHS, AssignOp Op,
       (Id < 0 || RuleTable::get().isUnitPartial(Id, 0)))
     return; // x += constant: x's adjoint passes through unchanged.
   // A first definition outside loops: nothing reads its adjoint afterwards,
-  // so it need not be reset; nor is a kept seed (meshad::KeepSeeds).
-  bool ResetDead = (IsDecl && LoopDepth == 0) ||
-                   (Op == AssignOp::Assign && !llvm::isa<VarRefExpr>(LHS) &&
-                    KeepSeeds && keepsSeed(Root, Loc));
+  // so it need not be reset. The reset of a parameter's element is marked:
+  // keep-seeds drops it where the seed is kept (meshad::KeepSeeds).
+  bool ResetDead = IsDecl && LoopDepth == 0;
+  bool Seed = Op == AssignOp::Assign && !llvm::isa<VarRefExpr>(LHS) &&
+              Root->isParam();
+  auto Reset = [&] {
+    AssignStmt *Zero = B.assign(AL, AssignOp::Assign, B.zero(Ty));
+    if (Seed) {
+      Zero->setSeedReset();
+      Zero->setLoc(Loc); // keep-seeds reports its errors there.
+    }
+    Rev->append(Zero);
+  };
   if (!RHSActive && Op == AssignOp::Assign) {
     if (!ResetDead)
-      Rev->append(B.assign(AL, AssignOp::Assign, B.zero(Ty)));
+      Reset();
     return;
   }
   Var *R = M.createVar(freshName("_r"), Ty, Var::Storage::Local,
@@ -475,7 +484,7 @@ void ReverseFunction::sweepAssignAdjoint(const Expr *LHS, AssignOp Op,
     bool ResetLast = !llvm::isa<VarRefExpr>(LHS) && !UserCall &&
                      !readsMemoryOf(RHS, Root, *Activity);
     if (!ResetDead && !ResetLast)
-      Rev->append(B.assign(AL, AssignOp::Assign, B.zero(Ty)));
+      Reset();
     if (UserCall)
       pullbackCall(Call, DE, Rev);
     else
