@@ -430,6 +430,8 @@ const ir::Expr *ExprLowering::lowerVarRef(const VarDecl *VD,
                                           SourceLocation Loc) {
   if (ir::Var *V = S.Vars.lookup(VD))
     return S.make<ir::VarRefExpr>(Loc, V);
+  if (S.ElementRefs.count(VD))
+    return lowerElementRef(VD, Loc);
   if (VD->getName() == "warpSize" && isTopLevelGlobal(VD))
     return S.make<ir::BuiltinExpr>(
         Loc, Types.lowerType(VD->getType())->getUnqualified(),
@@ -481,8 +483,7 @@ const ir::Expr *ExprLowering::lowerPseudoObject(const PseudoObjectExpr *E) {
 const ir::Expr *ExprLowering::lowerUnary(const UnaryOperator *E) {
   SourceLocation Loc = E->getExprLoc();
   if (E->isIncrementDecrementOp())
-    return S.fail(Loc, "meshad: increment or decrement inside an expression "
-                       "is not supported");
+    return lowerNestedUpdate(E, E->getSubExpr(), E->isPostfix());
   if (E->getOpcode() == UO_Extension)
     return lower(E->getSubExpr());
   std::optional<ir::UnaryOp> Op = getUnaryOp(E->getOpcode());
@@ -499,10 +500,9 @@ const ir::Expr *ExprLowering::lowerUnary(const UnaryOperator *E) {
 const ir::Expr *ExprLowering::lowerBinary(const BinaryOperator *E) {
   SourceLocation Loc = E->getOperatorLoc();
   if (E->isAssignmentOp())
-    return S.fail(Loc, "meshad: assignment inside an expression is not "
-                       "supported");
+    return lowerNestedUpdate(E, E->getLHS(), /*Post=*/false);
   if (E->isCommaOp())
-    return S.fail(Loc, "meshad: comma operator is not supported");
+    return lowerComma(E);
   std::optional<ir::BinaryOp> Op = getBinaryOp(E->getOpcode());
   if (!Op)
     return S.fail(Loc, Twine("meshad: binary operator '") +
@@ -653,8 +653,7 @@ const ir::Expr *ExprLowering::lowerCall(const CallExpr *E) {
     return S.fail(Loc, "meshad: kernel launches are not supported");
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
     if (OC->isAssignmentOp())
-      return S.fail(Loc, "meshad: assignment inside an expression is not "
-                         "supported");
+      return lowerNestedUpdate(OC, OC->getArg(0), /*Post=*/false);
     return S.fail(Loc, Twine("meshad: overloaded operator '") +
                            getOperatorSpelling(OC->getOperator()) +
                            "' is not supported");
