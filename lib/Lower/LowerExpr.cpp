@@ -28,34 +28,77 @@ using IRBuiltin = ir::BuiltinExpr::Builtin;
 
 namespace {
 
-/// The user-facing name of expressions the IR cannot represent.
-const char *describeUnsupported(const Expr *E) {
-  switch (E->getStmtClass()) {
-  case Stmt::StringLiteralClass:
-    return "string literal";
-  case Stmt::LambdaExprClass:
-    return "lambda expression";
-  case Stmt::CXXNewExprClass:
-    return "'new' expression";
-  case Stmt::CXXDeleteExprClass:
-    return "'delete' expression";
-  case Stmt::CXXThrowExprClass:
-    return "'throw' expression";
-  case Stmt::CXXThisExprClass:
-    return "use of 'this'";
-  case Stmt::StmtExprClass:
-    return "statement expression";
-  case Stmt::BinaryConditionalOperatorClass:
-    return "'?:' without a middle operand";
-  case Stmt::CXXDynamicCastExprClass:
-    return "'dynamic_cast'";
-  case Stmt::CXXReinterpretCastExprClass:
-    return "'reinterpret_cast'";
-  case Stmt::CXXConstCastExprClass:
-    return "'const_cast'";
+/// Expressions the IR cannot represent: their name in the user's words and
+/// what to write instead.
+struct UnsupportedExpr {
+  Stmt::StmtClass Class;
+  const char *What;
+  const char *Instead;
+};
+const UnsupportedExpr UnsupportedExprs[] = {
+    {Stmt::StringLiteralClass, "string literal",
+     "strings may appear in assert and printf, which derivatives leave out"},
+    {Stmt::PredefinedExprClass, "'__func__' or '__PRETTY_FUNCTION__'",
+     "use it in assert or printf only, which derivatives leave out"},
+    {Stmt::LambdaExprClass, "lambda expression", "write a named function"},
+    {Stmt::CXXNewExprClass, "'new' expression",
+     "use a local array of fixed size"},
+    {Stmt::CXXDeleteExprClass, "'delete' expression",
+     "use a local array of fixed size"},
+    {Stmt::CXXThrowExprClass, "'throw' expression",
+     "check inputs before calling the differentiated function"},
+    {Stmt::CXXThisExprClass, "use of 'this'",
+     "write a free function that takes the object's members"},
+    {Stmt::StmtExprClass, "statement expression '({ ... })'",
+     "write the statements before the expression"},
+    {Stmt::BinaryConditionalOperatorClass, "'?:' without a middle operand",
+     "write 'a ? a : b'"},
+    {Stmt::CXXDynamicCastExprClass, "'dynamic_cast'",
+     "keep one type per value"},
+    {Stmt::CXXReinterpretCastExprClass, "'reinterpret_cast'",
+     "keep one type per array"},
+    {Stmt::CXXConstCastExprClass, "'const_cast'",
+     "declare the parameter or variable without const"},
+    {Stmt::CXXTypeidExprClass, "'typeid'", "use templates or overloads"},
+    {Stmt::VAArgExprClass, "'va_arg'", "pass a fixed list of parameters"},
+    {Stmt::AtomicExprClass, "'__atomic' builtin",
+     "use atomicAdd (CUDA) on the result"},
+};
+
+const UnsupportedExpr *describeUnsupported(const Expr *E) {
+  for (const UnsupportedExpr &U : UnsupportedExprs)
+    if (U.Class == E->getStmtClass())
+      return &U;
+  return nullptr;
+}
+
+/// A conversion in the user's words: "from 'float3' to 'double'".
+std::string describeConversion(const CastExpr *E, const PrintingPolicy &P) {
+  QualType From = E->getSubExpr()->getType(), To = E->getType();
+  std::string Words;
+  switch (E->getCastKind()) {
+  case CK_DerivedToBase:
+  case CK_UncheckedDerivedToBase:
+    Words = " (to a base class)";
+    break;
+  case CK_BaseToDerived:
+    Words = " (to a derived class)";
+    break;
+  case CK_UserDefinedConversion:
+    Words = " (through a conversion operator)";
+    break;
+  case CK_VectorSplat:
+    Words = " (a scalar used as a vector)";
+    break;
+  case CK_IntegralToPointer:
+  case CK_PointerToIntegral:
+    Words = " (between an integer and a pointer)";
+    break;
   default:
-    return nullptr;
+    break;
   }
+  return "from '" + From.getAsString(P) + "' to '" + To.getAsString(P) + "'" +
+         Words;
 }
 
 /// Conversions between arithmetic types, booleans and pointers-to-bool.
@@ -239,12 +282,12 @@ const ir::Expr *ExprLowering::makeZero(const ir::Type *Ty,
 }
 
 const ir::Expr *ExprLowering::unsupported(const Expr *E) {
-  if (const char *What = describeUnsupported(E))
-    return S.fail(E->getExprLoc(),
-                  Twine("meshad: ") + What + " is not supported");
-  return S.fail(E->getExprLoc(), Twine("meshad: expression '") +
-                                     E->getStmtClassName() +
-                                     "' is not supported");
+  if (const UnsupportedExpr *U = describeUnsupported(E))
+    return S.fail(E->getExprLoc(), Twine("meshad: ") + U->What +
+                                       " is not supported; " + U->Instead);
+  return S.fail(E->getExprLoc(), Twine("meshad: this kind of expression "
+                                       "is not supported (Clang's '") +
+                                     E->getStmtClassName() + "')");
 }
 
 //===----------------------------------------------------------------------===//
@@ -340,9 +383,10 @@ const ir::Expr *ExprLowering::lowerImplicitCast(const ImplicitCastExpr *E) {
                                       Types.lowerType(E->getType()), Sub)
                : nullptr;
   }
-  return S.fail(E->getExprLoc(), Twine("meshad: implicit conversion '") +
-                                     E->getCastKindName() +
-                                     "' is not supported");
+  return S.fail(E->getExprLoc(), "meshad: the implicit conversion " +
+                                     describeConversion(E, S.Policy) +
+                                     " is not supported; convert explicitly "
+                                     "between arithmetic types or members");
 }
 
 const ir::Expr *ExprLowering::lowerExplicitCast(const ExplicitCastExpr *E) {
@@ -352,11 +396,15 @@ const ir::Expr *ExprLowering::lowerExplicitCast(const ExplicitCastExpr *E) {
     return lower(E->getSubExpr());
   if (K == CK_ToVoid)
     return S.fail(E->getExprLoc(), "meshad: a cast to void inside an "
-                                   "expression is not supported");
+                                   "expression is not supported; write the "
+                                   "operand as a statement of its own");
   if (K != CK_NoOp && !isArithmeticConversion(K))
-    return S.fail(E->getExprLoc(), Twine("meshad: cast of kind '") +
-                                       E->getCastKindName() +
-                                       "' is not supported");
+    return S.fail(E->getExprLoc(), "meshad: the cast " +
+                                       describeConversion(E, S.Policy) +
+                                       " is not supported; differentiated "
+                                       "code keeps one type per value and "
+                                       "array (casts between arithmetic "
+                                       "types are fine)");
   // The conversions Clang spells as implicit casts inside the explicit one
   // are all performed by the single IR cast.
   const Expr *Operand = E->getSubExpr();
@@ -648,15 +696,18 @@ ExprLowering::lowerEmulatedLaunch(const CXXOperatorCallExpr *E,
 const ir::Expr *ExprLowering::lowerCall(const CallExpr *E) {
   SourceLocation Loc = E->getExprLoc();
   if (isa<CXXMemberCallExpr>(E))
-    return S.fail(Loc, "meshad: member function calls are not supported");
+    return S.fail(Loc, "meshad: member function calls are not supported "
+                       "yet; write a free function that takes the object");
   if (isa<CUDAKernelCallExpr>(E))
     return S.fail(Loc, "meshad: kernel launches are not supported");
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
     if (OC->isAssignmentOp())
       return lowerNestedUpdate(OC, OC->getArg(0), /*Post=*/false);
     return S.fail(Loc, Twine("meshad: overloaded operator '") +
-                           getOperatorSpelling(OC->getOperator()) +
-                           "' is not supported");
+                           getOperatorSpelling(OC->getOperator()) + "' on '" +
+                           OC->getArg(0)->getType().getAsString(S.Policy) +
+                           "' is not supported yet; write the arithmetic "
+                           "on the members (make_double3(a.x + b.x, ...))");
   }
   const FunctionDecl *FD = E->getDirectCallee();
   const auto *Ref =
@@ -665,7 +716,13 @@ const ir::Expr *ExprLowering::lowerCall(const CallExpr *E) {
     return S.fail(Loc, "meshad: calls through function pointers are not "
                        "supported");
   if (isa<CXXMethodDecl>(FD))
-    return S.fail(Loc, "meshad: member function calls are not supported");
+    return S.fail(Loc, "meshad: member function calls are not supported "
+                       "yet; write a free function that takes the object");
+  if (isDiagnosticFunction(FD))
+    return S.fail(Loc, Twine("meshad: '") + FD->getName() +
+                           "' can be left out of a derivative only as a "
+                           "statement of its own whose arguments have no "
+                           "side effects");
   return lowerDirectCall(E, FD, Ref);
 }
 
@@ -760,7 +817,9 @@ const ir::Expr *ExprLowering::lowerConstruct(const CXXConstructExpr *E) {
     return makeZero(Types.lowerType(E->getType()), E->getExprLoc());
   return S.fail(E->getExprLoc(), Twine("meshad: constructor call of '") +
                                      E->getType().getAsString(S.Policy) +
-                                     "' is not supported");
+                                     "' is not supported; initialize it with "
+                                     "a brace list ({a, b, c}) or a make_ "
+                                     "function");
 }
 
 const ir::Expr *ExprLowering::lowerInitList(const InitListExpr *E) {

@@ -111,16 +111,6 @@ struct SideEffectScan {
   }
 };
 
-/// The functions a derivative never calls: they only report (assert,
-/// printf), and the generated code leaves them out.
-bool isDiagnosticFunction(const FunctionDecl *FD) {
-  static const llvm::StringSet<> Names = {
-      "__assert_fail", "__assert_rtn", "__assert", "__assertfail", "_assert",
-      "_wassert", "printf", "fprintf", "puts", "fputs", "putchar", "fflush",
-      "__builtin_expect"};
-  return FD && FD->getIdentifier() && Names.contains(FD->getName());
-}
-
 /// A call that cannot write its caller's memory: a direct call whose
 /// parameters are values or pointers and references to const (isfinite(r)
 /// in an assert).
@@ -138,6 +128,15 @@ bool readsOnly(const CallExpr *C) {
 }
 
 } // namespace
+
+bool meshad::isDiagnosticFunction(const FunctionDecl *FD) {
+  // The functions a derivative never calls: they only report.
+  static const llvm::StringSet<> Names = {
+      "__assert_fail", "__assert_rtn", "__assert", "__assertfail", "_assert",
+      "_wassert", "printf", "fprintf", "puts", "fputs", "putchar", "fflush",
+      "__builtin_expect"};
+  return FD && FD->getIdentifier() && Names.contains(FD->getName());
+}
 
 const Stmt *meshad::findLoopContinue(const Stmt *Body) {
   if (!Body || isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(Body))
@@ -315,7 +314,7 @@ bool StmtLowering::isDiagnosticOnly(const Expr *E) const {
     }
     if (const auto *C = dyn_cast<CallExpr>(St)) {
       if (isDiagnosticFunction(C->getDirectCallee()))
-        Reports = true;
+        Reports |= C->getDirectCallee()->getName() != "__builtin_expect";
       else if (!readsOnly(C))
         Other = true;
     }

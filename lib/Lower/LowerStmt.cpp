@@ -167,9 +167,9 @@ const ir::Stmt *StmtLowering::unsupported(const Stmt *St) {
   if (const char *What = describeUnsupported(St))
     return S.fail(St->getBeginLoc(),
                   Twine("meshad: ") + What + " is not supported");
-  return S.fail(St->getBeginLoc(), Twine("meshad: statement '") +
-                                       St->getStmtClassName() +
-                                       "' is not supported");
+  return S.fail(St->getBeginLoc(), Twine("meshad: this kind of statement "
+                                         "is not supported (Clang's '") +
+                                       St->getStmtClassName() + "')");
 }
 
 //===----------------------------------------------------------------------===//

@@ -84,6 +84,9 @@ void reserveUserNames(const clang::FunctionDecl *FD, ir::NameScope &Names);
 /// A `continue` in \p Body that continues the loop \p Body belongs to (not
 /// one of a nested loop); null when there is none.
 const clang::Stmt *findLoopContinue(const clang::Stmt *Body);
+/// assert's and printf's functions (__assert_fail, printf, fprintf...):
+/// derivatives leave out statements that only call them.
+bool isDiagnosticFunction(const clang::FunctionDecl *FD);
 /// The operands of `a, b, c` in order; {E} for another expression, {} for
 /// null.
 std::vector<const clang::Expr *> splitCommas(const clang::Expr *E);
