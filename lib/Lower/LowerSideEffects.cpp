@@ -29,6 +29,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace meshad;
@@ -111,12 +112,13 @@ struct SideEffectScan {
   }
 };
 
-/// A call that cannot write its caller's memory: a direct call whose
-/// parameters are values or pointers and references to const (isfinite(r)
-/// in an assert).
-bool readsOnly(const CallExpr *C) {
+/// A call that cannot write its caller's memory: a direct call of a library
+/// function whose parameters are values or pointers and references to
+/// const (isfinite(r) in an assert). User functions may write globals.
+bool readsOnly(const CallExpr *C, const SourceManager &SM) {
   const FunctionDecl *FD = C->getDirectCallee();
-  if (!FD || isa<CXXMethodDecl>(FD))
+  if (!FD || isa<CXXMethodDecl>(FD) ||
+      !(FD->getBuiltinID() || SM.isInSystemHeader(FD->getLocation())))
     return false;
   for (const ParmVarDecl *P : FD->parameters()) {
     QualType T = P->getType();
@@ -315,7 +317,7 @@ bool StmtLowering::isDiagnosticOnly(const Expr *E) const {
     if (const auto *C = dyn_cast<CallExpr>(St)) {
       if (isDiagnosticFunction(C->getDirectCallee()))
         Reports |= C->getDirectCallee()->getName() != "__builtin_expect";
-      else if (!readsOnly(C))
+      else if (!readsOnly(C, S.Ctx.getSourceManager()))
         Other = true;
     }
     for (const Stmt *Child : St->children())
