@@ -134,7 +134,7 @@ ir::Function *ASTLowering::Impl::lowerFunction(const FunctionDecl *FD) {
   if (const auto *CS = dyn_cast<CompoundStmt>(Def->getBody())) {
     // A callee is lowered in the middle of its caller's expression.
     ExprLowering::FunctionScope Caller = Exprs.enterFunction(Def);
-    Body = Stmts.lowerBlock(CS);
+    Body = Stmts.lowerBody(CS, Def);
     Exprs.leaveFunction(std::move(Caller));
   } else
     S.fail(Def->getBody()->getBeginLoc(),

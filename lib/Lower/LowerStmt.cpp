@@ -122,6 +122,11 @@ bool StmtLowering::lowerIntoImpl(const Stmt *St, ir::BlockStmt *B) {
   // Attributes ([[likely]], #pragma unroll) do not change the semantics.
   if (const auto *AS = dyn_cast<AttributedStmt>(St))
     return lowerIntoImpl(AS->getSubStmt(), B);
+  if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(St))
+    return lowerLoop(St, B);
+  if (const auto *RS = dyn_cast<ReturnStmt>(St);
+      RS && Returns.Depth > 0 && Returns.Returned)
+    return lowerLoopReturn(RS, B);
   const ir::Stmt *Result = lowerControl(St);
   if (!Result)
     return false;

@@ -189,6 +189,10 @@ public:
   std::string freshName(const std::string &Prefix) {
     return Scope.Names.numbered(Prefix);
   }
+  /// \p Name, or a variant of it when the function uses it.
+  std::string uniqueName(const std::string &Name) {
+    return Scope.Names.unique(Name);
+  }
 
   /// Temporaries hoisted since the last call, in evaluation order.
   std::vector<const ir::Stmt *> takeHoisted() {
@@ -270,6 +274,10 @@ public:
 
   /// Lowers a function body or any compound statement.
   ir::BlockStmt *lowerBlock(const clang::CompoundStmt *CS);
+  /// Lowers the body of \p FD (LowerLoopReturns.cpp: a `return` inside a
+  /// loop sets `result` and `returned` and breaks out).
+  ir::BlockStmt *lowerBody(const clang::CompoundStmt *CS,
+                           const clang::FunctionDecl *FD);
 
 private:
   /// Lowers \p St into statements appended to \p B. A failing statement is
@@ -351,6 +359,19 @@ private:
   ExprLowering &Exprs;
   /// The `break` that ends the switch case being lowered: left out.
   const clang::Stmt *SkippedBreak = nullptr;
+
+  /// The function being lowered's returns inside loops.
+  struct LoopReturns {
+    unsigned Depth = 0;         ///< loops around the statement lowered
+    ir::Var *Returned = nullptr; ///< set when a return inside a loop ran
+    ir::Var *Result = nullptr;   ///< its value (non-void functions)
+  };
+  LoopReturns Returns;
+  /// A loop statement, then the test that leaves the loop around it (or the
+  /// function) after a return inside it.
+  bool lowerLoop(const clang::Stmt *St, ir::BlockStmt *B);
+  /// `return v;` inside a loop: result = v; returned = true; break;
+  bool lowerLoopReturn(const clang::ReturnStmt *RS, ir::BlockStmt *B);
 };
 
 /// Functions: definitions, signatures and the memo of lowered callees.
