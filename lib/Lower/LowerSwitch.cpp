@@ -30,14 +30,14 @@
 using namespace meshad;
 using namespace clang;
 
-namespace {
-
 /// The labels of one arm of a switch and the statements up to the next one.
-struct SwitchArm {
+struct meshad::SwitchArm {
   std::vector<const CaseStmt *> Cases;
   bool IsDefault = false;
   std::vector<const Stmt *> Body;
 };
+
+namespace {
 
 /// The last statement of \p St on its straight path (through blocks and
 /// attributes such as [[fallthrough]]); null for an empty one.
@@ -125,72 +125,78 @@ const ir::Stmt *StmtLowering::lowerSwitchBody(const SwitchStmt *SS) {
     Exprs.restoreHoisted(std::move(H));
     Value = S.make<ir::VarRefExpr>(Loc, Temp);
   }
-  auto ValueRef = [&]() -> const ir::Expr * {
-    if (const auto *Ref = dyn_cast<ir::VarRefExpr>(Value))
-      return S.make<ir::VarRefExpr>(Loc, Ref->getVar());
-    return Value; // A literal: no variable to share.
-  };
   std::vector<const ir::Stmt *> Pre = Exprs.takeHoisted();
-  const ir::Type *Bool = S.M.getTypes().getBool();
+  // The default arm is the last else-branch, wherever it is written; the
+  // chain is built from the last arm, each the else-branch of the one before.
   const ir::BlockStmt *Else = nullptr;
+  for (size_t I = 0; I < Arms.size(); ++I)
+    if (Arms[I].IsDefault && !(Else = lowerSwitchArm(Arms, I, Loc)))
+      return nullptr;
   const ir::Stmt *Chain = nullptr;
-  bool Ok = true;
-  // Built from the last arm: each is the else-branch of the one before,
-  // the default arm the last else-branch.
   for (size_t I = Arms.size(); I-- > 0;) {
-    const SwitchArm &Arm = Arms[I];
-    // An arm that falls through runs the next arms' statements too.
-    std::vector<const Stmt *> Body;
-    const Stmt *Jump = nullptr;
-    for (size_t J = I; J < Arms.size() && !Jump; ++J) {
-      Body.insert(Body.end(), Arms[J].Body.begin(), Arms[J].Body.end());
-      Jump = endingJump(Arms[J].Body);
-    }
-    auto *Block = S.make<ir::BlockStmt>(Loc);
-    for (const Stmt *St : Body) {
-      if (const Stmt *B = findSwitchBreak(St, Jump)) {
-        S.fail(B->getBeginLoc(), "meshad: a 'break' that leaves a 'switch' "
-                                 "before the end of its case is not "
-                                 "supported; use if/else inside the case");
-        return nullptr;
-      }
-      Ok &= lowerIntoSkipping(St, Block, isa_and_nonnull<BreakStmt>(Jump)
-                                             ? Jump
-                                             : nullptr);
-    }
-    if (Arm.IsDefault) {
-      Else = Block;
+    if (Arms[I].IsDefault)
       continue;
-    }
-    const ir::Expr *Test = nullptr;
-    for (const CaseStmt *Case : Arm.Cases) {
-      if (Case->getRHS()) {
-        S.fail(Case->getBeginLoc(), "meshad: case ranges ('case a ... b') are "
-                                    "not supported; list the values");
-        return nullptr;
-      }
-      const ir::Expr *Label = Exprs.lower(Case->getLHS());
-      if (!Label)
-        return nullptr;
-      const ir::Expr *Eq = S.make<ir::BinaryExpr>(
-          Case->getBeginLoc(), Bool, ir::BinaryOp::Eq, ValueRef(), Label);
-      Test = Test ? S.make<ir::BinaryExpr>(Loc, Bool, ir::BinaryOp::LOr, Test,
-                                           Eq)
-                  : Eq;
-    }
-    if (!Test)
-      continue;
+    const ir::BlockStmt *Block = lowerSwitchArm(Arms, I, Loc);
+    const ir::Expr *Test = switchTest(Arms[I], Value);
+    if (!Block || !Test)
+      return nullptr;
     Chain = S.make<ir::IfStmt>(Loc, Test, Block, Else);
-    auto *Wrapped = S.make<ir::BlockStmt>(Loc);
-    Wrapped->append(Chain);
-    Else = Wrapped;
+    Else = S.make<ir::BlockStmt>(Loc, std::vector<const ir::Stmt *>{Chain});
   }
   Exprs.restoreHoisted(std::move(Pre));
-  if (!Ok)
-    return nullptr;
-  if (!Chain)
-    return Else ? Else : S.make<ir::BlockStmt>(Loc);
-  return Chain;
+  if (Chain)
+    return Chain;
+  return Else ? Else : S.make<ir::BlockStmt>(Loc);
+}
+
+const ir::BlockStmt *
+StmtLowering::lowerSwitchArm(const std::vector<SwitchArm> &Arms, size_t I,
+                             SourceLocation Loc) {
+  // An arm that falls through runs the next arms' statements too.
+  std::vector<const Stmt *> Body;
+  const Stmt *Jump = nullptr;
+  for (size_t J = I; J < Arms.size() && !Jump; ++J) {
+    Body.insert(Body.end(), Arms[J].Body.begin(), Arms[J].Body.end());
+    Jump = endingJump(Arms[J].Body);
+  }
+  auto *Block = S.make<ir::BlockStmt>(Loc);
+  bool Ok = true;
+  for (const Stmt *St : Body) {
+    if (const Stmt *B = findSwitchBreak(St, Jump)) {
+      S.fail(B->getBeginLoc(), "meshad: a 'break' that leaves a 'switch' "
+                               "before the end of its case is not "
+                               "supported; use if/else inside the case");
+      return nullptr;
+    }
+    Ok &= lowerIntoSkipping(St, Block,
+                            isa_and_nonnull<BreakStmt>(Jump) ? Jump : nullptr);
+  }
+  return Ok ? Block : nullptr;
+}
+
+const ir::Expr *StmtLowering::switchTest(const SwitchArm &Arm,
+                                         const ir::Expr *Value) {
+  const ir::Type *Bool = S.M.getTypes().getBool();
+  const ir::Expr *Test = nullptr;
+  for (const CaseStmt *Case : Arm.Cases) {
+    SourceLocation Loc = Case->getBeginLoc();
+    if (Case->getRHS())
+      return S.fail(Loc, "meshad: case ranges ('case a ... b') are not "
+                         "supported; list the values");
+    const ir::Expr *Label = Exprs.lower(Case->getLHS());
+    if (!Label)
+      return nullptr;
+    // A fresh reference per comparison: IR nodes are not shared.
+    const ir::Expr *V = Value;
+    if (const auto *Ref = dyn_cast<ir::VarRefExpr>(Value))
+      V = S.make<ir::VarRefExpr>(Loc, Ref->getVar());
+    const ir::Expr *Eq =
+        S.make<ir::BinaryExpr>(Loc, Bool, ir::BinaryOp::Eq, V, Label);
+    Test = Test ? S.make<ir::BinaryExpr>(Loc, Bool, ir::BinaryOp::LOr, Test,
+                                         Eq)
+                : Eq;
+  }
+  return Test;
 }
 
 bool StmtLowering::lowerIntoSkipping(const Stmt *St, ir::BlockStmt *B,

@@ -84,6 +84,13 @@ void reserveUserNames(const clang::FunctionDecl *FD, ir::NameScope &Names);
 /// A `continue` in \p Body that continues the loop \p Body belongs to (not
 /// one of a nested loop); null when there is none.
 const clang::Stmt *findLoopContinue(const clang::Stmt *Body);
+/// The error for an expression the IR cannot represent: the construct in
+/// the user's words and what to write instead (LowerMessages.cpp).
+std::string describeUnsupportedExpr(const clang::Expr *E);
+/// A conversion in the user's words: "from 'float3' to 'double'".
+std::string describeConversion(const clang::CastExpr *E,
+                               const clang::PrintingPolicy &P);
+
 /// assert's and printf's functions (__assert_fail, printf, fprintf...):
 /// derivatives leave out statements that only call them.
 bool isDiagnosticFunction(const clang::FunctionDecl *FD);
@@ -263,6 +270,8 @@ private:
   FunctionScope Scope;
 };
 
+struct SwitchArm;
+
 /// Lowers statements and local declarations into blocks.
 class StmtLowering {
 public:
@@ -345,6 +354,12 @@ private:
   // switch and range-based for (LowerSwitch.cpp).
   const ir::Stmt *lowerSwitch(const clang::SwitchStmt *SS);
   const ir::Stmt *lowerSwitchBody(const clang::SwitchStmt *SS);
+  /// The statements arm \p I runs (its own, then the next arms' while it
+  /// falls through), without the `break` that ends them.
+  const ir::BlockStmt *lowerSwitchArm(const std::vector<SwitchArm> &Arms,
+                                      size_t I, clang::SourceLocation Loc);
+  /// `v == 1 || v == 2` for the labels of \p Arm.
+  const ir::Expr *switchTest(const SwitchArm &Arm, const ir::Expr *Value);
   const ir::Stmt *lowerRangeFor(const clang::CXXForRangeStmt *FS);
   /// lowerInto, leaving out the `break` \p Skipped (one that ends a case).
   bool lowerIntoSkipping(const clang::Stmt *St, ir::BlockStmt *B,

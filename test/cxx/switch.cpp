@@ -71,6 +71,22 @@ double shapes(double x, Shape s) {
 // CHECK:   if (s == Shape::Line) {
 // CHECK-LABEL: void shapes_grad(double x, Shape s, double *_d_x) {
 
+// The default arm first: still the last else-branch.
+double defaultFirst(double x, int m) {
+  switch (m) {
+  default:
+    x *= 3;
+    break;
+  case 1:
+    x += 1;
+  }
+  return x * x;
+}
+// CHECK-LABEL: double defaultFirst_darg0(double x, int m) {
+// CHECK:   if (m == 1) {
+// CHECK:   } else {
+// CHECK-LABEL: void defaultFirst_grad(double x, int m, double *_d_x) {
+
 int main() {
   using meshad::test::centralDifference;
   meshad::test::RandomInputs Rng;
@@ -85,6 +101,17 @@ int main() {
     double D = 0;
     ga.execute(X, M, &D);
     MESHAD_CHECK_CLOSE("rev arms", D, Fd);
+  }
+  auto fd = meshad::differentiate(defaultFirst, "x");
+  auto gd = meshad::gradient(defaultFirst, "x");
+  for (int M = 0; M <= 2; ++M) {
+    double X = Rng.uniform(-1.5, 1.5);
+    double Fd =
+        centralDifference([&](double V) { return defaultFirst(V, M); }, X);
+    MESHAD_CHECK_CLOSE("fwd defaultFirst", fd.execute(X, M), Fd);
+    double D = 0;
+    gd.execute(X, M, &D);
+    MESHAD_CHECK_CLOSE("rev defaultFirst", D, Fd);
   }
   for (Shape S : {Shape::Line, Shape::Square, Shape::Cube}) {
     double X = Rng.uniform(-1.5, 1.5);
