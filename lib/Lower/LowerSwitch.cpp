@@ -26,6 +26,9 @@
 #include "Lower/LoweringImpl.h"
 
 #include "clang/AST/ASTContext.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <functional>
 
 using namespace meshad;
 using namespace clang;
@@ -98,6 +101,36 @@ bool collectArms(const Stmt *Body, std::vector<SwitchArm> &Arms) {
   return true;
 }
 
+/// A variable declared at the top level of one arm and named in another:
+/// each arm becomes a block of its own, where it would be out of scope.
+const DeclRefExpr *findCrossArmUse(const std::vector<SwitchArm> &Arms) {
+  llvm::DenseMap<const Decl *, size_t> DeclaredIn;
+  for (size_t I = 0; I < Arms.size(); ++I)
+    for (const Stmt *St : Arms[I].Body)
+      if (const auto *DS = dyn_cast<DeclStmt>(St))
+        for (const Decl *D : DS->decls())
+          DeclaredIn[D] = I;
+  std::function<const DeclRefExpr *(const Stmt *, size_t)> Find =
+      [&](const Stmt *St, size_t Arm) -> const DeclRefExpr * {
+    if (!St)
+      return nullptr;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(St)) {
+      auto It = DeclaredIn.find(Ref->getDecl());
+      if (It != DeclaredIn.end() && It->second != Arm)
+        return Ref;
+    }
+    for (const Stmt *Child : St->children())
+      if (const DeclRefExpr *Ref = Find(Child, Arm))
+        return Ref;
+    return nullptr;
+  };
+  for (size_t I = 0; I < Arms.size(); ++I)
+    for (const Stmt *St : Arms[I].Body)
+      if (const DeclRefExpr *Ref = Find(St, I))
+        return Ref;
+  return nullptr;
+}
+
 } // namespace
 
 const ir::Stmt *StmtLowering::lowerSwitch(const SwitchStmt *SS) {
@@ -112,6 +145,11 @@ const ir::Stmt *StmtLowering::lowerSwitchBody(const SwitchStmt *SS) {
   if (!collectArms(SS->getBody(), Arms))
     return S.fail(Loc, "meshad: a 'switch' whose body is not a block is not "
                        "supported");
+  if (const DeclRefExpr *Ref = findCrossArmUse(Arms))
+    return S.fail(Ref->getLocation(),
+                  "meshad: '" + Ref->getDecl()->getNameAsString() +
+                      "' is declared in another case of this 'switch'; "
+                      "declare it before the 'switch'");
   const ir::Expr *Value =
       lowerCondition(SS->getCond(), SS->getConditionVariable());
   if (!Value)

@@ -49,6 +49,18 @@ double overMember(Pair p, double x) {
   return s;
 }
 
+double crossCase(double x, int m) {
+  switch (m) {
+  case 0:
+    double t;
+    t = x * x;
+    return t;
+  default:
+    t = x; // expected-error {{'t' is declared in another case of this 'switch'; declare it before the 'switch'}}
+    return t * 2;
+  }
+}
+
 double caseRange(double x, int m) {
   switch (m) {
   case 1 ... 3: // expected-error {{case ranges ('case a ... b') are not supported; list the values}}
@@ -85,6 +97,7 @@ void requests() {
   meshad::gradient(continueWithComma, "x");
   meshad::differentiate(overMember, "x");
   meshad::differentiate(caseRange, "x");
+  meshad::differentiate(crossCase, "x");
   meshad::differentiate(lambda, "x");
   meshad::differentiate(reinterpret, "x");
   meshad::differentiate(cStyleCast, "x");
