@@ -88,6 +88,8 @@ config.substitutions.extend([
         sys.executable,
         os.path.join(config.meshad_src_root, "tools", "fuzz", "meshad-fuzz.py"))),
     ("%I", IncludeDir),
+    ("%meshad_build", config.meshad_obj_root),
+    ("%meshad_src", config.meshad_src_root),
 ])
 
 # `meshes`: scripts/fetch-meshes.sh extracted CGAL's data meshes (setup.sh

@@ -18,9 +18,19 @@
 // RUN: %meshad_gen %s --line-directives -o %t.gen.cu -- -I%I -I%test_inputs
 // RUN: diff %t.gen.cu %t.host/plugin-line-directives.cu
 // RUN: FileCheck %s --check-prefix=DUMPED < %t.host/plugin-line-directives.cu
-// DUMPED: #line 1 "<meshad generated>"
-// DUMPED: double f_darg0(double x, double y)
-// DUMPED: #line 40 "{{.*}}plugin-line-directives.cu"
+// The prototypes and handles map to the primal's line, the compiled
+// definition's lines to the user's constructs, and the user's code resumes
+// on its own line:
+// DUMPED: {{^}}#line [[#PRIMAL:]] "{{.*}}plugin-line-directives.cu"
+// DUMPED-NEXT: {{^}}__host__ __device__ double f_darg0(double x, double y);
+// DUMPED: {{^}}#pragma GCC diagnostic ignored "-Wunused-parameter"
+// DUMPED-NEXT: {{^}}#line [[#PRIMAL]] "{{.*}}plugin-line-directives.cu"
+// DUMPED-NEXT: {{^}}__host__ __device__ double f_darg0(double x, double y) {
+// DUMPED-NEXT: {{^}}#line [[#PRIMAL]] "{{.*}}plugin-line-directives.cu"
+// DUMPED-NEXT: {{^}}  return 2. * x * y + cos(x);
+// DUMPED: {{^}}#pragma GCC diagnostic pop
+// DUMPED-NEXT: {{^}}#line [[#PRIMAL+1]] "{{.*}}plugin-line-directives.cu"
+// DUMPED-NOT: meshad generated
 //
 // RUN: %clangxx -x cuda %cuda_flags -fplugin=%meshad_plugin -I%I -I%test_inputs %s -o %t %cuda_link
 // RUN: %t | FileCheck %s --check-prefix=NUM

@@ -7,11 +7,15 @@
 /// \file
 /// The lowering of Accumulates into a kernel's scalar results: summed per
 /// thread and reduced per block when every thread reaches the end of the
-/// kernel, atomics with a remark otherwise. The kernels come from CUDA
-/// snippets whose `+=` into pointer parameters become Accumulates.
+/// kernel, atomics with a remark otherwise; into a stencil's array: a
+/// shared-memory tile under the same condition; adds to one element
+/// combined; and the lowering of reverse mode's Accumulates as the facts it
+/// hands over decide. The kernels come from CUDA snippets whose `+=` into
+/// pointer parameters become Accumulates.
 ///
 //===----------------------------------------------------------------------===//
 
+#include "GPU/AccumulationPolicy.h"
 #include "GPU/LowerAccumulations.h"
 #include "IR/Traversal.h"
 #include "OwnershipFixture.h"
@@ -23,6 +27,15 @@ protected:
   /// Lowers kernel k of \p Code with its `+=` into parameters as
   /// Accumulates; false on errors.
   bool lower(llvm::StringRef Code) {
+    if (!toAccumulates(Code))
+      return false;
+    lowerAccumulations(M, *Kernel, *Diags, /*ForceAtomics=*/false, {});
+    return !hasAccumulations(*Kernel);
+  }
+
+  /// Lowers kernel k of \p Code with its `+=` into parameters as
+  /// Accumulates; false on errors.
+  bool toAccumulates(llvm::StringRef Code) {
     if (!analyse(Code))
       return false;
     Diags->setRemarksEnabled(true);
@@ -38,8 +51,7 @@ protected:
         Body.push_back(toAccumulate(S));
       B->setBody(std::move(Body));
     }
-    lowerAccumulations(M, *Kernel, *Diags, /*ForceAtomics=*/false, {});
-    return !hasAccumulations(*Kernel);
+    return true;
   }
 
   const Stmt *toAccumulate(const Stmt *S) {
@@ -58,6 +70,25 @@ protected:
     const auto *E = llvm::dyn_cast<ExprStmt>(S);
     const auto *C = E ? llvm::dyn_cast<CallExpr>(E->getExpr()) : nullptr;
     return C ? C->getName() : "";
+  }
+
+  /// How many calls of \p Prefix... the kernel's statements make.
+  unsigned countCalls(llvm::StringRef Prefix) const {
+    unsigned N = 0;
+    forEachStmt(Kernel->getBody(), [&](const Stmt *S) {
+      N += llvm::StringRef(callName(S)).starts_with(Prefix);
+    });
+    return N;
+  }
+
+  /// How many `+=` the kernel's statements make.
+  unsigned countPlainAdds() const {
+    unsigned N = 0;
+    forEachStmt(Kernel->getBody(), [&](const Stmt *S) {
+      const auto *A = llvm::dyn_cast<AssignStmt>(S);
+      N += A && A->getOp() == AssignOp::AddAssign;
+    });
+    return N;
   }
 
   /// The remarks, one per line.
@@ -116,6 +147,162 @@ TEST_F(LowerAccumulationsTest, ReadResultIsNotAScalarResult) {
                     "}\n"));
   for (const Stmt *S : Kernel->getBody()->getBody())
     EXPECT_NE(callName(S), "meshad::blockReduceAtomicAdd");
+}
+
+TEST_F(LowerAccumulationsTest, StraightLineStencilGathered) {
+  ASSERT_TRUE(lower("__global__ void k(const double *x, double *dx, int n) {\n"
+                    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                    "  if (i > 0 && i < n - 1) {\n"
+                    "    dx[i - 1] += x[i];\n"
+                    "    dx[i + 1] += x[i] * x[i];\n"
+                    "  }\n"
+                    "}\n"));
+  const std::vector<const Stmt *> &Body = Kernel->getBody()->getBody();
+  ASSERT_EQ(Body.size(), 3u);
+  EXPECT_EQ(callName(Body[0]), "meshad::requireLaunch1D");
+  EXPECT_TRUE(llvm::isa<DeclStmt>(Body[1])); // _threads
+  EXPECT_TRUE(llvm::isa<ForStmt>(Body[2]));  // One iteration per element.
+  EXPECT_EQ(countCalls("meshad::tile"), 0u);
+  EXPECT_EQ(countCalls("atomicAdd"), 0u);
+  EXPECT_NE(remarks().find("adjoint store to 'dx': gathered (tile-exclusive: "),
+            std::string::npos)
+      << remarks();
+}
+
+TEST_F(LowerAccumulationsTest, StencilWithALoopSummedInATile) {
+  ASSERT_TRUE(lower("__global__ void k(const double *x, double *dx, int n) {\n"
+                    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                    "  if (i > 0 && i < n - 1) {\n"
+                    "    for (int r = 0; r < 2; ++r) {\n"
+                    "      dx[i - 1] += x[i];\n"
+                    "      dx[i] += 2 * x[i];\n"
+                    "      dx[i + 1] += x[i];\n"
+                    "      dx[i] += x[i] * x[i];\n"
+                    "    }\n"
+                    "  }\n"
+                    "}\n"));
+  const std::vector<const Stmt *> &Body = Kernel->getBody()->getBody();
+  ASSERT_GE(Body.size(), 4u);
+  EXPECT_EQ(callName(Body[0]), "meshad::requireLaunch1D");
+  const auto *Tile = llvm::dyn_cast<DeclStmt>(Body[1]);
+  ASSERT_TRUE(Tile);
+  EXPECT_TRUE(Tile->getVar()->isShared());
+  EXPECT_EQ(callName(Body[2]), "meshad::tileZero<1, -1, 1>");
+  EXPECT_EQ(callName(Body.back()), "meshad::tileWriteBack<1, -1, 1>");
+  // The two adds to dx[i] are combined: one tileAdd per offset.
+  EXPECT_EQ(countCalls("meshad::tileAdd<1, -1, 1>"), 3u);
+  EXPECT_EQ(countCalls("atomicAdd"), 0u);
+  EXPECT_NE(remarks().find("adjoint store to 'dx': shared-memory tile "
+                           "(tile-exclusive: "),
+            std::string::npos)
+      << remarks();
+  EXPECT_NE(remarks().find("not gathered: the thread's work has a loop"),
+            std::string::npos)
+      << remarks();
+}
+
+TEST_F(LowerAccumulationsTest, TileNeedsEveryThreadAtTheEnd) {
+  ASSERT_TRUE(lower("__global__ void k(const double *x, double *dx, int n) {\n"
+                    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                    "  if (i <= 0 || i >= n - 1)\n"
+                    "    return;\n"
+                    "  dx[i - 1] += x[i];\n"
+                    "  dx[i + 1] += x[i];\n"
+                    "}\n"));
+  EXPECT_EQ(countCalls("meshad::tile"), 0u);
+  EXPECT_EQ(countCalls("atomicAdd"), 2u);
+  EXPECT_NE(remarks().find("atomicAdd (shared: "), std::string::npos)
+      << remarks();
+  EXPECT_NE(remarks().find("not tiled: the function has a return statement"),
+            std::string::npos)
+      << remarks();
+}
+
+TEST_F(LowerAccumulationsTest, ReadTargetIsNotTiled) {
+  ASSERT_TRUE(lower("__global__ void k(const double *x, double *dx, int n) {\n"
+                    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                    "  if (i > 0 && i < n - 1) {\n"
+                    "    dx[i - 1] += x[i] * dx[i];\n"
+                    "    dx[i + 1] += x[i];\n"
+                    "  }\n"
+                    "}\n"));
+  EXPECT_EQ(countCalls("meshad::tile"), 0u);
+  EXPECT_NE(remarks().find("not tiled: the function also reads dx or passes "
+                           "it on"),
+            std::string::npos)
+      << remarks();
+}
+
+/// Reverse mode's facts for kernel k(x, dx, dp, n): dx shared (atomics),
+/// dp private to the thread.
+static AccumulationFacts reverseFacts(const Function &K) {
+  AccumulationFacts Facts;
+  Facts.Target = K.getTarget();
+  OwnershipResult Shared;
+  Shared.Class = OwnershipClass::Shared;
+  Shared.Reason = "as reverse mode found";
+  Facts.Ownership.push_back({K.getParam(1), Shared, "x"});
+  Facts.ThreadPrivate.push_back(K.getParam(2));
+  Facts.PrimalNames[K.getParam(2)] = "p";
+  return Facts;
+}
+
+static const char *Scatter =
+    "__global__ void k(const double *x, double *dx, double *dp, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  dx[i % n] += x[i];\n"
+    "  dx[i % n] += 2 * x[i];\n"
+    "  dp[0] += x[i];\n"
+    "}\n";
+
+TEST_F(LowerAccumulationsTest, ReverseFactsDecideTheForms) {
+  ASSERT_TRUE(toAccumulates(Scatter));
+  AccumulationFacts Facts = reverseFacts(*Kernel);
+  AccumulationPolicy Policy(Kernel->getTarget(), *Diags);
+  Facts.configure(Policy);
+  lowerReverseAccumulations(M, *Kernel, Policy, Facts);
+  EXPECT_FALSE(hasAccumulations(*Kernel));
+  // The facts decide, not an analysis of the function: the two adds to
+  // dx[i % n] are one atomicAdd; dp[0] is private, a plain +=.
+  EXPECT_EQ(countCalls("atomicAdd"), 1u);
+  EXPECT_EQ(countPlainAdds(), 1u);
+  EXPECT_EQ(countCalls("meshad::requireLaunch"), 0u);
+  EXPECT_NE(remarks().find("adjoint store to 'x': atomicAdd (shared: as "
+                           "reverse mode found)"),
+            std::string::npos)
+      << remarks();
+  EXPECT_NE(remarks().find("adjoint store to 'p': plain += (its memory is "
+                           "private to the thread)"),
+            std::string::npos)
+      << remarks();
+}
+
+TEST_F(LowerAccumulationsTest, ReverseAddsOutsideTheSweepAreNotCombined) {
+  ASSERT_TRUE(toAccumulates(Scatter));
+  AccumulationFacts Facts = reverseFacts(*Kernel);
+  Facts.Uncombined.insert(Kernel->getBody()->getBody()[2]);
+  AccumulationPolicy Policy(Kernel->getTarget(), *Diags);
+  Facts.configure(Policy);
+  lowerReverseAccumulations(M, *Kernel, Policy, Facts);
+  EXPECT_EQ(countCalls("atomicAdd"), 2u);
+}
+
+TEST_F(LowerAccumulationsTest, ReverseLaunchCheckAfterTheSetup) {
+  ASSERT_TRUE(toAccumulates(Scatter));
+  AccumulationFacts Facts = reverseFacts(*Kernel);
+  // As if reverse mode had proven dx thread-exclusive for 1D launches.
+  Facts.Ownership[0].Result.Class = OwnershipClass::ThreadExclusive;
+  Facts.Ownership[0].Result.LaunchDims = 1;
+  const Stmt *Setup = Kernel->getBody()->getBody()[0];
+  Facts.SetupVars.insert(llvm::cast<DeclStmt>(Setup)->getVar());
+  AccumulationPolicy Policy(Kernel->getTarget(), *Diags);
+  Facts.configure(Policy);
+  lowerReverseAccumulations(M, *Kernel, Policy, Facts);
+  const std::vector<const Stmt *> &Body = Kernel->getBody()->getBody();
+  ASSERT_GE(Body.size(), 2u);
+  EXPECT_EQ(Body[0], Setup);
+  EXPECT_EQ(callName(Body[1]), "meshad::requireLaunch1D");
+  EXPECT_EQ(countCalls("atomicAdd"), 0u);
 }
 
 } // namespace

@@ -126,6 +126,30 @@ TEST_F(PassPipelineTest, GpuPassListsInOrder) {
             (std::vector<std::string>{"dead-locals", "lower-accumulations"}));
 }
 
+TEST_F(PassPipelineTest, ReversePassListsInOrder) {
+  PassPipeline Pullback(Diags, /*Verify=*/true);
+  addReversePasses(Pullback, M, Diags, AccumulationFacts(), std::nullopt);
+  EXPECT_EQ(Pullback.getPassNames(),
+            (std::vector<std::string>{"lower-gpu-accumulations"}));
+  PassPipeline Gradient(Diags, /*Verify=*/true);
+  addReversePasses(Gradient, M, Diags, AccumulationFacts(),
+                   GradientKernelFacts());
+  EXPECT_EQ(Gradient.getPassNames(),
+            (std::vector<std::string>{"lower-gpu-accumulations",
+                                      "gather-tiles", "exclusive-adds"}));
+}
+
+TEST_F(PassPipelineTest, ReversePassesLowerEveryAccumulate) {
+  F->getBody()->append(B.accumulate(B.index(B.ref(P), B.intLit(0)),
+                                    B.floatLit(M.getTypes().getDouble(), 3.0)));
+  AccumulationFacts Facts;
+  Facts.Target = F->getTarget();
+  PassPipeline Reverse(Diags, /*Verify=*/true);
+  addReversePasses(Reverse, M, Diags, std::move(Facts), std::nullopt);
+  EXPECT_TRUE(Reverse.run(*F));
+  EXPECT_FALSE(Diags.hasErrors());
+}
+
 TEST_F(PassPipelineTest, ComposedPassesLowerEveryAccumulate) {
   F->getBody()->append(B.accumulate(B.index(B.ref(P), B.intLit(0)),
                                     B.floatLit(M.getTypes().getDouble(), 3.0)));

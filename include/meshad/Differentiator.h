@@ -186,6 +186,17 @@ MESHAD_HOST_DEVICE inline void requireLaunch2D() {
 #endif
 }
 
+/// `= delete("why")` where the compiler has it (clang, also in C++17 as an
+/// extension), plain `= delete` elsewhere (nvcc).
+#if defined(__clang__) && !defined(__NVCC__)
+#define MESHAD_DELETED(WHY)                                                    \
+  _Pragma("clang diagnostic push")                                             \
+      _Pragma("clang diagnostic ignored \"-Wc++26-extensions\"") =            \
+          delete (WHY) _Pragma("clang diagnostic pop")
+#else
+#define MESHAD_DELETED(WHY) = delete
+#endif
+
 namespace detail {
 template <class T> struct AlwaysFalse : std::false_type {};
 /// \p B, but dependent on \p Ts (a static_assert checked at instantiation).
@@ -196,6 +207,32 @@ template <class F> struct Arity;
 template <class R, class... P> struct Arity<R (*)(P...)> {
   static constexpr size_t value = sizeof...(P);
 };
+
+template <class... Ts> struct TypeList {};
+
+/// Whether the argument types \p As convert one for one to \p Ps.
+template <class Ps, class As, class = void>
+struct ConvertsAll : std::false_type {};
+template <class... Ps, class... As>
+struct ConvertsAll<TypeList<Ps...>, TypeList<As...>,
+                   std::enable_if_t<sizeof...(Ps) == sizeof...(As)>>
+    : std::conjunction<std::is_convertible<As, Ps>...> {};
+
+/// Whether a call of function pointer type \p F with \p Args compiles
+/// (without calling it: a __global__ function is not callable from host).
+template <class F, class... Args> struct ArgsMatch : std::false_type {};
+template <class R, class... P, class... Args>
+struct ArgsMatch<R (*)(P...), Args...>
+    : ConvertsAll<TypeList<P...>, TypeList<Args...>> {};
+
+/// execute_kernel's arguments: the kernel's, optionally after sharedBytes
+/// and a stream.
+template <class F, class... Args> struct LaunchArgsMatch : ArgsMatch<F, Args...> {};
+template <class F, class S, class T, class... Rest>
+struct LaunchArgsMatch<F, S, T, Rest...>
+    : std::disjunction<ArgsMatch<F, S, T, Rest...>,
+                       std::conjunction<std::is_integral<std::decay_t<S>>,
+                                        ArgsMatch<F, Rest...>>> {};
 
 /// Launches kernel \p Fn with arguments converted to its parameter types.
 #if defined(__CUDACC__)
@@ -240,7 +277,10 @@ public:
   /// Calls the derivative with \p A: the primal's arguments followed by the
   /// extra tangent/adjoint arguments the derived signature lists (see
   /// getCode()).
-  template <class... Args> decltype(auto) execute(Args &&...A) const {
+  template <class... Args,
+            std::enable_if_t<IsKernel || detail::ArgsMatch<FnPtr, Args...>::value,
+                             int> = 0>
+  decltype(auto) execute(Args &&...A) const {
     if constexpr (IsKernel) {
       static_assert(!detail::DependentBool<IsKernel, Args...>,
                     "meshad: this derivative is a __global__ kernel: launch "
@@ -257,18 +297,45 @@ public:
     }
   }
 
+  /// Arguments that do not fit the derived function: one error at the call.
+  /// The note names the derived signature (DerivedSignature = ...);
+  /// getCode() shows it with parameter names.
+  template <class... Args, class DerivedSignature = FnPtr,
+            std::enable_if_t<!IsKernel &&
+                                 !detail::ArgsMatch<FnPtr, Args...>::value,
+                             int> = 0>
+  void execute(Args &&...) const MESHAD_DELETED(
+      "meshad: these arguments do not fit the derived function: pass the "
+      "primal's arguments, then one adjoint (or tangent) per selected "
+      "parameter; its signature is 'DerivedSignature' in the note below, and "
+      "getCode() shows it with names");
+
 #if defined(__CUDACC__) || defined(MESHAD_CPU_CUDA)
   /// Launches a derived kernel: `execute_kernel(grid, block, args...)`, or
   /// `execute_kernel(grid, block, sharedBytes, stream, args...)` (told apart
   /// by the number of arguments the derived kernel takes). Under the CPU
   /// emulation the kernel runs on the CPU and the stream is ignored.
-  template <class... Args>
+  template <class... Args,
+            std::enable_if_t<detail::LaunchArgsMatch<FnPtr, Args...>::value,
+                             int> = 0>
   cudaError_t execute_kernel(dim3 Grid, dim3 Block, Args &&...A) const {
     if constexpr (sizeof...(Args) == detail::Arity<FnPtr>::value + 2)
       return launchWithOptions(Grid, Block, std::forward<Args>(A)...);
     else
       return launchImpl(Grid, Block, 0, nullptr, std::forward<Args>(A)...);
   }
+
+  /// Arguments that fit neither form of the derived kernel: one error at the
+  /// call, whose note names the derived signature.
+  template <class... Args, class DerivedSignature = FnPtr,
+            std::enable_if_t<!detail::LaunchArgsMatch<FnPtr, Args...>::value,
+                             int> = 0>
+  cudaError_t execute_kernel(dim3, dim3, Args &&...) const MESHAD_DELETED(
+      "meshad: these arguments do not fit the derived kernel: pass "
+      "(grid, block[, sharedBytes, stream], the primal's arguments, then one "
+      "adjoint or tangent array per selected or written array parameter); its "
+      "signature is 'DerivedSignature' in the note below, and getCode() shows "
+      "it with names");
 
 private:
   template <class S, class T, class... Rest>

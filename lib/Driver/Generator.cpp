@@ -9,15 +9,16 @@
 /// its seeds, run the mode's transformer, simplify every generated function
 /// (unless -fplugin-arg-meshad-no-simplify), then place the emitted text:
 ///
-///   <primal's first declaration>
-///   #line 1 "<meshad generated>"
+///   <primal's first declaration, ending on line N-1>
+///   #line N-1 "file.cu"
 ///   prototypes of the derivatives of this primal
 ///   one meshad::Derived handle per requested derivative (+ its source text)
 ///   #line N "file.cu"
 ///   ...
 ///   <primal's definition>
-///   #line 1 "<meshad generated>"
-///   definitions of the derivatives of this primal
+///   #line M-1 "file.cu"
+///   definitions of the derivatives of this primal, each statement after a
+///   #line naming the user's construct it came from
 ///   #line M "file.cu"
 ///
 /// and each request call meshad::differentiate(f, "x") is completed to
@@ -101,12 +102,17 @@ void EditPlan::placeFunctions(std::string &Dump) {
   for (const DerivedFunction &Entry : Derived.entries()) {
     const auto *FD =
         static_cast<const FunctionDecl *>(Entry.Primal->getSourceDecl());
-    std::string Def = CudaEmitter::emitDefinition(
-        *Entry.Derived, SourcePlacement::isDefinedOutOfLine(FD));
+    bool OutOfLine = SourcePlacement::isDefinedOutOfLine(FD);
+    std::string Def = CudaEmitter::emitDefinition(*Entry.Derived, OutOfLine);
     Definitions[Entry.Derived] = Def;
     Slots[Where.prototypeOffset(FD)].Prototypes +=
         CudaEmitter::emitPrototype(*Entry.Derived);
-    Slots[Where.definitionOffset(FD)].Definitions += Def + "\n";
+    // The compiled text maps each statement to the user's construct.
+    Slots[Where.definitionOffset(FD)].Definitions +=
+        (Opts.LineDirectives ? CudaEmitter::emitDefinition(*Entry.Derived,
+                                                           OutOfLine, &Where)
+                             : Def) +
+        "\n";
     Dump += Def + "\n";
   }
 }
@@ -183,16 +189,29 @@ std::string EditPlan::wrap(const std::string &Text, unsigned Offset) const {
       Offset > 0 && Where.text()[Offset - 1] != '\n' ? "\n" : "";
   if (!Opts.LineDirectives)
     return Prefix + Text;
-  return Prefix + "#line 1 \"<meshad generated>\"\n" + Text + "#line " +
-         std::to_string(Where.lineAt(Offset)) + " \"" + Where.fileName() +
-         "\"\n";
+  // The prototypes and handles map to the line before the insertion (the
+  // end of the primal's declaration); definitions carry their own lines.
+  unsigned Line = Where.lineAt(Offset);
+  return Prefix + CudaEmitter::lineDirective(Line > 1 ? Line - 1 : 1,
+                                             Where.fileName()) +
+         Text + CudaEmitter::lineDirective(Line, Where.fileName());
 }
 
 std::vector<TextEdit> EditPlan::takeEdits() {
   std::vector<TextEdit> Edits;
-  for (auto &[Offset, S] : Slots)
-    Edits.push_back({Offset, 0,
-                     wrap(S.Prototypes + S.Handles + S.Definitions, Offset)});
+  // A derivative keeps every parameter of its primal, used or not (a
+  // gradient kernel has no use for an output's primal pointer): -Wextra
+  // stays quiet about them in the compiled definitions.
+  const std::string Quiet = "#pragma GCC diagnostic push\n"
+                            "#pragma GCC diagnostic ignored "
+                            "\"-Wunused-parameter\"\n";
+  for (auto &[Offset, S] : Slots) {
+    std::string Defs = S.Definitions.empty()
+                           ? ""
+                           : Quiet + S.Definitions +
+                                 "#pragma GCC diagnostic pop\n";
+    Edits.push_back({Offset, 0, wrap(S.Prototypes + S.Handles + Defs, Offset)});
+  }
   Edits.insert(Edits.end(), CallEdits.begin(), CallEdits.end());
   return Edits;
 }

@@ -42,6 +42,18 @@ std::string SourcePlacement::fileName() const {
   return P.isValid() ? P.getFilename() : "";
 }
 
+bool SourcePlacement::lookup(SourceLocation Loc, std::string &File,
+                             unsigned &Line) const {
+  if (Loc.isInvalid())
+    return false;
+  PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
+  if (P.isInvalid())
+    return false;
+  File = P.getFilename();
+  Line = P.getLine();
+  return true;
+}
+
 /// The declaration as it stands in the source: the template for a function
 /// template's pattern.
 static const Decl *outermost(const FunctionDecl *FD) {

@@ -17,6 +17,8 @@
 #ifndef MESHAD_DRIVER_PLACEMENT_H
 #define MESHAD_DRIVER_PLACEMENT_H
 
+#include "Emit/CudaEmitter.h"
+
 #include "clang/Basic/SourceLocation.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -33,7 +35,7 @@ class SourceManager;
 namespace meshad {
 
 /// Offsets and line numbers in the main file of one translation unit.
-class SourcePlacement {
+class SourcePlacement : public SourceLines {
 public:
   explicit SourcePlacement(clang::ASTContext &Ctx);
 
@@ -51,6 +53,10 @@ public:
   unsigned lineAt(unsigned Offset) const;
   /// The main file's name as diagnostics spell it.
   std::string fileName() const;
+  /// The presumed file and line of \p Loc (macro uses at their expansion),
+  /// for `#line` directives in generated code.
+  bool lookup(clang::SourceLocation Loc, std::string &File,
+              unsigned &Line) const override;
   /// The main file's text.
   llvm::StringRef text() const { return Text; }
 

@@ -9,6 +9,9 @@
 
 using namespace meshad;
 
+static std::string describeParams(const ir::Function &F,
+                                  llvm::StringRef Unknown);
+
 /// Finds the parameter an item names; reports and returns -1 if none.
 static int findParam(const ArgSpecItem &Item, const DerivativeRequest &R,
                      const ir::Function &F, DiagnosticSink &Diags) {
@@ -24,8 +27,50 @@ static int findParam(const ArgSpecItem &Item, const DerivativeRequest &R,
     if (F.getParam(I)->getName() == Item.Name)
       return I;
   Diags.error(R.Loc, "'" + F.getName() + "' has no parameter named '" +
-                         Item.Name + "'");
+                         Item.Name + "'" + describeParams(F, Item.Name));
   return -1;
+}
+
+/// " (did you mean 'y'?); its parameters are x, y", for an unknown name.
+static std::string describeParams(const ir::Function &F,
+                                  llvm::StringRef Unknown) {
+  if (F.getNumParams() == 0)
+    return "; it has no parameters";
+  std::string Closest;
+  unsigned Best = ~0u;
+  std::string List;
+  for (unsigned I = 0; I < F.getNumParams(); ++I) {
+    llvm::StringRef Name = F.getParam(I)->getName();
+    List += (I ? ", " : "") + Name.str();
+    // Case alone counts as the closest; otherwise at most a third of the
+    // letters differ.
+    unsigned Distance = Unknown.equals_insensitive(Name)
+                            ? 0
+                            : Unknown.edit_distance(Name);
+    if (Distance < Best &&
+        3 * Distance <= std::max(Unknown.size(), Name.size())) {
+      Best = Distance;
+      Closest = Name.str();
+    }
+  }
+  std::string Suggestion;
+  if (!Closest.empty())
+    Suggestion = " (did you mean '" + Closest + "'?)";
+  return Suggestion + "; its parameters are " + List;
+}
+
+/// A request for a function whose body this translation unit does not see is
+/// an error at the request, with a note at the declaration.
+static bool checkDefinition(const DerivativeRequest &R, const ir::Function &F,
+                            DiagnosticSink &Diags) {
+  if (F.getBody())
+    return true;
+  Diags.error(R.Loc, "cannot differentiate '" + F.getName() +
+                         "': its definition is not visible in this "
+                         "translation unit; define it here (or in a header "
+                         "this file includes)");
+  Diags.note(F.getLoc(), "'" + F.getName() + "' is declared here");
+  return false;
 }
 
 /// A derivative needs a void or differentiable return type.
@@ -54,7 +99,7 @@ static int soleDifferentiableParam(const ir::Function &F) {
 std::optional<ForwardJob> meshad::resolveForward(const DerivativeRequest &R,
                                                  const ir::Function &F,
                                                  DiagnosticSink &Diags) {
-  if (!checkReturnType(R, F, Diags))
+  if (!checkDefinition(R, F, Diags) || !checkReturnType(R, F, Diags))
     return std::nullopt;
   ArgSpecItem Item;
   if (R.Items.size() > 1) {
@@ -117,7 +162,7 @@ std::optional<ForwardJob> meshad::resolveForward(const DerivativeRequest &R,
 std::optional<ReverseJob> meshad::resolveReverse(const DerivativeRequest &R,
                                                  const ir::Function &F,
                                                  DiagnosticSink &Diags) {
-  if (!checkReturnType(R, F, Diags))
+  if (!checkDefinition(R, F, Diags) || !checkReturnType(R, F, Diags))
     return std::nullopt;
   ReverseJob Job;
   Job.Selected.assign(F.getNumParams(), false);

@@ -80,13 +80,20 @@ std::string CudaEmitter::spellCallee(const Function &F,
 }
 
 std::string CudaEmitter::emitDefinition(const Function &F,
-                                        bool QualifiedName) {
+                                        bool QualifiedName,
+                                        const SourceLines *Lines) {
   if (!F.getBody())
     return emitPrototype(F);
   EmitContext Ctx = EmitContext::of(F);
-  std::string S = spellHeader(F, QualifiedName) + " {\n";
-  for (const Stmt *St : F.getBody()->getBody())
-    S += emitStmt(St, 2, &Ctx);
+  Ctx.Lines = Lines;
+  Ctx.FallbackLoc = F.getLoc();
+  std::string S;
+  std::string File;
+  unsigned Line;
+  if (Lines && Lines->lookup(F.getLoc(), File, Line))
+    S = lineDirective(Line, File);
+  S += spellHeader(F, QualifiedName) + " {\n";
+  S += emitStmts(F.getBody(), 2, &Ctx);
   return S + "}\n";
 }
 
@@ -97,4 +104,14 @@ std::string CudaEmitter::emitPrototype(const Function &F) {
 std::string CudaEmitter::emitFunctionPointerType(const Function &F) {
   return spellDeclaration(F.getReturnType(),
                           "(*)(" + spellParams(F, false) + ")");
+}
+
+std::string CudaEmitter::lineDirective(unsigned Line, const std::string &File) {
+  std::string Escaped;
+  for (char C : File) {
+    if (C == '\\' || C == '"')
+      Escaped += '\\';
+    Escaped += C;
+  }
+  return "#line " + std::to_string(Line) + " \"" + Escaped + "\"\n";
 }

@@ -50,6 +50,7 @@ public:
   void print(const Stmt *S, unsigned Indent);
 
 private:
+  void printKind(const Stmt *S, unsigned Indent);
   std::string expr(const Expr *E) const {
     return CudaEmitter::emitExpr(E, Ctx);
   }
@@ -67,9 +68,41 @@ private:
   void printIf(const IfStmt *S, unsigned Indent);
   void printFor(const ForStmt *S, unsigned Indent);
 
+  /// With line directives on: a `#line` before \p S's first line when the
+  /// line it maps to is not the one that follows anyway.
+  void markLine(const Stmt *S);
+
   const EmitContext *Ctx;
   std::string Out;
+  /// The location of the innermost statement being printed that has one.
+  clang::SourceLocation Enclosing;
+  /// What the next line of Out is, as the last directive and the newlines
+  /// since (up to ScannedTo) say.
+  std::string CurrentFile;
+  unsigned CurrentLine = 0;
+  size_t ScannedTo = 0;
 };
+
+void StmtPrinter::markLine(const Stmt *S) {
+  if (!Ctx || !Ctx->Lines)
+    return;
+  if (S->getLoc().isValid())
+    Enclosing = S->getLoc();
+  clang::SourceLocation Loc =
+      Enclosing.isValid() ? Enclosing : Ctx->FallbackLoc;
+  std::string File;
+  unsigned Line;
+  if (!Ctx->Lines->lookup(Loc, File, Line))
+    return;
+  for (; ScannedTo < Out.size(); ++ScannedTo)
+    CurrentLine += Out[ScannedTo] == '\n';
+  if (File == CurrentFile && Line == CurrentLine)
+    return;
+  Out += CudaEmitter::lineDirective(Line, File);
+  CurrentFile = File;
+  CurrentLine = Line;
+  ScannedTo = Out.size();
+}
 
 /// The text of a declaration, assignment or expression statement without
 /// its ';' (also the init and increment of a for loop). Empty for a global
@@ -97,6 +130,13 @@ std::string StmtPrinter::simpleStmtText(const Stmt *S) const {
 }
 
 void StmtPrinter::print(const Stmt *S, unsigned Indent) {
+  clang::SourceLocation Outer = Enclosing;
+  markLine(S);
+  printKind(S, Indent);
+  Enclosing = Outer;
+}
+
+void StmtPrinter::printKind(const Stmt *S, unsigned Indent) {
   switch (S->getKind()) {
   case Stmt::Kind::Block:
     Out.append(Indent, ' ');
@@ -239,5 +279,13 @@ std::string CudaEmitter::emitStmt(const Stmt *S, unsigned Indent,
                                   const EmitContext *Ctx) {
   StmtPrinter P(Ctx);
   P.print(S, Indent);
+  return P.take();
+}
+
+std::string CudaEmitter::emitStmts(const BlockStmt *B, unsigned Indent,
+                                   const EmitContext *Ctx) {
+  StmtPrinter P(Ctx);
+  for (const Stmt *S : B->getBody())
+    P.print(S, Indent);
   return P.take();
 }

@@ -6,6 +6,8 @@
 
 #include "GPU/AccumulationPolicy.h"
 
+#include <algorithm>
+
 using namespace meshad;
 using namespace meshad::ir;
 
@@ -148,6 +150,29 @@ std::string AccumulationPolicy::tileFunction(const char *Name,
   return std::string("meshad::") + Name + "<" +
          std::to_string(R.TileStride) + ", " + std::to_string(R.TileLo) +
          ", " + std::to_string(R.TileHi) + ">";
+}
+
+unsigned long long AccumulationPolicy::tileSlots(const Type *Elem,
+                                                const OwnershipResult &R,
+                                                TypeContext &Types,
+                                                unsigned long long &UsedBytes,
+                                                std::string &WhyNot) {
+  unsigned long long Rows =
+      static_cast<unsigned long long>(R.TileHi - R.TileLo) + 1;
+  unsigned long long ElemBytes =
+      Elem->getUnqualified() == Types.getFloat() ? 4 : 8;
+  unsigned long long Columns =
+      std::min<unsigned long long>(MaxBlockThreads, (MaxTileBytes - UsedBytes) /
+                                                        (Rows * ElemBytes)) &
+      ~31ULL;
+  if (Columns < MinTileColumns) {
+    WhyNot = "its tile would not fit " + std::to_string(MinTileColumns) +
+             " threads in " + std::to_string(MaxTileBytes) +
+             " bytes of shared memory";
+    return 0;
+  }
+  UsedBytes += Rows * Columns * ElemBytes;
+  return Rows * Columns;
 }
 
 const Expr *AccumulationPolicy::tileAdd(IRBuilder &B, const Expr *Adjoint,

@@ -92,6 +92,24 @@ public:
   /// the tile of an array with ownership \p R.
   static std::string tileFunction(const char *Name, const OwnershipResult &R);
 
+  /// The slots of the shared-memory tile for a tile-exclusive array of
+  /// \p Elem (ownership \p R): one row per offset, one column per thread
+  /// (up to 1024, as many as fit in what \p UsedBytes leaves of the
+  /// kernel's budget, which grows by the tile's size; larger blocks fall
+  /// back to atomics at run time). 0, with the reason in \p WhyNot, when
+  /// fewer than MinTileColumns threads would fit.
+  static unsigned long long tileSlots(const ir::Type *Elem,
+                                      const OwnershipResult &R,
+                                      ir::TypeContext &Types,
+                                      unsigned long long &UsedBytes,
+                                      std::string &WhyNot);
+  /// Tiles are sized for the largest CUDA block.
+  static constexpr unsigned MaxBlockThreads = 1024;
+  /// At most this much static shared memory goes to tiles per kernel.
+  static constexpr unsigned long long MaxTileBytes = 24 * 1024;
+  /// A tile narrower than this many threads is not worth it.
+  static constexpr unsigned long long MinTileColumns = 128;
+
   /// Ignore ownership: every store that other threads can reach is atomic.
   void setForceAtomics(bool Force) { ForceAtomics = Force; }
   bool isForcingAtomics() const { return ForceAtomics; }

@@ -191,23 +191,31 @@ bool interferes(const Stmt *S, const Reads &R, const Accumulation &First) {
   return true;
 }
 
-/// Combines in one block (not nested ones).
-unsigned combineIn(IRBuilder &B, BlockStmt *Block) {
+/// Combines in one block (not nested ones) the accumulations that \p Only
+/// accepts (all without it).
+unsigned combineIn(IRBuilder &B, BlockStmt *Block,
+                   llvm::function_ref<bool(const Stmt *)> Only) {
   std::vector<const Stmt *> Body = Block->getBody();
   unsigned Removed = 0;
+  llvm::SmallPtrSet<const Stmt *, 8> Combined; // Accepted: made of accepted.
+  auto Candidate = [&](const Stmt *S) -> std::optional<Accumulation> {
+    if (!S || (Only && !Only(S) && !Combined.count(S)))
+      return std::nullopt;
+    return matchAccumulation(S);
+  };
   for (size_t I = 0; I < Body.size(); ++I) {
-    std::optional<Accumulation> First =
-        Body[I] ? matchAccumulation(Body[I]) : std::nullopt;
+    std::optional<Accumulation> First = Candidate(Body[I]);
     if (!First)
       continue;
     Reads R = readsOf(Body[I]);
     for (size_t J = I + 1; J < Body.size(); ++J) {
       if (!Body[J])
         continue;
-      std::optional<Accumulation> Next = matchAccumulation(Body[J]);
+      std::optional<Accumulation> Next = Candidate(Body[J]);
       if (Next && Next->Key == First->Key) {
         const Type *Ty = Next->Value->getType();
         Body[J] = Next->rebuild(B, B.cast(Ty, B.add(First->Value, Next->Value)));
+        Combined.insert(Body[J]);
         Body[I] = nullptr;
         ++Removed;
         break;
@@ -226,7 +234,8 @@ unsigned combineIn(IRBuilder &B, BlockStmt *Block) {
 
 } // namespace
 
-unsigned meshad::combineAtomics(IRBuilder &B, const BlockStmt *Block) {
+unsigned meshad::combineAtomics(IRBuilder &B, const BlockStmt *Block,
+                                llvm::function_ref<bool(const Stmt *)> Only) {
   std::vector<const BlockStmt *> Blocks;
   forEachStmt(Block, [&](const Stmt *S) {
     if (const auto *Sub = dyn_cast<BlockStmt>(S))
@@ -235,6 +244,6 @@ unsigned meshad::combineAtomics(IRBuilder &B, const BlockStmt *Block) {
   unsigned Removed = 0;
   // The blocks are owned by the module and still being generated.
   for (const BlockStmt *Sub : Blocks)
-    Removed += combineIn(B, const_cast<BlockStmt *>(Sub));
+    Removed += combineIn(B, const_cast<BlockStmt *>(Sub), Only);
   return Removed;
 }

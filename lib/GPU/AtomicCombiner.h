@@ -19,7 +19,7 @@
 /// between only matter through what they read.
 ///
 /// \code
-///   combineAtomics(B, Rev);   // on the reverse sweep of a gradient kernel
+///   combineAtomics(B, Body, IsSweepAdd);   // a gradient kernel's sweep
 /// \endcode
 ///
 //===----------------------------------------------------------------------===//
@@ -29,11 +29,17 @@
 
 #include "IR/Builder.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 namespace meshad {
 
 /// Combines the accumulations to the same element of a thread in \p Block
-/// and in every block nested in it. Returns how many were removed.
-unsigned combineAtomics(ir::IRBuilder &B, const ir::BlockStmt *Block);
+/// and in every block nested in it; with \p Only, just those it accepts
+/// (the others still count as what may interfere). Returns how many were
+/// removed.
+unsigned combineAtomics(
+    ir::IRBuilder &B, const ir::BlockStmt *Block,
+    llvm::function_ref<bool(const ir::Stmt *)> Only = nullptr);
 
 } // namespace meshad
 

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GPU/GpuPasses.h"
+#include "GPU/AccumulationPolicy.h"
 #include "GPU/ExclusiveAdds.h"
 #include "GPU/LowerAccumulations.h"
 #include "IR/Builder.h"
@@ -36,6 +37,28 @@ void meshad::addGradientKernelPasses(PassPipeline &P, ir::Module &M,
         ir::IRBuilder B(M);
         useExclusiveAdds(B, F, FirstAdjoint);
       });
+}
+
+void meshad::addReversePasses(PassPipeline &P, ir::Module &M,
+                              DiagnosticSink &Diags, AccumulationFacts Adds,
+                              std::optional<GradientKernelFacts> Kernel) {
+  // The gradient kernel passes finish the remarks of the tile stores.
+  auto Policy = std::make_shared<AccumulationPolicy>(Adds.Target, Diags);
+  Adds.configure(*Policy);
+  P.add(
+      "lower-gpu-accumulations",
+      [&M, Policy, Adds](ir::Function &F) {
+        lowerReverseAccumulations(M, F, *Policy, Adds);
+      },
+      ir::VerifyStage::Lowered);
+  if (!Kernel)
+    return;
+  for (const AccumulationFacts::Tile &T : Adds.Tiles)
+    Kernel->Tiles.push_back({T.Adjoint, T.Tile, T.Result.TileStride});
+  Kernel->TilesDone = [Policy](bool Gathered, const std::string &WhyNot) {
+    Policy->finishTileRemarks(Gathered, WhyNot);
+  };
+  addGradientKernelPasses(P, M, std::move(*Kernel));
 }
 
 void meshad::addComposedPasses(

@@ -7,7 +7,11 @@
 /// \file
 /// The lists of GPU passes, per kind of generated function, that run last
 /// on the finished function (see IR/PassPipeline.h):
-/// - a gradient kernel of reverse mode: gather-tiles (a stencil's
+/// - every function of reverse mode (gradient or pullback, host or device):
+///   lower-gpu-accumulations (its Accumulates get the forms that the facts
+///   reverse mode hands over decide, with their remarks, and the adds of the
+///   reverse sweep to one element are combined, GPU/LowerAccumulations);
+/// - then on a gradient kernel of reverse mode: gather-tiles (a stencil's
 ///   shared-memory tiles become gathers where the kernel allows it,
 ///   GPU/GatherTiles), then exclusive-adds (adds to adjoints that the kernel
 ///   never reads become L2 reductions, GPU/ExclusiveAdds);
@@ -16,10 +20,11 @@
 ///   analysis of the finished function decides, GPU/LowerAccumulations).
 ///
 /// \code
+///   AccumulationFacts Adds;  ...            // ownership, tiles, block sums
 ///   GradientKernelFacts Facts;
 ///   Facts.FirstAdjoint = Primal->getNumParams();  ...
 ///   PassPipeline Passes(Diags, Verify);
-///   addGradientKernelPasses(Passes, M, std::move(Facts));
+///   addReversePasses(Passes, M, Diags, std::move(Adds), std::move(Facts));
 ///   Passes.run(*Gradient, Primal);
 /// \endcode
 ///
@@ -29,10 +34,12 @@
 #define MESHAD_GPU_GPUPASSES_H
 
 #include "GPU/GatherTiles.h"
+#include "GPU/LowerAccumulations.h"
 #include "IR/PassPipeline.h"
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +62,14 @@ struct GradientKernelFacts {
 /// Appends the passes that finish a gradient kernel described by \p Facts.
 void addGradientKernelPasses(PassPipeline &P, ir::Module &M,
                              GradientKernelFacts Facts);
+
+/// Appends the passes that finish a function of reverse mode: its
+/// Accumulates lowered as \p Adds decide, then, for a gradient kernel
+/// (\p Kernel; its Tiles and TilesDone are filled in from \p Adds), the
+/// gradient kernel passes.
+void addReversePasses(PassPipeline &P, ir::Module &M, DiagnosticSink &Diags,
+                      AccumulationFacts Adds,
+                      std::optional<GradientKernelFacts> Kernel);
 
 /// Appends the passes that finish a composed derivative: its Accumulates
 /// lowered (all atomic with \p ForceAtomics), remarks naming a target by its

@@ -8,6 +8,8 @@
 #include "AD/Analysis/Activity.h"
 #include "GPU/Ownership.h"
 #include "GPU/AccumulationPolicy.h"
+#include "GPU/AtomicCombiner.h"
+#include "GPU/GatherTiles.h"
 #include "IR/Traversal.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -61,6 +63,23 @@ static llvm::SetVector<const Var *> scalarResults(const Function &F) {
   return Result;
 }
 
+/// True when every use of \p P in \p F is the root of an Accumulate's
+/// target: \p P is neither read nor passed on.
+static bool onlyAccumulated(const Function &F, const Var *P) {
+  unsigned Uses = 0, Adds = 0;
+  forEachStmt(F.getBody(), [&](const Stmt *S) {
+    if (isAccumulate(S) &&
+        ActivityAnalysis::getRootVar(cast<AssignStmt>(S)->getLHS()) == P)
+      ++Adds;
+    for (const Expr *E : ownExprs(S))
+      forEachExpr(E, [&](const Expr *Sub) {
+        const auto *Ref = dyn_cast<VarRefExpr>(Sub);
+        Uses += Ref && Ref->getVar() == P;
+      });
+  });
+  return Adds == Uses;
+}
+
 static bool hasReturn(const Function &F) {
   bool Any = false;
   forEachStmt(F.getBody(),
@@ -94,25 +113,51 @@ namespace {
 /// Rewrites the blocks of one function in place.
 class AccumulationLowering {
 public:
-  AccumulationLowering(Module &M, Function &F, DiagnosticSink &Diags,
-                       bool ForceAtomics,
+  AccumulationLowering(Module &M, Function &F, AccumulationPolicy &Policy,
                        const std::map<const Var *, std::string> &UserNames)
-      : M(M), F(F), B(M), Policy(F.getTarget(), Diags), UserNames(UserNames) {
-    Policy.setForceAtomics(ForceAtomics);
-    for (auto &[V, Name] : UserNames)
-      Policy.setPrimalName(V, Name);
-  }
+      : M(M), F(F), B(M), Policy(Policy), UserNames(UserNames) {}
 
   void run() {
     if (F.isKernel() && !Policy.isForcingAtomics())
       classifyTargets();
     lowerBlock(F.getBody());
+    combineLowered();
     addBlockReductions();
     if (LaunchDims == 1 || LaunchDims == 2)
       requireLaunchShape();
+    gatherTileAdds();
+  }
+
+  /// Lowers the Accumulates of a function of reverse mode, whose policy
+  /// holds its \p Facts, combines the adds of its reverse sweep, and adds
+  /// the launch-shape check after the declarations of its setup.
+  void runOnReverse(const AccumulationFacts &Facts) {
+    Uncombined = &Facts.Uncombined;
+    lowerBlock(F.getBody());
+    combineLowered();
+    for (const AccumulationFacts::Owned &O : Facts.Ownership)
+      mergeLaunchDims(LaunchDims, O.Result);
+    if (LaunchDims != 1 && LaunchDims != 2)
+      return;
+    const std::vector<const Stmt *> &Body = F.getBody()->getBody();
+    size_t At = 0;
+    for (size_t I = 0; I < Body.size(); ++I)
+      if (const auto *D = dyn_cast<DeclStmt>(Body[I]))
+        if (Facts.SetupVars.count(D->getVar()))
+          At = I + 1;
+    requireLaunchShape(At);
   }
 
 private:
+  /// In device code, combines the adds lowered from Accumulates (not the
+  /// user's own) to one element (GPU/AtomicCombiner).
+  void combineLowered() {
+    if (F.getTarget() == CudaTarget::HostOnly)
+      return;
+    combineAtomics(B, F.getBody(),
+                   [&](const Stmt *S) { return Lowered.count(S) != 0; });
+  }
+
   /// Runs the ownership analysis on the finished kernel for each pointer
   /// parameter that receives accumulations.
   void classifyTargets() {
@@ -142,15 +187,9 @@ private:
         R.Reason += "; not summed per block: the function has a return "
                     "statement, so not every thread may reach the block "
                     "reduction";
-      if (R.Class == OwnershipClass::TileExclusive) {
-        R.Class = OwnershipClass::Shared;
-        R.Reason += "; not tiled: tiles and gathers of composed derivatives "
-                    "are not made yet";
-      }
-      bool Relies = R.Class == OwnershipClass::ThreadExclusive;
-      if (Relies && R.LaunchDims != 0)
-        LaunchDims = LaunchDims == 0 ? R.LaunchDims
-                                     : std::min(LaunchDims, R.LaunchDims);
+      if (R.Class == OwnershipClass::TileExclusive)
+        addTile(P, R, Returns);
+      mergeLaunchDims(LaunchDims, R);
       Policy.setOwnership(P, R, Name);
     }
   }
@@ -163,14 +202,72 @@ private:
     Parts.push_back({P, Part});
   }
 
-  /// Declares the partial sums at the top of the kernel and reduces them
-  /// per block at its end, which every thread reaches (no return).
+  /// Gives the tile-exclusive target \p P a shared-memory tile (the adds
+  /// of the block's threads summed in shared memory, written back at the
+  /// end of the kernel), or demotes \p R to Shared, saying why not.
+  void addTile(const Var *P, OwnershipResult &R, bool Returns) {
+    const Type *Elem = P->getType()->getElement()->getUnqualified();
+    unsigned long long Slots = 0;
+    std::string Why;
+    if (Returns)
+      Why = "the function has a return statement, so not every thread may "
+            "reach the tile's write-back";
+    else if (!Elem->isFloatingScalar())
+      Why = "its elements are not floating-point scalars";
+    else if (!onlyAccumulated(F, P))
+      Why = "the function also reads " + P->getName() + " or passes it on";
+    else
+      Slots = AccumulationPolicy::tileSlots(Elem, R, M.getTypes(), TileBytes,
+                                            Why);
+    if (!Why.empty()) {
+      R.Class = OwnershipClass::Shared;
+      R.Reason += "; not tiled: " + Why;
+      return;
+    }
+    Var *Tile = M.createVar(uniqueName(F, P->getName() + "_tile"),
+                            M.getTypes().getArray(Elem, Slots),
+                            Var::Storage::Shared);
+    Policy.addTile(P, Tile, R);
+    Tiles.push_back({P, Tile, R});
+  }
+
+  /// Turns the tiles into gathers where the kernel allows it, as for
+  /// gradients (GPU/GatherTiles), and completes the tile stores' remarks.
+  void gatherTileAdds() {
+    if (Tiles.empty())
+      return;
+    std::vector<GatherTile> Gathers;
+    for (const TileInfo &T : Tiles)
+      Gathers.push_back({T.P, T.Tile, T.Result.TileStride});
+    std::string WhyNot;
+    bool Done = gatherTiles(
+        B, F, Gathers,
+        [this](const std::string &Base) { return uniqueName(F, Base); },
+        WhyNot);
+    Policy.finishTileRemarks(Done, WhyNot);
+  }
+
+  /// `meshad::<Fn><c, lo, hi>(Args...);` for the tile \p T.
+  const Stmt *tileCall(const char *Fn, const OwnershipResult &R,
+                       std::vector<const Expr *> Args) {
+    return M.create<ExprStmt>(M.create<CallExpr>(
+        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+        AccumulationPolicy::tileFunction(Fn, R), -1, std::move(Args)));
+  }
+
+  /// Declares the partial sums and the tiles at the top of the kernel (the
+  /// tiles zeroed), and at its end, which every thread reaches (no return),
+  /// reduces the sums per block and writes the tiles back.
   void addBlockReductions() {
-    if (Parts.empty())
+    if (Parts.empty() && Tiles.empty())
       return;
     std::vector<const Stmt *> Body;
     for (auto &[P, Part] : Parts)
       Body.push_back(B.decl(Part, B.zero(Part->getType())));
+    for (const TileInfo &T : Tiles)
+      Body.push_back(B.decl(T.Tile, nullptr));
+    for (const TileInfo &T : Tiles)
+      Body.push_back(tileCall("tileZero", T.Result, {B.ref(T.Tile)}));
     for (const Stmt *S : F.getBody()->getBody())
       Body.push_back(S);
     for (auto &[P, Part] : Parts)
@@ -179,6 +276,9 @@ private:
           "meshad::blockReduceAtomicAdd", -1,
           std::vector<const Expr *>{B.ref(const_cast<Var *>(P)),
                                     B.ref(Part)})));
+    for (const TileInfo &T : Tiles)
+      Body.push_back(tileCall("tileWriteBack", T.Result,
+                              {B.ref(T.Tile), B.ref(const_cast<Var *>(T.P))}));
     F.getBody()->setBody(std::move(Body));
   }
 
@@ -209,8 +309,12 @@ private:
         Root = Part;
       }
       Policy.emit(B, LHS, Root, A->getRHS(), Out, A->getLoc());
-      for (const Stmt *X : Out->getBody())
+      bool Combines = !Uncombined || !Uncombined->count(S);
+      for (const Stmt *X : Out->getBody()) {
         Body.push_back(X);
+        if (Combines)
+          Lowered.insert(X);
+      }
     }
     const_cast<BlockStmt *>(Block)->setBody(std::move(Body));
   }
@@ -230,26 +334,39 @@ private:
       return lowerBlock(D->getBody());
   }
 
-  /// Plain stores into thread-exclusive arrays rely on the launch shape.
-  void requireLaunchShape() {
+  /// Plain stores into thread-exclusive arrays rely on the launch shape:
+  /// checked by the top-level statement \p At of the body (first: 0).
+  void requireLaunchShape(size_t At = 0) {
     auto *Check = M.create<CallExpr>(
         M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
         LaunchDims == 1 ? "meshad::requireLaunch1D" : "meshad::requireLaunch2D",
         -1, std::vector<const Expr *>{});
-    std::vector<const Stmt *> Body{M.create<ExprStmt>(Check)};
-    for (const Stmt *S : F.getBody()->getBody())
-      Body.push_back(S);
+    std::vector<const Stmt *> Body = F.getBody()->getBody();
+    Body.insert(Body.begin() + At, M.create<ExprStmt>(Check));
     F.getBody()->setBody(std::move(Body));
   }
 
   Module &M;
   Function &F;
   IRBuilder B;
-  AccumulationPolicy Policy;
+  AccumulationPolicy &Policy;
   const std::map<const Var *, std::string> &UserNames;
   unsigned LaunchDims = 0;
+  /// Reverse mode: the Accumulates not to combine. The statements lowered
+  /// from the others (the reverse sweep's, all of a composed derivative's).
+  const llvm::SmallPtrSetImpl<const Stmt *> *Uncombined = nullptr;
+  llvm::SmallPtrSet<const Stmt *, 16> Lowered;
   /// Scalar results summed per thread, with their registers.
   std::vector<std::pair<const Var *, Var *>> Parts;
+  /// Tile-exclusive targets summed in shared-memory tiles.
+  struct TileInfo {
+    const Var *P;
+    Var *Tile;
+    OwnershipResult Result;
+  };
+  std::vector<TileInfo> Tiles;
+  /// Shared memory that the tiles take so far.
+  unsigned long long TileBytes = 0;
 };
 
 } // namespace
@@ -257,5 +374,39 @@ private:
 void meshad::lowerAccumulations(
     Module &M, Function &F, DiagnosticSink &Diags, bool ForceAtomics,
     const std::map<const Var *, std::string> &UserNames) {
-  AccumulationLowering(M, F, Diags, ForceAtomics, UserNames).run();
+  AccumulationPolicy Policy(F.getTarget(), Diags);
+  Policy.setForceAtomics(ForceAtomics);
+  for (auto &[V, Name] : UserNames)
+    Policy.setPrimalName(V, Name);
+  AccumulationLowering(M, F, Policy, UserNames).run();
+}
+
+void AccumulationFacts::configure(AccumulationPolicy &P) const {
+  P.setForceAtomics(ForceAtomics);
+  for (auto &[V, Name] : PrimalNames)
+    P.setPrimalName(V, Name);
+  for (const Var *V : ThreadPrivate)
+    P.addThreadPrivate(V);
+  for (auto &[Part, Name] : BlockSums)
+    P.addBlockSum(Part, Name);
+  for (const Owned &O : Ownership)
+    P.setOwnership(O.Adjoint, O.Result, O.PrimalName);
+  for (const UniformElement &U : UniformElements)
+    P.addUniformElement(U.Adjoint, U.Index, U.Part);
+  for (const Tile &T : Tiles)
+    P.addTile(T.Adjoint, T.Tile, T.Result);
+}
+
+void meshad::lowerReverseAccumulations(Module &M, Function &F,
+                                       AccumulationPolicy &Policy,
+                                       const AccumulationFacts &Facts) {
+  const std::map<const Var *, std::string> NoNames;
+  AccumulationLowering(M, F, Policy, NoNames).runOnReverse(Facts);
+}
+
+void meshad::mergeLaunchDims(unsigned &Dims, const OwnershipResult &R) {
+  bool Relies = R.Class == OwnershipClass::ThreadExclusive ||
+                R.Class == OwnershipClass::TileExclusive;
+  if (Relies && R.LaunchDims != 0)
+    Dims = Dims == 0 ? R.LaunchDims : std::min(Dims, R.LaunchDims);
 }

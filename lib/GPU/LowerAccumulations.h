@@ -5,17 +5,25 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The last pass before emission of a composed derivative (AD/Hvp):
-/// every AssignOp::Accumulate of the finished function becomes the form the
-/// accumulation policy decides for its target, with one remark each:
+/// The last passes before emission: every AssignOp::Accumulate of the
+/// finished function becomes the form the accumulation policy decides for
+/// its target, with one remark each. A function of reverse mode (gradient,
+/// pullback) is lowered as the AccumulationFacts that reverse mode hands
+/// over decide (lowerReverseAccumulations, pass lower-gpu-accumulations),
+/// then the adds of its reverse sweep to one element are combined
+/// (GPU/AtomicCombiner). A composed derivative (AD/Hvp) is lowered from the
+/// finished function alone (lowerAccumulations, pass lower-accumulations):
 /// - host code, a thread's locals and memory private to it: plain +=;
 /// - a kernel's pointer parameters: the ownership analysis runs on the
 ///   finished function itself (its own accesses decide, whatever modes
 ///   produced it): plain += where no two threads touch an element, behind
 ///   the launch-shape check the proof assumes; warp-aggregated atomics for
-///   uniform symbolic elements; atomicAdd otherwise (tile-exclusive arrays
-///   too: tiles and gathers of composed derivatives are not made yet, and
-///   the remark says so);
+///   uniform symbolic elements; for tile-exclusive arrays (a stencil's), a
+///   shared-memory tile per block (meshad/codegen/AdjointTile.h), as
+///   gradients get, when every thread reaches the end of the kernel (no
+///   return), the array is only added to, and the tile fits, turned into
+///   the gather form where the kernel allows it (GPU/GatherTiles); atomicAdd
+///   otherwise; a thread's adds to one element combined into one;
 /// - a kernel's pointer parameter that holds a scalar's result (every use
 ///   is an Accumulate into `*P` or `P[0]`): summed in a register per thread
 ///   and reduced per block at the end of the kernel with
@@ -36,13 +44,81 @@
 #ifndef MESHAD_GPU_LOWERACCUMULATIONS_H
 #define MESHAD_GPU_LOWERACCUMULATIONS_H
 
+#include "GPU/Ownership.h"
 #include "IR/IR.h"
 #include "Support/Diagnostics.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include <map>
 #include <string>
+#include <vector>
 
 namespace meshad {
+
+class AccumulationPolicy;
+
+/// What reverse mode decided about the adjoints of a function it built
+/// (gradient or pullback), which the finished IR does not say yet; the
+/// lowering of its Accumulates (lower-gpu-accumulations) reads them.
+struct AccumulationFacts {
+  ir::CudaTarget Target = ir::CudaTarget::HostOnly;
+  /// atomics=all: the ownership analysis is off.
+  bool ForceAtomics = false;
+  /// Adjoint parameters (and registers) named by the user's parameter
+  /// whose adjoint they hold, for remarks.
+  std::map<const ir::Var *, std::string> PrimalNames;
+  /// Adjoint parameters pointing to memory private to the calling thread.
+  std::vector<const ir::Var *> ThreadPrivate;
+  /// Registers summing a kernel scalar parameter's adjoint (reduced per
+  /// block at the end of the kernel), with the parameter's name.
+  std::vector<std::pair<const ir::Var *, std::string>> BlockSums;
+  struct Owned {
+    const ir::Var *Adjoint;
+    OwnershipResult Result;
+    std::string PrimalName;
+  };
+  /// The ownership of each kernel adjoint array.
+  std::vector<Owned> Ownership;
+  struct UniformElement {
+    const ir::Var *Adjoint;
+    long long Index;
+    const ir::Var *Part;
+  };
+  /// Uniform read-only elements whose adds go to a register.
+  std::vector<UniformElement> UniformElements;
+  struct Tile {
+    const ir::Var *Adjoint;
+    const ir::Var *Tile;
+    OwnershipResult Result;
+  };
+  /// Tile-exclusive adjoint arrays and their shared-memory tiles.
+  std::vector<Tile> Tiles;
+  /// Accumulates outside the reverse sweep (the epilogue's), which are
+  /// not combined with others.
+  llvm::SmallPtrSet<const ir::Stmt *, 4> Uncombined;
+  /// The variables declared before the sweep's own declarations (the
+  /// primal's locals, registers, tiles): the launch-shape check that a
+  /// proof of Ownership assumes goes after the last of them.
+  llvm::SmallPtrSet<const ir::Var *, 16> SetupVars;
+
+  /// Configures \p P with these facts.
+  void configure(AccumulationPolicy &P) const;
+};
+
+/// Replaces every Accumulate of \p F, a function of reverse mode, by the
+/// form that \p Policy (configured from \p Facts) decides, with its remark;
+/// then, in device code, combines the adds of the reverse sweep to the same
+/// element (GPU/AtomicCombiner), leaving the Uncombined apart; and adds the
+/// launch-shape check that the plain adds of the Ownership rely on.
+void lowerReverseAccumulations(ir::Module &M, ir::Function &F,
+                               AccumulationPolicy &Policy,
+                               const AccumulationFacts &Facts);
+
+/// Merges into \p Dims (0: none yet) the launch shape that the plain or
+/// tiled adds of an array with ownership \p R rely on: 1 (a 1D launch) is
+/// stricter than 2.
+void mergeLaunchDims(unsigned &Dims, const OwnershipResult &R);
 
 /// Replaces every Accumulate in \p F by its decided form. With
 /// \p ForceAtomics the ownership analysis is off (atomics=all). Remarks

@@ -1,9 +1,10 @@
 // meshad::hvp of kernels, forward mode over the unlowered reverse mode, the
 // accumulation lowering last: an atomicAdd energy through a __device__
-// callee, __shared__ tiles with __syncthreads, per-element outputs weighed
-// by a seed, and a __host__ __device__ function run on the host. Each HVP
-// is checked against central finite differences of meshad::gradient along
-// random directions (CPU emulation in CI; on the GPU by scripts/gpu).
+// callee (a stencil: its Hv summed in a shared-memory tile), __shared__
+// tiles with __syncthreads, per-element outputs weighed by a seed, and a
+// __host__ __device__ function run on the host. Each HVP is checked against
+// central finite differences of meshad::gradient along random directions
+// (CPU emulation in CI; on the GPU by scripts/gpu).
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -fplugin-arg-meshad-remarks -I%test_inputs %s -o %t 2> %t.dump
 // RUN: FileCheck %s < %t.dump
@@ -25,10 +26,14 @@ __global__ void chain(const double *x, double *E, double k, int n) {
     return;
   atomicAdd(&E[0], k * bond(x[i], x[i + 1]) + 0.1 * x[i] * x[i] * x[i]);
 }
-// REMARK: remark: adjoint store to 'x': atomicAdd (shared: {{.*}}not tiled: tiles and gathers of composed derivatives are not made yet)
+// The stencil's Hv gets a shared-memory tile, as its gradient does:
+// REMARK: remark: adjoint store to 'x': shared-memory tile (tile-exclusive: {{.*}}not gathered: the sweeps call meshad::blockReduceAtomicAdd)
 // CHECK-LABEL: __global__ void chain_hvp_0_2(const double *x, double *E, double k, int n, const double *_d2_x, double _d2_k, double *_d2_d_x, double *_d2_d_k, double *_d_E) {
+// CHECK: meshad::tileZero<1, 0, 1>(_d2_d_x_tile);
+// CHECK-NOT: atomicAdd(&_d2_d_x
 // CHECK: bond_pullback_pushforward
-// CHECK: atomicAdd(&_d2_d_x[i + 1]
+// CHECK: meshad::tileAdd<1, 0, 1>(_d2_d_x_tile, _d2_d_x, i + 1,
+// CHECK: meshad::tileWriteBack<1, 0, 1>(_d2_d_x_tile, _d2_d_x);
 // CHECK-LABEL: __device__ void bond_pullback_pushforward_no_d_a_no_d_b(
 
 __global__ void tiled(const double *x, double *E, int n) {

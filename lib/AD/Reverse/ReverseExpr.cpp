@@ -9,8 +9,8 @@
 /// everything E reads; the primal values it needs are current because the
 /// reverse sweep restores them first. The partials of arithmetic operators,
 /// compound assignments and math functions come from the rule table; user
-/// calls go through their pullbacks; every store to an adjoint
-/// goes through the accumulation policy.
+/// calls go through their pullbacks; every store to an adjoint is an
+/// Accumulate, whose GPU form the lowering chooses.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -38,7 +38,6 @@ void ReverseFunction::accumulate(const Expr *LValue, const Expr *Value,
   const Expr *AL = adjointLValue(LValue);
   if (!AL || !Value)
     return;
-  const Var *Root = ActivityAnalysis::getRootVar(AL);
   if (AL->getType()->isPair()) {
     // The adjoint of a pair is the pair of adjoints: added member by member.
     Value = cheap(Value, Rev);
@@ -49,13 +48,10 @@ void ReverseFunction::accumulate(const Expr *LValue, const Expr *Value,
   if (AL->getType()->isVector()) // Added component by component.
     Value = cheap(Value, Rev);
   Value = B.cast(AL->getType()->getUnqualified(), Value);
-  if (Unlowered) {
-    AssignStmt *Acc = B.accumulate(AL, Value);
-    Acc->setLoc(LValue->getLoc()); // Remarks of the lowering point here.
-    Rev->append(Acc);
-    return;
-  }
-  Policy.emit(B, AL, Root, Value, Rev, LValue->getLoc());
+  // Its form is chosen by the lowering (lower-gpu-accumulations).
+  AssignStmt *Acc = B.accumulate(AL, Value);
+  Acc->setLoc(LValue->getLoc()); // Remarks of the lowering point here.
+  Rev->append(Acc);
 }
 
 void ReverseFunction::adjoint(const Expr *E, const Expr *DE, BlockStmt *Rev,

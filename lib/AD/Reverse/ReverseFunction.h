@@ -20,7 +20,7 @@
 #include "IR/Builder.h"
 #include "IR/NameScope.h"
 #include "AD/Analysis/Recomputation.h"
-#include "GPU/AccumulationPolicy.h"
+#include "GPU/LowerAccumulations.h"
 #include "AD/Reverse/ReverseMode.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -57,10 +57,11 @@ private:
   void hoistDeclarations(const ir::Stmt *S);
   void addParameters();
   void zeroSharedAdjoints(ir::BlockStmt *Out);
-  /// Runs the GPU passes that finish a gradient kernel (GPU/GpuPasses.h:
-  /// gathers for the tiles, exclusive adds) on the finished function, with
-  /// what they need to know of it; false after an internal error.
-  bool finishKernel();
+  /// Runs the GPU passes that finish a function of reverse mode
+  /// (GPU/GpuPasses.h: the lowering of its Accumulates, and on a gradient
+  /// kernel gathers for the tiles, exclusive adds) on the finished function,
+  /// with what they need to know of it; false after an internal error.
+  bool finish();
   /// Gives the tile-exclusive array \p P (adjoint \p Adjoint) a shared
   /// tile, or demotes \p R to Shared with the reason why it cannot have one.
   void addTile(const ir::Var *P, ir::Var *Adjoint, OwnershipResult &R);
@@ -68,8 +69,6 @@ private:
   /// what the analysis found (\p R) in the reason.
   static OwnershipResult assertedExclusive(const ir::Var *P,
                                            const OwnershipResult &R);
-  /// Merges the launch shape that the proof \p R relies on into LaunchDims.
-  void requireLaunchDims(const OwnershipResult &R);
   ir::Var *adjointVar(ir::Var *V);
   ir::Var *newVar(const std::string &Prefix, const ir::Type *Ty,
                   const ir::Expr *Init = nullptr);
@@ -80,6 +79,8 @@ private:
   void sweepBlock(const ir::BlockStmt *In, ir::BlockStmt *Fwd,
                   ir::BlockStmt *Rev);
   void sweepStmt(const ir::Stmt *S, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  void sweepStmtKind(const ir::Stmt *S, ir::BlockStmt *Fwd,
+                     ir::BlockStmt *Rev);
   void sweepDecl(const ir::DeclStmt *D, ir::BlockStmt *Fwd,
                  ir::BlockStmt *Rev);
   /// `T Target[N] = {...}`: the listed elements, then zeros for the rest.
@@ -220,13 +221,13 @@ private:
   std::vector<bool> Selected;
   Flavor Kind;
   clang::SourceLocation RequestLoc;
-  AccumulationPolicy Policy;
+  /// What the lowering of the Accumulates needs to know (the ownership of
+  /// the adjoints, tiles, block sums), handed to lower-gpu-accumulations.
+  AccumulationFacts Adds;
   /// Array parameters whose adjoints are private to the calling thread.
   std::vector<bool> Private;
   /// Kernels: who owns each array parameter's elements.
   std::unique_ptr<OwnershipAnalysis> Ownership;
-  /// The launch shape that the ownership proofs assume (see OwnershipResult).
-  unsigned LaunchDims = 0;
   /// Kernels: (adjoint parameter, this thread's partial sum) of scalar
   /// parameters, reduced per block at the end.
   std::vector<std::pair<ir::Var *, ir::Var *>> BlockSums;
@@ -284,12 +285,6 @@ private:
   llvm::SmallPtrSet<const ir::Var *, 4> Counters;
   /// Shared memory that the tiles take so far.
   unsigned long long TileBytes = 0;
-  /// Tiles are sized for the largest CUDA block.
-  static constexpr unsigned MaxBlockThreads = 1024;
-  /// At most this much static shared memory goes to tiles per kernel.
-  static constexpr unsigned long long MaxTileBytes = 24 * 1024;
-  /// A tile narrower than this many threads is not worth it.
-  static constexpr unsigned long long MinTileColumns = 128;
 
   ir::BlockStmt *Body = nullptr; ///< The normalized primal body.
   std::unique_ptr<ActivityAnalysis> Activity;

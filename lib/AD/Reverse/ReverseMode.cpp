@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AD/Reverse/ReverseMode.h"
-#include "GPU/AtomicCombiner.h"
+#include "GPU/AccumulationPolicy.h"
 #include "GPU/GpuPasses.h"
 #include "IR/Traversal.h"
 #include "Simplify/DeadLocals.h"
@@ -161,10 +161,10 @@ ReverseFunction::ReverseFunction(ReverseModeTransformer &Owner, Module &M,
                                  std::vector<bool> Private)
     : Owner(Owner), M(M), B(M), Diags(Diags), Derived(Derived),
       Primal(Primal), Result(Result), Selected(std::move(Selected)),
-      Kind(Kind), RequestLoc(RequestLoc), Policy(Primal->getTarget(), Diags),
-      Private(std::move(Private)) {
+      Kind(Kind), RequestLoc(RequestLoc), Private(std::move(Private)) {
   this->Selected.resize(Primal->getNumParams());
-  Policy.setForceAtomics(Owner.getForceAtomics());
+  Adds.Target = Primal->getTarget();
+  Adds.ForceAtomics = Owner.getForceAtomics();
   this->Private.resize(Primal->getNumParams());
 }
 
@@ -315,8 +315,8 @@ void ReverseFunction::addParameters() {
         M.createVar(Name, AdjTy, Var::Storage::Param,
                     VarRoles::derivativeOf(P->getRoles(), VarRoles::Adjoint));
     if (Kind == Flavor::Pullback && (!Ty->isIndexable() || Private[I]))
-      Policy.addThreadPrivate(A);
-    Policy.setPrimalName(A, P->getName());
+      Adds.ThreadPrivate.push_back(A);
+    Adds.PrimalNames[A] = P->getName();
     // Unlowered: the lowering of the finished function decides these.
     bool Force = Owner.getForceAtomics() || Unlowered;
     if (Primal->isKernel() && Kind == Flavor::Gradient && !Ty->isIndexable() &&
@@ -325,7 +325,7 @@ void ReverseFunction::addParameters() {
       Var *Part = M.createVar(Names.unique(Name + "_part"),
                               Ty->getUnqualified());
       Adjoints[P] = Part;
-      Policy.addBlockSum(Part, P->getName());
+      Adds.BlockSums.push_back({Part, P->getName()});
       BlockSums.push_back({A, Part});
     } else if (!Ty->isIndexable() && assignsVar(Body, P)) {
       // The function overwrites its copy of the parameter: the reverse
@@ -345,8 +345,7 @@ void ReverseFunction::addParameters() {
         R = assertedExclusive(P, R);
       if (R.Class == OwnershipClass::TileExclusive)
         addTile(P, A, R);
-      requireLaunchDims(R);
-      Policy.setOwnership(A, R, P->getName());
+      Adds.Ownership.push_back({A, R, P->getName()});
       // A read-only element every thread reads: its adjoint is summed in a
       // register and reduced per block.
       if (R.Class == OwnershipClass::Uniform && R.HasLiteralIndex &&
@@ -355,7 +354,7 @@ void ReverseFunction::addParameters() {
         std::string PartName = Names.unique(
             Name + "_" + std::to_string(R.UniformIndex) + "_part");
         Var *Part = M.createVar(PartName, Ty->getElement()->getUnqualified());
-        Policy.addUniformElement(A, R.UniformIndex, Part);
+        Adds.UniformElements.push_back({A, R.UniformIndex, Part});
         UniformSums.push_back({A, R.UniformIndex, Part});
       }
     }
@@ -377,27 +376,9 @@ OwnershipResult ReverseFunction::assertedExclusive(const Var *P,
   return A;
 }
 
-void ReverseFunction::requireLaunchDims(const OwnershipResult &R) {
-  bool Relies = R.Class == OwnershipClass::ThreadExclusive ||
-                R.Class == OwnershipClass::TileExclusive;
-  // A 1D requirement is stricter than a 2D one.
-  if (Relies && R.LaunchDims != 0)
-    LaunchDims = LaunchDims == 0 ? R.LaunchDims
-                                 : std::min(LaunchDims, R.LaunchDims);
-}
-
 void ReverseFunction::addTile(const Var *P, Var *Adjoint, OwnershipResult &R) {
   const Type *Elem = P->getType()->getElement();
-  // One row per offset, one column per thread (up to 1024, as many as fit;
-  // larger blocks fall back to atomics at run time).
-  unsigned long long Rows = static_cast<unsigned long long>(R.TileHi - R.TileLo) + 1;
-  unsigned long long ElemBytes =
-      Elem->getUnqualified() == M.getTypes().getFloat() ? 4 : 8;
-  unsigned long long Columns =
-      std::min<unsigned long long>(MaxBlockThreads,
-                                   (MaxTileBytes - TileBytes) / (Rows * ElemBytes)) &
-      ~31ULL;
-  unsigned long long Slots = Rows * Columns;
+  unsigned long long Slots = 0;
   std::string Why;
   if (Kind != Flavor::Gradient)
     Why = "pullbacks do not tile";
@@ -405,20 +386,18 @@ void ReverseFunction::addTile(const Var *P, Var *Adjoint, OwnershipResult &R) {
     Why = "its elements are not floating-point scalars";
   else if (writesMemoryOf(Primal->getBody(), P))
     Why = "the kernel also writes " + P->getName();
-  else if (Columns < MinTileColumns)
-    Why = "its tile would not fit " + std::to_string(MinTileColumns) +
-          " threads in " + std::to_string(MaxTileBytes) +
-          " bytes of shared memory";
+  else
+    Slots = AccumulationPolicy::tileSlots(Elem, R, M.getTypes(), TileBytes,
+                                          Why);
   if (!Why.empty()) {
     R.Class = OwnershipClass::Shared;
     R.Reason += "; not tiled: " + Why;
     return;
   }
-  TileBytes += Slots * ElemBytes;
   Var *Tile = M.createVar(Names.unique(Adjoint->getName() + "_tile"),
                           M.getTypes().getArray(Elem->getUnqualified(), Slots),
                           Var::Storage::Shared);
-  Policy.addTile(Adjoint, Tile, R);
+  Adds.Tiles.push_back({Adjoint, Tile, R});
   Tiles.push_back({Adjoint, Tile, R});
 }
 
@@ -557,14 +536,10 @@ bool ReverseFunction::run() {
     Decls->append(B.decl(T.Tile, nullptr));
     TileCall("tileZero", {B.ref(T.Tile)}, T, Zero);
   }
-  if (LaunchDims == 1 || LaunchDims == 2) {
-    // Plain stores into thread-exclusive adjoints rely on the launch shape.
-    auto *Check = M.create<CallExpr>(
-        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
-        LaunchDims == 1 ? "meshad::requireLaunch1D" : "meshad::requireLaunch2D",
-        -1, std::vector<const Expr *>{});
-    Decls->append(M.create<ExprStmt>(Check));
-  }
+  // The sweep's own declarations follow these (the launch-shape check, which
+  // the lowering adds, goes between).
+  for (const Stmt *S : Decls->getBody())
+    Adds.SetupVars.insert(cast<DeclStmt>(S)->getVar());
   findDeferredFrees(Body);
   DeferResets = Primal->isKernel() && Kind == Flavor::Gradient &&
                 (!Tiles.empty() || !BlockSums.empty() || !UniformSums.empty());
@@ -573,8 +548,6 @@ bool ReverseFunction::run() {
   sweepBlock(Body, Fwd, Rev);
   if (Failed)
     return false;
-  if (Primal->getTarget() != CudaTarget::HostOnly && !Unlowered)
-    combineAtomics(B, Rev);
   // Block sums of uniform adjoints, where every thread of the block is.
   BlockStmt *Epilogue = B.block();
   auto Reduce = [&](const Expr *Target, Var *Sum) {
@@ -587,10 +560,12 @@ bool ReverseFunction::run() {
     Reduce(B.ref(Adj), Sum);
   for (auto &[Adj, Local] : LocalParamAdjoints) {
     const Expr *Target = B.unary(UnaryOp::Deref, B.ref(Adj), Local->getType());
-    if (Unlowered)
-      Epilogue->append(B.accumulate(Target, B.ref(Local)));
-    else
-      Policy.emit(B, Target, Adj, B.ref(Local), Epilogue, Primal->getLoc());
+    AssignStmt *Add = B.accumulate(Target, B.ref(Local));
+    if (!Unlowered) {
+      Add->setLoc(Primal->getLoc());
+      Adds.Uncombined.insert(Add); // Not part of the reverse sweep.
+    }
+    Epilogue->append(Add);
   }
   for (const UniformSum &U : UniformSums)
     Reduce(B.addrOf(B.index(B.ref(U.Adjoint), B.intLit(U.Index))), U.Part);
@@ -613,23 +588,21 @@ bool ReverseFunction::run() {
   removeDeadLocals(*Result);
   // The reverse sweep recomputes these before reading them.
   removeUnreadDefinitions(Fwd, Recomputed);
-  return finishKernel();
+  return finish();
 }
 
-bool ReverseFunction::finishKernel() {
-  if (!Primal->isKernel() || Kind != Flavor::Gradient || Unlowered)
-    return true;
-  GradientKernelFacts Facts;
-  Facts.FirstAdjoint = Primal->getNumParams();
-  for (const AdjointTile &T : Tiles)
-    Facts.Tiles.push_back({T.Adjoint, T.Tile, T.Result.TileStride});
-  Facts.FreshName = [this](const std::string &Prefix) {
-    return Names.unique(Prefix);
-  };
-  Facts.TilesDone = [this](bool Gathered, const std::string &WhyNot) {
-    Policy.finishTileRemarks(Gathered, WhyNot);
-  };
+bool ReverseFunction::finish() {
+  if (Unlowered)
+    return true; // The composition lowers the finished function.
+  std::optional<GradientKernelFacts> Kernel;
+  if (Primal->isKernel() && Kind == Flavor::Gradient) {
+    Kernel.emplace();
+    Kernel->FirstAdjoint = Primal->getNumParams();
+    Kernel->FreshName = [this](const std::string &Prefix) {
+      return Names.unique(Prefix);
+    };
+  }
   PassPipeline Passes(Diags, Owner.isVerifying());
-  addGradientKernelPasses(Passes, M, std::move(Facts));
+  addReversePasses(Passes, M, Diags, std::move(Adds), std::move(Kernel));
   return Passes.run(*Result, Primal);
 }

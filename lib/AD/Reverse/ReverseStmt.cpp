@@ -39,8 +39,31 @@ void ReverseFunction::sweepBlock(const BlockStmt *In, BlockStmt *Fwd,
       Rev->append(S);
 }
 
+/// Gives \p S and the statements nested in it that have no location \p Loc.
+static void stampLoc(const Stmt *S, clang::SourceLocation Loc) {
+  forEachStmt(S, [&](const Stmt *Sub) {
+    if (Sub->getLoc().isInvalid())
+      const_cast<Stmt *>(Sub)->setLoc(Loc);
+  });
+}
+
 void ReverseFunction::sweepStmt(const Stmt *S, BlockStmt *Fwd,
                                 BlockStmt *Rev) {
+  // What the sweeps make for S without a location of its own gets S's, so
+  // that generated code maps to the user's construct (#line directives,
+  // diagnostics in generated code).
+  size_t FwdBefore = Fwd->getBody().size(), RevBefore = Rev->getBody().size();
+  sweepStmtKind(S, Fwd, Rev);
+  if (S->getLoc().isInvalid())
+    return;
+  for (size_t I = FwdBefore; I < Fwd->getBody().size(); ++I)
+    stampLoc(Fwd->getBody()[I], S->getLoc());
+  for (size_t I = RevBefore; I < Rev->getBody().size(); ++I)
+    stampLoc(Rev->getBody()[I], S->getLoc());
+}
+
+void ReverseFunction::sweepStmtKind(const Stmt *S, BlockStmt *Fwd,
+                                    BlockStmt *Rev) {
   switch (S->getKind()) {
   case Stmt::Kind::Block:
     return sweepBlock(cast<BlockStmt>(S), Fwd, Rev);
