@@ -18,6 +18,7 @@
 
 #include "IR/IR.h"
 #include "Rules/DerivativeRules.h"
+#include "meshad/codegen/Polygamma.h"
 
 #include "gtest/gtest.h"
 
@@ -152,6 +153,14 @@ private:
     return callMath(C->getName(), Args);
   }
 
+  /// The inverse of std::erf on (-1, 1), by Newton's method.
+  static double erfinv(double X) {
+    double Y = 0;
+    for (int I = 0; I < 100; ++I)
+      Y -= (std::erf(Y) - X) / (1.1283791670955126 * std::exp(-Y * Y));
+    return Y;
+  }
+
   /// <cmath> implementations, by double name (float name for intrinsics).
   static const std::map<std::string, MathFn> &functions() {
     static const double Pi = 3.14159265358979323846;
@@ -222,6 +231,30 @@ private:
         {"__cosf", F1([](double X) { return std::cos(X); })},
         {"__tanf", F1([](double X) { return std::tan(X); })},
         {"__fdividef", F2([](double X, double Y) { return X / Y; })},
+        {"fdim", F2([](double X, double Y) { return std::fdim(X, Y); })},
+        {"remainder",
+         F2([](double X, double Y) { return std::remainder(X, Y); })},
+        {"ldexp", F2([](double X, double N) {
+           return std::ldexp(X, static_cast<int>(N));
+         })},
+        {"scalbn", F2([](double X, double N) {
+           return std::scalbn(X, static_cast<int>(N));
+         })},
+        {"lgamma", F1([](double X) { return std::lgamma(X); })},
+        {"tgamma", F1([](double X) { return std::tgamma(X); })},
+        {"meshad::polygamma", F2([](double N, double X) {
+           return meshad::polygamma(std::floor(N), X);
+         })},
+        {"rhypot",
+         F2([](double X, double Y) { return 1 / std::hypot(X, Y); })},
+        {"norm3d", MathFn([](const std::vector<double> &A) {
+           return std::sqrt(A[0] * A[0] + A[1] * A[1] + A[2] * A[2]);
+         })},
+        {"rnorm3d", MathFn([](const std::vector<double> &A) {
+           return 1 / std::sqrt(A[0] * A[0] + A[1] * A[1] + A[2] * A[2]);
+         })},
+        {"erfinv", F1(erfinv)},
+        {"erfcinv", F1([](double X) { return erfinv(1 - X); })},
     };
     return Fns;
   }

@@ -52,6 +52,20 @@ const std::map<std::string, Domain> &domains() {
   auto DenomOk = [](const std::vector<double> &A) {
     return awayFromZero(A[1]);
   };
+  // remainder rounds x / y to the nearest integer: away from the halves.
+  auto RemainderSmooth = [](const std::vector<double> &A) {
+    double Q = A[0] / A[1];
+    return awayFromZero(A[1], 0.5) &&
+           awayFromZero(Q - std::floor(Q) - 0.5, 0.05);
+  };
+  // An integer argument (an exponent, a derivative order): the evaluator
+  // truncates it, so its partial is 0 away from whole numbers.
+  auto NotWhole1 = [](const std::vector<double> &A) {
+    return awayFromZero(A[0] - std::round(A[0]), 0.05);
+  };
+  auto NotWhole2 = [](const std::vector<double> &A) {
+    return awayFromZero(A[1] - std::round(A[1]), 0.05);
+  };
   static const std::map<std::string, Domain> Domains = {
       {"sqrt", {{{0.1, 10}}}},
       {"rsqrt", {{{0.1, 10}}}},
@@ -102,6 +116,18 @@ const std::map<std::string, Domain> &domains() {
       {"__cosf", {{{-10, 10}}}},
       {"__tanf", {{{-1.4, 1.4}}}},
       {"__fdividef", {{{-5, 5}, {-5, 5}}, DenomOk}},
+      {"fdim", {{{-5, 5}, {-5, 5}}, NoTie}},
+      {"remainder", {{{-10, 10}, {-3, 3}}, RemainderSmooth}},
+      {"ldexp", {{{-5, 5}, {-3, 3}}, NotWhole2}},
+      {"scalbn", {{{-5, 5}, {-3, 3}}, NotWhole2}},
+      {"lgamma", {{{0.2, 8}}}},
+      {"tgamma", {{{0.2, 5}}}},
+      {"meshad::polygamma", {{{0, 3}, {0.3, 8}}, NotWhole1}},
+      {"rhypot", {{{-5, 5}, {-5, 5}}, NonZero2}},
+      {"norm3d", {{{-5, 5}, {-5, 5}, {-5, 5}}, NonZero1}},
+      {"rnorm3d", {{{-5, 5}, {-5, 5}, {-5, 5}}, NonZero1}},
+      {"erfinv", {{{-0.9, 0.9}}}},
+      {"erfcinv", {{{0.1, 1.9}}}},
   };
   return Domains;
 }

@@ -42,6 +42,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <meshad/codegen/Polygamma.h>
 #include <meshad/codegen/Tape.h>
 
 #if defined(__CUDACC__)

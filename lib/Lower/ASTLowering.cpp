@@ -134,7 +134,7 @@ ir::Function *ASTLowering::Impl::lowerFunction(const FunctionDecl *FD) {
   if (const auto *CS = dyn_cast<CompoundStmt>(Def->getBody())) {
     // A callee is lowered in the middle of its caller's expression.
     ExprLowering::FunctionScope Caller = Exprs.enterFunction(Def);
-    Body = Stmts.lowerBlock(CS);
+    Body = Stmts.lowerBody(CS, Def);
     Exprs.leaveFunction(std::move(Caller));
   } else
     S.fail(Def->getBody()->getBeginLoc(),
@@ -164,14 +164,16 @@ ASTLowering::Impl::findDefinition(const FunctionDecl *FD) {
 bool ASTLowering::Impl::checkSupported(const FunctionDecl *FD) {
   const char *Reason = nullptr;
   if (isa<CXXMethodDecl>(FD))
-    Reason = "meshad: member functions are not supported";
+    Reason = "meshad: member functions are not supported yet; write a "
+             "free function that takes the object";
   else if (FD->isDependentContext())
     Reason = "meshad: uninstantiated templates are not supported; "
              "differentiate a specialization";
   else if (FD->isVariadic())
     Reason = "meshad: variadic functions are not supported";
   else if (FD->getReturnType()->isReferenceType())
-    Reason = "meshad: functions returning references are not supported";
+    Reason = "meshad: functions returning references are not supported; "
+             "return the value";
   if (Reason)
     S.fail(FD->getLocation(), Reason);
   return !Reason;

@@ -28,36 +28,6 @@ using IRBuiltin = ir::BuiltinExpr::Builtin;
 
 namespace {
 
-/// The user-facing name of expressions the IR cannot represent.
-const char *describeUnsupported(const Expr *E) {
-  switch (E->getStmtClass()) {
-  case Stmt::StringLiteralClass:
-    return "string literal";
-  case Stmt::LambdaExprClass:
-    return "lambda expression";
-  case Stmt::CXXNewExprClass:
-    return "'new' expression";
-  case Stmt::CXXDeleteExprClass:
-    return "'delete' expression";
-  case Stmt::CXXThrowExprClass:
-    return "'throw' expression";
-  case Stmt::CXXThisExprClass:
-    return "use of 'this'";
-  case Stmt::StmtExprClass:
-    return "statement expression";
-  case Stmt::BinaryConditionalOperatorClass:
-    return "'?:' without a middle operand";
-  case Stmt::CXXDynamicCastExprClass:
-    return "'dynamic_cast'";
-  case Stmt::CXXReinterpretCastExprClass:
-    return "'reinterpret_cast'";
-  case Stmt::CXXConstCastExprClass:
-    return "'const_cast'";
-  default:
-    return nullptr;
-  }
-}
-
 /// Conversions between arithmetic types, booleans and pointers-to-bool.
 bool isArithmeticConversion(CastKind K) {
   switch (K) {
@@ -239,12 +209,7 @@ const ir::Expr *ExprLowering::makeZero(const ir::Type *Ty,
 }
 
 const ir::Expr *ExprLowering::unsupported(const Expr *E) {
-  if (const char *What = describeUnsupported(E))
-    return S.fail(E->getExprLoc(),
-                  Twine("meshad: ") + What + " is not supported");
-  return S.fail(E->getExprLoc(), Twine("meshad: expression '") +
-                                     E->getStmtClassName() +
-                                     "' is not supported");
+  return S.fail(E->getExprLoc(), describeUnsupportedExpr(E));
 }
 
 //===----------------------------------------------------------------------===//
@@ -340,9 +305,10 @@ const ir::Expr *ExprLowering::lowerImplicitCast(const ImplicitCastExpr *E) {
                                       Types.lowerType(E->getType()), Sub)
                : nullptr;
   }
-  return S.fail(E->getExprLoc(), Twine("meshad: implicit conversion '") +
-                                     E->getCastKindName() +
-                                     "' is not supported");
+  return S.fail(E->getExprLoc(), "meshad: the implicit conversion " +
+                                     describeConversion(E, S.Policy) +
+                                     " is not supported; convert explicitly "
+                                     "between arithmetic types or members");
 }
 
 const ir::Expr *ExprLowering::lowerExplicitCast(const ExplicitCastExpr *E) {
@@ -352,11 +318,15 @@ const ir::Expr *ExprLowering::lowerExplicitCast(const ExplicitCastExpr *E) {
     return lower(E->getSubExpr());
   if (K == CK_ToVoid)
     return S.fail(E->getExprLoc(), "meshad: a cast to void inside an "
-                                   "expression is not supported");
+                                   "expression is not supported; write the "
+                                   "operand as a statement of its own");
   if (K != CK_NoOp && !isArithmeticConversion(K))
-    return S.fail(E->getExprLoc(), Twine("meshad: cast of kind '") +
-                                       E->getCastKindName() +
-                                       "' is not supported");
+    return S.fail(E->getExprLoc(), "meshad: the cast " +
+                                       describeConversion(E, S.Policy) +
+                                       " is not supported; differentiated "
+                                       "code keeps one type per value and "
+                                       "array (casts between arithmetic "
+                                       "types are fine)");
   // The conversions Clang spells as implicit casts inside the explicit one
   // are all performed by the single IR cast.
   const Expr *Operand = E->getSubExpr();
@@ -430,6 +400,8 @@ const ir::Expr *ExprLowering::lowerVarRef(const VarDecl *VD,
                                           SourceLocation Loc) {
   if (ir::Var *V = S.Vars.lookup(VD))
     return S.make<ir::VarRefExpr>(Loc, V);
+  if (S.ElementRefs.count(VD))
+    return lowerElementRef(VD, Loc);
   if (VD->getName() == "warpSize" && isTopLevelGlobal(VD))
     return S.make<ir::BuiltinExpr>(
         Loc, Types.lowerType(VD->getType())->getUnqualified(),
@@ -481,8 +453,7 @@ const ir::Expr *ExprLowering::lowerPseudoObject(const PseudoObjectExpr *E) {
 const ir::Expr *ExprLowering::lowerUnary(const UnaryOperator *E) {
   SourceLocation Loc = E->getExprLoc();
   if (E->isIncrementDecrementOp())
-    return S.fail(Loc, "meshad: increment or decrement inside an expression "
-                       "is not supported");
+    return lowerNestedUpdate(E, E->getSubExpr(), E->isPostfix());
   if (E->getOpcode() == UO_Extension)
     return lower(E->getSubExpr());
   std::optional<ir::UnaryOp> Op = getUnaryOp(E->getOpcode());
@@ -499,10 +470,9 @@ const ir::Expr *ExprLowering::lowerUnary(const UnaryOperator *E) {
 const ir::Expr *ExprLowering::lowerBinary(const BinaryOperator *E) {
   SourceLocation Loc = E->getOperatorLoc();
   if (E->isAssignmentOp())
-    return S.fail(Loc, "meshad: assignment inside an expression is not "
-                       "supported");
+    return lowerNestedUpdate(E, E->getLHS(), /*Post=*/false);
   if (E->isCommaOp())
-    return S.fail(Loc, "meshad: comma operator is not supported");
+    return lowerComma(E);
   std::optional<ir::BinaryOp> Op = getBinaryOp(E->getOpcode());
   if (!Op)
     return S.fail(Loc, Twine("meshad: binary operator '") +
@@ -648,16 +618,18 @@ ExprLowering::lowerEmulatedLaunch(const CXXOperatorCallExpr *E,
 const ir::Expr *ExprLowering::lowerCall(const CallExpr *E) {
   SourceLocation Loc = E->getExprLoc();
   if (isa<CXXMemberCallExpr>(E))
-    return S.fail(Loc, "meshad: member function calls are not supported");
+    return S.fail(Loc, "meshad: member function calls are not supported "
+                       "yet; write a free function that takes the object");
   if (isa<CUDAKernelCallExpr>(E))
     return S.fail(Loc, "meshad: kernel launches are not supported");
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
     if (OC->isAssignmentOp())
-      return S.fail(Loc, "meshad: assignment inside an expression is not "
-                         "supported");
+      return lowerNestedUpdate(OC, OC->getArg(0), /*Post=*/false);
     return S.fail(Loc, Twine("meshad: overloaded operator '") +
-                           getOperatorSpelling(OC->getOperator()) +
-                           "' is not supported");
+                           getOperatorSpelling(OC->getOperator()) + "' on '" +
+                           OC->getArg(0)->getType().getAsString(S.Policy) +
+                           "' is not supported yet; write the arithmetic "
+                           "on the members (make_double3(a.x + b.x, ...))");
   }
   const FunctionDecl *FD = E->getDirectCallee();
   const auto *Ref =
@@ -666,7 +638,13 @@ const ir::Expr *ExprLowering::lowerCall(const CallExpr *E) {
     return S.fail(Loc, "meshad: calls through function pointers are not "
                        "supported");
   if (isa<CXXMethodDecl>(FD))
-    return S.fail(Loc, "meshad: member function calls are not supported");
+    return S.fail(Loc, "meshad: member function calls are not supported "
+                       "yet; write a free function that takes the object");
+  if (isDiagnosticFunction(FD))
+    return S.fail(Loc, Twine("meshad: '") + FD->getName() +
+                           "' can be left out of a derivative only as a "
+                           "statement of its own whose arguments have no "
+                           "side effects");
   return lowerDirectCall(E, FD, Ref);
 }
 
@@ -761,7 +739,9 @@ const ir::Expr *ExprLowering::lowerConstruct(const CXXConstructExpr *E) {
     return makeZero(Types.lowerType(E->getType()), E->getExprLoc());
   return S.fail(E->getExprLoc(), Twine("meshad: constructor call of '") +
                                      E->getType().getAsString(S.Policy) +
-                                     "' is not supported");
+                                     "' is not supported; initialize it with "
+                                     "a brace list ({a, b, c}) or a make_ "
+                                     "function");
 }
 
 const ir::Expr *ExprLowering::lowerInitList(const InitListExpr *E) {

@@ -7,8 +7,10 @@
 /// \file
 /// Statements: blocks, local declarations (including __shared__ arrays),
 /// assignments, if/for/while/do, break/continue/return and calls. Side
-/// effects become statements: an assignment or ++ nested in an expression is
-/// an error, as is every construct the IR has no faithful form for.
+/// effects become statements (an assignment or ++ nested in an expression
+/// too, see LowerSideEffects.cpp; switch and range-based for are in
+/// LowerSwitch.cpp); every construct the IR has no faithful form for is an
+/// error.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -26,10 +28,9 @@ namespace {
 /// The user-facing name of statements the IR cannot represent.
 const char *describeUnsupported(const Stmt *St) {
   switch (St->getStmtClass()) {
-  case Stmt::SwitchStmtClass:
   case Stmt::CaseStmtClass:
   case Stmt::DefaultStmtClass:
-    return "'switch' statement";
+    return "'case' label outside the top level of its 'switch'";
   case Stmt::GotoStmtClass:
   case Stmt::IndirectGotoStmtClass:
     return "'goto' statement";
@@ -40,8 +41,6 @@ const char *describeUnsupported(const Stmt *St) {
   case Stmt::GCCAsmStmtClass:
   case Stmt::MSAsmStmtClass:
     return "inline assembly";
-  case Stmt::CXXForRangeStmtClass:
-    return "range-based for loop";
   case Stmt::CoroutineBodyStmtClass:
   case Stmt::CoreturnStmtClass:
     return "coroutine";
@@ -114,7 +113,7 @@ bool StmtLowering::lowerInto(const Stmt *St, ir::BlockStmt *B) {
 }
 
 bool StmtLowering::lowerIntoImpl(const Stmt *St, ir::BlockStmt *B) {
-  if (isa<NullStmt>(St))
+  if (isa<NullStmt>(St) || St == SkippedBreak)
     return true;
   if (const auto *E = dyn_cast<Expr>(St))
     return lowerExprStmt(E, B);
@@ -123,6 +122,11 @@ bool StmtLowering::lowerIntoImpl(const Stmt *St, ir::BlockStmt *B) {
   // Attributes ([[likely]], #pragma unroll) do not change the semantics.
   if (const auto *AS = dyn_cast<AttributedStmt>(St))
     return lowerIntoImpl(AS->getSubStmt(), B);
+  if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(St))
+    return lowerLoop(St, B);
+  if (const auto *RS = dyn_cast<ReturnStmt>(St);
+      RS && Returns.Depth > 0 && Returns.Returned)
+    return lowerLoopReturn(RS, B);
   const ir::Stmt *Result = lowerControl(St);
   if (!Result)
     return false;
@@ -155,6 +159,10 @@ const ir::Stmt *StmtLowering::lowerControl(const Stmt *St) {
     return S.make<ir::ContinueStmt>(Loc);
   case Stmt::ReturnStmtClass:
     return lowerReturn(cast<ReturnStmt>(St));
+  case Stmt::SwitchStmtClass:
+    return lowerSwitch(cast<SwitchStmt>(St));
+  case Stmt::CXXForRangeStmtClass:
+    return lowerRangeFor(cast<CXXForRangeStmt>(St));
   default:
     return unsupported(St);
   }
@@ -164,9 +172,9 @@ const ir::Stmt *StmtLowering::unsupported(const Stmt *St) {
   if (const char *What = describeUnsupported(St))
     return S.fail(St->getBeginLoc(),
                   Twine("meshad: ") + What + " is not supported");
-  return S.fail(St->getBeginLoc(), Twine("meshad: statement '") +
-                                       St->getStmtClassName() +
-                                       "' is not supported");
+  return S.fail(St->getBeginLoc(), Twine("meshad: this kind of statement "
+                                         "is not supported (Clang's '") +
+                                       St->getStmtClassName() + "')");
 }
 
 //===----------------------------------------------------------------------===//
@@ -244,6 +252,8 @@ std::optional<const ir::Expr *> StmtLowering::lowerVarInit(const VarDecl *VD) {
   if (!VD->hasInit())
     return nullptr;
   const Expr *Init = ExprLowering::skipWrappers(VD->getInit());
+  if (!checkSequencing(Init))
+    return std::nullopt;
   if (const auto *CE = dyn_cast<CXXConstructExpr>(Init)) {
     // `float3 v;` and `__shared__ float3 s[N];`: trivially uninitialized.
     if (CE->getNumArgs() == 0 && CE->getConstructor()->isTrivial() &&
@@ -265,9 +275,14 @@ bool StmtLowering::lowerExprStmt(const Expr *E, ir::BlockStmt *B) {
   if (const auto *CE = dyn_cast<CastExpr>(E);
       CE && CE->getCastKind() == CK_ToVoid)
     return lowerExprStmt(CE->getSubExpr(), B);
-  // (void)x, x; and other statements without effect are dropped.
-  if (!E->HasSideEffects(S.Ctx))
+  // (void)x, x; and other statements without effect are dropped, and so
+  // are assert and printf (the derivative does not depend on them).
+  if (!E->HasSideEffects(S.Ctx) || isDiagnosticOnly(E))
     return true;
+  if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->isCommaOp())
+    return lowerExprStmt(BO->getLHS(), B) & lowerExprStmt(BO->getRHS(), B);
+  if (!checkSequencing(E))
+    return false;
   if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(E)) {
     bool IsLaunch = false;
     const ir::Stmt *L = Exprs.lowerEmulatedLaunch(Call, IsLaunch);
@@ -361,13 +376,19 @@ StmtLowering::lowerCompoundAssign(const CompoundAssignOperator *E) {
 //===----------------------------------------------------------------------===//
 
 const ir::Expr *StmtLowering::lowerCondition(const Expr *Cond,
-                                             const VarDecl *CondVar,
-                                             bool InLoop) {
-  if (CondVar)
-    return S.fail(CondVar->getLocation(),
-                  "meshad: condition variables are not supported");
-  if (InLoop)
-    return Exprs.lowerNoHoist(Cond, "in a loop condition");
+                                             const VarDecl *CondVar) {
+  // `if (double t = f(x))`: the declaration runs first (withInitializer
+  // makes the block it goes into), its hoisted calls before it.
+  if (CondVar) {
+    ir::DeclStmt *D = lowerVarDecl(CondVar);
+    if (!D)
+      return nullptr;
+    std::vector<const ir::Stmt *> H = Exprs.takeHoisted();
+    H.push_back(D);
+    Exprs.restoreHoisted(std::move(H));
+  }
+  if (!checkSequencing(Cond))
+    return nullptr;
   return Exprs.lower(Cond);
 }
 
@@ -375,9 +396,6 @@ const ir::Stmt *StmtLowering::lowerIf(const IfStmt *IS) {
   SourceLocation Loc = IS->getBeginLoc();
   if (IS->isConsteval())
     return S.fail(Loc, "meshad: 'if consteval' is not supported");
-  if (IS->getInit())
-    return S.fail(IS->getInit()->getBeginLoc(),
-                  "meshad: 'if' with an initializer is not supported");
   if (IS->isConstexpr()) {
     // Only the branch that was instantiated exists.
     std::optional<const Stmt *> Taken = IS->getNondiscardedCase(S.Ctx);
@@ -385,31 +403,78 @@ const ir::Stmt *StmtLowering::lowerIf(const IfStmt *IS) {
       return lowerAsBlock(*Taken);
     return S.make<ir::BlockStmt>(Loc);
   }
-  const ir::Expr *Cond =
-      lowerCondition(IS->getCond(), IS->getConditionVariable(), false);
-  const ir::BlockStmt *Then = lowerAsBlock(IS->getThen());
-  const ir::BlockStmt *Else =
-      IS->getElse() ? lowerAsBlock(IS->getElse()) : nullptr;
-  if (!Cond || !Then || (IS->getElse() && !Else))
-    return nullptr;
-  return S.make<ir::IfStmt>(Loc, Cond, Then, Else);
+  return withInitializer(
+      IS->getInit(), IS->getConditionVariable(), Loc,
+      [&]() -> const ir::Stmt * {
+        const ir::Expr *Cond =
+            lowerCondition(IS->getCond(), IS->getConditionVariable());
+        std::vector<const ir::Stmt *> Pre = Exprs.takeHoisted();
+        const ir::BlockStmt *Then = lowerAsBlock(IS->getThen());
+        const ir::BlockStmt *Else =
+            IS->getElse() ? lowerAsBlock(IS->getElse()) : nullptr;
+        Exprs.restoreHoisted(std::move(Pre));
+        if (!Cond || !Then || (IS->getElse() && !Else))
+          return nullptr;
+        return S.make<ir::IfStmt>(Loc, Cond, Then, Else);
+      });
 }
 
 const ir::Stmt *StmtLowering::lowerFor(const ForStmt *FS) {
+  // for (int i = 0, j = n - 1; ...): { int i = 0; int j = n - 1; for (; ...) }
+  if (const auto *DS = dyn_cast_or_null<DeclStmt>(FS->getInit());
+      DS && !DS->isSingleDecl())
+    return withInitializer(FS->getInit(), nullptr, FS->getBeginLoc(),
+                           [&]() { return lowerForRest(FS, nullptr); });
   bool Ok = true;
   const ir::Stmt *Init = nullptr;
   if (FS->getInit())
     Ok &= (Init = lowerForInit(FS->getInit())) != nullptr;
+  const ir::Stmt *Result = lowerForRest(FS, Init);
+  return Ok ? Result : nullptr;
+}
+
+const ir::Stmt *StmtLowering::lowerForRest(const ForStmt *FS,
+                                           const ir::Stmt *Init) {
+  bool Ok = true;
   const ir::Expr *Cond = nullptr;
+  std::vector<const ir::Stmt *> Pre;
   if (FS->getCond())
-    Ok &= (Cond = lowerCondition(FS->getCond(), FS->getConditionVariable(),
-                                 true)) != nullptr;
-  const ir::Stmt *Inc = nullptr;
+    Ok &= (Cond = lowerLoopCondition(FS->getCond(), FS->getConditionVariable(),
+                                     Pre)) != nullptr;
+  // The increment: its last update stays the loop's; what comes before it
+  // (other operands of a comma, hoisted calls) ends the body.
+  std::vector<const ir::Stmt *> Incs;
   if (FS->getInc())
-    Ok &= (Inc = lowerForInc(FS->getInc())) != nullptr;
+    Ok &= lowerForInc(FS->getInc(), Incs);
+  const ir::Stmt *Inc = nullptr;
+  if (!Incs.empty() && isa<ir::AssignStmt>(Incs.back()) &&
+      llvm::none_of(Incs, [](const ir::Stmt *St) {
+        return isa<ir::DeclStmt>(St);
+      })) {
+    Inc = Incs.back();
+    Incs.pop_back();
+  }
   const ir::BlockStmt *Body = lowerAsBlock(FS->getBody());
   if (!Ok || !Body)
     return nullptr;
+  if (!Incs.empty()) {
+    if (const Stmt *C = findLoopContinue(FS->getBody()))
+      return S.fail(C->getBeginLoc(),
+                    "meshad: 'continue' in a for loop whose increment calls "
+                    "a function or has a comma operator is not supported; "
+                    "move that part of the increment to the end of the body "
+                    "(and before each 'continue')");
+    auto *Ext = S.make<ir::BlockStmt>(Body->getLoc(), Body->getBody());
+    for (const ir::Stmt *St : Incs)
+      Ext->append(St);
+    Body = Ext;
+  }
+  // A condition with side effects is tested first thing in the body, where
+  // `continue` (through the increment) comes back to it.
+  if (!Pre.empty()) {
+    Body = testInBody(Cond, std::move(Pre), Body, /*AtEnd=*/false);
+    Cond = nullptr;
+  }
   return S.make<ir::ForStmt>(FS->getBeginLoc(), Init, Cond, Inc, Body);
 }
 
@@ -432,49 +497,61 @@ const ir::Stmt *StmtLowering::lowerForInit(const Stmt *Init) {
                 "declaration or an assignment)");
 }
 
-const ir::Stmt *StmtLowering::lowerForInc(const Expr *Inc) {
-  const Expr *E = ExprLowering::skipWrappers(Inc);
-  if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->isCommaOp())
-    return S.fail(BO->getOperatorLoc(),
-                  "meshad: comma operator in a for-loop increment is not "
-                  "supported");
-  // The increment runs every iteration: nothing may be hoisted out of it.
-  std::vector<const ir::Stmt *> Before = Exprs.takeHoisted();
-  bool IsUpdate = false;
-  const ir::Stmt *Update = lowerUpdate(E, IsUpdate);
-  bool HoistedCall = !Exprs.takeHoisted().empty();
-  Exprs.restoreHoisted(std::move(Before));
-  if (!IsUpdate)
-    return S.fail(E->getBeginLoc(),
-                  "meshad: this for-loop increment is not supported (use an "
-                  "assignment or an increment)");
-  if (HoistedCall)
-    return S.fail(E->getBeginLoc(), "meshad: a call with side effects in a "
-                                    "for-loop increment is not supported");
-  return Update;
+bool StmtLowering::lowerForInc(const Expr *Inc,
+                               std::vector<const ir::Stmt *> &Out) {
+  std::vector<const ir::Stmt *> Outer = Exprs.takeHoisted();
+  bool Ok = true;
+  for (const Expr *E : splitCommas(Inc)) {
+    auto *Tmp = S.make<ir::BlockStmt>(E->getBeginLoc());
+    Ok &= lowerInto(E, Tmp);
+    Out.insert(Out.end(), Tmp->getBody().begin(), Tmp->getBody().end());
+  }
+  Exprs.restoreHoisted(std::move(Outer));
+  return Ok;
 }
 
 const ir::Stmt *StmtLowering::lowerWhile(const WhileStmt *WS) {
+  std::vector<const ir::Stmt *> Pre;
   const ir::Expr *Cond =
-      lowerCondition(WS->getCond(), WS->getConditionVariable(), true);
+      lowerLoopCondition(WS->getCond(), WS->getConditionVariable(), Pre);
   const ir::BlockStmt *Body = lowerAsBlock(WS->getBody());
   if (!Cond || !Body)
     return nullptr;
-  return S.make<ir::WhileStmt>(WS->getBeginLoc(), Cond, Body);
+  SourceLocation Loc = WS->getBeginLoc();
+  if (Pre.empty())
+    return S.make<ir::WhileStmt>(Loc, Cond, Body);
+  // while (n--) body  is  while (true) { int _t0 = n; --n; if (!_t0) break;
+  // body }: `continue` comes back to the test.
+  Body = testInBody(Cond, std::move(Pre), Body, /*AtEnd=*/false);
+  return S.make<ir::WhileStmt>(
+      Loc, S.make<ir::BoolLitExpr>(Loc, S.M.getTypes().getBool(), true), Body);
 }
 
 const ir::Stmt *StmtLowering::lowerDo(const DoStmt *DS) {
   const ir::BlockStmt *Body = lowerAsBlock(DS->getBody());
-  const ir::Expr *Cond = lowerCondition(DS->getCond(), nullptr, true);
+  std::vector<const ir::Stmt *> Pre;
+  const ir::Expr *Cond = lowerLoopCondition(DS->getCond(), nullptr, Pre);
   if (!Cond || !Body)
     return nullptr;
-  return S.make<ir::DoStmt>(DS->getBeginLoc(), Body, Cond);
+  SourceLocation Loc = DS->getBeginLoc();
+  if (Pre.empty())
+    return S.make<ir::DoStmt>(Loc, Body, Cond);
+  // The test moves to the end of the body; a `continue` would skip it.
+  if (const Stmt *C = findLoopContinue(DS->getBody()))
+    return S.fail(C->getBeginLoc(),
+                  "meshad: 'continue' in a do-while loop whose condition has "
+                  "side effects (an assignment, '++', '--' or a call) is not "
+                  "supported; compute the condition into a variable at the "
+                  "end of the body and test that");
+  Body = testInBody(Cond, std::move(Pre), Body, /*AtEnd=*/true);
+  return S.make<ir::DoStmt>(
+      Loc, Body, S.make<ir::BoolLitExpr>(Loc, S.M.getTypes().getBool(), true));
 }
 
 const ir::Stmt *StmtLowering::lowerReturn(const ReturnStmt *RS) {
   const ir::Expr *Value = nullptr;
   if (const Expr *E = RS->getRetValue())
-    if (!(Value = Exprs.lowerRoot(E)))
+    if (!checkSequencing(E) || !(Value = Exprs.lowerRoot(E)))
       return nullptr;
   return S.make<ir::ReturnStmt>(RS->getBeginLoc(), Value);
 }

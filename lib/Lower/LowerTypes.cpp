@@ -64,7 +64,8 @@ const ir::Type *TypeLowering::lowerDeclType(const ValueDecl *D) {
   QualType Pointee = RT->getPointeeType();
   if (!Pointee.isConstQualified())
     return S.fail(D->getLocation(),
-                  "meshad: non-const references are not supported yet");
+                  "meshad: non-const references are not supported yet; "
+                  "pass a pointer (double *out) or return the value");
   // `const T &` is read-only: it is lowered as a value of type T.
   return lowerType(Pointee)->getUnqualified();
 }

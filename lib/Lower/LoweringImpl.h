@@ -55,6 +55,10 @@ public:
   clang::PrintingPolicy Policy;
   /// Parameters, locals and globals lowered so far.
   llvm::DenseMap<const clang::VarDecl *, ir::Var *> Vars;
+  /// Reference loop variables of range-based for loops: the array and the
+  /// counter whose element they name (`for (double &v : a)`: v is a[_i0]).
+  llvm::DenseMap<const clang::VarDecl *, std::pair<ir::Var *, ir::Var *>>
+      ElementRefs;
 
   /// Reports \p Msg as an error at \p Loc; returns null for `return fail()`.
   std::nullptr_t fail(clang::SourceLocation Loc, const llvm::Twine &Msg);
@@ -76,6 +80,23 @@ public:
 /// Reserves in \p Names every identifier that \p FD declares (parameters,
 /// locals at any depth) or refers to (globals, functions, enumerators).
 void reserveUserNames(const clang::FunctionDecl *FD, ir::NameScope &Names);
+
+/// A `continue` in \p Body that continues the loop \p Body belongs to (not
+/// one of a nested loop); null when there is none.
+const clang::Stmt *findLoopContinue(const clang::Stmt *Body);
+/// The error for an expression the IR cannot represent: the construct in
+/// the user's words and what to write instead (LowerMessages.cpp).
+std::string describeUnsupportedExpr(const clang::Expr *E);
+/// A conversion in the user's words: "from 'float3' to 'double'".
+std::string describeConversion(const clang::CastExpr *E,
+                               const clang::PrintingPolicy &P);
+
+/// assert's and printf's functions (__assert_fail, printf, fprintf...):
+/// derivatives leave out statements that only call them.
+bool isDiagnosticFunction(const clang::FunctionDecl *FD);
+/// The operands of `a, b, c` in order; {E} for another expression, {} for
+/// null.
+std::vector<const clang::Expr *> splitCommas(const clang::Expr *E);
 
 /// Maps Clang types into the IR type system.
 class TypeLowering {
@@ -118,6 +139,9 @@ public:
   /// Lowers a user callee on demand (ASTLowering::Impl::lowerFunction).
   using CalleeLowerer =
       std::function<ir::Function *(const clang::FunctionDecl *)>;
+  /// Lowers an expression statement into the hoisted statements
+  /// (StmtLowering::hoistStatement); false after an error.
+  using StatementHoister = std::function<bool(const clang::Expr *)>;
 
   /// The per-function part of the state (saved while a callee is lowered).
   struct FunctionScope {
@@ -164,6 +188,18 @@ public:
                           clang::SourceLocation Loc);
   /// The zero value of \p Ty (value-initialisation).
   const ir::Expr *makeZero(const ir::Type *Ty, clang::SourceLocation Loc);
+
+  void setStatementHoister(StatementHoister H) {
+    HoistStatement = std::move(H);
+  }
+  /// A fresh name for a variable the lowering introduces ("_t0", "_i0").
+  std::string freshName(const std::string &Prefix) {
+    return Scope.Names.numbered(Prefix);
+  }
+  /// \p Name, or a variant of it when the function uses it.
+  std::string uniqueName(const std::string &Name) {
+    return Scope.Names.unique(Name);
+  }
 
   /// Temporaries hoisted since the last call, in evaluation order.
   std::vector<const ir::Stmt *> takeHoisted() {
@@ -215,21 +251,42 @@ private:
                                     llvm::StringRef Field,
                                     clang::SourceLocation Loc);
   const ir::Expr *unsupported(const clang::Expr *E);
+  /// An assignment, `++` or `--` nested in an expression (LowerSideEffects):
+  /// the update becomes a statement before the enclosing one and the
+  /// expression reads \p Target afterwards (or, for `i++`, a copy taken
+  /// before).
+  const ir::Expr *lowerNestedUpdate(const clang::Expr *E,
+                                    const clang::Expr *Target, bool Post);
+  /// `a, b`: a becomes a statement, the value is b.
+  const ir::Expr *lowerComma(const clang::BinaryOperator *E);
+  /// An element of a range-based for loop's array (S.ElementRefs).
+  const ir::Expr *lowerElementRef(const clang::VarDecl *VD,
+                                  clang::SourceLocation Loc);
 
   LoweringState &S;
   TypeLowering &Types;
   CalleeLowerer LowerCallee;
+  StatementHoister HoistStatement;
   FunctionScope Scope;
 };
+
+struct SwitchArm;
 
 /// Lowers statements and local declarations into blocks.
 class StmtLowering {
 public:
   StmtLowering(LoweringState &S, TypeLowering &Types, ExprLowering &Exprs)
-      : S(S), Types(Types), Exprs(Exprs) {}
+      : S(S), Types(Types), Exprs(Exprs) {
+    Exprs.setStatementHoister(
+        [this](const clang::Expr *E) { return hoistStatement(E); });
+  }
 
   /// Lowers a function body or any compound statement.
   ir::BlockStmt *lowerBlock(const clang::CompoundStmt *CS);
+  /// Lowers the body of \p FD (LowerLoopReturns.cpp: a `return` inside a
+  /// loop sets `result` and `returned` and breaks out).
+  ir::BlockStmt *lowerBody(const clang::CompoundStmt *CS,
+                           const clang::FunctionDecl *FD);
 
 private:
   /// Lowers \p St into statements appended to \p B. A failing statement is
@@ -256,19 +313,80 @@ private:
   const ir::Stmt *lowerCompoundAssign(const clang::CompoundAssignOperator *E);
   const ir::Stmt *lowerIf(const clang::IfStmt *IS);
   const ir::Stmt *lowerFor(const clang::ForStmt *FS);
+  const ir::Stmt *lowerForRest(const clang::ForStmt *FS,
+                               const ir::Stmt *Init);
   const ir::Stmt *lowerForInit(const clang::Stmt *Init);
-  const ir::Stmt *lowerForInc(const clang::Expr *Inc);
+  /// The statements of a for-loop increment, in order.
+  bool lowerForInc(const clang::Expr *Inc, std::vector<const ir::Stmt *> &Out);
   const ir::Stmt *lowerWhile(const clang::WhileStmt *WS);
   const ir::Stmt *lowerDo(const clang::DoStmt *DS);
   const ir::Stmt *lowerReturn(const clang::ReturnStmt *RS);
   const ir::Expr *lowerCondition(const clang::Expr *Cond,
-                                 const clang::VarDecl *CondVar,
-                                 bool InLoop);
+                                 const clang::VarDecl *CondVar);
   const ir::Stmt *unsupported(const clang::Stmt *St);
+
+  // Side effects in expressions and conditions (LowerSideEffects.cpp).
+  /// Lowers the expression statement \p E into the hoisted statements.
+  bool hoistStatement(const clang::Expr *E);
+  /// Rejects a full expression that modifies a variable in a nested
+  /// assignment, `++` or `--` and also names it elsewhere: those side
+  /// effects run as statements before the rest, which would then read the
+  /// new value where C++ may read the old one.
+  bool checkSequencing(const clang::Expr *Full);
+  /// A loop condition (with its condition variable): its value, and in
+  /// \p Pre what must run before each test (hoisted calls, side effects,
+  /// the variable's declaration).
+  const ir::Expr *lowerLoopCondition(const clang::Expr *Cond,
+                                     const clang::VarDecl *CondVar,
+                                     std::vector<const ir::Stmt *> &Pre);
+  /// `{ Pre; if (!Cond) break; Body }`: a loop body that tests a condition
+  /// with side effects itself; \p AtEnd puts the test after \p Body.
+  const ir::BlockStmt *testInBody(const ir::Expr *Cond,
+                                  std::vector<const ir::Stmt *> Pre,
+                                  const ir::BlockStmt *Body, bool AtEnd);
+  /// Runs \p Lower with a block that \p Init (an if/switch initializer or
+  /// a condition variable) is lowered into first; returns that block.
+  const ir::Stmt *
+  withInitializer(const clang::Stmt *Init, const clang::VarDecl *CondVar,
+                  clang::SourceLocation Loc,
+                  const std::function<const ir::Stmt *()> &Lower);
+
+  // switch and range-based for (LowerSwitch.cpp).
+  const ir::Stmt *lowerSwitch(const clang::SwitchStmt *SS);
+  const ir::Stmt *lowerSwitchBody(const clang::SwitchStmt *SS);
+  /// The statements arm \p I runs (its own, then the next arms' while it
+  /// falls through), without the `break` that ends them.
+  const ir::BlockStmt *lowerSwitchArm(const std::vector<SwitchArm> &Arms,
+                                      size_t I, clang::SourceLocation Loc);
+  /// `v == 1 || v == 2` for the labels of \p Arm.
+  const ir::Expr *switchTest(const SwitchArm &Arm, const ir::Expr *Value);
+  const ir::Stmt *lowerRangeFor(const clang::CXXForRangeStmt *FS);
+  /// lowerInto, leaving out the `break` \p Skipped (one that ends a case).
+  bool lowerIntoSkipping(const clang::Stmt *St, ir::BlockStmt *B,
+                         const clang::Stmt *Skipped);
+  // assert and printf (LowerSideEffects.cpp).
+  /// True for an expression statement whose only effects are diagnostics
+  /// (assert, printf): the derivative does not depend on it.
+  bool isDiagnosticOnly(const clang::Expr *E) const;
 
   LoweringState &S;
   TypeLowering &Types;
   ExprLowering &Exprs;
+  /// The `break` that ends the switch case being lowered: left out.
+  const clang::Stmt *SkippedBreak = nullptr;
+
+  /// The function being lowered's returns inside loops.
+  struct LoopReturns {
+    unsigned Depth = 0;         ///< loops around the statement lowered
+    ir::Var *Returned = nullptr; ///< set when a return inside a loop ran
+    ir::Var *Result = nullptr;   ///< its value (non-void functions)
+  };
+  LoopReturns Returns;
+  /// A loop statement, then the test that leaves the loop around it (or the
+  /// function) after a return inside it.
+  bool lowerLoop(const clang::Stmt *St, ir::BlockStmt *B);
+  /// `return v;` inside a loop: result = v; returned = true; break;
+  bool lowerLoopReturn(const clang::ReturnStmt *RS, ir::BlockStmt *B);
 };
 
 /// Functions: definitions, signatures and the memo of lowered callees.

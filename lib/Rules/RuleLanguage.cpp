@@ -212,10 +212,11 @@ private:
 
   ExprPtr parseNameOrCall() {
     size_t Begin = Pos;
+    // Names may be qualified: meshad::polygamma.
     while (Pos < Text.size() &&
            (std::isalnum(static_cast<unsigned char>(Text[Pos])) ||
-            Text[Pos] == '_'))
-      ++Pos;
+            Text[Pos] == '_' || Text.compare(Pos, 2, "::") == 0))
+      Pos += Text.compare(Pos, 2, "::") == 0 ? 2 : 1;
     std::string Name = Text.substr(Begin, Pos - Begin);
     if (consume("("))
       return parseCallArgs(std::move(Name));

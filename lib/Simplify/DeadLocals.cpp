@@ -55,6 +55,15 @@ const Var *definedLocal(const Stmt *S, DroppableCall Droppable) {
   return R->getVar();
 }
 
+/// `if (c) {}` (an empty else too) with a condition without effects: what
+/// is left of `if (returned) return;` in a pullback, say.
+bool isEmptyIf(const Stmt *S, DroppableCall Droppable) {
+  const auto *If = dyn_cast<IfStmt>(S);
+  return If && If->getThen()->getBody().empty() &&
+         (!If->getElse() || If->getElse()->getBody().empty()) &&
+         droppable(If->getCond(), Droppable);
+}
+
 /// The locals read anywhere in \p Body, except a definition's reads of the
 /// local it defines.
 llvm::SmallPtrSet<const Var *, 16> readLocals(const Stmt *Body,
@@ -100,7 +109,8 @@ unsigned prune(const BlockStmt *Block,
     std::vector<const Stmt *> Kept;
     for (const Stmt *S : Sub->getBody()) {
       const Var *V = definedLocal(S, Droppable);
-      if (V && !Read.count(V) && (!Only || Only->count(V))) {
+      if ((V && !Read.count(V) && (!Only || Only->count(V))) ||
+          (!Only && isEmptyIf(S, Droppable))) {
         ++Removed;
         continue;
       }

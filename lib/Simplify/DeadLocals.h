@@ -35,8 +35,9 @@ namespace meshad {
 using DroppableCall = llvm::function_ref<bool(const ir::CallExpr *)>;
 
 /// Removes dead scalar locals of \p F and their pure definitions (also
-/// those calling a function that \p Droppable accepts). Returns how many
-/// statements were removed.
+/// those calling a function that \p Droppable accepts), and if-statements
+/// left empty whose condition has no effects. Returns how many statements
+/// were removed.
 unsigned removeDeadLocals(ir::Function &F, DroppableCall Droppable = nullptr);
 
 /// Removes the pure definitions of the locals in \p Only that nothing in

@@ -14,6 +14,7 @@ differences see one.
 
 import random
 
+import gen_cxx
 from model import Func, If, Loop, Program, Simple
 
 CAP = 50.0       # magnitude cap of an expression
@@ -60,6 +61,19 @@ SMOOTH = [
     ('fma({a}, {b}, 0.5)', lambda a, b, s: a * b + 0.5, False),
     ('rsqrt(1.0 + {s} * {s})', lambda a, b, s: 1.0, True),
     ('normcdf({a})', lambda a, b, s: 1.0, True),
+]
+# Functions whose rules came with issue 13 (construct 'special-math').
+SPECIAL = [
+    ('lgamma(2.0 + sin({a}))', lambda a, b, s: 0.5, False),
+    ('tgamma(1.5 + 0.5 * sin({a}))', lambda a, b, s: 1.0, False),
+    ('__builtin_pow({s} * {s} + 0.5, 1.5)',
+     lambda a, b, s: (s * s + 0.5) ** 1.5, False),
+    ('ldexp({a}, 2)', lambda a, b, s: 4 * a, False),
+]
+# Their functions with kinks.
+SPECIAL_KINK = [
+    ('fdim({a}, {b})', lambda a, b: a + b),
+    ('remainder({a}, 1.25)', lambda a, b: 0.625),
 ]
 # Functions with kinks or jumps: the checks skip points next to them.
 KINK = [
@@ -111,6 +125,14 @@ TOGGLES = {
     'output-reuse': 'kernels that read an output, update it in place, or '
                     'store it more than once or in a loop (meshad::hvp '
                     'cannot keep their seeds; off with --modes H)',
+    'side-effects': 'side effects inside expressions: a[k++], assignments '
+                    'in conditions, comma, chained =, while (n--)',
+    'switch': 'switch with fallthrough and default',
+    'cond-init': 'if with an initializer or a condition variable',
+    'range-for': 'range-based for over local arrays (by value and by '
+                 'reference)',
+    'assert-printf': 'assert and printf',
+    'special-math': 'lgamma, tgamma, __builtin_pow, ldexp, fdim, remainder',
 }
 DISABLED = set()
 
@@ -293,6 +315,9 @@ class Gen:
             return ('(-(%s))' if a.startswith('-') else '(-%s)') % a, ba
         if k == 'smooth':
             choices = [f for f in SMOOTH if self.prog.cuda or not f[2]]
+            if allowed('special-math') and self.chance(0.15):
+                choices = SPECIAL
+                self.feat.add('special-math')
             tmpl, bf, _ = self.r.choice(choices)
             a, ba = self.wrap(self.expr(sc, depth - 1), 8)
             b, bb = self.wrap(self.expr(sc, depth - 1), 2)
@@ -300,7 +325,8 @@ class Gen:
             return self.wrap((tmpl.format(a=a, b=b, s=s), bf(ba, bb, bs)),
                              CAP)
         if k == 'kink':
-            tmpl, bf = self.r.choice([k for k in KINK if allowed('max-cast')
+            kinks = KINK + (SPECIAL_KINK if allowed('special-math') else [])
+            tmpl, bf = self.r.choice([k for k in kinks if allowed('max-cast')
                                       or '(double)' not in k[0]])
             if '(double)' in tmpl:
                 self.feat.add('max-cast')
@@ -389,7 +415,12 @@ class Gen:
             kinds += ['return']
         if self.prog.cuda and allowed('double3'):
             kinds += ['vec3'] * (1 + any(h.kind == 'vec3' for h in self.helpers))
+        if any(allowed(k) for k in gen_cxx.KINDS):
+            kinds += ['cxx'] * 2
         return getattr(self, 's_' + self.r.choice(kinds))(sc, ctx)
+
+    def s_cxx(self, sc, ctx):
+        return gen_cxx.stmt(self, sc, ctx)
 
     def rhs(self, sc, ctx, var):
         """A value to store into `var` (a Var) and its bound."""
@@ -598,6 +629,7 @@ class Gen:
                                     deletable=False)]))
             out[-1].deletable = False
         sc.add(Var(name, 'arr', b, size=size, level=ctx.loopDepth))
+        sc.vars[-1].isLocalArray = True
         return out
 
     def s_ptr(self, sc, ctx):

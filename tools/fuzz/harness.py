@@ -32,7 +32,9 @@ initial contents.
 HEADER = """#include <meshad/Differentiator.h>
 #include "FuzzCheck.h"
 #include <algorithm>
+#include <cassert>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 """

@@ -66,6 +66,36 @@ class Loop(Stmt):
         return out
 
 
+class Switch(Stmt):
+    """`switch (value) { case ...: ... }`: arms of (labels, body, end),
+    labels a list of ints or ['default'], end 'break', 'fallthrough' or
+    None (the last arm)."""
+
+    def __init__(self, value, arms):
+        self.value = value
+        self.arms = arms
+
+    def bodies(self):
+        return [body for _, body, _ in self.arms]
+
+    def render(self, ind):
+        out = [ind + 'switch (%s) {' % self.value]
+        for labels, body, end in self.arms:
+            for l in labels:
+                out.append(ind + ('default:' if l == 'default'
+                                  else 'case %d:' % l))
+            # Braces: declarations in an arm are not jumped over.
+            out.append(ind + '  {')
+            out += renderBlock(body, ind + '    ')
+            out.append(ind + '  }')
+            if end == 'break':
+                out.append(ind + '  break;')
+            elif end == 'fallthrough':
+                out.append(ind + '  [[fallthrough]];')
+        out.append(ind + '}')
+        return out
+
+
 def renderBlock(stmts, ind):
     out = []
     for s in stmts:

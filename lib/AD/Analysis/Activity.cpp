@@ -23,7 +23,8 @@ static bool isTapePush(const CallExpr *C) {
 
 
 ActivityAnalysis::ActivityAnalysis(
-    const Function &F, const llvm::SmallPtrSetImpl<const Var *> &Seeds) {
+    const Function &F, const llvm::SmallPtrSetImpl<const Var *> &Seeds,
+    const llvm::SmallPtrSetImpl<const Var *> *NotResults) {
   for (const Var *V : Seeds)
     Active.insert(V);
   if (!F.getBody())
@@ -31,7 +32,7 @@ ActivityAnalysis::ActivityAnalysis(
   // Iterate to a fixed point: every pass only adds variables.
   while (visitBlock(F.getBody())) {
   }
-  computeUseful(F);
+  computeUseful(F, NotResults);
 }
 
 bool ActivityAnalysis::isUseful(const Var *V) const {
@@ -167,10 +168,12 @@ bool ActivityAnalysis::usefulStmt(const Stmt *S) {
   }
 }
 
-void ActivityAnalysis::computeUseful(const Function &F) {
-  // Results: the return value and memory reached through pointer parameters.
+void ActivityAnalysis::computeUseful(
+    const Function &F, const llvm::SmallPtrSetImpl<const Var *> *NotResults) {
+  // Results: the return value and memory reached through pointer parameters
+  // (but for those the caller never reads).
   for (const Var *P : F.getParams())
-    if (P->getType()->isIndexable())
+    if (P->getType()->isIndexable() && !(NotResults && NotResults->count(P)))
       markUseful(P);
   while (usefulStmt(F.getBody())) {
   }

@@ -36,8 +36,14 @@ namespace meshad {
 /// \endcode
 class ActivityAnalysis {
 public:
-  ActivityAnalysis(const ir::Function &F,
-                   const llvm::SmallPtrSetImpl<const ir::Var *> &Seeds);
+  /// \p NotResults: pointer parameters whose memory the caller passes
+  /// without derivative memory because it never reads what the function
+  /// writes there (a callee's output array that is dead in the caller):
+  /// they are not results, so writing active values there needs nothing.
+  ActivityAnalysis(
+      const ir::Function &F,
+      const llvm::SmallPtrSetImpl<const ir::Var *> &Seeds,
+      const llvm::SmallPtrSetImpl<const ir::Var *> *NotResults = nullptr);
 
   bool isActive(const ir::Var *V) const;
   /// The forward half only: V may depend on the independent variables.
@@ -62,7 +68,9 @@ public:
 private:
   bool dependsOnActive(const ir::Expr *E) const;
   /// The backward half: which variables may reach a result.
-  void computeUseful(const ir::Function &F);
+  void computeUseful(
+      const ir::Function &F,
+      const llvm::SmallPtrSetImpl<const ir::Var *> *NotResults);
   bool usefulStmt(const ir::Stmt *S);
   bool markUseful(const ir::Var *V);
   bool markUsefulIn(const ir::Expr *E);

@@ -95,11 +95,14 @@ const ParamSeed *ForwardFunction::seedOf(const Var *V) const {
 }
 
 bool ForwardFunction::computeActivity() {
-  llvm::SmallPtrSet<const Var *, 8> Initial;
-  for (unsigned I = 0; I < Primal->getNumParams(); ++I)
+  llvm::SmallPtrSet<const Var *, 8> Initial, Unread;
+  for (unsigned I = 0; I < Primal->getNumParams(); ++I) {
     if (Seeds[I].K != ParamSeed::Kind::None)
       Initial.insert(Primal->getParam(I));
-  Activity = std::make_unique<ActivityAnalysis>(*Primal, Initial);
+    else if (Kind == Flavor::Pushforward)
+      Unread.insert(Primal->getParam(I)); // The caller never reads it.
+  }
+  Activity = std::make_unique<ActivityAnalysis>(*Primal, Initial, &Unread);
   for (unsigned I = 0; I < Primal->getNumParams(); ++I) {
     Var *P = Primal->getParam(I);
     if (!Activity->isActive(P) || !P->getType()->isPointer())

@@ -253,11 +253,13 @@ bool ReverseFunction::prepare() {
   Body = Normalizer.normalize(Primal->getBody());
   if (!Body)
     return false;
-  llvm::SmallPtrSet<const Var *, 8> Seeds;
+  llvm::SmallPtrSet<const Var *, 8> Seeds, Unread;
   for (unsigned I = 0; I < Primal->getNumParams(); ++I)
     if (Selected[I])
       Seeds.insert(Primal->getParam(I));
-  Activity = std::make_unique<ActivityAnalysis>(*Primal, Seeds);
+    else if (Kind == Flavor::Pullback)
+      Unread.insert(Primal->getParam(I)); // The caller never reads it.
+  Activity = std::make_unique<ActivityAnalysis>(*Primal, Seeds, &Unread);
   if (!checkOutputs())
     return false;
   Needs = std::make_unique<ReverseNeeds>(*Body, *Activity);

@@ -4,8 +4,8 @@
 // derivative-carrying values through parameter 'o', but the caller passes
 // memory without a tangent / an adjoint"): the array is dead, so it needs
 // no tangent and no adjoint, and the function is well differentiable.
-// XFAIL: *
-// (false rejection)
+// Fixed (issue 13): a pointer parameter that the caller passes without
+// derivative memory is not a result of the callee's derivative.
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -I%I -I%test_inputs %s -o %t
 // RUN: %t | FileCheck %s

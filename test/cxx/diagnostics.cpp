@@ -1,0 +1,105 @@
+// What stays unsupported of issue 13's C++ is an error at the construct that
+// names it in the user's words and says what to write instead.
+//
+// RUN: %clangxx -std=c++17 -fsyntax-only -fplugin=%meshad_plugin -I%I %s -Xclang -verify
+#include <cmath>
+#include <cstdio>
+#include <meshad/Differentiator.h>
+
+double unsequenced(double x, double *a, int i) {
+  a[i] = i++; // expected-error {{'i' is modified inside an expression that also reads or writes it elsewhere; write the update as a separate statement}}
+  return a[0] * x;
+}
+
+double breakInCase(double x, int m) {
+  switch (m) {
+  case 0:
+    if (x > 0)
+      break; // expected-error {{a 'break' that leaves a 'switch' before the end of its case is not supported; use if/else inside the case}}
+    x *= 2;
+    break;
+  }
+  return x;
+}
+
+double continueInDo(double x, int n) {
+  do {
+    if (x > 1)
+      continue; // expected-error {{'continue' in a do-while loop whose condition has side effects}}
+    x *= 1.5;
+  } while (n-- > 0);
+  return x;
+}
+
+double continueWithComma(double x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i, s += x)
+    if (i == 1)
+      continue; // expected-error {{'continue' in a for loop whose increment calls a function or has a comma operator is not supported}}
+  return s;
+}
+
+struct Pair {
+  double a[2];
+};
+double overMember(Pair p, double x) {
+  double s = 0;
+  for (double v : p.a) // expected-error {{a range-based for loop is supported over an array of known size ('T a[N]') only; write an indexed loop}}
+    s += v * x;
+  return s;
+}
+
+double crossCase(double x, int m) {
+  switch (m) {
+  case 0:
+    double t;
+    t = x * x;
+    return t;
+  default:
+    t = x; // expected-error {{'t' is declared in another case of this 'switch'; declare it before the 'switch'}}
+    return t * 2;
+  }
+}
+
+double caseRange(double x, int m) {
+  switch (m) {
+  case 1 ... 3: // expected-error {{case ranges ('case a ... b') are not supported; list the values}}
+    return x;
+  default:
+    return 2 * x;
+  }
+}
+
+double lambda(double x) {
+  auto sq = [](double v) { return v * v; }; // expected-error {{lambda expression is not supported; write a named function}}
+  return x;
+}
+
+double reinterpret(double x, const double *a) {
+  const long *bits = reinterpret_cast<const long *>(a); // expected-error {{'reinterpret_cast' is not supported; keep one type per array}}
+  return x * bits[0];
+}
+
+double cStyleCast(double x, const double *a) {
+  const float *f = (const float *)a; // expected-error {{the cast from 'const double *' to 'const float *' is not supported}}
+  return x * f[0];
+}
+
+double printed(double x) {
+  int n = printf("%g\n", x); // expected-error {{'printf' can be left out of a derivative only as a statement of its own whose arguments have no side effects}}
+  return n * x;
+}
+
+void requests() {
+  meshad::differentiate(unsequenced, "x");
+  meshad::differentiate(breakInCase, "x");
+  meshad::gradient(continueInDo, "x");
+  meshad::gradient(continueWithComma, "x");
+  meshad::differentiate(overMember, "x");
+  meshad::differentiate(caseRange, "x");
+  meshad::differentiate(crossCase, "x");
+  meshad::differentiate(lambda, "x");
+  meshad::differentiate(reinterpret, "x");
+  meshad::differentiate(cStyleCast, "x");
+  meshad::gradient(printed, "x");
+}

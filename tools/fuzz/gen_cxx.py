@@ -1,0 +1,177 @@
+"""The C++ constructs of issue 13 for the meshad fuzzer's generator: side
+effects inside expressions (a[k++], assignments in conditions, the comma
+operator, chained assignments, while (n--)), switch, if with an initializer
+or a condition variable, range-based for over local arrays, and assert /
+printf. Each is a construct of gen.TOGGLES, so that --disable can switch it
+off; the programs stay well-defined (every side effect is the only access
+to its variable in its expression, indices stay in bounds).
+"""
+
+from model import If, Loop, Simple, Switch
+
+KINDS = ['side-effects', 'switch', 'cond-init', 'range-for', 'assert-printf']
+
+
+def stmt(g, sc, ctx):
+    """One statement of a construct that is switched on (or an assignment
+    when none is)."""
+    import gen
+    kinds = [k for k in KINDS if gen.allowed(k)]
+    if not kinds:
+        return g.s_assign(sc, ctx)
+    kind = g.r.choice(kinds)
+    return {'side-effects': sideEffect, 'switch': switch,
+            'cond-init': condInit, 'range-for': rangeFor,
+            'assert-printf': assertPrintf}[kind](g, sc, ctx)
+
+
+def sideEffect(g, sc, ctx):
+    import gen
+    ds = g.assignable(sc)
+    if not ds:
+        return g.s_decl(sc, ctx)
+    v = g.r.choice(ds)
+    x = g.r.random()
+    arrs = [a for a in sc.of('arr') if a.size >= 2 and a.readable and
+            not a.fixedIndex]
+    outer = v.level < ctx.loopDepth
+    cap = gen.LOOP_CAP if outer else gen.CAP
+    if x < 0.25 and arrs:
+        # int k = 0; v += a[k++] * e; v += a[k] * e;
+        a = g.r.choice(arrs)
+        k = sc.fresh(['k', 'idx', 'pos', 'at'])
+        sc.names.add(k)
+        e1, b1 = g.wrap(g.expr(sc, 1), 1.0)
+        e2, b2 = g.wrap(g.expr(sc, 1), 1.0)
+        v.bound += (a.bound * (b1 + b2)) * (ctx.trips if outer else 1)
+        g.feat.add('post-increment-index')
+        return [Simple('int %s = 0;' % k, deletable=False),
+                Simple('%s += %s[%s++] * %s;' % (v.name, a.name, k, e1)),
+                Simple('%s += %s[%s] * %s;' % (v.name, a.name, k, e2))]
+    if x < 0.45:
+        # if ((v *= 0.6 + 0.3 sin(s)) > c) ...
+        s, _ = g.small(sc)
+        g.feat.add('assignment-in-condition')
+        then = g.block(sc.child(), ctx.nested(), g.r.randint(1, 2))
+        return [If('(%s *= (0.6 + 0.3 * sin(%s))) > %s' % (
+            v.name, s, g.r.choice(['0.0', '0.3', '-0.4'])), then)]
+    if x < 0.65:
+        # double t; v = (t = e, t * t);
+        t = g.localName(sc)
+        sc.names.add(t)
+        e, b = g.wrap(g.expr(sc, 2), 4.0)
+        v.bound = max(v.bound, b * b)
+        g.feat.add('comma-operator')
+        return [Simple('double %s;' % t, deletable=False),
+                Simple('%s = (%s = %s, %s * %s);' % (v.name, t, e, t, t))]
+    others = [w for w in ds if w is not v]
+    if x < 0.8 and others:
+        w = g.r.choice(others)
+        e, b = g.rhs(sc, ctx, v)
+        v.bound = max(v.bound, b)
+        w.bound = max(w.bound, b)
+        g.feat.add('chained-assignment')
+        return [Simple('%s = %s = %s;' % (v.name, w.name, e))]
+    # int n = 3; while (n--) { ... }
+    n = sc.fresh(['n3', 'left', 'cnt'])
+    trip = g.r.randint(1, 3)
+    inner = sc.child()
+    inner.add(gen.Var(n, 'int', lo=0, hi=trip - 1, level=ctx.loopDepth + 1))
+    body = g.block(inner, ctx.nested(trip), g.r.randint(1, 3))
+    g.feat.add('while-post-decrement')
+    g.feat.add('loop')
+    return [Simple('int %s = %d;' % (n, trip), deletable=False),
+            Loop('while (%s--)' % n, body)]
+
+
+def caseBody(g, sc, ctx):
+    """Statements of a switch arm: no break or continue (they would leave
+    the switch, not the loop)."""
+    c = ctx.nested()
+    c.allowReturn = ctx.allowReturn and not ctx.inLoopBody
+    c.inLoopBody = False
+    return g.block(sc.child(), c, g.r.randint(1, 2))
+
+
+def switch(g, sc, ctx):
+    ints = [v for v in sc.of('int') if v.lo >= 0]
+    if ints and g.chance(0.7):
+        value = '%s %% 3' % g.r.choice(ints).name
+    else:
+        d, _ = g.small(sc)
+        value = '(%s) > 0.0 ? 1 : 2' % d
+    arms = [([0], caseBody(g, sc, ctx), 'break')]
+    second = caseBody(g, sc, ctx)
+    if g.chance(0.4):
+        arms.append(([1], second, 'fallthrough'))
+        g.feat.add('switch-fallthrough')
+    else:
+        arms.append(([1, 2] if g.chance(0.3) else [1], second, 'break'))
+    if g.chance(0.7):
+        arms.append((['default'], caseBody(g, sc, ctx), None))
+    g.feat.add('switch')
+    return [Switch(value, arms)]
+
+
+def condInit(g, sc, ctx):
+    t = g.localName(sc)
+    e, b = g.wrap(g.expr(sc, 2), gen_cap())
+    inner = sc.child()
+    import gen
+    inner.add(gen.Var(t, 'd', b, writable=False, level=ctx.loopDepth))
+    then = g.block(inner, ctx.nested(), g.r.randint(1, 2))
+    if g.chance(0.6):
+        g.feat.add('if-initializer')
+        cond = 'double %s = %s; %s > %s' % (t, e, t, g.r.choice(
+            ['0.0', '0.3', '-0.4', '1.0']))
+    else:
+        g.feat.add('condition-variable')
+        cond = 'double %s = %s' % (t, e)
+    sc.names.add(t)
+    return [If(cond, then)]
+
+
+def gen_cap():
+    import gen
+    return gen.CAP
+
+
+def rangeFor(g, sc, ctx):
+    import gen
+    arrs = [a for a in sc.of('arr') if getattr(a, 'isLocalArray', False)]
+    if not arrs:
+        return g.s_localarr(sc, ctx)
+    a = g.r.choice(arrs)
+    v = sc.fresh(['el', 'item', 'v2', 'cur2'])
+    sc.names.add(v)
+    inner = sc.child()
+    nctx = ctx.nested(a.size)
+    if g.chance(0.5):
+        # A reference: writes go to the array.
+        g.feat.add('range-for-reference')
+        e, b = g.wrap(g.expr(inner, 1), 1.0)
+        a.bound = a.bound + b * a.size
+        body = [Simple('%s = 0.5 * %s + %s;' % (v, v, e))]
+        head = 'for (double &%s : %s)' % (v, a.name)
+    else:
+        g.feat.add('range-for')
+        inner.add(gen.Var(v, 'd', a.bound, writable=False,
+                          level=nctx.loopDepth))
+        body = g.block(inner, nctx, g.r.randint(1, 2))
+        head = 'for (%s %s : %s)' % (g.r.choice(['double', 'const double &',
+                                                 'auto']), v, a.name)
+    g.feat.add('loop')
+    return [Loop(head, body)]
+
+
+def assertPrintf(g, sc, ctx):
+    ds = sc.of('d')
+    if not ds:
+        return g.s_decl(sc, ctx)
+    v = g.r.choice(ds)
+    if g.chance(0.5):
+        g.feat.add('assert')
+        return [Simple('assert(%s > -1e30);' % v.name)]
+    g.feat.add('printf')
+    return [If('%s > 1e30' % v.name,
+               [Simple('printf("large: %%g\\n", %s);' % v.name)])]
