@@ -103,18 +103,31 @@ __device__ void localHessian(Kind K, const double *x, const double *p,
   }
 }
 
-/// One thread per element: gather its DOFs, its local Hessian, then add it
-/// through the slot map (or store it into its slots: Deterministic).
+__device__ void localGradient(Kind K, const double *x, const double *p,
+                              double *G) {
+  switch (K) {
+  case Springs: spring_grad_0(x, p, G); break;
+  case Dirichlet: dirichlet_grad_0(x, p, G); break;
+  case Areas: area_grad_0(x, p, G); break;
+  case Tets: neoHookean_grad_0(x, p, G); break;
+  }
+}
+
+/// One thread per element: gather its DOFs, its local gradient (added into
+/// Grad) and Hessian, the latter added through the slot map (or stored into
+/// its slots: Deterministic).
 __global__ void assemble(Element El, const double *X, const int *Idx,
                          const double *P, int NumElements, HessianSlots Slots,
-                         bool Deterministic, double *Out) {
+                         bool Deterministic, double *Out, double *Grad) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= NumElements)
     return;
-  double xl[12], Hl[144];
+  double xl[12], gl[12] = {}, Hl[144];
   for (int a = 0; a < El.Arity; ++a)
     for (int k = 0; k < El.S; ++k)
       xl[a * El.S + k] = X[El.S * Idx[El.Arity * t + a] + k];
+  localGradient(El.K, xl, P + El.NumParams * t, gl);
+  addElementGradient(Slots, Idx, t, gl, Grad);
   localHessian(El.K, xl, P + El.NumParams * t, Hl);
   if (Deterministic)
     storeElementHessian(Slots, t, Hl, Out);
@@ -357,19 +370,23 @@ static std::vector<double> toDense(SparseHessian<double> &H, SparseFormat F,
   return D;
 }
 
-/// Assembles into H in format F, atomically or deterministically.
+/// Assembles into H in format F, atomically or deterministically, and the
+/// gradient into G in the same launch.
 static void run(const Problem &Pb, SparseHessian<double> &H, SparseFormat F,
                 bool Deterministic, mt::DeviceArray<double> &X,
-                mt::DeviceArray<int> &Idx, mt::DeviceArray<double> &P) {
+                mt::DeviceArray<int> &Idx, mt::DeviceArray<double> &P,
+                mt::DeviceArray<double> &G) {
   int NE = Pb.numElements();
   H.zero();
+  G.zero();
   double *Out = Deterministic ? H.slotValues() : H.values();
   MESHAD_LAUNCH(assemble, (NE + 31) / 32, 32)
   (Pb.El, X.device(), Idx.device(), P.device(), NE, H.slots(F), Deterministic,
-   Out);
+   Out, G.device());
   mt::checkLaunch("assemble");
   if (Deterministic)
     H.sumSlots(F);
+  G.download();
 }
 
 static void checkProblem(const Problem &Pb) {
@@ -395,7 +412,9 @@ static void checkProblem(const Problem &Pb) {
   check(Single == H.numSingleOwnerBlocks(),
         Name + ": " + std::to_string(Single) + " single-owner blocks of " +
             std::to_string(H.numBlocks()));
-  std::vector<double> Dense = denseAssembly(Pb);
+  std::vector<double> Dense = denseAssembly(Pb), WantG(N, 0.0);
+  globalGradient(Pb, Pb.X.data(), WantG.data());
+  mt::DeviceArray<double> G(N);
   double Scale = 0;
   for (double V : Dense)
     Scale = std::max(Scale, std::fabs(V));
@@ -404,8 +423,11 @@ static void checkProblem(const Problem &Pb) {
     for (bool Deterministic : {false, true}) {
       std::string Tag = Name + (F == SparseFormat::Bsr ? ": bsr" : ": csr") +
                         (Deterministic ? " deterministic" : " atomic");
-      run(Pb, H, F, Deterministic, X, Idx, P);
+      run(Pb, H, F, Deterministic, X, Idx, P, G);
       std::vector<double> Got = toDense(H, F, Pat, N);
+      for (int I = 0; I < N; ++I)
+        MESHAD_CHECK_CLOSE((Tag + " gradient[" + std::to_string(I) + "]").c_str(),
+                           G[I], WantG[I]);
       check(Got.size() == Dense.size(), Tag + " columns increasing per row");
       double Err = 0;
       for (size_t I = 0; I < Got.size(); ++I) // NaN-propagating
@@ -418,7 +440,7 @@ static void checkProblem(const Problem &Pb) {
       Det[F == SparseFormat::Csr] = Got;
       bool Same = true;
       for (int Again = 0; Again < 3; ++Again) {
-        run(Pb, H, F, true, X, Idx, P);
+        run(Pb, H, F, true, X, Idx, P, G);
         std::vector<double> Next = toDense(H, F, Pat, N);
         Same &= std::memcmp(Next.data(), Got.data(), Got.size() * sizeof(double)) == 0;
       }

@@ -197,6 +197,19 @@ __device__ void addElementHessian(const HessianSlots &Slots, int E,
     }
 }
 
+/// Adds element E's local gradient G (Arity*S, local DOF a*S + k) into the
+/// global gradient Out (S values per vertex), atomically: with the element's
+/// Hessian, the gradient comes from the same launch.
+template <class T>
+__device__ void addElementGradient(const HessianSlots &Slots,
+                                   const int *Indices, int E, const T *G,
+                                   T *Out) {
+  int S = Slots.BlockSize;
+  for (int A = 0; A < Slots.Arity; ++A)
+    for (int K = 0; K < S; ++K)
+      atomicAdd(Out + S * Indices[Slots.Arity * E + A] + K, G[A * S + K]);
+}
+
 /// The deterministic option, first phase: element E's local Hessian into
 /// its own slots of SlotValues (NumElements * Arity^2 * S^2 values), no
 /// atomics.
@@ -290,7 +303,7 @@ public:
     cudaMalloc(reinterpret_cast<void **>(&Values), (nnz() ? nnz() : 1) * sizeof(T));
     CsrRowOffsets = detail::deviceInts(static_cast<size_t>(NumVertices) * BlockSize + 1);
     CsrColumns = detail::deviceInts(NumBlocks * S2);
-    MESHAD_LAUNCH((detail::expandCsr<int>), (NumVertices + 127) / 128, 128)
+    MESHAD_LAUNCH(detail::expandCsr<int>, (NumVertices + 127) / 128, 128)
     (BlockRowOffsets, BlockColumns, NumVertices, BlockSize, CsrRowOffsets,
      CsrColumns);
   }
@@ -321,7 +334,7 @@ public:
   }
   /// The deterministic option's second phase, into Values in \p Format.
   void sumSlots(SparseFormat Format = SparseFormat::Bsr) {
-    MESHAD_LAUNCH((detail::sumHessianSlots<T>), (NumBlocks + 127) / 128, 128)
+    MESHAD_LAUNCH(detail::sumHessianSlots<T>, (NumBlocks + 127) / 128, 128)
     (slots(Format), BlockSlots, NumBlocks, slotValues(), Values);
   }
 
