@@ -338,6 +338,22 @@ public:
     (slots(Format), BlockSlots, NumBlocks, slotValues(), Values);
   }
 
+  /// What assembly does, in words: the blocks with one owner get plain
+  /// stores, the others atomicAdd (Atomic) or a fixed-order sum of their
+  /// slots (Deterministic).
+  std::string remark(Accumulation Mode) const {
+    std::string S = std::to_string(Shape.BlockSize);
+    std::string R = "sparse Hessian: " + std::to_string(NumBlocks) +
+                    " blocks of " + S + "x" + S + " (" +
+                    std::to_string(nnz()) + " values), ";
+    if (Mode == Accumulation::Deterministic)
+      return R + "each the sum of its slots in a fixed order (deterministic)";
+    return R + std::to_string(SingleOwnerBlocks) +
+           " with one owner (plain stores), " +
+           std::to_string(NumBlocks - SingleOwnerBlocks) +
+           " shared (atomicAdd)";
+  }
+
   int numBlocks() const { return NumBlocks; }
   /// Blocks that one slot alone adds to: assembled with plain stores.
   int numSingleOwnerBlocks() const { return SingleOwnerBlocks; }
