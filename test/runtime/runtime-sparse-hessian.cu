@@ -8,8 +8,8 @@
 // vertex pairs that share an element, every format against dense assembly,
 // the dense Hessian against central differences of the global gradient
 // (meshad::gradient of the element energies), the deterministic option
-// bitwise reproducible, a rebuild after the connectivity changed and an
-// index out of range as an error. Also runs on the GPU (scripts/gpu/tests.txt).
+// bitwise reproducible, a rebuild after the connectivity changed, an empty
+// mesh and an index out of range as an error. Also runs on the GPU (scripts/gpu/tests.txt).
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.dump
 // RUN: FileCheck %s < %t.dump
@@ -471,6 +471,14 @@ static void checkRebuildAndErrors(const Problem &Springs3) {
   check(H.matches(NE, 2, NV, 3) && patternIsPairs(H.toHost(), Idx, 2, NV) &&
             H.numBlocks() == 9 + 2 * NE,
         "springs: rebuilt after the connectivity changed");
+  SparseHessian<double> Empty(DIdx.device(), 0, 2, NV, 3);
+  std::vector<int> Rows(3 * NV + 1, -1);
+  cudaMemcpy(Rows.data(), Empty.csrRowOffsets(), Rows.size() * sizeof(int),
+             cudaMemcpyDeviceToHost);
+  Empty.sumSlots(SparseFormat::Csr);
+  check(Empty.numBlocks() == 0 && Empty.nnz() == 0 &&
+            std::count(Rows.begin(), Rows.end(), 0) == 3 * NV + 1,
+        "no elements: an empty pattern");
   DIdx[3] = NV;
   DIdx.upload();
   try {
@@ -497,5 +505,6 @@ int main() {
 // NUM: springs: sparse Hessian: 33 blocks of 3x3 (297 values), each the sum of its slots in a fixed order (deterministic)
 // NUM: dirichlet: sparse Hessian: 41 blocks of 2x2 (164 values), 18 with one owner (plain stores), 23 shared (atomicAdd)
 // NUM: PASS tets: bsr deterministic bitwise reproducible
+// NUM: PASS no elements: an empty pattern
 // NUM: error: sparse Hessian: index[3] = 9 is not a vertex (9 vertices)
 // NUM: numeric checks: {{[1-9][0-9]*}} passed, 0 failed

@@ -303,9 +303,12 @@ public:
     cudaMalloc(reinterpret_cast<void **>(&Values), (nnz() ? nnz() : 1) * sizeof(T));
     CsrRowOffsets = detail::deviceInts(static_cast<size_t>(NumVertices) * BlockSize + 1);
     CsrColumns = detail::deviceInts(NumBlocks * S2);
-    MESHAD_LAUNCH(detail::expandCsr<int>, (NumVertices + 127) / 128, 128)
-    (BlockRowOffsets, BlockColumns, NumVertices, BlockSize, CsrRowOffsets,
-     CsrColumns);
+    if (NumVertices > 0)
+      MESHAD_LAUNCH(detail::expandCsr<int>, (NumVertices + 127) / 128, 128)
+      (BlockRowOffsets, BlockColumns, NumVertices, BlockSize, CsrRowOffsets,
+       CsrColumns);
+    else
+      cudaMemset(CsrRowOffsets, 0, sizeof(int));
   }
 
   /// The view a kernel adds element Hessians through, for one format.
@@ -334,8 +337,9 @@ public:
   }
   /// The deterministic option's second phase, into Values in \p Format.
   void sumSlots(SparseFormat Format = SparseFormat::Bsr) {
-    MESHAD_LAUNCH(detail::sumHessianSlots<T>, (NumBlocks + 127) / 128, 128)
-    (slots(Format), BlockSlots, NumBlocks, slotValues(), Values);
+    if (NumBlocks > 0)
+      MESHAD_LAUNCH(detail::sumHessianSlots<T>, (NumBlocks + 127) / 128, 128)
+      (slots(Format), BlockSlots, NumBlocks, slotValues(), Values);
   }
 
   /// What assembly does, in words: the blocks with one owner get plain
