@@ -9,7 +9,8 @@
 // the dense Hessian against central differences of the global gradient
 // (meshad::gradient of the element energies), the deterministic option
 // bitwise reproducible, a rebuild after the connectivity changed, an empty
-// mesh and an index out of range as an error. Also runs on the GPU (scripts/gpu/tests.txt).
+// mesh and an index out of range as an error. Also runs on the GPU
+// (scripts/gpu/tests.txt).
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.dump
 // RUN: FileCheck %s < %t.dump
@@ -96,20 +97,36 @@ struct Element {
 __device__ void localHessian(Kind K, const double *x, const double *p,
                              double *H) {
   switch (K) {
-  case Springs: spring_hessian_0(x, p, H); break;
-  case Dirichlet: dirichlet_hessian_0(x, p, H); break;
-  case Areas: area_hessian_0(x, p, H); break;
-  case Tets: neoHookean_hessian_0(x, p, H); break;
+  case Springs:
+    spring_hessian_0(x, p, H);
+    break;
+  case Dirichlet:
+    dirichlet_hessian_0(x, p, H);
+    break;
+  case Areas:
+    area_hessian_0(x, p, H);
+    break;
+  case Tets:
+    neoHookean_hessian_0(x, p, H);
+    break;
   }
 }
 
 __device__ void localGradient(Kind K, const double *x, const double *p,
                               double *G) {
   switch (K) {
-  case Springs: spring_grad_0(x, p, G); break;
-  case Dirichlet: dirichlet_grad_0(x, p, G); break;
-  case Areas: area_grad_0(x, p, G); break;
-  case Tets: neoHookean_grad_0(x, p, G); break;
+  case Springs:
+    spring_grad_0(x, p, G);
+    break;
+  case Dirichlet:
+    dirichlet_grad_0(x, p, G);
+    break;
+  case Areas:
+    area_grad_0(x, p, G);
+    break;
+  case Tets:
+    neoHookean_grad_0(x, p, G);
+    break;
   }
 }
 
@@ -159,10 +176,18 @@ static void globalGradient(const Problem &Pb, const double *X, double *G) {
       xl[I] = X[S * Pb.Idx[A * T + I / S] + I % S];
     const double *p = Pb.P.data() + Pb.El.NumParams * T;
     switch (Pb.El.K) {
-    case Springs: GS.execute(xl, p, gl); break;
-    case Dirichlet: GD.execute(xl, p, gl); break;
-    case Areas: GA.execute(xl, p, gl); break;
-    case Tets: GT.execute(xl, p, gl); break;
+    case Springs:
+      GS.execute(xl, p, gl);
+      break;
+    case Dirichlet:
+      GD.execute(xl, p, gl);
+      break;
+    case Areas:
+      GA.execute(xl, p, gl);
+      break;
+    case Tets:
+      GT.execute(xl, p, gl);
+      break;
     }
     for (int I = 0; I < A * S; ++I)
       G[S * Pb.Idx[A * T + I / S] + I % S] += gl[I];
@@ -201,8 +226,10 @@ static std::vector<double> inverse(const double *M, int N) {
   std::vector<double> R(9);
   for (int I = 0; I < 3; ++I)
     for (int J = 0; J < 3; ++J) {
-      int I1 = (J + 1) % 3, I2 = (J + 2) % 3, J1 = (I + 1) % 3, J2 = (I + 2) % 3;
-      R[I * 3 + J] = M[I1 * 3 + J1] * M[I2 * 3 + J2] - M[I1 * 3 + J2] * M[I2 * 3 + J1];
+      int I1 = (J + 1) % 3, I2 = (J + 2) % 3, J1 = (I + 1) % 3,
+          J2 = (I + 2) % 3;
+      R[I * 3 + J] =
+          M[I1 * 3 + J1] * M[I2 * 3 + J2] - M[I1 * 3 + J2] * M[I2 * 3 + J1];
     }
   double D = M[0] * R[0] + M[1] * R[3] + M[2] * R[6];
   for (double &V : R)
@@ -232,7 +259,8 @@ static Problem dirichletGrid(mt::RandomInputs &Rng) {
     Pb.Idx.insert(Pb.Idx.end(), {V, V + 1, V + 4, V, V + 4, V + 3});
   }
   for (int T = 0; T < Pb.numElements(); ++T) {
-    std::vector<double> Inv = inverse(restEdges(Rest, &Pb.Idx[3 * T], 2).data(), 2);
+    std::vector<double> Inv =
+        inverse(restEdges(Rest, &Pb.Idx[3 * T], 2).data(), 2);
     Pb.P.insert(Pb.P.end(), Inv.begin(), Inv.end());
     Pb.P.push_back(Rng.uniform(0.5, 1.5));
   }
@@ -243,13 +271,12 @@ static Problem dirichletGrid(mt::RandomInputs &Rng) {
 static Problem areaSphere(mt::RandomInputs &Rng) {
   const double G = (1 + std::sqrt(5.0)) / 2;
   Problem Pb{"areas", {Areas, 3, 3, 1}, {}, {}, {}};
-  Pb.X = {-1, G,  0, 1, G,  0, -1, -G, 0,  1, -G, 0,  0, -1, G,  0, 1, G,
-          0,  -1, -G, 0, 1, -G, G,  0,  -1, G, 0,  1, -G, 0, -1, -G, 0, 1};
+  Pb.X = {-1, G,  0,  1, G, 0,  -1, -G, 0,  1, -G, 0, 0,  -1, G,  0,  1, G,
+          0,  -1, -G, 0, 1, -G, G,  0,  -1, G, 0,  1, -G, 0,  -1, -G, 0, 1};
   jiggle(Rng, Pb.X, 0.3);
-  Pb.Idx = {0, 11, 5,  0, 5,  1, 0, 1, 7, 0, 7,  10, 0, 10, 11,
-            1, 5,  9,  5, 11, 4, 11, 10, 2, 10, 7, 6,  7, 1,  8,
-            3, 9,  4,  3, 4,  2, 3, 2, 6, 3, 6,  8,  3, 8,  9,
-            4, 9,  5,  2, 4,  11, 6, 2, 10, 8, 6, 7,  9, 8,  1};
+  Pb.Idx = {0, 11, 5,  0, 5,  1, 0, 1, 7, 0, 7,  10, 0, 10, 11, 1, 5, 9, 5, 11,
+            4, 11, 10, 2, 10, 7, 6, 7, 1, 8, 3,  9,  4, 3,  4,  2, 3, 2, 6, 3,
+            6, 8,  3,  8, 9,  4, 9, 5, 2, 4, 11, 6,  2, 10, 8,  6, 7, 9, 8, 1};
   for (int T = 0; T < Pb.numElements(); ++T)
     Pb.P.push_back(Rng.uniform(0.5, 1.5));
   return Pb;
@@ -276,7 +303,8 @@ static Problem tetBlock(mt::RandomInputs &Rng) {
       }
     }
   for (int T = 0; T < Pb.numElements(); ++T) {
-    std::vector<double> Inv = inverse(restEdges(Rest, &Pb.Idx[4 * T], 3).data(), 3);
+    std::vector<double> Inv =
+        inverse(restEdges(Rest, &Pb.Idx[4 * T], 3).data(), 3);
     Pb.P.insert(Pb.P.end(), Inv.begin(), Inv.end());
     Pb.P.insert(Pb.P.end(), {Rng.uniform(0.5, 1.5), Rng.uniform(0.5, 1.5)});
   }
@@ -287,10 +315,18 @@ static Problem tetBlock(mt::RandomInputs &Rng) {
 static void hostLocalHessian(Kind K, const double *x, const double *p,
                              double *H) {
   switch (K) {
-  case Springs: spring_hessian_0(x, p, H); break;
-  case Dirichlet: dirichlet_hessian_0(x, p, H); break;
-  case Areas: area_hessian_0(x, p, H); break;
-  case Tets: neoHookean_hessian_0(x, p, H); break;
+  case Springs:
+    spring_hessian_0(x, p, H);
+    break;
+  case Dirichlet:
+    dirichlet_hessian_0(x, p, H);
+    break;
+  case Areas:
+    area_hessian_0(x, p, H);
+    break;
+  case Tets:
+    neoHookean_hessian_0(x, p, H);
+    break;
   }
 }
 
@@ -324,11 +360,13 @@ static bool patternIsPairs(const HessianPatternArrays &P,
     for (int I = 0; I < A; ++I)
       for (int J = 0; J < A; ++J)
         Pairs.insert({Idx[A * T + I], Idx[A * T + J]});
-  if (P.BlockColumns.size() != Pairs.size() || P.BlockRowOffsets[NV] != int(Pairs.size()))
+  if (P.BlockColumns.size() != Pairs.size() ||
+      P.BlockRowOffsets[NV] != int(Pairs.size()))
     return false;
   size_t B = 0;
   for (auto [R, C] : Pairs) {
-    if (P.BlockRows[B] != R || P.BlockColumns[B] != C || B < size_t(P.BlockRowOffsets[R]) ||
+    if (P.BlockRows[B] != R || P.BlockColumns[B] != C ||
+        B < size_t(P.BlockRowOffsets[R]) ||
         B >= size_t(P.BlockRowOffsets[R + 1]))
       return false;
     ++B;
@@ -359,8 +397,10 @@ static std::vector<double> toDense(SparseHessian<double> &H, SparseFormat F,
     return D;
   }
   std::vector<int> Off(N + 1), Col(H.nnz());
-  cudaMemcpy(Off.data(), H.csrRowOffsets(), Off.size() * sizeof(int), cudaMemcpyDeviceToHost);
-  cudaMemcpy(Col.data(), H.csrColumns(), Col.size() * sizeof(int), cudaMemcpyDeviceToHost);
+  cudaMemcpy(Off.data(), H.csrRowOffsets(), Off.size() * sizeof(int),
+             cudaMemcpyDeviceToHost);
+  cudaMemcpy(Col.data(), H.csrColumns(), Col.size() * sizeof(int),
+             cudaMemcpyDeviceToHost);
   for (int R = 0; R < N; ++R)
     for (int E = Off[R]; E < Off[R + 1]; ++E) {
       if (E > Off[R] && Col[E] <= Col[E - 1])
@@ -400,7 +440,8 @@ static void checkProblem(const Problem &Pb) {
   X.upload(), P.upload(), Idx.upload();
   SparseHessian<double> H(Idx.device(), Pb.numElements(), A, NV, Pb.El.S);
   HessianPatternArrays Pat = H.toHost();
-  HessianPatternArrays Ref = buildHessianPatternOnHost(Pb.Idx.data(), Pb.numElements(), A, NV);
+  HessianPatternArrays Ref =
+      buildHessianPatternOnHost(Pb.Idx.data(), Pb.numElements(), A, NV);
   check(patternIsPairs(Pat, Pb.Idx, A, NV),
         Name + ": pattern is the vertex pairs of the elements");
   check(Pat.SlotBlocks == Ref.SlotBlocks && Pat.BlockSlots == Ref.BlockSlots &&
@@ -429,8 +470,9 @@ static void checkProblem(const Problem &Pb) {
       run(Pb, H, F, Deterministic, X, Idx, P, G);
       std::vector<double> Got = toDense(H, F, Pat, N);
       for (int I = 0; I < N; ++I)
-        MESHAD_CHECK_CLOSE((Tag + " gradient[" + std::to_string(I) + "]").c_str(),
-                           G[I], WantG[I]);
+        MESHAD_CHECK_CLOSE(
+            (Tag + " gradient[" + std::to_string(I) + "]").c_str(), G[I],
+            WantG[I]);
       check(Got.size() == Dense.size(), Tag + " columns increasing per row");
       double Err = 0;
       for (size_t I = 0; I < Got.size(); ++I) // NaN-propagating
@@ -445,14 +487,17 @@ static void checkProblem(const Problem &Pb) {
       for (int Again = 0; Again < 3; ++Again) {
         run(Pb, H, F, true, X, Idx, P, G);
         std::vector<double> Next = toDense(H, F, Pat, N);
-        Same &= std::memcmp(Next.data(), Got.data(), Got.size() * sizeof(double)) == 0;
+        Same &= std::memcmp(Next.data(), Got.data(),
+                            Got.size() * sizeof(double)) == 0;
       }
       check(Same, Tag + " bitwise reproducible");
     }
   check(Det[0] == Det[1], Name + ": deterministic bsr and csr equal bitwise");
   mt::checkHessian(
       Name, Pb.X, 0, N,
-      [&](double *, double *Out) { std::copy(Dense.begin(), Dense.end(), Out); },
+      [&](double *, double *Out) {
+        std::copy(Dense.begin(), Dense.end(), Out);
+      },
       [&](double *Q, double *G) { globalGradient(Pb, Q, G); });
 }
 

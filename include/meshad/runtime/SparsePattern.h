@@ -33,12 +33,15 @@
 /// Rebuild it when the connectivity changes.
 ///
 /// \code
-///   meshad::runtime::SparseHessian H(dTets, NumTets, 4, NumVertices, 3);
+///   using namespace meshad::runtime;
+///   SparseHessian<double> H(dTets, NumTets, 4, NumVertices, 3);
 ///   H.zero();
-///   elementKernel<<<...>>>(..., H.slots(), H.values());   // per element:
-///   //   tet_hessian(xl, Hl);  meshad::runtime::addElementHessian(S, t, Hl, V);
+///   elementKernel<<<...>>>(..., H.slots(SparseFormat::Bsr), H.values());
+///   // per element t: tet_hessian_0(xl, ..., Hl);
+///   //                addElementHessian(Slots, t, Hl, Values);
 ///   // H.bsrRowOffsets(), H.bsrColumns(), H.values(): cusparseCreateBsr
-///   // H.csrRowOffsets(), H.csrColumns(), H.csrValues(): cusparseCreateCsr
+///   // (H.slots(SparseFormat::Csr): H.csrRowOffsets(), H.csrColumns(),
+///   // H.values() for cusparseCreateCsr)
 /// \endcode
 ///
 //===----------------------------------------------------------------------===//
@@ -91,7 +94,7 @@ struct HessianPatternArrays {
   std::vector<int> BlockRows;       ///< NumBlocks: the row of each block
   std::vector<int> SlotBlocks;      ///< NumElements * Arity^2: slot -> block
   std::vector<int> SlotOffsets;     ///< NumBlocks + 1: a block's slots are
-  std::vector<int> BlockSlots;      ///< BlockSlots[SlotOffsets[b] ..), increasing
+  std::vector<int> BlockSlots; ///< BlockSlots[SlotOffsets[b] ..), increasing
 };
 
 /// Throws MeshError at the first of the N indices that is not a vertex.
@@ -114,7 +117,8 @@ inline HessianPatternArrays buildHessianPatternOnHost(const int *Indices,
                       NumVertices);
   auto KeyOf = [&](long Slot) {
     long E = Slot / (Arity * Arity);
-    int A = static_cast<int>(Slot / Arity % Arity), B = static_cast<int>(Slot % Arity);
+    int A = static_cast<int>(Slot / Arity % Arity),
+        B = static_cast<int>(Slot % Arity);
     return static_cast<int64_t>(Indices[E * Arity + A]) * NumVertices +
            Indices[E * Arity + B];
   };
@@ -155,7 +159,7 @@ struct HessianSlots {
   int BlockSize = 0;
   SparseFormat Format = SparseFormat::Bsr;
 
-  /// Slots of element E's (a, b) block.
+  /// The slot of element E's (a, b) block.
   __host__ __device__ int slot(int E, int A, int B) const {
     return (E * Arity + A) * Arity + B;
   }
@@ -178,8 +182,8 @@ struct HessianSlots {
 /// DOF a*S + k) into Values: plain stores into blocks with one owner,
 /// atomicAdd elsewhere. Values must have been zeroed.
 template <class T>
-__device__ void addElementHessian(const HessianSlots &Slots, int E,
-                                           const T *H, T *Values) {
+__device__ void addElementHessian(const HessianSlots &Slots, int E, const T *H,
+                                  T *Values) {
   int S = Slots.BlockSize, K = Slots.Arity * S;
   for (int A = 0; A < Slots.Arity; ++A)
     for (int B = 0; B < Slots.Arity; ++B) {
@@ -215,7 +219,7 @@ __device__ void addElementGradient(const HessianSlots &Slots,
 /// atomics.
 template <class T>
 __device__ void storeElementHessian(const HessianSlots &Slots, int E,
-                                             const T *H, T *SlotValues) {
+                                    const T *H, T *SlotValues) {
   int S = Slots.BlockSize, K = Slots.Arity * S;
   for (int A = 0; A < Slots.Arity; ++A)
     for (int B = 0; B < Slots.Arity; ++B) {
@@ -231,8 +235,7 @@ namespace detail {
 /// Second phase: block b is the sum of its slots, in increasing slot order.
 template <class T>
 __global__ void sumHessianSlots(HessianSlots Slots, const int *BlockSlots,
-                                int NumBlocks, const T *SlotValues,
-                                T *Values) {
+                                int NumBlocks, const T *SlotValues, T *Values) {
   int Block = blockIdx.x * blockDim.x + threadIdx.x;
   if (Block >= NumBlocks)
     return;
@@ -250,9 +253,9 @@ __global__ void sumHessianSlots(HessianSlots Slots, const int *BlockSlots,
 /// The plain CSR's row offsets and columns from the block pattern: one
 /// thread per block row.
 template <class Index>
-__global__ void expandCsr(const int *BlockRowOffsets,
-                                 const Index *BlockColumns, int NumVertices,
-                                 int S, Index *RowOffsets, Index *Columns) {
+__global__ void expandCsr(const int *BlockRowOffsets, const Index *BlockColumns,
+                          int NumVertices, int S, Index *RowOffsets,
+                          Index *Columns) {
   int V = blockIdx.x * blockDim.x + threadIdx.x;
   if (V >= NumVertices)
     return;
@@ -300,15 +303,18 @@ public:
     Shape = {NumElements, Arity, NumVertices, BlockSize};
     buildPattern(DeviceIndices);
     size_t S2 = static_cast<size_t>(BlockSize) * BlockSize;
-    cudaMalloc(reinterpret_cast<void **>(&Values), (nnz() ? nnz() : 1) * sizeof(T));
-    CsrRowOffsets = detail::deviceInts(static_cast<size_t>(NumVertices) * BlockSize + 1);
+    cudaMalloc(reinterpret_cast<void **>(&Values),
+               (nnz() ? nnz() : 1) * sizeof(T));
+    CsrRowOffsets =
+        detail::deviceInts(static_cast<size_t>(NumVertices) * BlockSize + 1);
     CsrColumns = detail::deviceInts(NumBlocks * S2);
-    if (NumVertices > 0)
-      MESHAD_LAUNCH(detail::expandCsr<int>, (NumVertices + 127) / 128, 128)
-      (BlockRowOffsets, BlockColumns, NumVertices, BlockSize, CsrRowOffsets,
-       CsrColumns);
-    else
+    if (NumVertices == 0) {
       cudaMemset(CsrRowOffsets, 0, sizeof(int));
+      return;
+    }
+    MESHAD_LAUNCH(detail::expandCsr<int>, (NumVertices + 127) / 128, 128)
+    (BlockRowOffsets, BlockColumns, NumVertices, BlockSize, CsrRowOffsets,
+     CsrColumns);
   }
 
   /// The view a kernel adds element Hessians through, for one format.
@@ -337,9 +343,10 @@ public:
   }
   /// The deterministic option's second phase, into Values in \p Format.
   void sumSlots(SparseFormat Format = SparseFormat::Bsr) {
-    if (NumBlocks > 0)
-      MESHAD_LAUNCH(detail::sumHessianSlots<T>, (NumBlocks + 127) / 128, 128)
-      (slots(Format), BlockSlots, NumBlocks, slotValues(), Values);
+    if (NumBlocks == 0)
+      return;
+    MESHAD_LAUNCH(detail::sumHessianSlots<T>, (NumBlocks + 127) / 128, 128)
+    (slots(Format), BlockSlots, NumBlocks, slotValues(), Values);
   }
 
   /// What assembly does, in words: the blocks with one owner get plain
@@ -348,8 +355,8 @@ public:
   std::string remark(Accumulation Mode) const {
     std::string S = std::to_string(Shape.BlockSize);
     std::string R = "sparse Hessian: " + std::to_string(NumBlocks) +
-                    " blocks of " + S + "x" + S + " (" +
-                    std::to_string(nnz()) + " values), ";
+                    " blocks of " + S + "x" + S + " (" + std::to_string(nnz()) +
+                    " values), ";
     if (Mode == Accumulation::Deterministic)
       return R + "each the sum of its slots in a fixed order (deterministic)";
     return R + std::to_string(SingleOwnerBlocks) +
@@ -364,16 +371,19 @@ public:
   size_t nnz() const { return static_cast<size_t>(NumBlocks) * blockEntries(); }
   int numRows() const { return Shape.NumVertices * Shape.BlockSize; }
   int blockSize() const { return Shape.BlockSize; }
-  bool matches(int NumElements, int Arity, int NumVertices, int BlockSize) const {
+  bool matches(int NumElements, int Arity, int NumVertices,
+               int BlockSize) const {
     return Shape.NumElements == NumElements && Shape.Arity == Arity &&
            Shape.NumVertices == NumVertices && Shape.BlockSize == BlockSize;
   }
 
-  const int *bsrRowOffsets() const { return BlockRowOffsets; } ///< NumVertices + 1
-  const int *bsrColumns() const { return BlockColumns; }        ///< numBlocks()
-  const int *csrRowOffsets() const { return CsrRowOffsets; }    ///< numRows() + 1
-  const int *csrColumns() const { return CsrColumns; }          ///< nnz()
-  T *values() { return Values; }                                ///< nnz()
+  const int *bsrRowOffsets() const {
+    return BlockRowOffsets;
+  }                                                      ///< NumVertices + 1
+  const int *bsrColumns() const { return BlockColumns; } ///< numBlocks()
+  const int *csrRowOffsets() const { return CsrRowOffsets; } ///< numRows() + 1
+  const int *csrColumns() const { return CsrColumns; }       ///< nnz()
+  T *values() { return Values; }                             ///< nnz()
 
   /// The block pattern and slot map copied back to the host.
   HessianPatternArrays toHost() const {
@@ -426,8 +436,7 @@ private:
 };
 
 /// Copies a host-built pattern into device arrays.
-template <class T>
-void SparseHessian<T>::adopt(const HessianPatternArrays &P) {
+template <class T> void SparseHessian<T>::adopt(const HessianPatternArrays &P) {
   auto Upload = [](int *&To, const std::vector<int> &From) {
     To = detail::deviceInts(From.size());
     cudaMemcpy(To, From.data(), From.size() * sizeof(int),
@@ -466,11 +475,15 @@ struct StartsBlock {
 };
 struct KeyRow {
   int NumVertices;
-  __host__ __device__ int operator()(int64_t K) const { return K / NumVertices; }
+  __host__ __device__ int operator()(int64_t K) const {
+    return K / NumVertices;
+  }
 };
 struct KeyColumn {
   int NumVertices;
-  __host__ __device__ int operator()(int64_t K) const { return K % NumVertices; }
+  __host__ __device__ int operator()(int64_t K) const {
+    return K % NumVertices;
+  }
 };
 struct MinusOne {
   __host__ __device__ int operator()(int B) const { return B - 1; }
@@ -506,7 +519,8 @@ void SparseHessian<T>::buildPattern(const int *DeviceIndices) {
   }
   thrust::device_vector<int64_t> Keys(N);
   thrust::transform(counting_iterator<long>(0), counting_iterator<long>(N),
-                    Keys.begin(), detail::SlotKey{DeviceIndices, Shape.Arity, NV});
+                    Keys.begin(),
+                    detail::SlotKey{DeviceIndices, Shape.Arity, NV});
   BlockSlots = detail::deviceInts(N);
   auto SlotsPtr = device_pointer_cast(BlockSlots);
   thrust::sequence(SlotsPtr, SlotsPtr + N);
@@ -526,15 +540,16 @@ void SparseHessian<T>::buildPattern(const int *DeviceIndices) {
   thrust::unique_copy(Keys.begin(), Keys.end(), Unique.begin());
   BlockRows = detail::deviceInts(NumBlocks);
   BlockColumns = detail::deviceInts(NumBlocks);
-  thrust::transform(Unique.begin(), Unique.end(), device_pointer_cast(BlockRows),
-                    detail::KeyRow{NV});
+  thrust::transform(Unique.begin(), Unique.end(),
+                    device_pointer_cast(BlockRows), detail::KeyRow{NV});
   thrust::transform(Unique.begin(), Unique.end(),
                     device_pointer_cast(BlockColumns), detail::KeyColumn{NV});
   SlotOffsets = detail::deviceInts(NumBlocks + 1);
   thrust::lower_bound(Keys.begin(), Keys.end(), Unique.begin(), Unique.end(),
                       device_pointer_cast(SlotOffsets));
   int End = static_cast<int>(N);
-  cudaMemcpy(SlotOffsets + NumBlocks, &End, sizeof(int), cudaMemcpyHostToDevice);
+  cudaMemcpy(SlotOffsets + NumBlocks, &End, sizeof(int),
+             cudaMemcpyHostToDevice);
   BlockRowOffsets = detail::deviceInts(NV + 1);
   auto Rows = device_pointer_cast(BlockRows);
   thrust::lower_bound(Rows, Rows + NumBlocks, counting_iterator<int>(0),
@@ -548,8 +563,8 @@ void SparseHessian<T>::buildPattern(const int *DeviceIndices) {
 /// Under the CPU emulation: device memory is host memory.
 template <class T>
 void SparseHessian<T>::buildPattern(const int *DeviceIndices) {
-  adopt(buildHessianPatternOnHost(DeviceIndices, Shape.NumElements,
-                                  Shape.Arity, Shape.NumVertices));
+  adopt(buildHessianPatternOnHost(DeviceIndices, Shape.NumElements, Shape.Arity,
+                                  Shape.NumVertices));
 }
 #endif
 
