@@ -532,6 +532,8 @@ static void checkRebuildAndErrors(const Problem &Springs3) {
   } catch (const MeshError &E) {
     std::printf("error: %s\n", E.what());
   }
+  check(!H.matches(NE, 2, NV, 3) && H.numBlocks() == 0,
+        "a failed rebuild leaves no pattern");
 }
 
 int main() {
@@ -552,4 +554,5 @@ int main() {
 // NUM: PASS tets: bsr deterministic bitwise reproducible
 // NUM: PASS no elements: an empty pattern
 // NUM: error: sparse Hessian: index[3] = 9 is not a vertex (9 vertices)
+// NUM: PASS a failed rebuild leaves no pattern
 // NUM: numeric checks: {{[1-9][0-9]*}} passed, 0 failed

@@ -301,7 +301,12 @@ public:
                int NumVertices, int BlockSize) {
     release();
     Shape = {NumElements, Arity, NumVertices, BlockSize};
-    buildPattern(DeviceIndices);
+    try {
+      buildPattern(DeviceIndices);
+    } catch (...) {
+      release(); // an index out of range: no stale pattern is left
+      throw;
+    }
     size_t S2 = static_cast<size_t>(BlockSize) * BlockSize;
     cudaMalloc(reinterpret_cast<void **>(&Values),
                (nnz() ? nnz() : 1) * sizeof(T));
