@@ -102,9 +102,9 @@ TEST_F(ElementMapsTest, SpringsThroughLocals) {
   EXPECT_EQ(map("x").describe(), "element map through edges (arity 2, "
                                  "stride 2)");
   EXPECT_EQ(Maps->remark(param("x")),
-            "x: element map through edges (arity 2, stride 2), element work "
-            "small (8 operations, 1 math call): atomic-free strategies "
-            "possible");
+            "x: element map through edges (arity 2, stride 2), n elements "
+            "(guard), element work small (8 operations, 1 math call): "
+            "atomic-free strategies possible");
   expectNone("rest", {"rest[e] is not read through an index array"});
   expectNone("E", {"E is written by the kernel", "atomicAdd"});
   expectNone("edges", {"edges[2 * e] is not read through an index array"});
@@ -221,6 +221,93 @@ TEST_F(ElementMapsTest, GridStrideLoop) {
   // The grid-stride loop's body counts once: one product.
   EXPECT_EQ(Maps->getWork().Operations, 1u);
   EXPECT_TRUE(Maps->getWork().Bounded);
+}
+
+/// Expects \p Name's map to have the element count \p N found in \p How.
+#define EXPECT_COUNT(Name, N, How)                                             \
+  do {                                                                         \
+    const ElementMapResult &R = map(Name);                                     \
+    ASSERT_TRUE(R.IsMap) << R.Reason;                                          \
+    EXPECT_EQ(R.Count.describe(),                                              \
+              std::string(N) + " elements (" + (How) + ")");                   \
+  } while (0)
+
+TEST_F(ElementMapsTest, ElementCountFromGuardsAndLoops) {
+  ASSERT_TRUE(analyseMaps(
+      "__global__ void k(int n, int m, const int *edges, const double *x,\n"
+      "                  double *E) {\n"
+      "  int e = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (e >= 2 * n + m) return;\n"
+      "  atomicAdd(E, x[edges[2 * e]] * x[edges[2 * e + 1]]);\n"
+      "}\n"));
+  EXPECT_COUNT("x", "2 * n + m", "early return");
+  ASSERT_TRUE(analyseMaps(
+      "__global__ void k(int n, const int *edges, const double *x,\n"
+      "                  double *E, bool on) {\n"
+      "  int e = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (on && n > e)\n"
+      "    atomicAdd(E, x[edges[2 * e]] * x[edges[2 * e + 1]]);\n"
+      "}\n"));
+  EXPECT_COUNT("x", "n", "guard");
+  ASSERT_TRUE(analyseMaps(
+      "__global__ void k(int n, const int *edges, const double *x,\n"
+      "                  double *E) {\n"
+      "  for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < n;\n"
+      "       e += blockDim.x * gridDim.x)\n"
+      "    atomicAdd(E, x[edges[2 * e]] * x[edges[2 * e + 1]]);\n"
+      "}\n"));
+  EXPECT_COUNT("x", "n", "grid-stride loop");
+}
+
+TEST_F(ElementMapsTest, NoElementCount) {
+  // No guard: the launch's thread count is the element count, which the
+  // host does not know.
+  ASSERT_TRUE(analyseMaps(
+      "__global__ void k(const int *edges, const double *x, double *E) {\n"
+      "  int e = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  atomicAdd(E, x[edges[2 * e]] * x[edges[2 * e + 1]]);\n"
+      "}\n"));
+  EXPECT_EQ(map("x").Count.Count, nullptr);
+  EXPECT_EQ(map("x").Count.Reason, "no guard t < n bounds the element id");
+  EXPECT_EQ(Maps->remark(param("x")),
+            "x: element map through edges (arity 2, stride 1), no element "
+            "count: no guard t < n bounds the element id: no atomic-free "
+            "strategy");
+  // The bound is read from memory.
+  ASSERT_TRUE(analyseMaps(
+      "__global__ void k(const int *count, const int *edges, const double "
+      "*x,\n"
+      "                  double *E) {\n"
+      "  int e = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (e < count[0])\n"
+      "    atomicAdd(E, x[edges[2 * e]] * x[edges[2 * e + 1]]);\n"
+      "}\n"));
+  EXPECT_EQ(map("x").Count.Count, nullptr);
+  EXPECT_NE(map("x").Count.Reason.find("count[0]"), std::string::npos)
+      << map("x").Count.Reason;
+  // One access outside the guard.
+  ASSERT_TRUE(analyseMaps(
+      "__global__ void k(int n, const int *edges, const double *x,\n"
+      "                  double *E) {\n"
+      "  int e = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (e < n) atomicAdd(E, x[edges[2 * e]]);\n"
+      "  atomicAdd(E, x[edges[2 * e + 1]]);\n"
+      "}\n"));
+  EXPECT_EQ(map("x").Count.Count, nullptr);
+  EXPECT_EQ(map("x").Count.Reason,
+            "x[edges[2 * e + 1]] may run for an element id >= n");
+  // A grid-stride counter moved in the body.
+  ASSERT_TRUE(analyseMaps(
+      "__global__ void k(int n, const int *edges, const double *x,\n"
+      "                  double *E) {\n"
+      "  for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < n;\n"
+      "       e += blockDim.x * gridDim.x) {\n"
+      "    atomicAdd(E, x[edges[2 * e]] * x[edges[2 * e + 1]]);\n"
+      "    e += blockDim.x * gridDim.x;\n"
+      "  }\n"
+      "}\n"));
+  if (map("x").IsMap)
+    EXPECT_EQ(map("x").Count.Count, nullptr);
 }
 
 TEST_F(ElementMapsTest, PermutationIsAMapOfArityOne) {
@@ -569,8 +656,8 @@ TEST_F(ElementMapsTest, OwnershipReasonNamesTheMap) {
   EXPECT_TRUE(X.ThroughIndexArray);
   EXPECT_EQ(X.Reason,
             "x[3 * a + 1]: gather through an index array edges; x: element "
-            "map through edges (arity 2, stride 3), element work small (1 "
-            "operation, 0 math calls): atomic-free strategies possible");
+            "map through edges (arity 2, stride 3), no element count: no "
+            "guard t < n bounds the element id: no atomic-free strategy");
   OwnershipResult Y = of("y");
   EXPECT_TRUE(Y.ThroughIndexArray);
   EXPECT_NE(Y.Reason.find("; y: no element map: y[bad[e]]: gather through an "

@@ -52,15 +52,22 @@ using GradientFn = void (*)(const Problem &, const double *X, double *E,
                             double *DX, double *DE);
 
 // kernels.cu
+void meshadMeshChanged();
 void springEnergyLaunch(const Problem &, const double *, double *);
 void dirichletEnergyLaunch(const Problem &, const double *, double *);
 void neoHookeanEnergyLaunch(const Problem &, const double *, double *);
-void springMeshad(const Problem &, const double *, double *, double *,
-                  double *);
-void dirichletMeshad(const Problem &, const double *, double *, double *,
-                     double *);
-void neoHookeanMeshad(const Problem &, const double *, double *, double *,
-                      double *);
+void springMeshadTwoPhase(const Problem &, const double *, double *, double *,
+                          double *);
+void springMeshadAtomics(const Problem &, const double *, double *, double *,
+                         double *);
+void dirichletMeshadTwoPhase(const Problem &, const double *, double *, double *,
+                             double *);
+void dirichletMeshadAtomics(const Problem &, const double *, double *, double *,
+                            double *);
+void neoHookeanMeshadTwoPhase(const Problem &, const double *, double *, double *,
+                              double *);
+void neoHookeanMeshadAtomics(const Problem &, const double *, double *, double *,
+                             double *);
 
 // handwritten.cu: atomic scatter, gather by recomputation, two-phase slots.
 void handScatter(const Problem &, const double *, double *, double *,

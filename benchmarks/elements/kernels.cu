@@ -103,21 +103,62 @@ void neoHookeanEnergyLaunch(const Problem &P, const double *X, double *E) {
       P.NumElements, P.Elements, P.Rest, P.Measure, X, E);
 }
 
-void springMeshad(const Problem &P, const double *X, double *E, double *DX,
-                  double *DE) {
-  meshad::gradient(springKernel, "x, E", meshad::KeepSeeds)
+// The two-phase handles keep the incidence of the mesh they first saw:
+// told here that a new problem (another mesh) starts.
+void meshadMeshChanged() {
+  meshad::gradient(springKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::TwoPhase)
+      .connectivity_changed();
+  meshad::gradient(dirichletKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::TwoPhase)
+      .connectivity_changed();
+  meshad::gradient(neoHookeanKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::TwoPhase)
+      .connectivity_changed();
+}
+
+// Each gradient twice: two-phase slots (meshad::ElementStrategy::TwoPhase,
+// what the default chooses for these kernels), and one atomicAdd per
+// contribution (Atomics). Gather by recomputation is not built yet.
+void springMeshadTwoPhase(const Problem &P, const double *X, double *E,
+                          double *DX, double *DE) {
+  meshad::gradient(springKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::TwoPhase)
       .execute_kernel(grid1D(P.NumElements), dim3(BlockSize), P.NumElements,
                       P.Elements, P.Rest, X, E, DX, DE);
 }
-void dirichletMeshad(const Problem &P, const double *X, double *E, double *DX,
-                     double *DE) {
-  meshad::gradient(dirichletKernel, "x, E", meshad::KeepSeeds)
+void springMeshadAtomics(const Problem &P, const double *X, double *E,
+                         double *DX, double *DE) {
+  meshad::gradient(springKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::Atomics)
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize), P.NumElements,
+                      P.Elements, P.Rest, X, E, DX, DE);
+}
+void dirichletMeshadTwoPhase(const Problem &P, const double *X, double *E,
+                             double *DX, double *DE) {
+  meshad::gradient(dirichletKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::TwoPhase)
       .execute_kernel(grid1D(P.NumElements), dim3(BlockSize), P.NumElements,
                       P.Elements, P.Rest, P.Measure, X, E, DX, DE);
 }
-void neoHookeanMeshad(const Problem &P, const double *X, double *E,
-                      double *DX, double *DE) {
-  meshad::gradient(neoHookeanKernel, "x, E", meshad::KeepSeeds)
+void dirichletMeshadAtomics(const Problem &P, const double *X, double *E,
+                            double *DX, double *DE) {
+  meshad::gradient(dirichletKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::Atomics)
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize), P.NumElements,
+                      P.Elements, P.Rest, P.Measure, X, E, DX, DE);
+}
+void neoHookeanMeshadTwoPhase(const Problem &P, const double *X, double *E,
+                              double *DX, double *DE) {
+  meshad::gradient(neoHookeanKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::TwoPhase)
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize), P.NumElements,
+                      P.Elements, P.Rest, P.Measure, X, E, DX, DE);
+}
+void neoHookeanMeshadAtomics(const Problem &P, const double *X, double *E,
+                             double *DX, double *DE) {
+  meshad::gradient(neoHookeanKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::Atomics)
       .execute_kernel(grid1D(P.NumElements), dim3(BlockSize), P.NumElements,
                       P.Elements, P.Rest, P.Measure, X, E, DX, DE);
 }

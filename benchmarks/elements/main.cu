@@ -136,10 +136,16 @@ void exportProblem(const Options &O, const HostProblem &H, const char *Key,
        << H.Arity << "\n";
 }
 
+/// meshad's gradients of one problem (kernels.cu).
+struct MeshadFns {
+  GradientFn TwoPhase, Atomics;
+};
+
 void runProblem(const Options &O, const HostProblem &H, const char *Key,
-                GradientFn Meshad, std::vector<Row> &Rows) {
+                MeshadFns Meshad, std::vector<Row> &Rows) {
   std::printf("== %s: %d vertices, %d elements\n", H.Name.c_str(),
               H.numVertices(), H.numElements());
+  meshadMeshChanged();
   double FdError = 0;
   std::vector<double> Ref = reference(H, FdError);
   std::printf("   hand-derived local gradients vs central differences: "
@@ -173,7 +179,8 @@ void runProblem(const Options &O, const HostProblem &H, const char *Key,
   std::vector<double> Zero(3L * P.NumElements * P.Arity, 0.0);
   P.SlotBuf = upload(Zero);
 
-  const Variant Variants[] = {{"meshad", Meshad, false},
+  const Variant Variants[] = {{"meshad-twophase", Meshad.TwoPhase, true},
+                              {"meshad-atomics", Meshad.Atomics, false},
                               {"hand scatter (atomics)", handScatter, false},
                               {"hand gather", handGather, true},
                               {"hand two-phase", handTwoPhase, true}};
@@ -198,7 +205,7 @@ void runProblem(const Options &O, const HostProblem &H, const char *Key,
       Worst = std::isfinite(D) ? std::max(Worst, D) : INFINITY;
       Scale = std::max(Scale, std::fabs(Ref[I]));
     }
-    if (!std::strcmp(V.Name, "meshad") && !O.Export.empty())
+    if (!std::strcmp(V.Name, "meshad-twophase") && !O.Export.empty())
       exportProblem(O, H, Key, First);
     std::vector<double> Ms;
     for (int Rep = -3; Rep < O.Reps; ++Rep) {
@@ -268,14 +275,18 @@ int main(int Argc, char **Argv) {
   std::vector<Row> Rows;
   try {
     if (wanted(O, "spring1m"))
-      runProblem(O, springGrid(O.Small ? 40 : 1000), "spring1m", springMeshad, Rows);
+      runProblem(O, springGrid(O.Small ? 40 : 1000), "spring1m",
+                 {springMeshadTwoPhase, springMeshadAtomics}, Rows);
     if (wanted(O, "spring4m") && !O.Small)
-      runProblem(O, springGrid(2000), "spring4m", springMeshad, Rows);
+      runProblem(O, springGrid(2000), "spring4m",
+                 {springMeshadTwoPhase, springMeshadAtomics}, Rows);
     if (wanted(O, "dirichlet"))
       runProblem(O, dirichletMesh(O.MeshDir + "/camel.off", O.Small ? 20000 : 1000000),
-                 "dirichlet", dirichletMeshad, Rows);
+                 "dirichlet",
+                 {dirichletMeshadTwoPhase, dirichletMeshadAtomics}, Rows);
     if (wanted(O, "neohookean") && !O.Tets.empty())
-      runProblem(O, neoHookeanMesh(O.Tets), "neohookean", neoHookeanMeshad, Rows);
+      runProblem(O, neoHookeanMesh(O.Tets), "neohookean",
+                 {neoHookeanMeshadTwoPhase, neoHookeanMeshadAtomics}, Rows);
   } catch (const meshad::runtime::MeshError &Err) {
     std::fprintf(stderr, "error: %s\n", Err.what());
     return 1;

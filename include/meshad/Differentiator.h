@@ -496,6 +496,29 @@ enum class GradientOption {
 inline constexpr GradientOption ResetSeeds = GradientOption::ResetSeeds;
 inline constexpr GradientOption KeepSeeds = GradientOption::KeepSeeds;
 
+/// How the gradient of an element kernel (an energy read through an index
+/// array, docs/element-kernels.md) adds to the adjoint of the mapped array:
+/// an option of meshad::gradient, alone or after meshad::KeepSeeds.
+///
+/// \code
+///   auto g = meshad::gradient(springs, "x, E");  // Auto: atomic-free
+///   auto a = meshad::gradient(springs, "x, E", meshad::KeepSeeds,
+///                             meshad::ElementStrategy::Atomics);
+/// \endcode
+enum class ElementStrategy {
+  /// The cost model's choice (the remark says which and why): two-phase
+  /// slots where they apply, else atomics.
+  Auto,
+  /// Gather by recomputation (not built yet: an error).
+  Gather,
+  /// Two-phase slots (an error where they do not apply); the handle is a
+  /// meshad::ElementGradient.
+  TwoPhase,
+  /// One atomicAdd per contribution (not bitwise reproducible); the
+  /// generated kernel is named with an "_atomics" suffix.
+  Atomics
+};
+
 /// Reverse mode (gradient): see the README for the status of this mode.
 template <class F, class FnPtr, bool K>
 constexpr Derived<FnPtr, K> gradient(F &&, const char *,
@@ -505,6 +528,19 @@ constexpr Derived<FnPtr, K> gradient(F &&, const char *,
 /// Reverse mode with an option (meshad::KeepSeeds).
 template <class F, class FnPtr, bool K>
 constexpr Derived<FnPtr, K> gradient(F &&, const char *, GradientOption,
+                                     Derived<FnPtr, K> Generated) {
+  return Generated;
+}
+
+/// Reverse mode with an element strategy (and KeepSeeds, or not).
+template <class F, class FnPtr, bool K>
+constexpr Derived<FnPtr, K> gradient(F &&, const char *, ElementStrategy,
+                                     Derived<FnPtr, K> Generated) {
+  return Generated;
+}
+template <class F, class FnPtr, bool K>
+constexpr Derived<FnPtr, K> gradient(F &&, const char *, GradientOption,
+                                     ElementStrategy,
                                      Derived<FnPtr, K> Generated) {
   return Generated;
 }
@@ -568,6 +604,24 @@ constexpr int gradient(F &&, const char * = "",
 #endif
   return 0;
 }
+template <class F>
+constexpr int gradient(F &&, const char *, ElementStrategy) {
+#ifndef MESHAD_PLANNING
+  static_assert(detail::AlwaysFalse<F>::value,
+                "meshad::gradient needs the meshad plugin "
+                "(-fplugin=libmeshad.so) or meshad-gen");
+#endif
+  return 0;
+}
+template <class F>
+constexpr int gradient(F &&, const char *, GradientOption, ElementStrategy) {
+#ifndef MESHAD_PLANNING
+  static_assert(detail::AlwaysFalse<F>::value,
+                "meshad::gradient needs the meshad plugin "
+                "(-fplugin=libmeshad.so) or meshad-gen");
+#endif
+  return 0;
+}
 template <class F> constexpr int hvp(F &&, const char * = "") {
 #ifndef MESHAD_PLANNING
   static_assert(detail::AlwaysFalse<F>::value,
@@ -586,5 +640,9 @@ template <class F> constexpr int hessian(F &&, const char * = "") {
 }
 
 } // namespace meshad
+
+#if defined(__CUDACC__) || defined(MESHAD_CPU_CUDA)
+#include <meshad/ElementGradient.h>
+#endif
 
 #endif // MESHAD_DIFFERENTIATOR_H

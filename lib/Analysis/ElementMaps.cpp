@@ -72,9 +72,11 @@ struct Position {
 /// Decides whether one array is read through element maps.
 class MapClassifier {
 public:
-  MapClassifier(const Var &Param, IndexEvaluator &Evaluator,
+  MapClassifier(const Function &Kernel, const Var &Param,
+                IndexEvaluator &Evaluator,
                 const std::map<const Var *, std::string> &NotIndexArrays)
-      : Param(Param), Evaluator(Evaluator), NotIndexArrays(NotIndexArrays) {}
+      : Kernel(Kernel), Param(Param), Evaluator(Evaluator),
+        NotIndexArrays(NotIndexArrays) {}
 
   ElementMapResult classify(const std::vector<Access> &Accesses);
 
@@ -93,6 +95,7 @@ private:
                        std::set<std::pair<long long, long long>> &Out) const;
   std::string spellAccess(const Access &A) const;
 
+  const Function &Kernel;
   const Var &Param;
   IndexEvaluator &Evaluator;
   const std::map<const Var *, std::string> &NotIndexArrays;
@@ -127,6 +130,7 @@ ElementMapResult MapClassifier::classify(const std::vector<Access> &Accesses) {
   R.GridStride = Element->Kind == AtomKind::GridStride;
   R.ElementId = Evaluator.spellAtom(*Element);
   R.LaunchDims = 1;
+  R.Count = findElementCount(Kernel, Evaluator, *Element, Accesses);
   return R;
 }
 
@@ -481,7 +485,7 @@ ElementMapAnalysis::ElementMapAnalysis(const Function &Kernel)
       continue;
     auto Escape = Collector.Escapes.find(P);
     auto It = Collector.Accesses.find(P);
-    MapClassifier C(*P, Evaluator, NotIndexArrays);
+    MapClassifier C(Kernel, *P, Evaluator, NotIndexArrays);
     ElementMapResult R =
         Escape != Collector.Escapes.end() ? noMap(Escape->second)
         : !OneDim
@@ -524,6 +528,10 @@ std::string ElementMapAnalysis::remark(const Var *Param) const {
   std::string Name = Param ? Param->getName() : "?";
   if (!R.IsMap)
     return Name + ": no element map: " + R.Reason;
-  return Name + ": " + R.describe() + ", element work " + Work.describe() +
+  if (!R.Count.Count)
+    return Name + ": " + R.describe() + ", " + R.Count.describe() +
+           ": no atomic-free strategy";
+  return Name + ": " + R.describe() + ", " + R.Count.describe() +
+         ", element work " + Work.describe() +
          ": atomic-free strategies possible";
 }

@@ -39,6 +39,7 @@
 #ifndef MESHAD_ANALYSIS_ELEMENTMAPS_H
 #define MESHAD_ANALYSIS_ELEMENTMAPS_H
 
+#include "Analysis/ElementCount.h"
 #include "Analysis/ElementWork.h"
 #include "IR/IR.h"
 
@@ -89,6 +90,9 @@ struct ElementMapResult {
   unsigned LaunchDims = 0;
   /// Every access, in the kernel's order, with the slots it reaches.
   std::vector<SlotAccess> Accesses;
+  /// The number of elements n (every access runs for t < n only), or why
+  /// it is not known (ElementCount.h).
+  ElementCount Count;
 
   /// "element map through edges (arity 2, stride 3)".
   std::string describe() const;

@@ -27,6 +27,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Driver/Generator.h"
+#include "Driver/ElementStrategy.h"
 #include "Driver/GeneratedNames.h"
 #include "Driver/HessianRequest.h"
 #include "Driver/Placement.h"
@@ -68,9 +69,9 @@ class EditPlan {
 public:
   EditPlan(ASTContext &Ctx, DiagnosticSink &Diags,
            const DerivedFunctionSet &Derived, const GeneratorOptions &Opts,
-           ir::NameScope &TUNames)
+           ir::NameScope &TUNames, const ElementStrategies &Strategies)
       : Ctx(Ctx), Diags(Diags), Derived(Derived), Opts(Opts), Where(Ctx),
-        TUNames(TUNames) {}
+        TUNames(TUNames), Strategies(Strategies) {}
 
   /// Places every generated function (prototype and definition).
   void placeFunctions(std::string &Dump);
@@ -94,6 +95,8 @@ private:
   /// The names declared at namespace scope (handles take free ones).
   ir::NameScope &TUNames;
   const HessianTransformer *Hessians = nullptr;
+  /// The two-phase element kernels, completed with their own handles.
+  const ElementStrategies &Strategies;
   std::map<unsigned, Slot> Slots;
   std::map<const ir::Function *, std::string> Handles;
   std::map<const ir::Function *, std::string> Definitions;
@@ -163,12 +166,16 @@ std::string EditPlan::handleFor(ir::Function *D, const FunctionDecl *Primal) {
   bool HostCallable = D->getTarget() != ir::CudaTarget::Device;
   std::string Ptr = HostCallable ? D->getName() : "nullptr";
   const HessianPatternInfo *P = Hessians ? Hessians->patternOf(D) : nullptr;
-  Slots[Where.prototypeOffset(Primal)].Handles +=
-      P ? hessianHandle(Name, *D, *P, Ptr, rawString(Code))
-        : "static const meshad::Derived<" +
-              CudaEmitter::emitFunctionPointerType(*D) +
-              (D->isKernel() ? ", true" : "") + "> " + Name + "(" + Ptr +
-              ", \"" + D->getName() + "\", " + rawString(Code) + ");\n";
+  std::string &Out = Slots[Where.prototypeOffset(Primal)].Handles;
+  if (P)
+    Out += hessianHandle(Name, *D, *P, Ptr, rawString(Code));
+  else if (const SlotLayout *L = Strategies.layoutOf(D))
+    Out += ElementStrategies::handle(*D, *L, Name, rawString(Code));
+  else
+    Out += "static const meshad::Derived<" +
+           CudaEmitter::emitFunctionPointerType(*D) +
+           (D->isKernel() ? ", true" : "") + "> " + Name + "(" + Ptr + ", \"" +
+           D->getName() + "\", " + rawString(Code) + ");\n";
   Handles[D] = Name;
   return Name;
 }
@@ -313,6 +320,8 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   Reverse.setVerify(Verify);
   HvpTransformer Hvp(M, Diags, Derived, Forward, Reverse);
   HessianTransformer Hessian(M, Diags, Hvp, Derived);
+  ElementStrategies Strategies(M, Diags, Verify);
+  Strategies.setForceAtomics(Opts.ForceAtomics);
   size_t Verified = 0;
   for (const DerivativeRequest &R : Requests) {
     ir::Function *F = Lower.lower(R.Function);
@@ -337,6 +346,11 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
       Verified = verifyDerived(Derived, Verified, ir::VerifyStage::Transformed,
                                transformName(R.Mode), Diags);
   }
+  // Once every request is derived: a gradient kernel that other generated
+  // code launches keeps its signature.
+  for (auto &[R, D] : Done)
+    if (R->Mode == DiffMode::Reverse && !Diags.hasErrors())
+      Strategies.finish(*R, Derived, *D);
   if (Diags.hasErrors() || !checkHiddenCallees(Derived, Diags))
     return Result;
   // What every generated function goes through last, whatever its mode.
@@ -361,7 +375,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
     if (Diags.hasErrors())
       return Result;
   }
-  EditPlan Plan(Ctx, Diags, Derived, Opts, TUNames);
+  EditPlan Plan(Ctx, Diags, Derived, Opts, TUNames, Strategies);
   Plan.setHessians(&Hessian);
   Plan.placeFunctions(Result.Dump);
   for (auto &[R, D] : Done)

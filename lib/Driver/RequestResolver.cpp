@@ -201,9 +201,24 @@ std::optional<ReverseJob> meshad::resolveReverse(const DerivativeRequest &R,
                                  F.getName() + "' is not a __global__ function");
     return std::nullopt;
   }
+  using Strategy = DerivativeRequest::Strategy;
+  if (R.StrategyLoc.isValid() && !F.isKernel()) {
+    Diags.error(R.StrategyLoc, "meshad::ElementStrategy applies to kernels; '" +
+                                   F.getName() +
+                                   "' is not a __global__ function");
+    return std::nullopt;
+  }
+  if (R.ElementStrategy == Strategy::Gather) {
+    Diags.error(R.StrategyLoc,
+                "meshad::ElementStrategy::Gather (gather by recomputation) is "
+                "not implemented yet; TwoPhase, Atomics and Auto are");
+    return std::nullopt;
+  }
   Job.Name = derivedName(F, Job.Selected, "_grad");
   if (R.KeepSeeds)
     Job.Name += "_keep_seeds";
+  if (R.ElementStrategy == Strategy::Atomics)
+    Job.Name += "_atomics";
   Job.KeepSeeds = R.KeepSeeds;
   return Job;
 }

@@ -101,6 +101,16 @@ std::string CudaEmitter::emitPrototype(const Function &F) {
   return spellHeader(F) + ";\n";
 }
 
+std::string CudaEmitter::emitParams(const Function &F,
+                                    const std::set<std::string> &Named) {
+  std::string S;
+  for (const Var *P : F.getParams())
+    S += (S.empty() ? "" : ", ") +
+         spellDeclaration(P->getType(),
+                          Named.count(P->getName()) ? P->getName() : "");
+  return S;
+}
+
 std::string CudaEmitter::emitFunctionPointerType(const Function &F) {
   return spellDeclaration(F.getReturnType(),
                           "(*)(" + spellParams(F, false) + ")");

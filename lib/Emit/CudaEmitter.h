@@ -89,6 +89,10 @@ public:
   static std::string lineDirective(unsigned Line, const std::string &File);
   /// The C spelling of a function pointer type for \p F ("double (*)(double)").
   static std::string emitFunctionPointerType(const ir::Function &F);
+  /// The parameter declarations of \p F ("int n, double *"), named when
+  /// \p Named holds the name.
+  static std::string emitParams(const ir::Function &F,
+                                const std::set<std::string> &Named);
 };
 
 } // namespace meshad

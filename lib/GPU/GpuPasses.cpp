@@ -9,7 +9,10 @@
 #include "GPU/ExclusiveAdds.h"
 #include "GPU/LowerAccumulations.h"
 #include "IR/Builder.h"
+#include "IR/Traversal.h"
 #include "Simplify/DeadLocals.h"
+
+#include <set>
 
 using namespace meshad;
 
@@ -59,6 +62,36 @@ void meshad::addReversePasses(PassPipeline &P, ir::Module &M,
     Policy->finishTileRemarks(Gathered, WhyNot);
   };
   addGradientKernelPasses(P, M, std::move(*Kernel));
+}
+
+/// A name that no variable of \p F has, from \p Prefix.
+static std::string unusedName(const ir::Function &F, const std::string &Prefix) {
+  std::set<std::string> Taken;
+  for (const ir::Var *P : F.getParams())
+    Taken.insert(P->getName());
+  ir::forEachStmt(F.getBody(), [&](const ir::Stmt *S) {
+    if (const auto *D = llvm::dyn_cast<ir::DeclStmt>(S))
+      Taken.insert(D->getVar()->getName());
+  });
+  std::string Name = Prefix;
+  for (unsigned I = 1; Taken.count(Name); ++I)
+    Name = Prefix + std::to_string(I);
+  return Name;
+}
+
+void meshad::addElementKernelPasses(PassPipeline &P, ir::Module &M,
+                                    ElementKernelFacts Facts) {
+  P.add("two-phase-slots", [&M, Facts = std::move(Facts)](ir::Function &F) {
+    ir::IRBuilder B(M);
+    SlotLayout Layout;
+    std::string WhyNot;
+    auto Fresh = [&F](const std::string &Prefix) {
+      return unusedName(F, Prefix);
+    };
+    bool Done = useTwoPhaseSlots(B, F, *Facts.Primal, Facts.Request, Fresh,
+                                 Layout, WhyNot);
+    Facts.Done(Done ? &Layout : nullptr, WhyNot);
+  });
 }
 
 void meshad::addComposedPasses(

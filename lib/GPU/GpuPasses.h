@@ -17,7 +17,9 @@
 ///   never reads become L2 reductions, GPU/ExclusiveAdds);
 /// - a composed derivative (meshad::hvp): dead-locals, then
 ///   lower-accumulations (every Accumulate gets the form the ownership
-///   analysis of the finished function decides, GPU/LowerAccumulations).
+///   analysis of the finished function decides, GPU/LowerAccumulations);
+/// - an element kernel's gradient with an atomic-free strategy (run by the
+///   driver after the gradient's own passes): two-phase-slots.
 ///
 /// \code
 ///   AccumulationFacts Adds;  ...            // ownership, tiles, block sums
@@ -35,6 +37,7 @@
 
 #include "GPU/GatherTiles.h"
 #include "GPU/LowerAccumulations.h"
+#include "GPU/TwoPhaseSlots.h"
 #include "IR/PassPipeline.h"
 
 #include <functional>
@@ -70,6 +73,22 @@ void addGradientKernelPasses(PassPipeline &P, ir::Module &M,
 void addReversePasses(PassPipeline &P, ir::Module &M, DiagnosticSink &Diags,
                       AccumulationFacts Adds,
                       std::optional<GradientKernelFacts> Kernel);
+/// What the element strategies of issue 11 need of a gradient kernel and
+/// report about it.
+struct ElementKernelFacts {
+  /// The primal kernel, and its element map to sum through slots.
+  const ir::Function *Primal = nullptr;
+  SlotRequest Request;
+  /// Called with the slots' layout when the kernel now writes slots, or
+  /// null and why not.
+  std::function<void(const SlotLayout *Layout, const std::string &WhyNot)>
+      Done;
+};
+
+/// Appends two-phase-slots (GPU/TwoPhaseSlots): a finished gradient kernel
+/// of an element kernel adds to its mapped adjoint through slots.
+void addElementKernelPasses(PassPipeline &P, ir::Module &M,
+                            ElementKernelFacts Facts);
 
 /// Appends the passes that finish a composed derivative: its Accumulates
 /// lowered (all atomic with \p ForceAtomics), remarks naming a target by its

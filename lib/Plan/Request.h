@@ -49,6 +49,11 @@ struct DerivativeRequest {
   bool KeepSeeds = false;
   /// The option argument, when one was given.
   clang::SourceLocation OptionLoc;
+  /// meshad::ElementStrategy (as its enumerator's value: Auto, Gather,
+  /// TwoPhase, Atomics) and where it was given.
+  enum class Strategy { Auto, Gather, TwoPhase, Atomics };
+  Strategy ElementStrategy = Strategy::Auto;
+  clang::SourceLocation StrategyLoc;
 };
 
 } // namespace meshad

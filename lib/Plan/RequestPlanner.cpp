@@ -128,8 +128,9 @@ bool RequestVisitor::VisitCallExpr(clang::CallExpr *CE) {
     return true;
   }
   R.Function = FD;
-  if (CE->getNumArgs() > 2 && !parseOption(R, CE->getArg(2)))
-    return true;
+  for (unsigned I = 2; I < CE->getNumArgs(); ++I)
+    if (!parseOption(R, CE->getArg(I)))
+      return true;
   if (parseSpec(R, Spec->getString()))
     Out.push_back(std::move(R));
   return true;
@@ -138,7 +139,8 @@ bool RequestVisitor::VisitCallExpr(clang::CallExpr *CE) {
 bool RequestVisitor::isCompleted(const clang::CallExpr *CE) {
   for (const Expr *A : CE->arguments())
     if (const auto *RD = A->getType()->getAsCXXRecordDecl())
-      if (RD->getName() == "Derived" || RD->getName() == "HessianDerived")
+      if (RD->getName() == "Derived" || RD->getName() == "HessianDerived" ||
+          RD->getName() == "ElementGradient")
         return true;
   return false;
 }
@@ -152,6 +154,14 @@ bool RequestVisitor::parseOption(DerivativeRequest &R, const Expr *Arg) {
                 "the option of a meshad request must be a constant such as "
                 "meshad::KeepSeeds");
     return false;
+  }
+  const EnumDecl *Enum = Arg->IgnoreParenImpCasts()->getType()->getAsEnumDecl();
+  if (Enum && Enum->getName() == "ElementStrategy") {
+    // meshad::ElementStrategy: Auto, Gather, TwoPhase, Atomics.
+    R.ElementStrategy = static_cast<DerivativeRequest::Strategy>(
+        Value.Val.getInt().getExtValue());
+    R.StrategyLoc = Arg->getBeginLoc();
+    return true;
   }
   // meshad::GradientOption: 0 ResetSeeds, 1 KeepSeeds.
   R.KeepSeeds = Value.Val.getInt().getExtValue() == 1;

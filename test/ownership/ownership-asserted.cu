@@ -21,7 +21,7 @@ __global__ void permuted(const int *perm, const double *x MESHAD_THREAD_EXCLUSIV
   if (i < n)
     y[i] = sin(x[perm[i]]) * x[perm[i]];
 }
-// REMARK: ownership-asserted.cu:[[#@LINE-2]]:{{[0-9]+}}: remark: adjoint store to 'x': plain += (thread-exclusive (asserted by the user): MESHAD_THREAD_EXCLUSIVE on x; the analysis alone found it shared (x[perm[i]]: gather through an index array perm; x: element map through perm (arity 1, stride 1), element work small (1 operation, 1 math call): atomic-free strategies possible))
+// REMARK: ownership-asserted.cu:[[#@LINE-2]]:{{[0-9]+}}: remark: adjoint store to 'x': plain += (thread-exclusive (asserted by the user): MESHAD_THREAD_EXCLUSIVE on x; the analysis alone found it shared (x[perm[i]]: gather through an index array perm; x: element map through perm (arity 1, stride 1), n elements (guard), element work small (1 operation, 1 math call): atomic-free strategies possible))
 // CHECK-LABEL: __global__ void permuted_grad(
 // CHECK-NOT: atomicAdd
 // CHECK: meshad::exclusiveAdd(&_d_x[perm[i]],

@@ -1,9 +1,11 @@
 // Element maps (issue 11, first step): where the ownership analysis finds a
 // gather through an index array, the remark says whether an element -> DOF
-// map is behind it (x[s*idx[c*t + j] + k], for the atomic-free strategies
-// to come) and how much work an element does, or why there is no map. The
-// generated gradients are unchanged (atomicAdd per vertex contribution) and
-// checked against central finite differences: 3D springs (edges, the vertex
+// map is behind it (x[s*idx[c*t + j] + k], for the atomic-free strategies),
+// its element count and how much work an element does, or why there is no
+// map. The gradients of the kernels with one map and a count get two-phase
+// slots (test/elements); cloth (two index arrays) and strided keep an
+// atomicAdd per vertex contribution. All are checked against central finite
+// differences: 3D springs (edges, the vertex
 // loaded into locals, a loop over the components), triangles (a loop over
 // the local vertices), tets (arity 4), a grid-stride loop over springs and
 // hinges (two index arrays), and a negative: a stride that is not a literal.
@@ -33,10 +35,10 @@ __global__ void springs3(int n, const int *edges, const double *rest,
     atomicAdd(E, 0.5 * s * s);
   }
 }
-// REMARK: ownership-element-maps.cu:[[#@LINE-7]]:18: remark: adjoint store to 'x': atomicAdd (shared: x[3 * a + k]: gather through an index array edges; x: element map through edges (arity 2, stride 3), element work small (12 operations, 1 math call): atomic-free strategies possible)
+// REMARK: ownership-element-maps.cu:[[#@LINE-7]]:18: remark: adjoint store to 'x': atomicAdd (shared: x[3 * a + k]: gather through an index array edges; x: element map through edges (arity 2, stride 3), n elements (guard), element work small (12 operations, 1 math call): atomic-free strategies possible)
 // CHECK-LABEL: __global__ void springs3_grad_3_4(
-// CHECK: atomicAdd(&_d_x[3 * a + k], {{.*}});
-// CHECK: atomicAdd(&_d_x[3 * b + k], {{.*}});
+// CHECK: meshad::slotAdd<2, 3>(_slots, n, e, 2 * e, k, {{.*}});
+// CHECK: meshad::slotAdd<2, 3>(_slots, n, e, 2 * e + 1, k, {{.*}});
 
 __global__ void triangles(int nf, const int *tris, const double *x,
                           double *E) {
@@ -57,9 +59,9 @@ __global__ void triangles(int nf, const int *tris, const double *x,
   }
   atomicAdd(E, s * s);
 }
-// REMARK: ownership-element-maps.cu:[[#@LINE-11]]:11: remark: adjoint store to 'x': atomicAdd (shared: x[2 * v]: gather through an index array tris; x: element map through tris (arity 3, stride 2), element work small (31 operations, 0 math calls): atomic-free strategies possible)
+// REMARK: ownership-element-maps.cu:[[#@LINE-11]]:11: remark: adjoint store to 'x': atomicAdd (shared: x[2 * v]: gather through an index array tris; x: element map through tris (arity 3, stride 2), nf elements (early return), element work small (31 operations, 0 math calls): atomic-free strategies possible)
 // CHECK-LABEL: __global__ void triangles_grad(
-// CHECK: atomicAdd(&_d_x[2 * v],
+// CHECK: meshad::slotAdd<3, 2>(_slots, nf, f, 3 * f + j_1, 0,
 
 __global__ void tets(int nt, const int *tet, const double *x, double *E) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -78,9 +80,9 @@ __global__ void tets(int nt, const int *tet, const double *x, double *E) {
     atomicAdd(E, log(1 + vol * vol));
   }
 }
-// REMARK: ownership-element-maps.cu:[[#@LINE-10]]:14: remark: adjoint store to 'x': atomicAdd (shared: x[3 * b + k]: gather through an index array tet; x: element map through tet (arity 4, stride 3), element work small (25 operations, 1 math call): atomic-free strategies possible)
+// REMARK: ownership-element-maps.cu:[[#@LINE-10]]:14: remark: adjoint store to 'x': atomicAdd (shared: x[3 * b + k]: gather through an index array tet; x: element map through tet (arity 4, stride 3), nt elements (guard), element work small (25 operations, 1 math call): atomic-free strategies possible)
 // CHECK-LABEL: __global__ void tets_grad(
-// CHECK: atomicAdd(&_d_x[3 * a + k],
+// CHECK: meshad::slotAdd<4, 3>(_slots, nt, t, 4 * t, k,
 
 // Springs and hinges of a cloth, in a grid-stride loop: x is read through
 // two index arrays, each element's spring and its hinge's two far vertices.
@@ -94,7 +96,7 @@ __global__ void cloth(int n, const int *edges, const int *hinges,
     atomicAdd(E, s * s + sin(h));
   }
 }
-// REMARK: ownership-element-maps.cu:[[#@LINE-4]]:16: remark: adjoint store to 'x': atomicAdd (shared: x[a]: gather through an index array edges; x: element maps through edges (arity 2) and hinges (arity 4), stride 1, element work small (4 operations, 1 math call): atomic-free strategies possible)
+// REMARK: ownership-element-maps.cu:[[#@LINE-4]]:16: remark: adjoint store to 'x': atomicAdd (shared: x[a]: gather through an index array edges; x: element maps through edges (arity 2) and hinges (arity 4), stride 1, n elements (grid-stride loop), element work small (4 operations, 1 math call): atomic-free strategies possible)
 // CHECK-LABEL: __global__ void cloth_grad(
 // CHECK: atomicAdd(&_d_x[a],
 

@@ -46,8 +46,8 @@ __global__ void gathered(const double *x, double *y, const int *idx, int n) {
   if (i < n)
     y[i] = x[idx[i]] * x[idx[i]];
 }
-// REMARK: ownership-shared-negative.cu:[[#@LINE-2]]:12: remark: adjoint store to 'x': atomicAdd (shared: x[idx[i]]: gather through an index array idx; x: element map through idx (arity 1, stride 1), element work small (1 operation, 0 math calls): atomic-free strategies possible)
-// CHECK-LABEL: __global__ void gathered_grad(
+// REMARK: ownership-shared-negative.cu:[[#@LINE-2]]:12: remark: adjoint store to 'x': atomicAdd (shared: x[idx[i]]: gather through an index array idx; x: element map through idx (arity 1, stride 1), n elements (guard), element work small (1 operation, 0 math calls): atomic-free strategies possible)
+// CHECK-LABEL: __global__ void gathered_grad_atomics(
 // CHECK: atomicAdd(&_d_x[idx[i]],
 
 __device__ double twice(const double *p, int i) { return 2 * p[i] * p[i]; }
@@ -96,7 +96,7 @@ int main() {
   check("halves", halves, meshad::gradient(halves, "x, y"), N / 2, N);
   check("perBlock", perBlock, meshad::gradient(perBlock, "x, y"), 32, N);
   check("blockOnly", blockOnly, meshad::gradient(blockOnly, "x, y"), 3, N);
-  check("gathered", gathered, meshad::gradient(gathered, "x, y"), 40, N);
+  check("gathered", gathered, meshad::gradient(gathered, "x, y", meshad::ElementStrategy::Atomics), 40, N);
   check("passed", passed, meshad::gradient(passed, "x, y"), N, N);
   return meshad::test::summary();
 }

@@ -13,7 +13,8 @@
 ///
 /// Built on the GPU (a stable radix sort of the indices by key, then the row
 /// starts by binary search; Thrust/CUB of the CUDA toolkit), or on the host
-/// under the CPU emulation; both give the same arrays, so that a gather over
+/// under the CPU emulation and in CUDA builds without Thrust (the indices
+/// copied back); both give the same arrays, so that a gather over
 /// it adds the contributions in a fixed order and is bitwise reproducible.
 /// An index outside [0, NumVertices) is a MeshError (it would be a write out
 /// of bounds), found for free in the sorted keys.
@@ -36,14 +37,18 @@
 #include <utility>
 #include <vector>
 
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) && __has_include(<thrust/sort.h>)
+#define MESHAD_INCIDENCE_THRUST 1
 #include <cuda_runtime.h>
 #include <thrust/binary_search.h>
 #include <thrust/device_ptr.h>
 #include <thrust/device_vector.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/sequence.h>
+#include <thrust/extrema.h>
 #include <thrust/sort.h>
+#elif defined(__CUDACC__)
+#include <cuda_runtime.h>
 #elif !defined(MESHAD_CPU_CUDA)
 #error "meshad/runtime/Incidence.h needs CUDA or the CPU emulation"
 #endif
@@ -154,7 +159,22 @@ private:
   }
 };
 
-#if defined(__CUDACC__)
+/// The number of vertices an index array names: its largest index + 1
+/// (0 for no indices). A negative index is a MeshError.
+int countVertices(const int *DeviceIndices, long NumIndices);
+
+#if defined(MESHAD_INCIDENCE_THRUST)
+inline int countVertices(const int *DeviceIndices, long NumIndices) {
+  if (NumIndices <= 0)
+    return 0;
+  auto Begin = thrust::device_pointer_cast(DeviceIndices);
+  auto MinMax = thrust::minmax_element(Begin, Begin + NumIndices);
+  int Lo = *MinMax.first, Hi = *MinMax.second;
+  if (Lo < 0)
+    throw MeshError(incidenceRangeError(MinMax.first - Begin, Lo, Hi + 1));
+  return Hi + 1;
+}
+
 inline void Incidence::rebuild(const int *DeviceIndices, int NumElements,
                                int Arity, int NumVertices) {
   allocate(NumElements, Arity, NumVertices);
@@ -181,10 +201,38 @@ inline void Incidence::rebuild(const int *DeviceIndices, int NumElements,
                       thrust::counting_iterator<int>(NumVertices + 1), OffPtr);
 }
 #else
+/// The indices on the host (under the CPU emulation, device memory is host
+/// memory; without Thrust, a copy).
+inline std::vector<int> hostIndices(const int *DeviceIndices, long N) {
+#if defined(MESHAD_CPU_CUDA)
+  // Any host memory is device memory (kernels may read stack arrays too).
+  return std::vector<int>(DeviceIndices, DeviceIndices + (N > 0 ? N : 0));
+#else
+  std::vector<int> Host(N > 0 ? N : 0);
+  if (N > 0 && cudaMemcpy(Host.data(), DeviceIndices, N * sizeof(int),
+                          cudaMemcpyDeviceToHost) != cudaSuccess)
+    throw MeshError("incidence: cannot read the index array");
+  return Host;
+#endif
+}
+
+inline int countVertices(const int *DeviceIndices, long NumIndices) {
+  std::vector<int> Host = hostIndices(DeviceIndices, NumIndices);
+  int Hi = -1;
+  for (long S = 0; S < NumIndices; ++S) {
+    if (Host[S] < 0)
+      throw MeshError(incidenceRangeError(S, Host[S], 0));
+    Hi = Host[S] > Hi ? Host[S] : Hi;
+  }
+  return Hi + 1;
+}
+
 inline void Incidence::rebuild(const int *DeviceIndices, int NumElements,
                                int Arity, int NumVertices) {
-  // CPU emulation: device memory is host memory.
-  Csr R = buildIncidenceOnHost(DeviceIndices, NumElements, Arity, NumVertices);
+  // The CPU emulation, or CUDA without Thrust: built on the host.
+  std::vector<int> Host =
+      hostIndices(DeviceIndices, static_cast<long>(NumElements) * Arity);
+  Csr R = buildIncidenceOnHost(Host.data(), NumElements, Arity, NumVertices);
   allocate(NumElements, Arity, NumVertices);
   cudaMemcpy(Offsets, R.Offsets.data(), R.Offsets.size() * sizeof(int),
              cudaMemcpyHostToDevice);

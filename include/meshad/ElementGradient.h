@@ -1,0 +1,235 @@
+//===- meshad/ElementGradient.h - Atomic-free element gradients -*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The handle of an element kernel's gradient computed without atomics
+/// (issue 11, docs/element-kernels.md). The request is the usual one; the
+/// plugin completes it with this handle when the kernel adds to an adjoint
+/// through an element map (`x[s*idx[c*t + j] + k]`) whose element count it
+/// finds (`if (t < n)`):
+///
+/// \code
+///   auto g = meshad::gradient(springs, "x, E");       // two-phase slots
+///   g.execute_kernel(grid, block, n, edges, x, E, dx, dE); // as with atomics
+///   g.execute_kernel(grid, block, n, edges, x, E, dx, dE); // same bits
+///   ... edges rewritten on the device ...
+///   g.connectivity_changed();          // the incidence is built again
+///   // or own it: meshad::runtime::Incidence Inc(edges, n, 2, V);
+///   g.use_incidence(Inc);
+/// \endcode
+///
+/// execute_kernel takes the arguments of the atomic gradient. On the first
+/// call it builds the incidence of the index array argument (its element
+/// count from the kernel's guard, its vertex count the largest index + 1;
+/// meshad/runtime/Incidence.h) and keeps it; then it zeroes a slot buffer
+/// of n * arity * stride values, launches the element kernel with the
+/// given grid and block (it writes each element's local adjoints into its
+/// slots), and launches meshad::slotSums over the vertices with a launch
+/// shape of its own (each vertex adds its slots in the incidence's order).
+/// Copies of a handle share its incidence and slots.
+///
+/// Misuse stops the program with a message rather than give a wrong
+/// gradient: an element count or arity that differs from the incidence's
+/// (the connectivity changed without connectivity_changed(), or a borrowed
+/// incidence of another mesh), an index out of range (checked on every
+/// launch when MESHAD_DEBUG_INDICES is defined, when the incidence is built
+/// otherwise).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_ELEMENTGRADIENT_H
+#define MESHAD_ELEMENTGRADIENT_H
+
+#include <meshad/codegen/SlotSums.h>
+#include <meshad/runtime/Incidence.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <tuple>
+#include <type_traits>
+
+namespace meshad {
+
+namespace detail {
+/// What an element gradient's kernel type says: its parameters end with
+/// the slot buffer (T *).
+template <class F> struct ElementKernelTraits;
+template <class... P> struct ElementKernelTraits<void (*)(P...)> {
+  static constexpr size_t NumParams = sizeof...(P);
+  using Slots = std::tuple_element_t<sizeof...(P) - 1, std::tuple<P...>>;
+  using Value = std::remove_pointer_t<Slots>;
+  /// The element count n from the kernel's arguments (slots unused).
+  using CountFn = long long (*)(P...);
+};
+
+[[noreturn]] inline void elementGradientError(const char *Name,
+                                              const std::string &Message) {
+  std::fprintf(stderr, "meshad: %s: %s\n", Name, Message.c_str());
+  std::abort();
+}
+} // namespace detail
+
+/// An element kernel's gradient by two-phase slots; see the file comment.
+/// \p KernelPtr is the element kernel (the atomic gradient's parameters,
+/// then the slots); the index array and the adjoint summed per vertex are
+/// its parameters \p IndexArg and \p AdjointArg; an element has \p Arity
+/// vertices of \p Stride values.
+template <class KernelPtr, int IndexArg, int AdjointArg, int Arity, int Stride>
+class ElementGradient {
+  using Traits = detail::ElementKernelTraits<KernelPtr>;
+  using T = typename Traits::Value;
+
+public:
+  using CountFn = typename Traits::CountFn;
+
+  ElementGradient(KernelPtr Kernel, CountFn Count, const char *Name,
+                  const char *Code)
+      : Kernel(Kernel), Count(Count), Name(Name), Code(Code),
+        S(std::make_shared<State>()) {}
+
+  /// Runs the gradient: the atomic gradient's arguments.
+  template <class... Args>
+  cudaError_t execute_kernel(dim3 Grid, dim3 Block, Args &&...A) const {
+    static_assert(sizeof...(Args) + 1 == Traits::NumParams,
+                  "execute_kernel: wrong number of arguments for the "
+                  "gradient kernel (the primal's arguments, then one adjoint "
+                  "array per selected or written array parameter)");
+    long long N = Count(A..., nullptr);
+    auto Refs = std::forward_as_tuple(A...);
+    const int *Indices = std::get<IndexArg>(Refs);
+    T *Adjoint = std::get<AdjointArg>(Refs);
+    if (N <= 0)
+      return cudaSuccess;
+    const runtime::Incidence &Inc = incidence(Indices, N);
+    size_t NumSlots = static_cast<size_t>(N) * Arity * Stride;
+    T *Slots = slots(NumSlots);
+    if (cudaError_t E = cudaMemset(Slots, 0, NumSlots * sizeof(T)))
+      return E;
+    if (cudaError_t E = launch(Kernel, Grid, Block, A..., Slots))
+      return E;
+    int V = Inc.numVertices();
+    if (V == 0)
+      return cudaSuccess;
+    return launch(&slotSums<T, Stride>, dim3((V + 255) / 256), dim3(256),
+                  Inc.offsets(), Inc.slots(), static_cast<const T *>(Slots),
+                  Adjoint, V);
+  }
+
+  /// Uses \p Inc (kept by the caller, who rebuilds it when the mesh
+  /// changes) instead of an incidence of the handle's own.
+  void use_incidence(const runtime::Incidence &Inc) { S->Borrowed = &Inc; }
+  /// The index array changed: the next launch builds the incidence again
+  /// (a borrowed incidence is the caller's to rebuild).
+  void connectivity_changed() { S->Built = false; }
+
+  const char *getCode() const { return Code; }
+  const char *getName() const { return Name; }
+  void dump() const { std::fputs(Code, stdout); }
+  KernelPtr getFunctionPointer() const { return Kernel; }
+
+private:
+  struct State {
+    runtime::Incidence Own;
+    bool Built = false;
+    const runtime::Incidence *Borrowed = nullptr;
+    T *Slots = nullptr;
+    size_t Capacity = 0;
+    ~State() { cudaFree(Slots); }
+  };
+
+  /// The incidence for \p N elements, built on first use.
+  const runtime::Incidence &incidence(const int *Indices, long long N) const {
+    long NumIndices = static_cast<long>(N) * Arity;
+    try {
+      if (!S->Borrowed && !S->Built) {
+        S->Own.rebuild(Indices, static_cast<int>(N), Arity,
+                       runtime::countVertices(Indices, NumIndices));
+        S->Built = true;
+      }
+      const runtime::Incidence &Inc = S->Borrowed ? *S->Borrowed : S->Own;
+      if (Inc.numElements() != N || Inc.arity() != Arity)
+        detail::elementGradientError(
+            Name, "the incidence has " + std::to_string(Inc.numElements()) +
+                      " elements of arity " + std::to_string(Inc.arity()) +
+                      ", the launch " + std::to_string(N) + " of arity " +
+                      std::to_string(Arity) +
+                      " (stale: call connectivity_changed() when the mesh "
+                      "changes, or rebuild the incidence passed to "
+                      "use_incidence())");
+#if defined(MESHAD_DEBUG_INDICES)
+      if (runtime::countVertices(Indices, NumIndices) > Inc.numVertices())
+        detail::elementGradientError(
+            Name, "an index is not below the incidence's " +
+                      std::to_string(Inc.numVertices()) + " vertices");
+#endif
+      return Inc;
+    } catch (const runtime::MeshError &E) {
+      detail::elementGradientError(Name, E.what());
+    }
+  }
+
+  /// A slot buffer of at least \p N values.
+  T *slots(size_t N) const {
+    if (S->Capacity < N) {
+      cudaFree(S->Slots);
+      S->Slots = nullptr;
+      S->Capacity = 0;
+      if (cudaMalloc(reinterpret_cast<void **>(&S->Slots), N * sizeof(T)) !=
+          cudaSuccess)
+        detail::elementGradientError(Name, "out of device memory for " +
+                                               std::to_string(N) + " slots");
+      S->Capacity = N;
+    }
+    return S->Slots;
+  }
+
+  template <class... Params, class... Args>
+  cudaError_t launch(void (*Fn)(Params...), dim3 Grid, dim3 Block,
+                     Args &&...A) const {
+#if defined(__CUDACC__)
+    return detail::launch(Fn, Grid, Block, 0, nullptr,
+                          std::forward<Args>(A)...);
+#else
+    return ::meshad::cpu::launchNamed(Name, Fn, Grid, Block, 0,
+                                      std::forward<Args>(A)...);
+#endif
+  }
+
+  KernelPtr Kernel;
+  CountFn Count;
+  const char *Name;
+  const char *Code;
+  std::shared_ptr<State> S;
+};
+
+/// meshad::gradient completed with an element gradient's handle (see
+/// meshad::gradient in Differentiator.h for the options).
+template <class F, class K, int I, int A, int C, int S>
+ElementGradient<K, I, A, C, S> gradient(F &&, const char *,
+                                        ElementGradient<K, I, A, C, S> G) {
+  return G;
+}
+template <class F, class K, int I, int A, int C, int S>
+ElementGradient<K, I, A, C, S> gradient(F &&, const char *, GradientOption,
+                                        ElementGradient<K, I, A, C, S> G) {
+  return G;
+}
+template <class F, class K, int I, int A, int C, int S>
+ElementGradient<K, I, A, C, S> gradient(F &&, const char *, ElementStrategy,
+                                        ElementGradient<K, I, A, C, S> G) {
+  return G;
+}
+template <class F, class K, int I, int A, int C, int S>
+ElementGradient<K, I, A, C, S> gradient(F &&, const char *, GradientOption,
+                                        ElementStrategy,
+                                        ElementGradient<K, I, A, C, S> G) {
+  return G;
+}
+
+} // namespace meshad
+
+#endif // MESHAD_ELEMENTGRADIENT_H

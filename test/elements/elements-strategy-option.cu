@@ -1,0 +1,117 @@
+// meshad::ElementStrategy (issue 11): TwoPhase asked explicitly and with
+// meshad::KeepSeeds, Atomics (the generated kernel named "_atomics"), the
+// errors for Gather (not built) and for TwoPhase where it does not apply
+// (no guard gives the element count), and the remark of Auto on a kernel
+// whose map has no element count (atomics kept). Gradients against central
+// differences, bitwise equal across runs, close to the atomic gradient.
+//
+// RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
+// RUN: FileCheck %s --check-prefix=REMARK < %t.log
+// RUN: FileCheck %s < %t.log
+// RUN: %t | FileCheck %s --check-prefix=NUM
+// RUN: not %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DGATHER %s -o %t.gather 2>&1 | FileCheck %s --check-prefix=GATHER
+// RUN: not %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DNO_COUNT %s -o %t.nocount 2>&1 | FileCheck %s --check-prefix=NOCOUNT
+#include "ElementCheck.h"
+#include <cmath>
+#include <meshad/Differentiator.h>
+
+namespace mt = meshad::test;
+
+__global__ void springs(int n, const int *edges, const double *x,
+                        double *E) {
+  int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= n)
+    return;
+  int a = edges[2 * e], b = edges[2 * e + 1];
+  double l2 = 0;
+  for (int k = 0; k < 2; ++k) {
+    double d = x[2 * a + k] - x[2 * b + k];
+    l2 += d * d;
+  }
+  atomicAdd(E, l2 * sqrt(l2));
+}
+// CHECK-LABEL: __global__ void springs_grad_keep_seeds(int n, const int *edges, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
+// CHECK-NOT: atomicAdd(&_d_x
+// CHECK: {{^}$}}
+// CHECK-LABEL: __global__ void springs_grad_keep_seeds_atomics(
+// CHECK: atomicAdd(&_d_x[2 * a + k],
+// REMARK: elements-strategy-option.cu:[[#@LINE+9]]:19: remark: gradient of 'springs': two-phase slots for x (element map through edges (arity 2, stride 2), n elements (early return)), no atomics, bitwise reproducible (as requested)
+
+// No guard: the thread count is the element count, unknown to the host.
+__global__ void unguarded(const int *edges, const double *x, double *E) {
+  int e = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicAdd(E, x[edges[2 * e]] * x[edges[2 * e + 1]]);
+}
+
+int main() {
+  auto TwoPhase = meshad::gradient(springs, "x, E", meshad::KeepSeeds,
+                                   meshad::ElementStrategy::TwoPhase);
+  auto Atomic = meshad::gradient(springs, "x, E", meshad::KeepSeeds,
+                                 meshad::ElementStrategy::Atomics);
+  // REMARK: elements-strategy-option.cu:[[#@LINE+1]]:16: remark: gradient of 'unguarded': no atomic-free strategy: x: no element count: no guard t < n bounds the element id
+  auto Plain = meshad::gradient(unguarded, "x, E");
+#ifdef GATHER
+  // GATHER: elements-strategy-option.cu:[[#@LINE+1]]:37: error: meshad::ElementStrategy::Gather (gather by recomputation) is not implemented yet; TwoPhase, Atomics and Auto are
+  meshad::gradient(springs, "x, E", meshad::ElementStrategy::Gather);
+#endif
+#ifdef NO_COUNT
+  // NOCOUNT: elements-strategy-option.cu:[[#@LINE+1]]:39: error: meshad::ElementStrategy::TwoPhase does not apply to 'unguarded': x: no element count: no guard t < n bounds the element id
+  meshad::gradient(unguarded, "x, E", meshad::ElementStrategy::TwoPhase);
+#endif
+  mt::RandomInputs Rng;
+  const int V = 9, M = 13, Threads = 4, Blocks = 4;
+  mt::DeviceArray<int> Edges(2 * M);
+  mt::upload(Edges, mt::elementConnectivity(M, 2, V));
+  mt::DeviceArray<double> X(2 * V), E(1), DE(1);
+  Rng.fill(X.host(), 2 * V, -1, 1);
+  auto Energy = [&] {
+    X.upload();
+    E.zero();
+    MESHAD_LAUNCH(springs, Blocks, Threads)(M, Edges.device(), X.device(),
+                                            E.device());
+    mt::checkLaunch("springs");
+    E.download();
+    return E[0];
+  };
+  DE[0] = 1;
+  DE.upload();
+  mt::checkElementGradient(
+      "springs", X, Energy,
+      [&](double *DX) {
+        TwoPhase.execute_kernel(dim3(Blocks), dim3(Threads), M, Edges.device(),
+                                X.device(), E.device(), DX, DE.device());
+      },
+      [&](double *DX) {
+        Atomic.execute_kernel(dim3(Blocks), dim3(Threads), M, Edges.device(),
+                              X.device(), E.device(), DX, DE.device());
+      });
+  // KeepSeeds: the seed is still 1.
+  DE.download();
+  MESHAD_CHECK_CLOSE("seed kept", DE[0], 1.0);
+
+  // The unguarded kernel's gradient (atomics) on exactly M threads.
+  std::vector<double> Expected =
+      mt::fdGradient(
+          [&] {
+            X.upload();
+            E.zero();
+            MESHAD_LAUNCH(unguarded, 1, M)(Edges.device(), X.device(),
+                                           E.device());
+            E.download();
+            return E[0];
+          },
+          X.host(), 2 * V);
+  mt::DeviceArray<double> DX(2 * V);
+  X.upload();
+  DX.zero();
+  DE[0] = 1;
+  DE.upload();
+  Plain.execute_kernel(dim3(1), dim3(M), Edges.device(), X.device(),
+                       E.device(), DX.device(), DE.device());
+  mt::checkLaunch("unguarded");
+  DX.download();
+  mt::checkArray("unguarded", DX.host(), Expected.data(), 2 * V);
+  return mt::summary();
+}
+// NUM-NOT: FAIL
+// NUM: numeric checks: {{[1-9][0-9]*}} passed, 0 failed
