@@ -37,7 +37,9 @@ ir::Function *HessianTransformer::deriveHessian(Function *Primal,
                          Primal->getName() +
                          "' is not supported yet; take the Hessian of the "
                          "__device__ function that computes one element's "
-                         "energy, or use meshad::hvp on the kernel");
+                         "energy (and assemble the elements' Hessians with "
+                         "meshad/runtime/SparsePattern.h), or use "
+                         "meshad::hvp on the kernel");
     return nullptr;
   }
   if (!Primal->getReturnType()->isFloatingScalar()) {

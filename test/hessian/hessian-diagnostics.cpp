@@ -37,5 +37,5 @@ int main() {
   auto h = meshad::hessian(energy, "x[0:2"); // expected-error {{invalid argument spec}}
   auto i = meshad::hessian(fixed, "x[1:4]"); // expected-error {{the range [1:4] is outside 'x', which has 3 elements}}
   auto k = meshad::hessian(viaCallee, "x[0:3]"); // expected-error {{meshad::hessian of 'viaCallee_hessian': the selected array 'x' is passed to a function or used as a pointer; the Hessian mode supports indexing it directly (x[i]) only, for now}}
-  auto j = meshad::hessian(kernel, "x[0:2]"); // expected-error {{meshad::hessian of the __global__ kernel 'kernel' is not supported yet}}
+  auto j = meshad::hessian(kernel, "x[0:2]"); // expected-error {{meshad::hessian of the __global__ kernel 'kernel' is not supported yet; take the Hessian of the __device__ function that computes one element's energy (and assemble the elements' Hessians with meshad/runtime/SparsePattern.h), or use meshad::hvp on the kernel}}
 }
