@@ -16,6 +16,7 @@
 #   MESHAD_GPU_ARCH   GPU architecture (default: sm_90, H100/H200)
 #   MESHAD_GPU_OUT    output folder instead of .gpu (keep it under .gpu/,
 #                     which git ignores)
+#   MESHAD_JOBS       compiles at once (default: number of cores)
 # clang passes -target-sdk-version itself (12.9 with CUDA 13), so the kernel
 # launches of clang-compiled CUDA need no extra flag.
 #
@@ -37,12 +38,11 @@ fi
 rm -rf "$Out/bin" "$Out/log"
 mkdir -p "$Out/bin" "$Out/log"
 
-Built=0
-Failed=0
-while read -r Line; do
-  Src=${Line%%#*}
-  Src=$(echo "$Src" | xargs)
-  [[ -z $Src ]] && continue
+Jobs=${MESHAD_JOBS:-$(nproc)}
+
+# Compiles one source; its verdict goes to $Out/log/<name>.status.
+compileOne() {
+  local Src=$1 Name
   Name=$(basename "${Src%.*}")
   if "$Clang" -x cuda --cuda-path="$Cuda" -Wno-unknown-cuda-version \
       --cuda-gpu-arch="$Arch" -fplugin="$Plugin" -fplugin-arg-meshad-dump \
@@ -51,13 +51,31 @@ while read -r Line; do
       -L"$Cuda/lib64" -lcudart_static -ldl -lrt -pthread \
       -o "$Out/bin/$Name" >"$Out/log/$Name.build" 2>&1; then
     echo "built  $Name"
-    Built=$((Built + 1))
+    echo ok >"$Out/log/$Name.status"
   else
     echo "FAILED $Name (see $Out/log/$Name.build):"
     grep -m 5 'error' "$Out/log/$Name.build" | sed 's/^/    /'
-    Failed=$((Failed + 1))
+    echo failed >"$Out/log/$Name.status"
   fi
+}
+
+Sources=()
+while read -r Line; do
+  Src=${Line%%#*}
+  Src=$(echo "$Src" | xargs)
+  [[ -n $Src ]] && Sources+=("$Src")
 done <"$Root/scripts/gpu/tests.txt"
 
+for Src in "${Sources[@]}"; do
+  while [[ $(jobs -rp | wc -l) -ge $Jobs ]]; do
+    wait -n
+  done
+  compileOne "$Src" &
+done
+wait
+
+Built=$(grep -lx ok "$Out"/log/*.status 2>/dev/null | wc -l)
+Failed=$(grep -lx failed "$Out"/log/*.status 2>/dev/null | wc -l)
+rm -f "$Out"/log/*.status
 echo "$Built built, $Failed failed"
 [[ $Failed -eq 0 ]]
