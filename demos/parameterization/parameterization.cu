@@ -14,8 +14,8 @@
 // Checks: the element derivatives against central differences on random
 // triangles, the assembled gradient against those of the total energy, the
 // energy decreasing at every step, and no flipped triangle. Writes a PNG:
-// the Tutte layout | the optimized layout (UV checkerboard) | the mesh
-// textured with it.
+// the Tutte layout (a UV checkerboard) | the mesh textured with it | the
+// optimized layout | the mesh textured with it.
 //
 // Usage: parameterization [MESH [TRIANGLES [OUT.png]]]
 //   TRIANGLES > 0 takes a disk-shaped patch of that many triangles, 0 the
@@ -158,21 +158,25 @@ static void checkDerivatives(TriangleTerm &Term, const demo::Problem &P,
   demo::checkGlobalGradient(P, UV, 6, Rng);
 }
 
-static void writePicture(const rt::TriMesh &M, const std::vector<double> &Init,
-                         const std::vector<double> &UV, const char *Path) {
-  const int S = 360;
+/// The layout Map (checkerboard, wireframe on small meshes) and the mesh
+/// textured with it.
+static std::vector<rd::Image> panels(const rt::TriMesh &M,
+                                     const std::vector<double> &Map, int S) {
   rd::RenderOptions Opt;
   Opt.CheckerSize = 0.125;
   Opt.Wireframe = M.numTriangles() <= 4000;
-  Opt.UV = &Init;
-  rd::Image Before = rd::renderUv(Init, M.Tris, S, S, Opt);
-  Opt.UV = &UV;
-  rd::Image After = rd::renderUv(UV, M.Tris, S, S, Opt);
+  Opt.UV = &Map;
+  rd::Image Layout = rd::renderUv(Map, M.Tris, S, S, Opt);
   Opt.Wireframe = false;
   Opt.Shade = rd::Shading::Smooth;
-  rd::Camera Cam = rd::Camera::fit(M.X, S, S, rd::Projection::Perspective, 0, 0);
-  rd::Image Textured = rd::renderMesh(M.X, M.Tris, Cam, Opt);
-  rd::writePng(Path, rd::sideBySide({Before, After, Textured}));
+  rd::Camera Cam = rd::Camera::fit(M.X, S, S, rd::Projection::Perspective, 0, 0, 1.1);
+  return {Layout, rd::renderMesh(M.X, M.Tris, Cam, Opt)};
+}
+
+static void writePicture(const rt::TriMesh &M, const std::vector<double> &Init,
+                         const std::vector<double> &UV, const char *Path) {
+  std::vector<rd::Image> Before = panels(M, Init, 300), After = panels(M, UV, 300);
+  rd::writePng(Path, rd::sideBySide({Before[0], Before[1], After[0], After[1]}));
   std::printf("wrote %s\n", Path);
 }
 

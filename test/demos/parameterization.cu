@@ -18,4 +18,4 @@
 // NUM: stop: gradient norm below tolerance
 // NUM: numeric checks: {{[1-9][0-9]*}} passed, 0 failed
 // NUM: parameterization: OK
-// PNG: PNG OK {{.*}} 1096x360
+// PNG: PNG OK {{.*}} 1224x300
