@@ -30,7 +30,11 @@
 ///
 /// Built once on the GPU (a sort of the (v_a, v_b) keys with Thrust, unique,
 /// scan), or on the host under the CPU emulation; both give the same arrays.
-/// Rebuild it when the connectivity changes.
+/// Rebuild it when the connectivity changes. One matrix may serve several
+/// index arrays of different arities (the terms of one energy: springs,
+/// bending diamonds, vertices): its pattern is the union of theirs, list K's
+/// slots follow those of the lists before it, and slots(Format, K) adds
+/// list K's element Hessians (SparseHessian(std::vector<ElementList>, ...)).
 ///
 /// \code
 ///   using namespace meshad::runtime;

@@ -94,33 +94,49 @@ inline int blocksFor(long N) {
   return static_cast<int>(std::max<long>(1, (N + VectorBlock - 1) / VectorBlock));
 }
 
+/// The launch of a grid-stride kernel over N items: a thread per item on a
+/// GPU; under the CPU emulation one block of 32 threads (every thread is a
+/// fiber there, and switching fibers costs more than the items' work).
+struct LaunchShape {
+  int Blocks, Threads;
+};
+inline LaunchShape shapeFor(long N) {
+#if defined(MESHAD_CPU_CUDA)
+  (void)N;
+  return {1, 32};
+#else
+  return {blocksFor(N), VectorBlock};
+#endif
+}
+
+/// for (long I : the thread's items of [0, N)) in a grid-stride kernel.
+#define MESHAD_SOLVE_GRID_STRIDE(I, N)                                         \
+  for (long I = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;      \
+       I < (N); I += static_cast<long>(gridDim.x) * blockDim.x)
+
 template <class T> __global__ void fillKernel(long N, T V, T *X) {
-  long I = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (I < N)
+  MESHAD_SOLVE_GRID_STRIDE(I, N)
     X[I] = V;
 }
 
 /// Y = A X + B Y.
 template <class T>
 __global__ void axpbyKernel(long N, T A, const T *X, T B, T *Y) {
-  long I = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (I < N)
+  MESHAD_SOLVE_GRID_STRIDE(I, N)
     Y[I] = A * X[I] + B * Y[I];
 }
 
 /// Z = X + A Y.
 template <class T>
 __global__ void addScaledKernel(long N, const T *X, T A, const T *Y, T *Z) {
-  long I = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (I < N)
+  MESHAD_SOLVE_GRID_STRIDE(I, N)
     Z[I] = X[I] + A * Y[I];
 }
 
 /// Z = X * Y, elementwise.
 template <class T>
 __global__ void multiplyKernel(long N, const T *X, const T *Y, T *Z) {
-  long I = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (I < N)
+  MESHAD_SOLVE_GRID_STRIDE(I, N)
     Z[I] = X[I] * Y[I];
 }
 
@@ -160,9 +176,10 @@ __global__ void reduceKernel(long N, ReduceOp Op, const T *X, const T *Y,
 
 template <class T> T reduce(long N, ReduceOp Op, const T *X, const T *Y) {
   constexpr int MaxBlocks = 256;
-  int Blocks = std::min(MaxBlocks, blocksFor(N)), Threads = VectorBlock;
+  int Blocks = std::min(MaxBlocks, shapeFor(N).Blocks),
+      Threads = shapeFor(N).Threads;
   while (Threads > 32 && Threads / 2 >= N)
-    Threads /= 2; // small vectors: fewer threads (cheap under the emulation)
+    Threads /= 2; // small vectors: fewer threads
   static thread_local DeviceBuffer<T> Partials(MaxBlocks);
   MESHAD_LAUNCH(reduceKernel<T>, Blocks, Threads)
   (N, Op, X, Y, Partials.data());
@@ -180,8 +197,8 @@ template <class T> T reduce(long N, ReduceOp Op, const T *X, const T *Y) {
 /// X[i] = V.
 template <class T> void fill(long N, T V, T *X) {
   if (N > 0)
-    MESHAD_LAUNCH(detail::fillKernel<T>, detail::blocksFor(N),
-                  detail::VectorBlock)(N, V, X);
+    MESHAD_LAUNCH(detail::fillKernel<T>, detail::shapeFor(N).Blocks,
+                  detail::shapeFor(N).Threads)(N, V, X);
 }
 /// Y = X.
 template <class T> void copy(long N, const T *X, T *Y) {
@@ -190,8 +207,8 @@ template <class T> void copy(long N, const T *X, T *Y) {
 /// Y = A X + B Y.
 template <class T> void axpby(long N, T A, const T *X, T B, T *Y) {
   if (N > 0)
-    MESHAD_LAUNCH(detail::axpbyKernel<T>, detail::blocksFor(N),
-                  detail::VectorBlock)(N, A, X, B, Y);
+    MESHAD_LAUNCH(detail::axpbyKernel<T>, detail::shapeFor(N).Blocks,
+                  detail::shapeFor(N).Threads)(N, A, X, B, Y);
 }
 /// Y += A X.
 template <class T> void axpy(long N, T A, const T *X, T *Y) {
@@ -200,14 +217,14 @@ template <class T> void axpy(long N, T A, const T *X, T *Y) {
 /// Z = X + A Y (Z may be X or Y).
 template <class T> void addScaled(long N, const T *X, T A, const T *Y, T *Z) {
   if (N > 0)
-    MESHAD_LAUNCH(detail::addScaledKernel<T>, detail::blocksFor(N),
-                  detail::VectorBlock)(N, X, A, Y, Z);
+    MESHAD_LAUNCH(detail::addScaledKernel<T>, detail::shapeFor(N).Blocks,
+                  detail::shapeFor(N).Threads)(N, X, A, Y, Z);
 }
 /// Z = X * Y elementwise (a diagonal preconditioner).
 template <class T> void multiply(long N, const T *X, const T *Y, T *Z) {
   if (N > 0)
-    MESHAD_LAUNCH(detail::multiplyKernel<T>, detail::blocksFor(N),
-                  detail::VectorBlock)(N, X, Y, Z);
+    MESHAD_LAUNCH(detail::multiplyKernel<T>, detail::shapeFor(N).Blocks,
+                  detail::shapeFor(N).Threads)(N, X, Y, Z);
 }
 /// The sum of X, reproducible bit for bit.
 template <class T> T sum(long N, const T *X) {

@@ -58,18 +58,18 @@ namespace detail {
 template <class T>
 __global__ void triangleMaxStepKernel(int NumTriangles, const int *Tris,
                                       const T *X, const T *D, T *Out) {
-  int Tr = blockIdx.x * blockDim.x + threadIdx.x;
-  if (Tr >= NumTriangles)
-    return;
-  int A = Tris[3 * Tr], B = Tris[3 * Tr + 1], C = Tris[3 * Tr + 2];
-  T E1x = X[2 * B] - X[2 * A], E1y = X[2 * B + 1] - X[2 * A + 1];
-  T E2x = X[2 * C] - X[2 * A], E2y = X[2 * C + 1] - X[2 * A + 1];
-  T F1x = D[2 * B] - D[2 * A], F1y = D[2 * B + 1] - D[2 * A + 1];
-  T F2x = D[2 * C] - D[2 * A], F2y = D[2 * C + 1] - D[2 * A + 1];
-  T Qa = F1x * F2y - F1y * F2x;
-  T Qb = E1x * F2y - E1y * F2x + F1x * E2y - F1y * E2x;
-  T Qc = E1x * E2y - E1y * E2x;
-  Out[Tr] = smallestPositiveRoot(Qa, Qb, Qc);
+  MESHAD_SOLVE_GRID_STRIDE(Item, NumTriangles) {
+    int Tr = static_cast<int>(Item);
+    int A = Tris[3 * Tr], B = Tris[3 * Tr + 1], C = Tris[3 * Tr + 2];
+    T E1x = X[2 * B] - X[2 * A], E1y = X[2 * B + 1] - X[2 * A + 1];
+    T E2x = X[2 * C] - X[2 * A], E2y = X[2 * C + 1] - X[2 * A + 1];
+    T F1x = D[2 * B] - D[2 * A], F1y = D[2 * B + 1] - D[2 * A + 1];
+    T F2x = D[2 * C] - D[2 * A], F2y = D[2 * C + 1] - D[2 * A + 1];
+    T Qa = F1x * F2y - F1y * F2x;
+    T Qb = E1x * F2y - E1y * F2x + F1x * E2y - F1y * E2x;
+    T Qc = E1x * E2y - E1y * E2x;
+    Out[Tr] = smallestPositiveRoot(Qa, Qb, Qc);
+  }
 }
 
 } // namespace detail
@@ -87,8 +87,9 @@ public:
       return HUGE_VAL;
     if (Steps->size() < NumTriangles)
       Steps->resize(NumTriangles);
-    MESHAD_LAUNCH(detail::triangleMaxStepKernel<T>, (NumTriangles + 127) / 128,
-                  128)(NumTriangles, Tris, X, D, Steps->data());
+    MESHAD_LAUNCH(detail::triangleMaxStepKernel<T>,
+                  detail::shapeFor(NumTriangles).Blocks,
+                  detail::shapeFor(NumTriangles).Threads)(NumTriangles, Tris, X, D, Steps->data());
     return minimum(NumTriangles, Steps->data());
   }
 

@@ -71,26 +71,26 @@ namespace detail {
 
 template <class T>
 __global__ void csrSpmvKernel(CsrView<T> A, const T *X, T *Y) {
-  int R = blockIdx.x * blockDim.x + threadIdx.x;
-  if (R >= A.Rows)
-    return;
-  T Acc = 0;
-  for (int P = A.RowOffsets[R]; P < A.RowOffsets[R + 1]; ++P)
-    Acc += A.Values[P] * X[A.Columns[P]];
-  Y[R] = Acc;
+  MESHAD_SOLVE_GRID_STRIDE(Item, A.Rows) {
+    int R = static_cast<int>(Item);
+    T Acc = 0;
+    for (int P = A.RowOffsets[R]; P < A.RowOffsets[R + 1]; ++P)
+      Acc += A.Values[P] * X[A.Columns[P]];
+    Y[R] = Acc;
+  }
 }
 
 /// InvDiag[r] = 1 / A(r, r) (1 where the diagonal is not positive).
 template <class T>
 __global__ void inverseDiagonalKernel(CsrView<T> A, T *InvDiag) {
-  int R = blockIdx.x * blockDim.x + threadIdx.x;
-  if (R >= A.Rows)
-    return;
-  T D = 0;
-  for (int P = A.RowOffsets[R]; P < A.RowOffsets[R + 1]; ++P)
-    if (A.Columns[P] == R)
-      D += A.Values[P];
-  InvDiag[R] = D > T(0) ? T(1) / D : T(1);
+  MESHAD_SOLVE_GRID_STRIDE(Item, A.Rows) {
+    int R = static_cast<int>(Item);
+    T D = 0;
+    for (int P = A.RowOffsets[R]; P < A.RowOffsets[R + 1]; ++P)
+      if (A.Columns[P] == R)
+        D += A.Values[P];
+    InvDiag[R] = D > T(0) ? T(1) / D : T(1);
+  }
 }
 
 } // namespace detail
@@ -126,7 +126,8 @@ template <class T> void spmv(const CsrView<T> &A, const T *X, T *Y) {
   cusparseDestroyDnVec(VY);
 #else
   if (A.Rows)
-    MESHAD_LAUNCH(detail::csrSpmvKernel<T>, (A.Rows + 127) / 128, 128)
+    MESHAD_LAUNCH(detail::csrSpmvKernel<T>, detail::shapeFor(A.Rows).Blocks,
+                  detail::shapeFor(A.Rows).Threads)
     (A, X, Y);
 #endif
 }
@@ -191,7 +192,9 @@ template <class T>
 CgResult pcg(const CsrView<T> &A, const T *B, T *X, const CgOptions &Opt = {}) {
   DeviceBuffer<T> InvDiag(A.Rows);
   if (A.Rows)
-    MESHAD_LAUNCH(detail::inverseDiagonalKernel<T>, (A.Rows + 127) / 128, 128)
+    MESHAD_LAUNCH(detail::inverseDiagonalKernel<T>,
+                  detail::shapeFor(A.Rows).Blocks,
+                  detail::shapeFor(A.Rows).Threads)
     (A, InvDiag.data());
   return cg(
       A.Rows, [&](const T *P, T *AP) { spmv(A, P, AP); }, InvDiag.data(), B,

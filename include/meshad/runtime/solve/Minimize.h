@@ -79,6 +79,9 @@ template <class T = double> struct SolveOptions {
   std::FILE *Log = stdout;     ///< where the lines go
   LinearSolver Linear = LinearSolver::Pcg; ///< Newton's linear solve
   CgOptions Cg{1e-10, 2000};
+  /// Newton-CG: the CG tolerance of iteration k is max(Cg's, min(0.5,
+  /// sqrt(|g_k| / |g_0|))) (inexact Newton: superlinear, fewer CG steps).
+  bool InexactNewton = false;
   bool Project = true; ///< Newton: per-element PSD-projected Hessians
   int History = 8;     ///< L-BFGS: pairs kept
   /// The largest step t along D from X that keeps the iterate valid (e.g.
@@ -212,17 +215,31 @@ template <class T> struct NewtonMethod : DescentMethod<T> {
   Problem<T> &P;
   const SolveOptions<T> &O;
   DeviceBuffer<T> B;
+  double FirstNorm = 0;
   NewtonMethod(Problem<T> &P, const SolveOptions<T> &O)
       : P(P), O(O), B(P.numDofs()) {}
 
+  CgOptions cgOptions(const T *G) {
+    CgOptions C = O.Cg;
+    if (!O.InexactNewton)
+      return C;
+    double GNorm = norm(P.numDofs(), G);
+    if (FirstNorm == 0)
+      FirstNorm = GNorm;
+    C.RelativeTolerance = std::max(
+        C.RelativeTolerance, std::min(0.5, std::sqrt(GNorm / FirstNorm)));
+    return C;
+  }
+
   double direction(const T *X, const T *G, T *D, long &Lin) override {
     long N = P.numDofs();
+    CgOptions C = cgOptions(G);
     fill(N, T(0), B.data());
     axpy(N, T(-1), G, B.data()); // B = -g
     fill(N, T(0), D);
     if (O.Linear == LinearSolver::MatrixFreeCg) {
       auto Apply = [&](const T *V, T *HV) { P.hvp(X, V, HV, O.Project); };
-      Lin = cg(N, Apply, static_cast<const T *>(nullptr), B.data(), D, O.Cg)
+      Lin = cg(N, Apply, static_cast<const T *>(nullptr), B.data(), D, C)
                 .Iterations;
       return 1;
     }
@@ -230,7 +247,7 @@ template <class T> struct NewtonMethod : DescentMethod<T> {
     if (O.Linear == LinearSolver::Cholesky)
       choleskySolve(H, static_cast<const T *>(B.data()), D);
     else
-      Lin = pcg(H, static_cast<const T *>(B.data()), D, O.Cg).Iterations;
+      Lin = pcg(H, static_cast<const T *>(B.data()), D, C).Iterations;
     return 1;
   }
 };

@@ -50,21 +50,22 @@ namespace detail {
 template <class T>
 __global__ void pinCsrKernel(int Rows, const int *Offsets, const int *Columns,
                              const unsigned char *Pinned, T *Values) {
-  int R = blockIdx.x * blockDim.x + threadIdx.x;
-  if (R >= Rows)
-    return;
-  for (int P = Offsets[R]; P < Offsets[R + 1]; ++P)
-    if (Pinned[R] || Pinned[Columns[P]])
-      Values[P] = Columns[P] == R ? T(1) : T(0);
+  MESHAD_SOLVE_GRID_STRIDE(Item, Rows) {
+    int R = static_cast<int>(Item);
+    for (int P = Offsets[R]; P < Offsets[R + 1]; ++P)
+      if (Pinned[R] || Pinned[Columns[P]])
+        Values[P] = Columns[P] == R ? T(1) : T(0);
+  }
 }
 
 /// Y[i] = 0 where pinned (or, with From, Y[i] = From[i] there).
 template <class T>
 __global__ void pinVectorKernel(long N, const unsigned char *Pinned,
                                 const T *From, T *Y) {
-  long I = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (I < N && Pinned[I])
-    Y[I] = From ? From[I] : T(0);
+  MESHAD_SOLVE_GRID_STRIDE(I, N) {
+    if (Pinned[I])
+      Y[I] = From ? From[I] : T(0);
+  }
 }
 
 } // namespace detail
@@ -164,7 +165,8 @@ public:
       zeroPinned(G);
     CsrView<T> A = csr();
     if (A.Rows)
-      MESHAD_LAUNCH(detail::pinCsrKernel<T>, (A.Rows + 127) / 128, 128)
+      MESHAD_LAUNCH(detail::pinCsrKernel<T>, detail::shapeFor(A.Rows).Blocks,
+                    detail::shapeFor(A.Rows).Threads)
       (A.Rows, A.RowOffsets, A.Columns, Pinned.data(), H.values());
     return A;
   }
@@ -181,16 +183,16 @@ public:
     for (auto &Tm : Terms)
       Tm->addHvp(X, Direction.data(), Out, Project);
     if (N)
-      MESHAD_LAUNCH(detail::pinVectorKernel<T>, detail::blocksFor(N),
-                    detail::VectorBlock)(N, Pinned.data(), V, Out);
+      MESHAD_LAUNCH(detail::pinVectorKernel<T>, detail::shapeFor(N).Blocks,
+                    detail::shapeFor(N).Threads)(N, Pinned.data(), V, Out);
   }
 
   /// V_i = 0 at pinned DOFs.
   void zeroPinned(T *V) const {
     long N = numDofs();
     if (N)
-      MESHAD_LAUNCH(detail::pinVectorKernel<T>, detail::blocksFor(N),
-                    detail::VectorBlock)(N, Pinned.data(), nullptr, V);
+      MESHAD_LAUNCH(detail::pinVectorKernel<T>, detail::shapeFor(N).Blocks,
+                    detail::shapeFor(N).Threads)(N, Pinned.data(), nullptr, V);
   }
 
   /// The global matrix (pattern built on first use): its CSR view holds

@@ -121,80 +121,80 @@ __device__ void scatterElement(const ElementArgs<T> &A, int E, const T *G,
 
 template <class Local, class T>
 __global__ void elementEnergyKernel(ElementArgs<T> A, const T *X, T *Out) {
-  int E = blockIdx.x * blockDim.x + threadIdx.x;
-  if (E >= A.NumElements)
-    return;
-  T Xl[Local::Arity * Local::Dofs];
-  gatherElement<Local>(A, E, X, Xl);
-  Out[E] = Local::energy(Xl, A.Params + static_cast<long>(A.ParamStride) * E);
+  MESHAD_SOLVE_GRID_STRIDE(Item, A.NumElements) {
+    int E = static_cast<int>(Item);
+    T Xl[Local::Arity * Local::Dofs];
+    gatherElement<Local>(A, E, X, Xl);
+    Out[E] = Local::energy(Xl, A.Params + static_cast<long>(A.ParamStride) * E);
+  }
 }
 
 template <class Local, class T>
 __global__ void elementGradientKernel(ElementArgs<T> A, const T *X, T *G) {
-  int E = blockIdx.x * blockDim.x + threadIdx.x;
-  if (E >= A.NumElements)
-    return;
-  constexpr int K = Local::Arity * Local::Dofs;
-  T Xl[K], Gl[K];
-  gatherElement<Local>(A, E, X, Xl);
-  for (int I = 0; I < K; ++I)
-    Gl[I] = T(0);
-  Local::gradient(Xl, A.Params + static_cast<long>(A.ParamStride) * E, Gl);
-  scatterElement<Local>(A, E, Gl, G);
+  MESHAD_SOLVE_GRID_STRIDE(Item, A.NumElements) {
+    int E = static_cast<int>(Item);
+    constexpr int K = Local::Arity * Local::Dofs;
+    T Xl[K], Gl[K];
+    gatherElement<Local>(A, E, X, Xl);
+    for (int I = 0; I < K; ++I)
+      Gl[I] = T(0);
+    Local::gradient(Xl, A.Params + static_cast<long>(A.ParamStride) * E, Gl);
+    scatterElement<Local>(A, E, Gl, G);
+  }
 }
 
 template <class Local, class T>
 __global__ void elementHessianKernel(ElementArgs<T> A, const T *X,
                                      HessianSlots Slots, T *Values,
                                      bool Project, T *G) {
-  int E = blockIdx.x * blockDim.x + threadIdx.x;
-  if (E >= A.NumElements)
-    return;
-  constexpr int K = Local::Arity * Local::Dofs;
-  T Xl[K], Hl[K * K];
-  const T *P = A.Params + static_cast<long>(A.ParamStride) * E;
-  gatherElement<Local>(A, E, X, Xl);
-  if (G) {
-    T Gl[K];
-    for (int I = 0; I < K; ++I)
-      Gl[I] = T(0);
-    Local::gradient(Xl, P, Gl);
-    scatterElement<Local>(A, E, Gl, G);
+  MESHAD_SOLVE_GRID_STRIDE(Item, A.NumElements) {
+    int E = static_cast<int>(Item);
+    constexpr int K = Local::Arity * Local::Dofs;
+    T Xl[K], Hl[K * K];
+    const T *P = A.Params + static_cast<long>(A.ParamStride) * E;
+    gatherElement<Local>(A, E, X, Xl);
+    if (G) {
+      T Gl[K];
+      for (int I = 0; I < K; ++I)
+        Gl[I] = T(0);
+      Local::gradient(Xl, P, Gl);
+      scatterElement<Local>(A, E, Gl, G);
+    }
+    Local::hessian(Xl, P, Hl);
+    if (Project)
+      projectPsd(Hl, K, T(0));
+    addElementHessian(Slots, E, Hl, Values);
   }
-  Local::hessian(Xl, P, Hl);
-  if (Project)
-    projectPsd(Hl, K, T(0));
-  addElementHessian(Slots, E, Hl, Values);
 }
 
 template <class Local, class T>
 __global__ void elementHvpKernel(ElementArgs<T> A, const T *X, const T *V,
                                  T *Out, bool Project) {
-  int E = blockIdx.x * blockDim.x + threadIdx.x;
-  if (E >= A.NumElements)
-    return;
-  constexpr int K = Local::Arity * Local::Dofs;
-  T Xl[K], Vl[K], Hv[K];
-  const T *P = A.Params + static_cast<long>(A.ParamStride) * E;
-  gatherElement<Local>(A, E, X, Xl);
-  gatherElement<Local>(A, E, V, Vl);
-  for (int I = 0; I < K; ++I)
-    Hv[I] = T(0);
-  if constexpr (HasLocalHvp<Local, T>::value) {
-    if (!Project) {
-      Local::hvp(Xl, P, Vl, Hv);
-      scatterElement<Local>(A, E, Hv, Out);
-      return;
+  MESHAD_SOLVE_GRID_STRIDE(Item, A.NumElements) {
+    int E = static_cast<int>(Item);
+    constexpr int K = Local::Arity * Local::Dofs;
+    T Xl[K], Vl[K], Hv[K];
+    const T *P = A.Params + static_cast<long>(A.ParamStride) * E;
+    gatherElement<Local>(A, E, X, Xl);
+    gatherElement<Local>(A, E, V, Vl);
+    for (int I = 0; I < K; ++I)
+      Hv[I] = T(0);
+    if constexpr (HasLocalHvp<Local, T>::value) {
+      if (!Project) {
+        Local::hvp(Xl, P, Vl, Hv);
+        scatterElement<Local>(A, E, Hv, Out);
+        continue;
+      }
     }
+    T Hl[K * K];
+    Local::hessian(Xl, P, Hl);
+    if (Project)
+      projectPsd(Hl, K, T(0));
+    for (int I = 0; I < K; ++I)
+      for (int J = 0; J < K; ++J)
+        Hv[I] += Hl[I * K + J] * Vl[J];
+    scatterElement<Local>(A, E, Hv, Out);
   }
-  T Hl[K * K];
-  Local::hessian(Xl, P, Hl);
-  if (Project)
-    projectPsd(Hl, K, T(0));
-  for (int I = 0; I < K; ++I)
-    for (int J = 0; J < K; ++J)
-      Hv[I] += Hl[I * K + J] * Vl[J];
-  scatterElement<Local>(A, E, Hv, Out);
 }
 
 } // namespace detail
@@ -219,29 +219,29 @@ public:
   void elementEnergies(const T *X, T *Out) override {
     if (Args.NumElements)
       MESHAD_LAUNCH((detail::elementEnergyKernel<Local, T>), blocks(),
-                    BlockSize)(Args, X, Out);
+                    threads())(Args, X, Out);
   }
   void addGradient(const T *X, T *G) override {
     if (Args.NumElements)
       MESHAD_LAUNCH((detail::elementGradientKernel<Local, T>), blocks(),
-                    BlockSize)(Args, X, G);
+                    threads())(Args, X, G);
   }
   void addHessian(const T *X, const HessianSlots &Slots, T *Values,
                   bool Project, T *G) override {
     if (Args.NumElements)
       MESHAD_LAUNCH((detail::elementHessianKernel<Local, T>), blocks(),
-                    BlockSize)(Args, X, Slots, Values, Project, G);
+                    threads())(Args, X, Slots, Values, Project, G);
   }
   void addHvp(const T *X, const T *V, T *Out, bool Project) override {
     if (Args.NumElements)
       MESHAD_LAUNCH((detail::elementHvpKernel<Local, T>), blocks(),
-                    BlockSize)(Args, X, V, Out, Project);
+                    threads())(Args, X, V, Out, Project);
   }
 
 private:
-  static constexpr int BlockSize = 128;
   detail::ElementArgs<T> Args;
-  int blocks() const { return (Args.NumElements + BlockSize - 1) / BlockSize; }
+  int blocks() const { return detail::shapeFor(Args.NumElements).Blocks; }
+  int threads() const { return detail::shapeFor(Args.NumElements).Threads; }
 };
 
 } // namespace solve
