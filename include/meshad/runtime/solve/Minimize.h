@@ -134,36 +134,55 @@ int armijo(Problem<T> &P, const SolveOptions<T> &O, const T *X, const T *D,
   return -1;
 }
 
-/// The loop every method shares; see minimize's callers.
-template <class T>
-SolveReport minimize(Problem<T> &P, T *X, const SolveOptions<T> &O,
-                     const char *Name, DescentMethod<T> &M) {
-  auto Start = std::chrono::steady_clock::now();
-  long N = P.numDofs();
-  DeviceBuffer<T> G(N), D(N), Xn(N), Gn(N);
-  SolveReport R;
-  double E = P.energy(X);
-  P.gradient(X, G.data());
-  double GNorm = norm(N, G.data());
-  R.Energies.push_back(E);
-  R.GradientNorms.push_back(GNorm);
-  auto Line = [&](int It, double Step, int Ls, long Lin) {
+/// The loop every method shares: the state of one solve and its steps.
+template <class T> class Minimizer {
+public:
+  Minimizer(Problem<T> &P, T *X, const SolveOptions<T> &O, const char *Name)
+      : P(P), X(X), O(O), Name(Name), N(P.numDofs()), G(N), D(N), Xn(N),
+        Gn(N), Start(std::chrono::steady_clock::now()) {}
+
+  SolveReport run(DescentMethod<T> &M) {
+    E = P.energy(X);
+    P.gradient(X, G.data());
+    GNorm = norm(N, G.data());
+    record(0, 0, 0);
+    for (;;) {
+      if (GNorm <= O.GradientTolerance) {
+        R.Reason = StopReason::GradientTolerance;
+        break;
+      }
+      if (R.Iterations >= O.MaxIterations) {
+        R.Reason = StopReason::MaxIterations;
+        break;
+      }
+      if (!iterate(M))
+        break;
+    }
+    R.Energy = E;
+    R.GradientNorm = GNorm;
+    R.Seconds = seconds(Start);
     if (!O.Quiet)
       std::fprintf(O.Log,
-                   "%-7s it %4d  E %.12e  |g| %.3e  step %.3e  ls %2d  "
-                   "lin %4ld  t %.3f s\n",
-                   Name, It, E, GNorm, Step, Ls, Lin, seconds(Start));
-  };
-  Line(0, 0, 0, 0);
-  for (;;) {
-    if (GNorm <= O.GradientTolerance) {
-      R.Reason = StopReason::GradientTolerance;
-      break;
-    }
-    if (R.Iterations >= O.MaxIterations) {
-      R.Reason = StopReason::MaxIterations;
-      break;
-    }
+                   "%s: stop: %s after %d iterations, E = %.12e, |g| = "
+                   "%.3e, %.3f s\n",
+                   Name, toString(R.Reason), R.Iterations, E, GNorm, R.Seconds);
+    return R;
+  }
+
+private:
+  Problem<T> &P;
+  T *X;
+  const SolveOptions<T> &O;
+  const char *Name;
+  long N;
+  DeviceBuffer<T> G, D, Xn, Gn;
+  std::chrono::steady_clock::time_point Start;
+  SolveReport R;
+  double E = 0, GNorm = 0;
+
+  /// One step: direction, line search, the new point. False when the solve
+  /// stops (R.Reason set).
+  bool iterate(DescentMethod<T> &M) {
     long Lin = 0;
     double Step = M.direction(X, G.data(), D.data(), Lin);
     R.LinearIterations += Lin;
@@ -179,7 +198,7 @@ SolveReport minimize(Problem<T> &P, T *X, const SolveOptions<T> &O,
     int Ls = armijo(P, O, X, D.data(), E, Slope, Step, Xn.data(), En);
     if (Ls < 0) {
       R.Reason = StopReason::LineSearchFailed;
-      break;
+      return false;
     }
     P.gradient(Xn.data(), Gn.data());
     // D = the step taken, Xn - X; G = Gn - G: what L-BFGS learns.
@@ -192,24 +211,27 @@ SolveReport minimize(Problem<T> &P, T *X, const SolveOptions<T> &O,
     E = En;
     GNorm = norm(N, G.data());
     ++R.Iterations;
-    R.Energies.push_back(E);
-    R.GradientNorms.push_back(GNorm);
-    Line(R.Iterations, Step, Ls, Lin);
+    record(Step, Ls, Lin);
     if (Decrease <= O.EnergyTolerance * std::max(1.0, std::fabs(E)) &&
         GNorm > O.GradientTolerance) {
       R.Reason = StopReason::EnergyDecrease;
-      break;
+      return false;
     }
+    return true;
   }
-  R.Energy = E;
-  R.GradientNorm = GNorm;
-  R.Seconds = seconds(Start);
-  if (!O.Quiet)
-    std::fprintf(O.Log, "%s: stop: %s after %d iterations, E = %.12e, |g| = "
-                        "%.3e, %.3f s\n",
-                 Name, toString(R.Reason), R.Iterations, E, GNorm, R.Seconds);
-  return R;
-}
+
+  /// Keeps the iterate's energy and gradient norm; the progress line.
+  void record(double Step, int Ls, long Lin) {
+    R.Energies.push_back(E);
+    R.GradientNorms.push_back(GNorm);
+    if (!O.Quiet)
+      std::fprintf(O.Log,
+                   "%-7s it %4d  E %.12e  |g| %.3e  step %.3e  ls %2d  "
+                   "lin %4ld  t %.3f s\n",
+                   Name, R.Iterations, E, GNorm, Step, Ls, Lin,
+                   seconds(Start));
+  }
+};
 
 template <class T> struct NewtonMethod : DescentMethod<T> {
   Problem<T> &P;
@@ -316,7 +338,7 @@ template <class T> struct LbfgsMethod : DescentMethod<T> {
 template <class T>
 SolveReport newton(Problem<T> &P, T *X, const SolveOptions<T> &O = {}) {
   detail::NewtonMethod<T> M(P, O);
-  return detail::minimize(P, X, O, "newton", M);
+  return detail::Minimizer<T>(P, X, O, "newton").run(M);
 }
 
 /// Gradient descent (first step 1/|g|, then twice the last accepted one).
@@ -324,14 +346,14 @@ template <class T>
 SolveReport gradientDescent(Problem<T> &P, T *X,
                             const SolveOptions<T> &O = {}) {
   detail::GradientMethod<T> M(P.numDofs());
-  return detail::minimize(P, X, O, "gd", M);
+  return detail::Minimizer<T>(P, X, O, "gd").run(M);
 }
 
 /// L-BFGS with O.History pairs.
 template <class T>
 SolveReport lbfgs(Problem<T> &P, T *X, const SolveOptions<T> &O = {}) {
   detail::LbfgsMethod<T> M(P.numDofs(), O.History);
-  return detail::minimize(P, X, O, "lbfgs", M);
+  return detail::Minimizer<T>(P, X, O, "lbfgs").run(M);
 }
 
 } // namespace solve

@@ -128,16 +128,12 @@ public:
   /// 1 per pinned DOF (device, numDofs() values).
   const unsigned char *pinnedMask() const { return Pinned.data(); }
 
-  /// The energy, the terms' element energies summed in a fixed order.
+  /// The energy: the terms' in order (each reproducible bit for bit when
+  /// its own is, as ElementTerm's).
   T energy(const T *X) {
     T E = 0;
-    for (auto &Tm : Terms) {
-      long NE = Tm->elements().NumElements;
-      if (Scratch.size() < NE)
-        Scratch.resize(NE);
-      Tm->elementEnergies(X, Scratch.data());
-      E += sum(NE, Scratch.data());
-    }
+    for (auto &Tm : Terms)
+      E += Tm->energy(X);
     return E;
   }
 
@@ -215,7 +211,7 @@ private:
   int NumVertices, S;
   std::vector<std::unique_ptr<Term<T>>> Terms;
   DeviceBuffer<unsigned char> Pinned;
-  DeviceBuffer<T> Scratch, Direction;
+  DeviceBuffer<T> Direction;
   std::unique_ptr<SparseHessian<T>> Hessian;
 };
 

@@ -64,8 +64,8 @@ public:
   virtual ElementList elements() const = 0;
   /// The DOFs per vertex the local energy reads (the problem's S).
   virtual int dofsPerVertex() const = 0;
-  /// Out[e] = the energy of element e (NumElements values).
-  virtual void elementEnergies(const T *X, T *Out) = 0;
+  /// The term's energy at X.
+  virtual T energy(const T *X) = 0;
   /// G += the gradient.
   virtual void addGradient(const T *X, T *G) = 0;
   /// Adds every element's local Hessian, projected to PSD when \p Project,
@@ -216,10 +216,15 @@ public:
   }
   int dofsPerVertex() const override { return Local::Dofs; }
 
-  void elementEnergies(const T *X, T *Out) override {
-    if (Args.NumElements)
-      MESHAD_LAUNCH((detail::elementEnergyKernel<Local, T>), blocks(),
-                    threads())(Args, X, Out);
+  /// The elements' energies summed in a fixed order (bitwise reproducible:
+  /// the line search compares energies).
+  T energy(const T *X) override {
+    if (!Args.NumElements)
+      return T(0);
+    Energies.resize(Args.NumElements);
+    MESHAD_LAUNCH((detail::elementEnergyKernel<Local, T>), blocks(),
+                  threads())(Args, X, Energies.data());
+    return sum(static_cast<long>(Args.NumElements), Energies.data());
   }
   void addGradient(const T *X, T *G) override {
     if (Args.NumElements)
@@ -240,6 +245,7 @@ public:
 
 private:
   detail::ElementArgs<T> Args;
+  DeviceBuffer<T> Energies;
   int blocks() const { return detail::shapeFor(Args.NumElements).Blocks; }
   int threads() const { return detail::shapeFor(Args.NumElements).Threads; }
 };
