@@ -6,13 +6,14 @@
 //
 // Parameterizes a disk-topology mesh (CGAL's lion head) into the plane:
 // Tutte's embedding (boundary on the unit circle) as the initial map, then
-// projected Newton on the symmetric Dirichlet energy of each triangle's 2D
-// map against its 3D rest triangle,
+// Newton (meshad/runtime/solve: PSD-projected element Hessians, PCG, the
+// flip-free line search InjectiveStep2D) on the symmetric Dirichlet energy
+// of each triangle's 2D map against its 3D rest triangle,
 //   F = Ds Dm^-1,  e = area (|F|^2 + |F^-1|^2) = area |F|^2 (1 + 1/det(F)^2),
 // whose local gradient and 6 x 6 Hessian meshad generates
-// (meshad::gradient, MESHAD_HESSIAN), evaluated one thread per triangle.
-// Checks: the element derivatives against central differences on random
-// triangles, the assembled gradient against those of the total energy, the
+// (meshad::gradient, MESHAD_HESSIAN), one thread per triangle.
+// Checks: the local derivatives against central differences on random
+// triangles, the global gradient against those of the total energy, the
 // energy decreasing at every step, and no flipped triangle. Writes a PNG:
 // the Tutte layout (a UV checkerboard) | the mesh textured with it | the
 // optimized layout | the mesh textured with it.
@@ -25,11 +26,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "../common/DemoChecks.h"
-#include "KernelCheck.h"
+#include "../common/DemoMesh.h"
 #include <meshad/Differentiator.h>
 #include <meshad/runtime/MeshIO.h>
-#include <meshad/runtime/PsdProjection.h>
 #include <meshad/runtime/render/Rasterizer.h>
+#include <meshad/runtime/solve/Injectivity.h>
 
 #include <cmath>
 #include <cstdio>
@@ -48,34 +49,28 @@ __host__ __device__ double symmetricDirichlet(const double *x,
   return p[4] * frob * (1 + 1 / (det * det));
 }
 
-/// Thread t: triangle t's energy, and with derivs its local gradient and
-/// its Hessian, projected onto the PSD cone when project.
-__global__ void triangleTerms(int n, const int *tris, const double *params,
-                              const double *uv, double *E, double *G,
-                              double *H, int derivs, int project) {
-  int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= n)
-    return;
-  double x[6];
-  for (int j = 0; j < 3; ++j) {
-    x[2 * j] = uv[2 * tris[3 * t + j]];
-    x[2 * j + 1] = uv[2 * tris[3 * t + j] + 1];
+/// The local energy of the solver's term (meshad/runtime/solve/Term.h):
+/// the derivatives are meshad's (meshad::gradient(symmetricDirichlet, "x")
+/// generates symmetricDirichlet_grad_0, MESHAD_HESSIAN the Hessian).
+struct SymmetricDirichlet {
+  static constexpr int Arity = 3, Dofs = 2;
+  __host__ __device__ static double energy(const double *x, const double *p) {
+    return symmetricDirichlet(x, p);
   }
-  const double *p = params + 5 * t;
-  E[t] = symmetricDirichlet(x, p);
-  if (!derivs)
-    return;
-  for (int i = 0; i < 6; ++i)
-    G[6 * t + i] = 0;
-  symmetricDirichlet_grad_0(x, p, G + 6 * t);
-  symmetricDirichlet_hessian_0(x, p, H + 36 * t);
-  if (project)
-    meshad::projectPsd(H + 36 * t, 6, 1e-10);
-}
+  __host__ __device__ static void gradient(const double *x, const double *p,
+                                           double *g) {
+    symmetricDirichlet_grad_0(x, p, g);
+  }
+  __host__ __device__ static void hessian(const double *x, const double *p,
+                                          double *H) {
+    symmetricDirichlet_hessian_0(x, p, H);
+  }
+};
 
 namespace mt = meshad::test;
 namespace rt = meshad::runtime;
 namespace rd = meshad::render;
+namespace sv = meshad::runtime::solve;
 
 /// Dm^-1 and the area of each 3D triangle in its own plane (5 per triangle).
 static std::vector<double> restParams(const rt::TriMesh &M) {
@@ -98,62 +93,23 @@ static std::vector<double> restParams(const rt::TriMesh &M) {
   return P;
 }
 
-/// The term of the triangles, evaluated by triangleTerms.
-struct TriangleTerm {
-  int NT;
-  mt::DeviceArray<int> Tris;
-  mt::DeviceArray<double> Params, UV, E, G, H;
-  bool Project = true;
-
-  TriangleTerm(const rt::TriMesh &M, const std::vector<double> &P)
-      : NT(M.numTriangles()), Tris(M.Tris.size()), Params(P.size()),
-        UV(2 * M.numVertices()), E(NT), G(6 * NT), H(36 * NT) {
-    std::copy(M.Tris.begin(), M.Tris.end(), Tris.host());
-    std::copy(P.begin(), P.end(), Params.host());
-    Tris.upload();
-    Params.upload();
-  }
-
-  void eval(const double *X, bool Derivs, double *Eo, double *Go, double *Ho) {
-    std::copy(X, X + UV.size(), UV.host());
-    UV.upload();
-    MESHAD_LAUNCH(triangleTerms, dim3((NT + 127) / 128), dim3(128))(
-        NT, Tris.device(), Params.device(), UV.device(), E.device(),
-        G.device(), H.device(), Derivs, Project);
-    mt::checkLaunch("triangleTerms");
-    E.download();
-    std::copy(E.host(), E.host() + NT, Eo);
-    if (!Derivs)
-      return;
-    G.download();
-    H.download();
-    std::copy(G.host(), G.host() + G.size(), Go);
-    std::copy(H.host(), H.host() + H.size(), Ho);
-  }
-};
-
-/// Element derivatives of random triangles and the global gradient.
-static void checkDerivatives(TriangleTerm &Term, const demo::Problem &P,
-                             const std::vector<double> &UV,
-                             const std::vector<int> &Tris) {
+/// The local derivatives of random triangles and the global gradient.
+static void checkDerivatives(sv::Problem<double> &P, const std::vector<double> &UV,
+                             const std::vector<int> &Tris,
+                             const std::vector<double> &Params) {
   mt::RandomInputs Rng;
   auto Grad = meshad::gradient(symmetricDirichlet, "x");
-  std::vector<double> E(Term.NT), G(6 * Term.NT), H(36 * Term.NT);
-  Term.Project = false;
-  Term.eval(UV.data(), true, E.data(), G.data(), H.data());
-  Term.Project = true;
+  int NT = int(Tris.size() / 3);
   for (int C = 0; C < 4; ++C) {
-    int T = int(Rng.uniform(0, Term.NT - 1e-9));
-    const double *Prm = Term.Params.host() + 5 * T;
+    int T = int(Rng.uniform(0, NT - 1e-9));
+    const double *Prm = &Params[5 * T];
     std::vector<double> Xl(6);
     for (int J = 0; J < 3; ++J)
       for (int K = 0; K < 2; ++K)
         Xl[2 * J + K] = UV[2 * Tris[3 * T + J] + K];
-    demo::checkElement(
-        "triangle " + std::to_string(T), Xl, 6,
-        [&](const double *X) { return symmetricDirichlet(X, Prm); },
-        &G[6 * T], &H[36 * T],
-        [&](double *X, double *Gx) { Grad.execute(X, Prm, Gx); });
+    demo::checkLocal<SymmetricDirichlet>(
+        "triangle " + std::to_string(T), Xl, Prm,
+        [&](double *X, double *G) { Grad.execute(X, Prm, G); });
   }
   demo::checkGlobalGradient(P, UV, 6, Rng);
 }
@@ -193,28 +149,24 @@ int main(int Argc, char **Argv) {
   int InitFlips = demo::countFlipped2D(Init, M.Tris);
   MESHAD_CHECK_CLOSE("Tutte: flipped triangles", double(InitFlips), 0.0);
 
-  TriangleTerm Term(M, restParams(M));
-  demo::Problem P;
-  P.NumDofs = 2 * M.numVertices();
-  P.Dofs = 2;
-  P.Terms.push_back({3, M.Tris, [&](const double *X, bool D, double *E,
-                                    double *G, double *H) {
-                       Term.eval(X, D, E, G, H);
-                     }});
-  P.Valid = [&](const double *X) {
-    std::vector<double> U(X, X + P.NumDofs);
-    return demo::countFlipped2D(U, M.Tris) == 0;
-  };
-  checkDerivatives(Term, P, Init, M.Tris);
+  std::vector<double> Params = restParams(M);
+  sv::DeviceBuffer<int> Tris;
+  sv::DeviceBuffer<double> Prm, X;
+  Tris.upload(M.Tris);
+  Prm.upload(Params);
+  sv::Problem<double> P(M.numVertices(), 2);
+  P.add<SymmetricDirichlet>(Tris.data(), M.numTriangles(), Prm.data(), 5);
+  checkDerivatives(P, Init, M.Tris, Params);
 
-  std::vector<double> UV = Init;
-  demo::NewtonOptions Opt;
-  Opt.MaxIterations = 40;
-  demo::NewtonResult R = demo::newton(P, UV, Opt);
-  bool Decreasing = R.Energies.size() > 1;
-  for (size_t I = 1; I < R.Energies.size(); ++I)
-    Decreasing &= R.Energies[I] < R.Energies[I - 1];
-  MESHAD_CHECK_CLOSE("energy decreases at every step", double(Decreasing), 1.0);
+  sv::SolveOptions<double> Opt;
+  Opt.MaxIterations = 50;
+  Opt.GradientTolerance = 1e-6;
+  Opt.InexactNewton = true;
+  Opt.MaxStep = sv::InjectiveStep2D<double>(Tris.data(), M.numTriangles());
+  X.upload(Init);
+  sv::SolveReport R = sv::newton(P, X.data(), Opt);
+  std::vector<double> UV = X.download();
+  demo::checkDecreasing(R);
   int Flips = demo::countFlipped2D(UV, M.Tris);
   MESHAD_CHECK_CLOSE("optimized: flipped triangles", double(Flips), 0.0);
   // The minimum is 4 per unit of area (an isometry); the mesh's area is pi.

@@ -5,14 +5,14 @@
 //===----------------------------------------------------------------------===//
 //
 // Smooths a noisy real mesh (CGAL's bunny with noise along the normals):
-// projected Newton on the sum of two terms, each an element energy whose
-// local gradient and Hessian meshad generates (meshad::gradient,
-// MESHAD_HESSIAN), evaluated one thread per element:
+// Newton (meshad/runtime/solve) on the sum of two terms, each an element
+// energy whose local gradient and Hessian meshad generates
+// (meshad::gradient, MESHAD_HESSIAN), one thread per element:
 //   - per edge, a Laplacian-style membrane term w |x_a - x_b|^2;
 //   - per vertex, a robust data term (pseudo-Huber) that keeps each vertex
 //     near its noisy position: l (sqrt(|x - x0|^2 + d^2) - d).
-// Checks: the element derivatives against central differences on random
-// elements, the assembled gradient against those of the total energy, the
+// Checks: the local derivatives against central differences on random
+// elements, the global gradient against those of the total energy, the
 // energy decreasing at every step, and the result closer to the clean mesh
 // than the noisy one, with fewer triangles turned against their clean
 // normals. Writes a PNG: noisy | smoothed.
@@ -25,10 +25,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "../common/DemoChecks.h"
-#include "KernelCheck.h"
+#include "../common/DemoMesh.h"
 #include <meshad/Differentiator.h>
 #include <meshad/runtime/MeshIO.h>
-#include <meshad/runtime/PsdProjection.h>
 #include <meshad/runtime/render/Rasterizer.h>
 
 #include <cmath>
@@ -49,100 +48,43 @@ __host__ __device__ double dataTerm(const double *x, const double *p) {
   return p[3] * (sqrt(dx * dx + dy * dy + dz * dz + p[4] * p[4]) - p[4]);
 }
 
-/// Thread e: edge e's energy, local gradient and projected Hessian.
-__global__ void edgeTerms(int n, const int *edges, double w, const double *x,
-                          double *E, double *G, double *H, int derivs) {
-  int e = blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= n)
-    return;
-  double xl[6];
-  for (int j = 0; j < 2; ++j)
-    for (int k = 0; k < 3; ++k)
-      xl[3 * j + k] = x[3 * edges[2 * e + j] + k];
-  E[e] = membrane(xl, w);
-  if (!derivs)
-    return;
-  for (int i = 0; i < 6; ++i)
-    G[6 * e + i] = 0;
-  membrane_grad_0(xl, w, G + 6 * e);
-  membrane_hessian_0(xl, w, H + 36 * e);
-}
+/// The local energies of the solver's terms (meshad/runtime/solve/Term.h),
+/// their derivatives meshad's (meshad::gradient(f, "x") generates f_grad_0,
+/// MESHAD_HESSIAN the Hessians). p[0] is the membrane's weight.
+struct Membrane {
+  static constexpr int Arity = 2, Dofs = 3;
+  __host__ __device__ static double energy(const double *x, const double *p) {
+    return membrane(x, p[0]);
+  }
+  __host__ __device__ static void gradient(const double *x, const double *p,
+                                           double *g) {
+    membrane_grad_0(x, p[0], g);
+  }
+  __host__ __device__ static void hessian(const double *x, const double *p,
+                                          double *H) {
+    membrane_hessian_0(x, p[0], H);
+  }
+};
 
-/// Thread v: vertex v's data term (its Hessian is PSD: no projection).
-__global__ void vertexTerms(int n, const double *params, const double *x,
-                            double *E, double *G, double *H, int derivs) {
-  int v = blockIdx.x * blockDim.x + threadIdx.x;
-  if (v >= n)
-    return;
-  const double *p = params + 5 * v;
-  E[v] = dataTerm(x + 3 * v, p);
-  if (!derivs)
-    return;
-  for (int i = 0; i < 3; ++i)
-    G[3 * v + i] = 0;
-  dataTerm_grad_0(x + 3 * v, p, G + 3 * v);
-  dataTerm_hessian_0(x + 3 * v, p, H + 9 * v);
-}
+struct DataTerm {
+  static constexpr int Arity = 1, Dofs = 3;
+  __host__ __device__ static double energy(const double *x, const double *p) {
+    return dataTerm(x, p);
+  }
+  __host__ __device__ static void gradient(const double *x, const double *p,
+                                           double *g) {
+    dataTerm_grad_0(x, p, g);
+  }
+  __host__ __device__ static void hessian(const double *x, const double *p,
+                                          double *H) {
+    dataTerm_hessian_0(x, p, H);
+  }
+};
 
 namespace mt = meshad::test;
 namespace rt = meshad::runtime;
 namespace rd = meshad::render;
-
-/// Both terms' device arrays; Eval methods for demo::Term.
-struct SmoothingTerms {
-  int NE, NV;
-  double W;
-  mt::DeviceArray<int> Edges;
-  mt::DeviceArray<double> Params, X, EE, GE, HE, EV, GV, HV;
-
-  SmoothingTerms(const std::vector<int> &Ed, const std::vector<double> &Prm,
-                 double W)
-      : NE(int(Ed.size() / 2)), NV(int(Prm.size() / 5)), W(W),
-        Edges(Ed.size()), Params(Prm.size()), X(3 * NV), EE(NE), GE(6 * NE),
-        HE(36 * NE), EV(NV), GV(3 * NV), HV(9 * NV) {
-    std::copy(Ed.begin(), Ed.end(), Edges.host());
-    std::copy(Prm.begin(), Prm.end(), Params.host());
-    Edges.upload();
-    Params.upload();
-  }
-
-  void upload(const double *Xh) {
-    std::copy(Xh, Xh + X.size(), X.host());
-    X.upload();
-  }
-
-  template <class A>
-  static void fetch(A &Arr, double *Out) {
-    Arr.download();
-    std::copy(Arr.host(), Arr.host() + Arr.size(), Out);
-  }
-
-  void edges(const double *Xh, bool D, double *E, double *G, double *H) {
-    upload(Xh);
-    MESHAD_LAUNCH(edgeTerms, dim3((NE + 127) / 128), dim3(128))(
-        NE, Edges.device(), W, X.device(), EE.device(), GE.device(),
-        HE.device(), D);
-    mt::checkLaunch("edgeTerms");
-    fetch(EE, E);
-    if (D) {
-      fetch(GE, G);
-      fetch(HE, H);
-    }
-  }
-
-  void vertices(const double *Xh, bool D, double *E, double *G, double *H) {
-    upload(Xh);
-    MESHAD_LAUNCH(vertexTerms, dim3((NV + 127) / 128), dim3(128))(
-        NV, Params.device(), X.device(), EV.device(), GV.device(), HV.device(),
-        D);
-    mt::checkLaunch("vertexTerms");
-    fetch(EV, E);
-    if (D) {
-      fetch(GV, G);
-      fetch(HV, H);
-    }
-  }
-};
+namespace sv = meshad::runtime::solve;
 
 static double meanEdgeLength(const rt::TriMesh &M, const std::vector<int> &Edges) {
   double Mean = 0;
@@ -226,43 +168,37 @@ static int turnedTriangles(const std::vector<double> &X, const rt::TriMesh &Clea
   return N;
 }
 
-/// Element derivatives of random edges and vertices, and the global
-/// gradient.
-static void checkDerivatives(SmoothingTerms &Terms, const demo::Problem &P,
-                             const std::vector<double> &X,
-                             const std::vector<int> &Edges) {
+/// The local derivatives of random edges and vertices (moved off the data
+/// term's minimum), and the global gradient.
+static void checkDerivatives(sv::Problem<double> &P, const std::vector<double> &X,
+                             const std::vector<int> &Edges, double W,
+                             const std::vector<double> &Params) {
   mt::RandomInputs Rng;
   auto GradM = meshad::gradient(membrane, "x");
   auto GradD = meshad::gradient(dataTerm, "x");
-  std::vector<double> EE(Terms.NE), GE(6 * Terms.NE), HE(36 * Terms.NE);
-  std::vector<double> EV(Terms.NV), GV(3 * Terms.NV), HV(9 * Terms.NV);
-  Terms.edges(X.data(), true, EE.data(), GE.data(), HE.data());
-  Terms.vertices(X.data(), true, EV.data(), GV.data(), HV.data());
-  double W = Terms.W;
+  int NE = int(Edges.size() / 2), NV = int(X.size() / 3);
   for (int C = 0; C < 3; ++C) {
-    int E = int(Rng.uniform(0, Terms.NE - 1e-9));
+    int E = int(Rng.uniform(0, NE - 1e-9));
     std::vector<double> Xl(6);
     for (int J = 0; J < 2; ++J)
       for (int K = 0; K < 3; ++K)
         Xl[3 * J + K] = X[3 * Edges[2 * E + J] + K];
-    demo::checkElement(
-        "edge " + std::to_string(E), Xl, 6,
-        [&](const double *Q) { return membrane(Q, W); }, &GE[6 * E],
-        &HE[36 * E], [&](double *Q, double *G) { GradM.execute(Q, W, G); });
-    int V = int(Rng.uniform(0, Terms.NV - 1e-9));
-    const double *Prm = Terms.Params.host() + 5 * V;
+    demo::checkLocal<Membrane>(
+        "edge " + std::to_string(E), Xl, &W,
+        [&](double *Q, double *G) { GradM.execute(Q, W, G); });
+    int V = int(Rng.uniform(0, NV - 1e-9));
+    const double *Prm = &Params[5 * V];
     std::vector<double> Xv(&X[3 * V], &X[3 * V] + 3);
-    for (double &Q : Xv) // away from the data term's minimum
+    for (double &Q : Xv)
       Q += Rng.uniform(-1, 1) * Prm[4];
-    std::vector<double> Xs = X;
-    std::copy(Xv.begin(), Xv.end(), &Xs[3 * V]);
-    Terms.vertices(Xs.data(), true, EV.data(), GV.data(), HV.data());
-    demo::checkElement(
-        "vertex " + std::to_string(V), Xv, 3,
-        [&](const double *Q) { return dataTerm(Q, Prm); }, &GV[3 * V],
-        &HV[9 * V], [&](double *Q, double *G) { GradD.execute(Q, Prm, G); });
+    demo::checkLocal<DataTerm>(
+        "vertex " + std::to_string(V), Xv, Prm,
+        [&](double *Q, double *G) { GradD.execute(Q, Prm, G); });
   }
-  demo::checkGlobalGradient(P, X, 6, Rng);
+  std::vector<double> Xs = X; // off the data term's minimum
+  for (double &Q : Xs)
+    Q += Rng.uniform(-1, 1) * Params[4];
+  demo::checkGlobalGradient(P, Xs, 6, Rng);
 }
 
 static void writePicture(const rt::TriMesh &M, const std::vector<double> &Noisy,
@@ -298,31 +234,32 @@ int main(int Argc, char **Argv) {
   for (int V = 0; V < M.numVertices(); ++V)
     Params.insert(Params.end(), {Noisy[3 * V], Noisy[3 * V + 1],
                                  Noisy[3 * V + 2], 3 * Edge, 0.1 * Edge});
-  SmoothingTerms Terms(Top.Edges, Params, /*W=*/1.0);
-  demo::Problem P;
-  P.NumDofs = 3 * M.numVertices();
-  P.Dofs = 3;
-  using namespace std::placeholders;
-  P.Terms.push_back({2, Top.Edges,
-                     std::bind(&SmoothingTerms::edges, &Terms, _1, _2, _3, _4, _5)});
+  const double W = 1.0; // the membrane's weight
   std::vector<int> Vertices(M.numVertices());
   for (int V = 0; V < M.numVertices(); ++V)
     Vertices[V] = V;
-  P.Terms.push_back({1, Vertices, std::bind(&SmoothingTerms::vertices, &Terms,
-                                            _1, _2, _3, _4, _5)});
-  checkDerivatives(Terms, P, Noisy, Top.Edges);
+  sv::DeviceBuffer<int> Edges, Verts;
+  sv::DeviceBuffer<double> WBuf, Prm, X;
+  Edges.upload(Top.Edges);
+  Verts.upload(Vertices);
+  WBuf.upload(std::vector<double>{W});
+  Prm.upload(Params);
+  sv::Problem<double> P(M.numVertices(), 3);
+  P.add<Membrane>(Edges.data(), Top.numEdges(), WBuf.data(), 0);
+  P.add<DataTerm>(Verts.data(), M.numVertices(), Prm.data(), 5);
+  checkDerivatives(P, Noisy, Top.Edges, W, Params);
 
-  std::vector<double> X = Noisy;
-  demo::NewtonOptions Opt;
+  sv::SolveOptions<double> Opt;
   Opt.MaxIterations = 30;
-  demo::NewtonResult R = demo::newton(P, X, Opt);
-  bool Decreasing = R.Energies.size() > 1;
-  for (size_t I = 1; I < R.Energies.size(); ++I)
-    Decreasing &= R.Energies[I] < R.Energies[I - 1];
-  MESHAD_CHECK_CLOSE("energy decreases at every step", double(Decreasing), 1.0);
+  Opt.GradientTolerance = 1e-7;
+  Opt.InexactNewton = true;
+  X.upload(Noisy);
+  sv::SolveReport R = sv::newton(P, X.data(), Opt);
+  std::vector<double> Xs = X.download();
+  demo::checkDecreasing(R);
   double ErrNoisy = normalError(Noisy, M, Normals),
-         ErrSmooth = normalError(X, M, Normals);
-  int TurnedNoisy = turnedTriangles(Noisy, M), TurnedSmooth = turnedTriangles(X, M);
+         ErrSmooth = normalError(Xs, M, Normals);
+  int TurnedNoisy = turnedTriangles(Noisy, M), TurnedSmooth = turnedTriangles(Xs, M);
   std::printf("energy %.6f -> %.6f; RMS distance to the clean mesh along its "
               "normals %.5f -> %.5f; triangles turned from their clean normal %d -> %d\n",
               R.Energies.front(), R.Energies.back(), ErrNoisy, ErrSmooth,
@@ -330,7 +267,7 @@ int main(int Argc, char **Argv) {
   MESHAD_CHECK_CLOSE("closer to the clean mesh", double(ErrSmooth < ErrNoisy), 1.0);
   MESHAD_CHECK_CLOSE("no more turned triangles",
                      double(TurnedSmooth <= TurnedNoisy), 1.0);
-  writePicture(M, Noisy, X, demo::argOr(Argc, Argv, 3, "smoothing.png").c_str());
+  writePicture(M, Noisy, Xs, demo::argOr(Argc, Argv, 3, "smoothing.png").c_str());
   int Rc = mt::summary();
   std::puts(Rc == 0 ? "smoothing: OK" : "smoothing: FAILED");
   return Rc;

@@ -18,12 +18,14 @@
 //   - a gauge term per vertex, k (|y|^2 - 1)^2, which fixes the radius the
 //     projection leaves free.
 // The local gradients and Hessians (9 x 9, 3 x 3) are meshad's
-// (meshad::gradient, MESHAD_HESSIAN), one thread per element; the line
-// search never leaves the barrier's domain. Checks: the energy decreasing
+// (meshad::gradient, MESHAD_HESSIAN), one thread per element, minimized by
+// Newton (meshad/runtime/solve); the line search never leaves the
+// barrier's domain (a flipped triangle's energy is NaN: the step is
+// rejected). Checks: the energy decreasing
 // at every step, no flipped triangle on the sphere, and, near the solution
 // (the initial map's triangles can be smaller than a difference step), the
-// element derivatives against central differences on random elements and
-// the assembled gradient against those of the total energy. Writes a PNG:
+// local derivatives against central differences on random elements and
+// the global gradient against those of the total energy. Writes a PNG:
 // the mesh | the initial map | the result, coloured by position on the
 // mesh.
 //
@@ -35,10 +37,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "../common/DemoChecks.h"
-#include "KernelCheck.h"
+#include "../common/DemoMesh.h"
 #include <meshad/Differentiator.h>
 #include <meshad/runtime/MeshIO.h>
-#include <meshad/runtime/PsdProjection.h>
 #include <meshad/runtime/render/Rasterizer.h>
 
 #include <cmath>
@@ -79,104 +80,43 @@ __host__ __device__ double radiusGauge(const double *y, double k) {
   return k * s * s;
 }
 
-/// Thread t: triangle t's energy, local gradient and Hessian (projected
-/// onto the PSD cone when project).
-__global__ void triangleTerms(int n, const int *tris, const double *params,
-                              const double *y, double *E, double *G,
-                              double *H, int derivs, int project) {
-  int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= n)
-    return;
-  double yl[9];
-  for (int j = 0; j < 3; ++j)
-    for (int k = 0; k < 3; ++k)
-      yl[3 * j + k] = y[3 * tris[3 * t + j] + k];
-  const double *p = params + 6 * t;
-  E[t] = sphereTriangle(yl, p);
-  if (!derivs)
-    return;
-  for (int i = 0; i < 9; ++i)
-    G[9 * t + i] = 0;
-  sphereTriangle_grad_0(yl, p, G + 9 * t);
-  sphereTriangle_hessian_0(yl, p, H + 81 * t);
-  if (project)
-    meshad::projectPsd(H + 81 * t, 9, 1e-10);
-}
+/// The local energies of the solver's terms (meshad/runtime/solve/Term.h),
+/// their derivatives meshad's (meshad::gradient(f, "y") generates f_grad_0,
+/// MESHAD_HESSIAN the Hessians). p[0] is the gauge's weight.
+struct SphereTriangle {
+  static constexpr int Arity = 3, Dofs = 3;
+  __host__ __device__ static double energy(const double *y, const double *p) {
+    return sphereTriangle(y, p);
+  }
+  __host__ __device__ static void gradient(const double *y, const double *p,
+                                           double *g) {
+    sphereTriangle_grad_0(y, p, g);
+  }
+  __host__ __device__ static void hessian(const double *y, const double *p,
+                                          double *H) {
+    sphereTriangle_hessian_0(y, p, H);
+  }
+};
 
-/// Thread v: vertex v's gauge term.
-__global__ void vertexTerms(int n, double k, const double *y, double *E,
-                            double *G, double *H, int derivs, int project) {
-  int v = blockIdx.x * blockDim.x + threadIdx.x;
-  if (v >= n)
-    return;
-  E[v] = radiusGauge(y + 3 * v, k);
-  if (!derivs)
-    return;
-  for (int i = 0; i < 3; ++i)
-    G[3 * v + i] = 0;
-  radiusGauge_grad_0(y + 3 * v, k, G + 3 * v);
-  radiusGauge_hessian_0(y + 3 * v, k, H + 9 * v);
-  if (project)
-    meshad::projectPsd(H + 9 * v, 3, 0.0);
-}
+struct RadiusGauge {
+  static constexpr int Arity = 1, Dofs = 3;
+  __host__ __device__ static double energy(const double *y, const double *p) {
+    return radiusGauge(y, p[0]);
+  }
+  __host__ __device__ static void gradient(const double *y, const double *p,
+                                           double *g) {
+    radiusGauge_grad_0(y, p[0], g);
+  }
+  __host__ __device__ static void hessian(const double *y, const double *p,
+                                          double *H) {
+    radiusGauge_hessian_0(y, p[0], H);
+  }
+};
 
 namespace mt = meshad::test;
 namespace rt = meshad::runtime;
 namespace rd = meshad::render;
-
-/// Both terms' device arrays; Eval methods for demo::Term.
-struct SphereTerms {
-  int NT, NV;
-  double K;
-  bool Project = true;
-  mt::DeviceArray<int> Tris;
-  mt::DeviceArray<double> Params, Y, ET, GT, HT, EV, GV, HV;
-
-  SphereTerms(const rt::TriMesh &M, const std::vector<double> &Prm, double K)
-      : NT(M.numTriangles()), NV(M.numVertices()), K(K), Tris(M.Tris.size()),
-        Params(Prm.size()), Y(3 * NV), ET(NT), GT(9 * NT), HT(81 * NT),
-        EV(NV), GV(3 * NV), HV(9 * NV) {
-    std::copy(M.Tris.begin(), M.Tris.end(), Tris.host());
-    std::copy(Prm.begin(), Prm.end(), Params.host());
-    Tris.upload();
-    Params.upload();
-  }
-
-  void upload(const double *Yh) {
-    std::copy(Yh, Yh + Y.size(), Y.host());
-    Y.upload();
-  }
-
-  template <class A> static void fetch(A &Arr, double *Out) {
-    Arr.download();
-    std::copy(Arr.host(), Arr.host() + Arr.size(), Out);
-  }
-
-  void triangles(const double *Yh, bool D, double *E, double *G, double *H) {
-    upload(Yh);
-    MESHAD_LAUNCH(triangleTerms, dim3((NT + 127) / 128), dim3(128))(
-        NT, Tris.device(), Params.device(), Y.device(), ET.device(),
-        GT.device(), HT.device(), D, Project);
-    mt::checkLaunch("triangleTerms");
-    fetch(ET, E);
-    if (D) {
-      fetch(GT, G);
-      fetch(HT, H);
-    }
-  }
-
-  void vertices(const double *Yh, bool D, double *E, double *G, double *H) {
-    upload(Yh);
-    MESHAD_LAUNCH(vertexTerms, dim3((NV + 127) / 128), dim3(128))(
-        NV, K, Y.device(), EV.device(), GV.device(), HV.device(), D, Project);
-    mt::checkLaunch("vertexTerms");
-    fetch(EV, E);
-    if (D) {
-      fetch(GV, G);
-      fetch(HV, H);
-    }
-  }
-};
+namespace sv = meshad::runtime::solve;
 
 /// Dm^-1, the rest area and the barrier weight of each triangle (6 each).
 static std::vector<double> restParams(const rt::TriMesh &M, double Mu) {
@@ -249,50 +189,40 @@ static double shortestEdge(const std::vector<double> &Y, const int *Tri) {
 /// gauge term's are not zero), and the global gradient at the solution
 /// scaled off the sphere, on DOFs whose triangles are all larger than a
 /// difference step.
-static void checkDerivatives(SphereTerms &Terms, const demo::Problem &P,
-                             const std::vector<double> &Y,
-                             const std::vector<int> &Tris) {
+static void checkDerivatives(sv::Problem<double> &P, const std::vector<double> &Y,
+                             const std::vector<int> &Tris,
+                             const std::vector<double> &Params, double K) {
   mt::RandomInputs Rng;
   auto GradT = meshad::gradient(sphereTriangle, "y");
   auto GradV = meshad::gradient(radiusGauge, "y");
-  std::vector<double> ET(Terms.NT), GT(9 * Terms.NT), HT(81 * Terms.NT);
-  std::vector<double> EV(Terms.NV), GV(3 * Terms.NV), HV(9 * Terms.NV);
-  double K = Terms.K;
-  Terms.Project = false;
+  int NT = int(Tris.size() / 3), NV = int(Y.size() / 3);
   for (int C = 0; C < 3; ++C) {
-    int T = int(Rng.uniform(0, Terms.NT - 1e-9));
+    int T = int(Rng.uniform(0, NT - 1e-9));
     const int *Tri = &Tris[3 * T];
     double Jitter = 0.1 * shortestEdge(Y, Tri);
-    std::vector<double> Yc = Y, Yl(9);
+    std::vector<double> Yl(9);
     for (int J = 0; J < 3; ++J) {
       double S = Rng.uniform(0.9, 1.1);
       for (int D = 0; D < 3; ++D)
-        Yl[3 * J + D] = Yc[3 * Tri[J] + D] =
-            S * (Y[3 * Tri[J] + D] + Rng.uniform(-Jitter, Jitter));
+        Yl[3 * J + D] = S * (Y[3 * Tri[J] + D] + Rng.uniform(-Jitter, Jitter));
     }
-    Terms.triangles(Yc.data(), true, ET.data(), GT.data(), HT.data());
-    Terms.vertices(Yc.data(), true, EV.data(), GV.data(), HV.data());
-    const double *Prm = Terms.Params.host() + 6 * T;
-    demo::checkElement(
-        "triangle " + std::to_string(T), Yl, 9,
-        [&](const double *Q) { return sphereTriangle(Q, Prm); }, &GT[9 * T],
-        &HT[81 * T], [&](double *Q, double *G) { GradT.execute(Q, Prm, G); });
-    int V = Tri[0];
-    std::vector<double> Yv(&Yc[3 * V], &Yc[3 * V] + 3);
-    demo::checkElement(
-        "vertex " + std::to_string(V), Yv, 3,
-        [&](const double *Q) { return radiusGauge(Q, K); }, &GV[3 * V],
-        &HV[9 * V], [&](double *Q, double *G) { GradV.execute(Q, K, G); });
+    const double *Prm = &Params[6 * T];
+    demo::checkLocal<SphereTriangle>(
+        "triangle " + std::to_string(T), Yl, Prm,
+        [&](double *Q, double *G) { GradT.execute(Q, Prm, G); });
+    std::vector<double> Yv(Yl.begin(), Yl.begin() + 3);
+    demo::checkLocal<RadiusGauge>(
+        "vertex " + std::to_string(Tri[0]), Yv, &K,
+        [&](double *Q, double *G) { GradV.execute(Q, K, G); });
   }
-  Terms.Project = true;
   std::vector<double> Ys = Y;
-  std::vector<double> MinEdge(Terms.NV, 1e300);
-  for (int T = 0; T < Terms.NT; ++T)
+  std::vector<double> MinEdge(NV, 1e300);
+  for (int T = 0; T < NT; ++T)
     for (int J = 0; J < 3; ++J)
-      MinEdge[Tris[3 * T + J]] = std::min(MinEdge[Tris[3 * T + J]],
-                                          shortestEdge(Y, &Tris[3 * T]));
+      MinEdge[Tris[3 * T + J]] =
+          std::min(MinEdge[Tris[3 * T + J]], shortestEdge(Y, &Tris[3 * T]));
   std::vector<int> Candidates;
-  for (int V = 0; V < Terms.NV; ++V) {
+  for (int V = 0; V < NV; ++V) {
     double S = Rng.uniform(0.9, 1.1);
     for (int D = 0; D < 3; ++D) {
       Ys[3 * V + D] *= S;
@@ -358,35 +288,35 @@ int main(int Argc, char **Argv) {
   int InitFlips = demo::countFlippedSphere(Init, M.Tris);
   MESHAD_CHECK_CLOSE("initial map: flipped triangles", double(InitFlips), 0.0);
 
-  SphereTerms Terms(M, restParams(M, /*Mu=*/1e-3 * 4 * 3.14159265358979323846 /
-                                        M.numTriangles()),
-                    /*K=*/1.0);
-  demo::Problem P;
-  P.NumDofs = 3 * M.numVertices();
-  P.Dofs = 3;
-  using namespace std::placeholders;
-  P.Terms.push_back({3, M.Tris, std::bind(&SphereTerms::triangles, &Terms, _1,
-                                          _2, _3, _4, _5)});
+  const double K = 1.0; // the gauge's weight
+  std::vector<double> Params =
+      restParams(M, /*Mu=*/1e-3 * 4 * 3.14159265358979323846 / M.numTriangles());
   std::vector<int> Vertices(M.numVertices());
   for (int V = 0; V < M.numVertices(); ++V)
     Vertices[V] = V;
-  P.Terms.push_back({1, Vertices, std::bind(&SphereTerms::vertices, &Terms, _1,
-                                            _2, _3, _4, _5)});
-  P.Valid = [&](const double *Y) {
-    for (int T = 0; T < M.numTriangles(); ++T)
-      if (demo::orientation3D(Y, &M.Tris[3 * T]) <= 0)
-        return false;
-    return true;
-  };
-  std::vector<double> Y = Init;
-  demo::NewtonOptions Opt;
-  Opt.MaxIterations = std::atoi(demo::argOr(Argc, Argv, 3, Argc > 1 ? "100" : "15").c_str());
-  demo::NewtonResult R = demo::newton(P, Y, Opt);
-  bool Decreasing = R.Energies.size() > 1;
-  for (size_t I = 1; I < R.Energies.size(); ++I)
-    Decreasing &= R.Energies[I] < R.Energies[I - 1];
-  MESHAD_CHECK_CLOSE("energy decreases at every step", double(Decreasing), 1.0);
-  checkDerivatives(Terms, P, Y, M.Tris);
+  sv::DeviceBuffer<int> Tris, Verts;
+  sv::DeviceBuffer<double> Prm, KBuf, Yd;
+  Tris.upload(M.Tris);
+  Verts.upload(Vertices);
+  Prm.upload(Params);
+  KBuf.upload(std::vector<double>{K});
+  sv::Problem<double> P(M.numVertices(), 3);
+  P.add<SphereTriangle>(Tris.data(), M.numTriangles(), Prm.data(), 6);
+  P.add<RadiusGauge>(Verts.data(), M.numVertices(), KBuf.data(), 0);
+
+  // A flipped triangle makes the barrier's log NaN (or +infinity): the line
+  // search rejects the step.
+  sv::SolveOptions<double> Opt;
+  Opt.MaxIterations =
+      std::atoi(demo::argOr(Argc, Argv, 3, Argc > 1 ? "100" : "15").c_str());
+  Opt.GradientTolerance = 1e-6;
+  Opt.InexactNewton = true;
+  Opt.Cg = {1e-6, 1000};
+  Yd.upload(Init);
+  sv::SolveReport R = sv::newton(P, Yd.data(), Opt);
+  std::vector<double> Y = Yd.download();
+  demo::checkDecreasing(R);
+  checkDerivatives(P, Y, M.Tris, Params, K);
   std::vector<double> Sphere = onSphere(Y);
   int Flips = demo::countFlippedSphere(Sphere, M.Tris);
   MESHAD_CHECK_CLOSE("on the sphere: flipped triangles", double(Flips), 0.0);

@@ -1,6 +1,6 @@
 // The parameterization demo (demos/parameterization) on a disk-shaped patch
 // of 600 triangles of CGAL's lion head, on the CPU emulation: Tutte's
-// embedding, projected Newton on the symmetric Dirichlet energy; the local
+// embedding, Newton (runtime/solve) on the symmetric Dirichlet energy; the local
 // gradient and Hessian (meshad::gradient, MESHAD_HESSIAN) of random
 // triangles and the assembled gradient against central differences, the
 // energy decreasing, no flipped triangle, a PNG that reads back.
@@ -15,7 +15,7 @@
 // CHECK-LABEL: __host__ __device__ void symmetricDirichlet_hessian_0_packed(const double *x, const double *p, double *vals) {
 // CHECK-LABEL: __host__ __device__ void symmetricDirichlet_grad_0(const double *x, const double *p, double *_d_x) {
 // NUM-NOT: FAIL
-// NUM: stop: gradient norm below tolerance
+// NUM: newton: stop: gradient tolerance
 // NUM: numeric checks: {{[1-9][0-9]*}} passed, 0 failed
 // NUM: parameterization: OK
 // PNG: PNG OK {{.*}} 1224x300

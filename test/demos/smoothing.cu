@@ -1,5 +1,5 @@
 // The smoothing demo (demos/smoothing) on CGAL's cow (5.8k triangles) with
-// noise along the normals, on the CPU emulation: projected Newton on an
+// noise along the normals, on the CPU emulation: Newton (runtime/solve) on an
 // edge membrane term and a pseudo-Huber data term; the local gradients and
 // Hessians (meshad::gradient, MESHAD_HESSIAN) of random edges and vertices
 // and the assembled gradient against central differences, the energy

@@ -1,7 +1,7 @@
 // The spherical-map demo (demos/spherical-map) on CGAL's cow (genus 0,
 // 5.8k triangles), 15 Newton steps, on the CPU emulation: the initial map
 // (Tutte's embedding of the mesh less a vertex, stereographic projection),
-// projected Newton on MIPS + an orientation barrier on the sphere + a
+// Newton (runtime/solve) on MIPS + an orientation barrier on the sphere + a
 // radius gauge; the local gradients and Hessians (meshad::gradient,
 // MESHAD_HESSIAN) of random triangles and vertices and the assembled
 // gradient against central differences, the energy decreasing, no flipped
