@@ -18,10 +18,11 @@
 // the Tutte layout (a UV checkerboard) | the mesh textured with it | the
 // optimized layout | the mesh textured with it.
 //
-// Usage: parameterization [MESH [TRIANGLES [OUT.png]]]
+// Usage: parameterization [MESH [TRIANGLES [OUT.png [uniform|cotangent]]]]
 //   TRIANGLES > 0 takes a disk-shaped patch of that many triangles, 0 the
-//   whole mesh; without arguments, a patch of 1000 triangles of
-//   lion-head.off (demo::meshPath) into parameterization.png (CI, GPU suite).
+//   whole mesh; the last argument chooses Tutte's weights (uniform by
+//   default); without arguments, a patch of 1000 triangles of lion-head.off
+//   (demo::meshPath) into parameterization.png (CI, GPU suite).
 //
 //===----------------------------------------------------------------------===//
 
@@ -144,8 +145,11 @@ int main(int Argc, char **Argv) {
     M = demo::diskPatch(M, Patch);
   demo::normalizeArea(M, 3.14159265358979323846); // the unit disk's area
   std::printf("%d vertices, %d triangles\n", M.numVertices(), M.numTriangles());
-  std::vector<double> Init = demo::tutte(M, demo::boundaryLoop(M),
-                                         demo::TutteWeights::Uniform);
+  bool Cotangent = demo::argOr(Argc, Argv, 4, "uniform") == "cotangent";
+  std::vector<double> Init = demo::tutte(
+      M, demo::boundaryLoop(M),
+      Cotangent ? demo::TutteWeights::Cotangent : demo::TutteWeights::Uniform);
+  std::printf("Tutte's embedding, %s weights\n", Cotangent ? "cotangent" : "uniform");
   int InitFlips = demo::countFlipped2D(Init, M.Tris);
   MESHAD_CHECK_CLOSE("Tutte: flipped triangles", double(InitFlips), 0.0);
 
