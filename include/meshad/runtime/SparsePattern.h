@@ -30,7 +30,11 @@
 ///
 /// Built once on the GPU (a sort of the (v_a, v_b) keys with Thrust, unique,
 /// scan), or on the host under the CPU emulation; both give the same arrays.
-/// Rebuild it when the connectivity changes.
+/// Rebuild it when the connectivity changes. One matrix may serve several
+/// index arrays of different arities (the terms of one energy: springs,
+/// bending diamonds, vertices): its pattern is the union of theirs, list K's
+/// slots follow those of the lists before it, and slots(Format, K) adds
+/// list K's element Hessians (SparseHessian(std::vector<ElementList>, ...)).
 ///
 /// \code
 ///   using namespace meshad::runtime;
@@ -106,21 +110,44 @@ inline void checkHessianIndices(const int *Indices, long N, int NumVertices) {
                       std::to_string(NumVertices) + " vertices)");
 }
 
-/// Builds the pattern on the host: the keys (v_a, v_b) of every slot sorted
-/// stably, equal keys one block.
-inline HessianPatternArrays buildHessianPatternOnHost(const int *Indices,
-                                                      int NumElements,
-                                                      int Arity,
-                                                      int NumVertices) {
-  long N = static_cast<long>(NumElements) * Arity * Arity;
-  checkHessianIndices(Indices, static_cast<long>(NumElements) * Arity,
-                      NumVertices);
+/// One index array of a pattern over several (terms of one problem: springs,
+/// bending diamonds, vertices): NumElements * Arity vertex indices. Its
+/// slots follow those of the lists before it: slot = SlotBase + (element *
+/// Arity + a) * Arity + b.
+struct ElementList {
+  const int *Indices = nullptr;
+  int NumElements = 0;
+  int Arity = 0;
+  long numSlots() const { return static_cast<long>(NumElements) * Arity * Arity; }
+};
+
+/// The first slot of each list and the total, in list order.
+inline std::vector<long> slotBases(const std::vector<ElementList> &Lists) {
+  std::vector<long> Bases(1, 0);
+  for (const ElementList &L : Lists)
+    Bases.push_back(Bases.back() + L.numSlots());
+  return Bases;
+}
+
+/// Builds the pattern on the host: the keys (v_a, v_b) of every slot of
+/// every list sorted stably, equal keys one block.
+inline HessianPatternArrays
+buildHessianPatternOnHost(const std::vector<ElementList> &Lists,
+                          int NumVertices) {
+  std::vector<long> Bases = slotBases(Lists);
+  long N = Bases.back();
+  for (const ElementList &L : Lists)
+    checkHessianIndices(L.Indices, static_cast<long>(L.NumElements) * L.Arity,
+                        NumVertices);
   auto KeyOf = [&](long Slot) {
-    long E = Slot / (Arity * Arity);
-    int A = static_cast<int>(Slot / Arity % Arity),
-        B = static_cast<int>(Slot % Arity);
-    return static_cast<int64_t>(Indices[E * Arity + A]) * NumVertices +
-           Indices[E * Arity + B];
+    size_t K = std::upper_bound(Bases.begin(), Bases.end(), Slot) -
+               Bases.begin() - 1;
+    const ElementList &L = Lists[K];
+    long Local = Slot - Bases[K], E = Local / (L.Arity * L.Arity);
+    int A = static_cast<int>(Local / L.Arity % L.Arity),
+        B = static_cast<int>(Local % L.Arity);
+    return static_cast<int64_t>(L.Indices[E * L.Arity + A]) * NumVertices +
+           L.Indices[E * L.Arity + B];
   };
   HessianPatternArrays P;
   P.BlockSlots.resize(N);
@@ -148,6 +175,15 @@ inline HessianPatternArrays buildHessianPatternOnHost(const int *Indices,
   return P;
 }
 
+/// The pattern of one index array.
+inline HessianPatternArrays buildHessianPatternOnHost(const int *Indices,
+                                                      int NumElements,
+                                                      int Arity,
+                                                      int NumVertices) {
+  return buildHessianPatternOnHost({ElementList{Indices, NumElements, Arity}},
+                                   NumVertices);
+}
+
 /// What a kernel needs to add element Hessians: device pointers and sizes,
 /// passed by value.
 struct HessianSlots {
@@ -158,10 +194,11 @@ struct HessianSlots {
   int Arity = 0;
   int BlockSize = 0;
   SparseFormat Format = SparseFormat::Bsr;
+  int SlotBase = 0; ///< the list's first slot (patterns over several lists)
 
   /// The slot of element E's (a, b) block.
   __host__ __device__ int slot(int E, int A, int B) const {
-    return (E * Arity + A) * Arity + B;
+    return SlotBase + (E * Arity + A) * Arity + B;
   }
   /// True when no other slot adds to this block: plain stores.
   __host__ __device__ bool singleOwner(int Block) const {
@@ -292,6 +329,13 @@ public:
                 int NumVertices, int BlockSize) {
     rebuild(DeviceIndices, NumElements, Arity, NumVertices, BlockSize);
   }
+  /// One matrix for several index arrays (the terms of one problem): the
+  /// pattern is the union of theirs, and slots(Format, K) adds list K's
+  /// element Hessians.
+  SparseHessian(const std::vector<ElementList> &Lists, int NumVertices,
+                int BlockSize) {
+    rebuild(Lists, NumVertices, BlockSize);
+  }
   SparseHessian(const SparseHessian &) = delete;
   SparseHessian &operator=(const SparseHessian &) = delete;
   ~SparseHessian() { release(); }
@@ -299,10 +343,19 @@ public:
   /// Builds the pattern and slot map again (the connectivity changed).
   void rebuild(const int *DeviceIndices, int NumElements, int Arity,
                int NumVertices, int BlockSize) {
+    rebuild({ElementList{DeviceIndices, NumElements, Arity}}, NumVertices,
+            BlockSize);
+  }
+  /// Builds the pattern of several index arrays again.
+  void rebuild(const std::vector<ElementList> &NewLists, int NumVertices,
+               int BlockSize) {
     release();
-    Shape = {NumElements, Arity, NumVertices, BlockSize};
+    Lists = NewLists;
+    Bases = slotBases(Lists);
+    Shape = {Lists.empty() ? 0 : Lists[0].NumElements,
+             Lists.empty() ? 0 : Lists[0].Arity, NumVertices, BlockSize};
     try {
-      buildPattern(DeviceIndices);
+      buildPattern();
     } catch (...) {
       release(); // an index out of range: no stale pattern is left
       throw;
@@ -322,14 +375,17 @@ public:
      CsrColumns);
   }
 
-  /// The view a kernel adds element Hessians through, for one format.
-  HessianSlots slots(SparseFormat Format = SparseFormat::Bsr) const {
+  /// The view a kernel adds element Hessians through, for one format (and,
+  /// over several index arrays, the List-th's elements).
+  HessianSlots slots(SparseFormat Format = SparseFormat::Bsr,
+                     int List = 0) const {
     HessianSlots S;
     S.BlockRowOffsets = BlockRowOffsets;
     S.BlockRows = BlockRows;
     S.SlotBlocks = SlotBlocks;
     S.SlotOffsets = SlotOffsets;
-    S.Arity = Shape.Arity;
+    S.Arity = Lists.empty() ? 0 : Lists[List].Arity;
+    S.SlotBase = Bases.empty() ? 0 : static_cast<int>(Bases[List]);
     S.BlockSize = Shape.BlockSize;
     S.Format = Format;
     return S;
@@ -376,9 +432,11 @@ public:
   size_t nnz() const { return static_cast<size_t>(NumBlocks) * blockEntries(); }
   int numRows() const { return Shape.NumVertices * Shape.BlockSize; }
   int blockSize() const { return Shape.BlockSize; }
+  int numLists() const { return static_cast<int>(Lists.size()); }
   bool matches(int NumElements, int Arity, int NumVertices,
                int BlockSize) const {
-    return Shape.NumElements == NumElements && Shape.Arity == Arity &&
+    return Lists.size() == 1 && Shape.NumElements == NumElements &&
+           Shape.Arity == Arity &&
            Shape.NumVertices == NumVertices && Shape.BlockSize == BlockSize;
   }
 
@@ -389,6 +447,7 @@ public:
   const int *csrRowOffsets() const { return CsrRowOffsets; } ///< numRows() + 1
   const int *csrColumns() const { return CsrColumns; }       ///< nnz()
   T *values() { return Values; }                             ///< nnz()
+  const T *values() const { return Values; }
 
   /// The block pattern and slot map copied back to the host.
   HessianPatternArrays toHost() const {
@@ -408,6 +467,8 @@ private:
     int NumElements = 0, Arity = 0, NumVertices = 0, BlockSize = 0;
   };
   Sizes Shape;
+  std::vector<ElementList> Lists;
+  std::vector<long> Bases; ///< slotBases(Lists)
   int NumBlocks = 0, SingleOwnerBlocks = 0;
   int *BlockRowOffsets = nullptr, *BlockColumns = nullptr, *BlockRows = nullptr;
   int *SlotBlocks = nullptr, *SlotOffsets = nullptr, *BlockSlots = nullptr;
@@ -415,7 +476,7 @@ private:
   T *Values = nullptr, *SlotValues = nullptr;
 
   size_t numSlots() const {
-    return static_cast<size_t>(Shape.NumElements) * Shape.Arity * Shape.Arity;
+    return Bases.empty() ? 0 : static_cast<size_t>(Bases.back());
   }
   size_t blockEntries() const {
     return static_cast<size_t>(Shape.BlockSize) * Shape.BlockSize;
@@ -435,8 +496,10 @@ private:
     Values = SlotValues = nullptr;
     NumBlocks = SingleOwnerBlocks = 0;
     Shape = Sizes();
+    Lists.clear();
+    Bases.clear();
   }
-  void buildPattern(const int *DeviceIndices);
+  void buildPattern();
   void adopt(const HessianPatternArrays &P);
 };
 
@@ -503,29 +566,32 @@ struct OneSlot {
 
 /// On the GPU: the slots' keys sorted stably (radix sort), a scan of the
 /// block starts numbers the blocks, the unique keys are the blocks.
-template <class T>
-void SparseHessian<T>::buildPattern(const int *DeviceIndices) {
+template <class T> void SparseHessian<T>::buildPattern() {
   using thrust::counting_iterator;
   using thrust::device_pointer_cast;
-  long NI = static_cast<long>(Shape.NumElements) * Shape.Arity;
   long N = static_cast<long>(numSlots());
   int NV = Shape.NumVertices;
-  if (NI > 0) {
-    auto Idx = device_pointer_cast(DeviceIndices);
+  for (const ElementList &L : Lists) {
+    long NI = static_cast<long>(L.NumElements) * L.Arity;
+    if (NI == 0)
+      continue;
+    auto Idx = device_pointer_cast(L.Indices);
     auto MinMax = thrust::minmax_element(Idx, Idx + NI);
     int Lo = *MinMax.first, Hi = *MinMax.second;
     if (Lo < 0 || Hi >= NV) {
       // Rare: the message names the first bad index, as on the host.
       std::vector<int> Host(NI);
-      cudaMemcpy(Host.data(), DeviceIndices, NI * sizeof(int),
+      cudaMemcpy(Host.data(), L.Indices, NI * sizeof(int),
                  cudaMemcpyDeviceToHost);
       checkHessianIndices(Host.data(), NI, NV);
     }
   }
   thrust::device_vector<int64_t> Keys(N);
-  thrust::transform(counting_iterator<long>(0), counting_iterator<long>(N),
-                    Keys.begin(),
-                    detail::SlotKey{DeviceIndices, Shape.Arity, NV});
+  for (size_t K = 0; K < Lists.size(); ++K)
+    thrust::transform(counting_iterator<long>(0),
+                      counting_iterator<long>(Lists[K].numSlots()),
+                      Keys.begin() + Bases[K],
+                      detail::SlotKey{Lists[K].Indices, Lists[K].Arity, NV});
   BlockSlots = detail::deviceInts(N);
   auto SlotsPtr = device_pointer_cast(BlockSlots);
   thrust::sequence(SlotsPtr, SlotsPtr + N);
@@ -566,10 +632,8 @@ void SparseHessian<T>::buildPattern(const int *DeviceIndices) {
 }
 #else
 /// Under the CPU emulation: device memory is host memory.
-template <class T>
-void SparseHessian<T>::buildPattern(const int *DeviceIndices) {
-  adopt(buildHessianPatternOnHost(DeviceIndices, Shape.NumElements, Shape.Arity,
-                                  Shape.NumVertices));
+template <class T> void SparseHessian<T>::buildPattern() {
+  adopt(buildHessianPatternOnHost(Lists, Shape.NumVertices));
 }
 #endif
 

@@ -1,0 +1,411 @@
+//===- demos/cloth/cloth.cu - Implicit Euler cloth, solved by Newton ------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+//
+// A square cloth (an N x N grid of vertices in the xz plane, two triangles
+// per cell) hanging from two pinned corners under gravity: mass-spring
+// (every edge of the triangulation), dihedral bending (every edge diamond of
+// runtime/Topology.h) and per-vertex inertia + gravity. Each implicit Euler
+// step minimizes the incremental potential
+//   E(x) = sum_v m/(2 h^2) |x_v - x~_v|^2 + m g y_v + springs + bending,
+// x~ = x_n + h v_n, by Newton's method (meshad/runtime/solve): PSD-projected
+// element Hessians of meshad's local Hessians, Jacobi-PCG. Then
+// v = (x - x_n) / h. The three terms share one sparse matrix.
+//
+// Checks: the problem's gradient, global sparse Hessian and HVP against
+// central differences on a small cloth (--check); every Newton iteration
+// of every step decreases the energy, pinned corners stay, the cloth sags.
+// Writes the final mesh as OBJ (--obj=FILE). --bench times gradient,
+// gradient + Hessian, HVP, one Newton iteration and a whole step (CUDA
+// events, a warm-up, the median of --reps runs).
+//
+//   cloth [--n=32] [--steps=20] [--dt=0.01] [--check] [--obj=cloth.obj]
+//         [--bench] [--reps=5] [--quiet]
+//
+// CPU emulation (CI: test/demos/cloth.cu):
+//   clang++ -x c++ -std=c++20 -include meshad/cpu/CudaOnCpu.h -pthread \
+//     -fplugin=build/lib/libmeshad.so -Iinclude -Itest/Inputs \
+//     demos/cloth/cloth.cu -o cloth && ./cloth --n=10 --check
+// GPU: see README.md (scripts/gpu/solver-bench.sh builds it).
+//
+//===----------------------------------------------------------------------===//
+
+#include "SolveCheck.h"
+#include <meshad/Differentiator.h>
+#include <meshad/runtime/Topology.h>
+#include <meshad/runtime/solve/Minimize.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+/// A spring: 0.5 k (|x_a - x_b| - L)^2, p = (k, L).
+MESHAD_HESSIAN("x[0:6]")
+__host__ __device__ double spring(const double *x, const double *p) {
+  double dx = x[0] - x[3], dy = x[1] - x[4], dz = x[2] - x[5];
+  double len = sqrt(dx * dx + dy * dy + dz * dz);
+  return 0.5 * p[0] * (len - p[1]) * (len - p[1]);
+}
+
+/// Dihedral bending of the diamond (a, b, c, d): edge a-b, wings c (of the
+/// triangle a -> b) and d; k (theta - theta0)^2, p = (k, theta0).
+MESHAD_HESSIAN("x[0:12]")
+__host__ __device__ double bending(const double *x, const double *p) {
+  double ex = x[3] - x[0], ey = x[4] - x[1], ez = x[5] - x[2];
+  double ax = x[6] - x[0], ay = x[7] - x[1], az = x[8] - x[2];
+  double bx = x[9] - x[0], by = x[10] - x[1], bz = x[11] - x[2];
+  double n1x = ey * az - ez * ay, n1y = ez * ax - ex * az, n1z = ex * ay - ey * ax;
+  double n2x = by * ez - bz * ey, n2y = bz * ex - bx * ez, n2z = bx * ey - by * ex;
+  double cx = n1y * n2z - n1z * n2y, cy = n1z * n2x - n1x * n2z,
+         cz = n1x * n2y - n1y * n2x;
+  double elen = sqrt(ex * ex + ey * ey + ez * ez);
+  double s = (cx * ex + cy * ey + cz * ez) / elen;
+  double c = n1x * n2x + n1y * n2y + n1z * n2z;
+  double theta = atan2(s, c);
+  return p[0] * (theta - p[1]) * (theta - p[1]);
+}
+
+/// Inertia and gravity of a vertex: 0.5 (m/h^2) |x - x~|^2 + m g y,
+/// p = (m/h^2, x~, m g).
+MESHAD_HESSIAN("x[0:3]")
+__host__ __device__ double inertia(const double *x, const double *p) {
+  double dx = x[0] - p[1], dy = x[1] - p[2], dz = x[2] - p[3];
+  return 0.5 * p[0] * (dx * dx + dy * dy + dz * dz) + p[4] * x[1];
+}
+
+// The terms' local energies (meshad/runtime/solve/Term.h): the derivatives
+// are meshad's (MESHAD_HESSIAN above, meshad::gradient in main).
+struct Spring {
+  static constexpr int Arity = 2, Dofs = 3;
+  __device__ static double energy(const double *x, const double *p) {
+    return spring(x, p);
+  }
+  __device__ static void gradient(const double *x, const double *p, double *g) {
+    spring_grad_0(x, p, g);
+  }
+  __device__ static void hessian(const double *x, const double *p, double *H) {
+    spring_hessian_0(x, p, H);
+  }
+};
+struct Bending {
+  static constexpr int Arity = 4, Dofs = 3;
+  __device__ static double energy(const double *x, const double *p) {
+    return bending(x, p);
+  }
+  __device__ static void gradient(const double *x, const double *p, double *g) {
+    bending_grad_0(x, p, g);
+  }
+  __device__ static void hessian(const double *x, const double *p, double *H) {
+    bending_hessian_0(x, p, H);
+  }
+};
+struct Inertia {
+  static constexpr int Arity = 1, Dofs = 3;
+  __device__ static double energy(const double *x, const double *p) {
+    return inertia(x, p);
+  }
+  __device__ static void gradient(const double *x, const double *p, double *g) {
+    inertia_grad_0(x, p, g);
+  }
+  __device__ static void hessian(const double *x, const double *p, double *H) {
+    inertia_hessian_0(x, p, H);
+  }
+};
+
+using namespace meshad::runtime;
+using namespace meshad::runtime::solve;
+namespace mt = meshad::test;
+
+/// x~ = x + h v into the inertia parameters.
+__global__ void predict(int NV, const double *X, const double *V, double H,
+                        double *InertiaP) {
+  int I = blockIdx.x * blockDim.x + threadIdx.x;
+  if (I >= NV)
+    return;
+  for (int K = 0; K < 3; ++K)
+    InertiaP[5 * I + 1 + K] = X[3 * I + K] + H * V[3 * I + K];
+}
+
+/// v = (x - x_old) / h.
+__global__ void velocities(int N, const double *X, const double *XOld,
+                           double H, double *V) {
+  int I = blockIdx.x * blockDim.x + threadIdx.x;
+  if (I < N)
+    V[I] = (X[I] - XOld[I]) / H;
+}
+
+struct Options {
+  int N = 32, Steps = 20, Reps = 5;
+  double Dt = 0.01;
+  bool Check = false, Bench = false, Quiet = false;
+  std::string Obj;
+};
+
+/// The cloth: its mesh, parameters and problem in device memory.
+struct Cloth {
+  int N, NV;
+  double Dt;
+  TriMesh Mesh;
+  MeshTopology Top;
+  DeviceBuffer<int> Edges, Diamonds, Verts;
+  DeviceBuffer<double> SpringP, BendP, InertiaP, X, V, XOld;
+  Problem<double> P;
+  std::vector<int> Corners;
+
+  Cloth(int N, double Dt) : N(N), NV(N * N), Dt(Dt), P(N * N, 3) {
+    double Side = 1.0, Hx = Side / (N - 1);
+    for (int J = 0; J < N; ++J)
+      for (int I = 0; I < N; ++I)
+        Mesh.X.insert(Mesh.X.end(), {I * Hx, 0.0, J * Hx});
+    for (int J = 0; J + 1 < N; ++J)
+      for (int I = 0; I + 1 < N; ++I) {
+        int A = J * N + I;
+        Mesh.Tris.insert(Mesh.Tris.end(), {A, A + N + 1, A + 1, A, A + N, A + N + 1});
+      }
+    Top = buildTopology(Mesh);
+    upload();
+    P.add<Spring>(Edges.data(), Top.numEdges(), SpringP.data(), 2);
+    P.add<Bending>(Diamonds.data(), Top.numDiamonds(), BendP.data(), 2);
+    P.add<Inertia>(Verts.data(), NV, InertiaP.data(), 5);
+    Corners = {0, N - 1};
+    P.pinVertices(Corners);
+  }
+
+  /// Parameters from the rest shape: springs k = Ks / L, bending weighted
+  /// by 3 |e|^2 / (A1 + A2) (flat at rest), lumped masses.
+  void upload() {
+    const double Ks = 2000, Kb = 0.02, Density = 1.0, G = 9.81;
+    const double *R = Mesh.X.data();
+    auto Dist = [&](int A, int B) {
+      double S = 0;
+      for (int K = 0; K < 3; ++K)
+        S += (R[3 * A + K] - R[3 * B + K]) * (R[3 * A + K] - R[3 * B + K]);
+      return std::sqrt(S);
+    };
+    std::vector<double> SP, BP, IP;
+    for (int E = 0; E < Top.numEdges(); ++E) {
+      double L = Dist(Top.Edges[2 * E], Top.Edges[2 * E + 1]);
+      SP.insert(SP.end(), {Ks / L, L});
+    }
+    double Cell = 1.0 / ((N - 1) * (N - 1)), TriArea = Cell / 2;
+    for (int D = 0; D < Top.numDiamonds(); ++D) {
+      double L = Dist(Top.Diamonds[4 * D], Top.Diamonds[4 * D + 1]);
+      BP.insert(BP.end(), {Kb * 3 * L * L / (2 * TriArea), 0.0});
+    }
+    double M = Density / NV;
+    std::vector<int> VI(NV);
+    for (int I = 0; I < NV; ++I) {
+      VI[I] = I;
+      IP.insert(IP.end(), {M / (Dt * Dt), R[3 * I], R[3 * I + 1],
+                           R[3 * I + 2], M * G});
+    }
+    Edges.upload(Top.Edges);
+    Diamonds.upload(Top.Diamonds);
+    Verts.upload(VI);
+    SpringP.upload(SP);
+    BendP.upload(BP);
+    InertiaP.upload(IP);
+    X.upload(Mesh.X);
+    V.upload(std::vector<double>(3 * NV, 0.0));
+    XOld.resize(3 * NV);
+  }
+
+  /// One implicit Euler step; false when the solve did not converge, an
+  /// iteration increased the energy (beyond its round-off, which Armijo's
+  /// test allows) or the step did not decrease it.
+  bool step(const SolveOptions<double> &O, SolveReport &R) {
+    MESHAD_LAUNCH(predict, (NV + 127) / 128, 128)
+    (NV, X.data(), V.data(), Dt, InertiaP.data());
+    copy(3L * NV, X.data(), XOld.data());
+    R = newton(P, X.data(), O);
+    MESHAD_LAUNCH(velocities, (3 * NV + 127) / 128, 128)
+    (3 * NV, X.data(), XOld.data(), Dt, V.data());
+    bool Ok = R.Reason == StopReason::GradientTolerance ||
+              R.Reason == StopReason::EnergyDecrease;
+    for (size_t K = 1; K < R.Energies.size(); ++K)
+      Ok &= R.Energies[K] <= R.Energies[K - 1] + 8 * DBL_EPSILON *
+                                                    std::fabs(R.Energies[K - 1]);
+    return Ok && R.Energy < R.Energies.front();
+  }
+
+  void writeObj(const std::string &Path) {
+    std::vector<double> Xh = X.download();
+    std::FILE *F = std::fopen(Path.c_str(), "w");
+    if (!F) {
+      std::printf("cannot write %s\n", Path.c_str());
+      return;
+    }
+    std::fprintf(F, "# meshad cloth demo: %d x %d vertices\n", N, N);
+    for (int I = 0; I < NV; ++I)
+      std::fprintf(F, "v %.9g %.9g %.9g\n", Xh[3 * I], Xh[3 * I + 1],
+                   Xh[3 * I + 2]);
+    for (int T = 0; T < Mesh.numTriangles(); ++T)
+      std::fprintf(F, "f %d %d %d\n", Mesh.Tris[3 * T] + 1,
+                   Mesh.Tris[3 * T + 1] + 1, Mesh.Tris[3 * T + 2] + 1);
+    std::fclose(F);
+    std::printf("wrote %s\n", Path.c_str());
+  }
+};
+
+SolveOptions<double> solveOptions(bool Quiet) {
+  SolveOptions<double> O;
+  O.GradientTolerance = 1e-8;
+  O.MaxIterations = 50;
+  O.Cg = CgOptions{1e-10, 2000};
+  O.InexactNewton = true;
+  O.Quiet = Quiet;
+  return O;
+}
+
+/// The gradient, sparse Hessian and HVP of the first step's problem
+/// against central differences, on a small cloth, from a perturbed drape.
+void checkDerivatives(mt::RandomInputs &Rng) {
+  Cloth C(4, 0.01);
+  MESHAD_LAUNCH(predict, 1, 128)(C.NV, C.X.data(), C.V.data(), C.Dt,
+                                 C.InertiaP.data());
+  std::vector<double> X = C.Mesh.X;
+  for (double &V : X)
+    V += Rng.uniform(-0.05, 0.05);
+  std::vector<int> Pinned;
+  for (int V : C.Corners)
+    for (int K = 0; K < 3; ++K)
+      Pinned.push_back(3 * V + K);
+  mt::checkProblemDerivatives("cloth", C.P, X, Rng, Pinned);
+}
+
+double median(std::vector<double> V) {
+  std::sort(V.begin(), V.end());
+  return V[V.size() / 2];
+}
+
+/// Milliseconds of Fn: one warm-up, then the median of Reps runs timed by
+/// CUDA events.
+template <class F> double timeMs(int Reps, F &&Fn) {
+  cudaEvent_t A, B;
+  cudaEventCreate(&A);
+  cudaEventCreate(&B);
+  Fn();
+  std::vector<double> Ms;
+  for (int R = 0; R < Reps; ++R) {
+    cudaEventRecord(A);
+    Fn();
+    cudaEventRecord(B);
+    cudaEventSynchronize(B);
+    float T = 0;
+    cudaEventElapsedTime(&T, A, B);
+    Ms.push_back(T);
+  }
+  cudaEventDestroy(A);
+  cudaEventDestroy(B);
+  return median(Ms);
+}
+
+void bench(const Options &Opt) {
+  Cloth C(Opt.N, Opt.Dt);
+  long N = C.P.numDofs();
+  DeviceBuffer<double> G(N), Hv(N), Dir(N);
+  fill(N, 1.0, Dir.data());
+  MESHAD_LAUNCH(predict, (C.NV + 127) / 128, 128)
+  (C.NV, C.X.data(), C.V.data(), C.Dt, C.InertiaP.data());
+  SolveOptions<double> One = solveOptions(true);
+  One.MaxIterations = 1;
+  DeviceBuffer<double> X0(N);
+  copy(N, C.X.data(), X0.data());
+  double TG = timeMs(Opt.Reps, [&] { C.P.gradient(C.X.data(), G.data()); });
+  double TH = timeMs(Opt.Reps, [&] { C.P.hessian(C.X.data(), true, G.data()); });
+  double TV = timeMs(Opt.Reps, [&] { C.P.hvp(C.X.data(), Dir.data(), Hv.data()); });
+  double TN = timeMs(Opt.Reps, [&] {
+    copy(N, X0.data(), C.X.data());
+    newton(C.P, C.X.data(), One);
+  });
+  SolveReport R;
+  double TS = timeMs(Opt.Reps, [&] {
+    copy(N, X0.data(), C.X.data());
+    R = newton(C.P, C.X.data(), solveOptions(true));
+  });
+  std::printf("bench n=%d vertices=%d elements=%d: gradient %.3f ms, "
+              "gradient+hessian %.3f ms, hvp %.3f ms, newton iteration %.3f "
+              "ms, solve %.3f ms (%d iterations, %ld cg)\n",
+              Opt.N, C.NV,
+              C.Top.numEdges() + C.Top.numDiamonds() + C.NV, TG, TH, TV, TN,
+              TS, R.Iterations, R.LinearIterations);
+}
+
+Options parse(int Argc, char **Argv) {
+  Options O;
+  for (int I = 1; I < Argc; ++I) {
+    const char *A = Argv[I];
+    if (!std::strncmp(A, "--n=", 4))
+      O.N = std::max(3, std::atoi(A + 4));
+    else if (!std::strncmp(A, "--steps=", 8))
+      O.Steps = std::atoi(A + 8);
+    else if (!std::strncmp(A, "--reps=", 7))
+      O.Reps = std::max(1, std::atoi(A + 7));
+    else if (!std::strncmp(A, "--dt=", 5))
+      O.Dt = std::atof(A + 5);
+    else if (!std::strncmp(A, "--obj=", 6))
+      O.Obj = A + 6;
+    else if (!std::strcmp(A, "--check"))
+      O.Check = true;
+    else if (!std::strcmp(A, "--bench"))
+      O.Bench = true;
+    else if (!std::strcmp(A, "--quiet"))
+      O.Quiet = true;
+  }
+  return O;
+}
+
+int main(int Argc, char **Argv) {
+  // The local gradients the terms call (spring_grad_0, ...).
+  (void)meshad::gradient(spring, "x");
+  (void)meshad::gradient(bending, "x");
+  (void)meshad::gradient(inertia, "x");
+  Options Opt = parse(Argc, Argv);
+  mt::RandomInputs Rng;
+  if (Opt.Check)
+    checkDerivatives(Rng);
+  if (Opt.Bench) {
+    bench(Opt);
+    return 0;
+  }
+  Cloth C(Opt.N, Opt.Dt);
+  std::printf("cloth: %d x %d vertices, %d springs, %d diamonds, %d steps of "
+              "%g s\n",
+              Opt.N, Opt.N, C.Top.numEdges(), C.Top.numDiamonds(), Opt.Steps,
+              Opt.Dt);
+  std::vector<double> Start = C.X.download();
+  int Decreasing = 0, Iterations = 0;
+  for (int S = 0; S < Opt.Steps; ++S) {
+    SolveReport R;
+    bool Ok = C.step(solveOptions(Opt.Quiet || S > 0), R);
+    Decreasing += Ok;
+    Iterations += R.Iterations;
+    if (!Opt.Quiet)
+      std::printf("step %3d: E %.9e -> %.9e, %d Newton iterations, %s\n", S,
+                  R.Energies.front(), R.Energy, R.Iterations,
+                  toString(R.Reason));
+  }
+  MESHAD_CHECK_CLOSE_TOL("every step's energy decreases", Decreasing,
+                         Opt.Steps, 0);
+  std::vector<double> End = C.X.download();
+  double Low = 0;
+  for (int I = 0; I < C.NV; ++I)
+    Low = std::min(Low, End[3 * I + 1]);
+  for (int V : C.Corners)
+    for (int K = 0; K < 3; ++K)
+      MESHAD_CHECK_CLOSE_TOL("pinned corner " + std::to_string(V), End[3 * V + K],
+                             Start[3 * V + K], 0);
+  std::printf("cloth: %d Newton iterations, lowest point y = %.4f\n",
+              Iterations, Low);
+  MESHAD_CHECK_CLOSE_TOL("the cloth sags", Low < -0.01, 1, 0);
+  if (!Opt.Obj.empty())
+    C.writeObj(Opt.Obj);
+  int Status = mt::summary();
+  std::printf("cloth: %s\n", Status ? "FAILED" : "OK");
+  return Status;
+}

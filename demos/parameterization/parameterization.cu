@@ -1,0 +1,186 @@
+//===- demos/parameterization/parameterization.cu - Free-boundary UVs -----===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+//
+// Parameterizes a disk-topology mesh (CGAL's lion head) into the plane:
+// Tutte's embedding (boundary on the unit circle) as the initial map, then
+// Newton (meshad/runtime/solve: PSD-projected element Hessians, PCG, the
+// flip-free line search InjectiveStep2D) on the symmetric Dirichlet energy
+// of each triangle's 2D map against its 3D rest triangle,
+//   F = Ds Dm^-1,  e = area (|F|^2 + |F^-1|^2) = area |F|^2 (1 + 1/det(F)^2),
+// whose local gradient and 6 x 6 Hessian meshad generates
+// (meshad::gradient, MESHAD_HESSIAN), one thread per triangle.
+// Checks: the local derivatives against central differences on random
+// triangles, the global gradient against those of the total energy, the
+// energy decreasing at every step, and no flipped triangle. Writes a PNG:
+// the Tutte layout (a UV checkerboard) | the mesh textured with it | the
+// optimized layout | the mesh textured with it.
+//
+// Usage: parameterization [MESH [TRIANGLES [OUT.png [uniform|cotangent]]]]
+//   TRIANGLES > 0 takes a disk-shaped patch of that many triangles, 0 the
+//   whole mesh; the last argument chooses Tutte's weights (uniform by
+//   default); without arguments, a patch of 1000 triangles of lion-head.off
+//   (demo::meshPath) into parameterization.png (CI, GPU suite).
+//
+//===----------------------------------------------------------------------===//
+
+#include "../common/DemoChecks.h"
+#include "../common/DemoMesh.h"
+#include <meshad/Differentiator.h>
+#include <meshad/runtime/MeshIO.h>
+#include <meshad/runtime/render/Rasterizer.h>
+#include <meshad/runtime/solve/Injectivity.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+/// x: the triangle's uv (a, b, c); p: Dm^-1 (row-major 2x2), rest area.
+MESHAD_HESSIAN("x[0:6]")
+__host__ __device__ double symmetricDirichlet(const double *x,
+                                              const double *p) {
+  double e1x = x[2] - x[0], e1y = x[3] - x[1];
+  double e2x = x[4] - x[0], e2y = x[5] - x[1];
+  double f00 = e1x * p[0] + e2x * p[2], f01 = e1x * p[1] + e2x * p[3];
+  double f10 = e1y * p[0] + e2y * p[2], f11 = e1y * p[1] + e2y * p[3];
+  double frob = f00 * f00 + f01 * f01 + f10 * f10 + f11 * f11;
+  double det = f00 * f11 - f01 * f10;
+  return p[4] * frob * (1 + 1 / (det * det));
+}
+
+/// The local energy of the solver's term (meshad/runtime/solve/Term.h):
+/// the derivatives are meshad's (meshad::gradient(symmetricDirichlet, "x")
+/// generates symmetricDirichlet_grad_0, MESHAD_HESSIAN the Hessian).
+struct SymmetricDirichlet {
+  static constexpr int Arity = 3, Dofs = 2;
+  __host__ __device__ static double energy(const double *x, const double *p) {
+    return symmetricDirichlet(x, p);
+  }
+  __host__ __device__ static void gradient(const double *x, const double *p,
+                                           double *g) {
+    symmetricDirichlet_grad_0(x, p, g);
+  }
+  __host__ __device__ static void hessian(const double *x, const double *p,
+                                          double *H) {
+    symmetricDirichlet_hessian_0(x, p, H);
+  }
+};
+
+namespace mt = meshad::test;
+namespace rt = meshad::runtime;
+namespace rd = meshad::render;
+namespace sv = meshad::runtime::solve;
+
+/// Dm^-1 and the area of each 3D triangle in its own plane (5 per triangle).
+static std::vector<double> restParams(const rt::TriMesh &M) {
+  std::vector<double> P;
+  for (int T = 0; T < M.numTriangles(); ++T) {
+    const double *A = &M.X[3 * M.Tris[3 * T]], *B = &M.X[3 * M.Tris[3 * T + 1]],
+                 *C = &M.X[3 * M.Tris[3 * T + 2]];
+    double U[3], V[3], Uu = 0, Uv = 0, Vv = 0;
+    for (int K = 0; K < 3; ++K) {
+      U[K] = B[K] - A[K];
+      V[K] = C[K] - A[K];
+      Uu += U[K] * U[K];
+      Uv += U[K] * V[K];
+      Vv += V[K] * V[K];
+    }
+    double L = std::sqrt(Uu), X2 = Uv / L, Y2 = std::sqrt(std::max(Vv - X2 * X2, 0.0));
+    double Det = L * Y2; // Dm = [L X2; 0 Y2]
+    P.insert(P.end(), {1 / L, -X2 / Det, 0, 1 / Y2, 0.5 * Det});
+  }
+  return P;
+}
+
+/// The local derivatives of random triangles and the global gradient.
+static void checkDerivatives(sv::Problem<double> &P, const std::vector<double> &UV,
+                             const std::vector<int> &Tris,
+                             const std::vector<double> &Params) {
+  mt::RandomInputs Rng;
+  auto Grad = meshad::gradient(symmetricDirichlet, "x");
+  int NT = int(Tris.size() / 3);
+  for (int C = 0; C < 4; ++C) {
+    int T = int(Rng.uniform(0, NT - 1e-9));
+    const double *Prm = &Params[5 * T];
+    std::vector<double> Xl(6);
+    for (int J = 0; J < 3; ++J)
+      for (int K = 0; K < 2; ++K)
+        Xl[2 * J + K] = UV[2 * Tris[3 * T + J] + K];
+    demo::checkLocal<SymmetricDirichlet>(
+        "triangle " + std::to_string(T), Xl, Prm,
+        [&](double *X, double *G) { Grad.execute(X, Prm, G); });
+  }
+  demo::checkGlobalGradient(P, UV, 6, Rng);
+}
+
+/// The layout Map (checkerboard, wireframe on small meshes) and the mesh
+/// textured with it.
+static std::vector<rd::Image> panels(const rt::TriMesh &M,
+                                     const std::vector<double> &Map, int S) {
+  rd::RenderOptions Opt;
+  Opt.CheckerSize = 0.125;
+  Opt.Wireframe = M.numTriangles() <= 4000;
+  Opt.UV = &Map;
+  rd::Image Layout = rd::renderUv(Map, M.Tris, S, S, Opt);
+  Opt.Wireframe = false;
+  Opt.Shade = rd::Shading::Smooth;
+  rd::Camera Cam = rd::Camera::fit(M.X, S, S, rd::Projection::Perspective, 0, 0, 1.1);
+  return {Layout, rd::renderMesh(M.X, M.Tris, Cam, Opt)};
+}
+
+static void writePicture(const rt::TriMesh &M, const std::vector<double> &Init,
+                         const std::vector<double> &UV, const char *Path) {
+  std::vector<rd::Image> Before = panels(M, Init, 300), After = panels(M, UV, 300);
+  rd::writePng(Path, rd::sideBySide({Before[0], Before[1], After[0], After[1]}));
+  std::printf("wrote %s\n", Path);
+}
+
+int main(int Argc, char **Argv) {
+  rt::TriMesh M =
+      rt::readTriMesh(demo::argOr(Argc, Argv, 1, demo::meshPath("lion-head.off")));
+  int Patch = std::atoi(demo::argOr(Argc, Argv, 2, "1000").c_str());
+  if (Patch > 0)
+    M = demo::diskPatch(M, Patch);
+  demo::normalizeArea(M, 3.14159265358979323846); // the unit disk's area
+  std::printf("%d vertices, %d triangles\n", M.numVertices(), M.numTriangles());
+  bool Cotangent = demo::argOr(Argc, Argv, 4, "uniform") == "cotangent";
+  std::vector<double> Init = demo::tutte(
+      M, demo::boundaryLoop(M),
+      Cotangent ? demo::TutteWeights::Cotangent : demo::TutteWeights::Uniform);
+  std::printf("Tutte's embedding, %s weights\n", Cotangent ? "cotangent" : "uniform");
+  int InitFlips = demo::countFlipped2D(Init, M.Tris);
+  MESHAD_CHECK_CLOSE("Tutte: flipped triangles", double(InitFlips), 0.0);
+
+  std::vector<double> Params = restParams(M);
+  sv::DeviceBuffer<int> Tris;
+  sv::DeviceBuffer<double> Prm, X;
+  Tris.upload(M.Tris);
+  Prm.upload(Params);
+  sv::Problem<double> P(M.numVertices(), 2);
+  P.add<SymmetricDirichlet>(Tris.data(), M.numTriangles(), Prm.data(), 5);
+  checkDerivatives(P, Init, M.Tris, Params);
+
+  sv::SolveOptions<double> Opt;
+  Opt.MaxIterations = 50;
+  Opt.GradientTolerance = 1e-6;
+  Opt.InexactNewton = true;
+  Opt.MaxStep = sv::InjectiveStep2D<double>(Tris.data(), M.numTriangles());
+  X.upload(Init);
+  sv::SolveReport R = sv::newton(P, X.data(), Opt);
+  std::vector<double> UV = X.download();
+  demo::checkDecreasing(R);
+  int Flips = demo::countFlipped2D(UV, M.Tris);
+  MESHAD_CHECK_CLOSE("optimized: flipped triangles", double(Flips), 0.0);
+  // The minimum is 4 per unit of area (an isometry); the mesh's area is pi.
+  std::printf("symmetric Dirichlet: Tutte %.6f -> %.6f (isometry: %.6f), "
+              "%d flipped\n",
+              R.Energies.front(), R.Energies.back(), 4 * 3.14159265358979323846,
+              Flips);
+  writePicture(M, Init, UV,
+               demo::argOr(Argc, Argv, 3, "parameterization.png").c_str());
+  int Rc = mt::summary();
+  std::puts(Rc == 0 ? "parameterization: OK" : "parameterization: FAILED");
+  return Rc;
+}

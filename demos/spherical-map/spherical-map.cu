@@ -1,0 +1,330 @@
+//===- demos/spherical-map/spherical-map.cu - A genus-0 mesh on the sphere ===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+//
+// Maps a closed genus-0 mesh (CGAL's cow) one-to-one onto the unit sphere.
+// Initial map: one vertex is cut out, the remaining disk gets Tutte's
+// embedding, and the inverse stereographic projection takes it to the
+// sphere (the cut vertex at the north pole). Then projected Newton on, per
+// triangle, with its corners projected onto the sphere (p = y / |y|):
+//   - the MIPS energy (conformal distortion) of the map from the 3D rest
+//     triangle, area |F|^2 / sqrt(det(F^T F)), F the 3 x 2 map of the edge
+//     vectors (2 area where the map is conformal; scale-invariant, so the
+//     crowded triangles of the initial map cost no more than others);
+//   - an orientation barrier, -mu log(p_a . (p_b x p_c)): positive while
+//     the triangle is seen counter-clockwise from outside;
+//   - a gauge term per vertex, k (|y|^2 - 1)^2, which fixes the radius the
+//     projection leaves free.
+// The local gradients and Hessians (9 x 9, 3 x 3) are meshad's
+// (meshad::gradient, MESHAD_HESSIAN), one thread per element, minimized by
+// Newton (meshad/runtime/solve); the line search never leaves the
+// barrier's domain (a flipped triangle's energy is NaN: the step is
+// rejected). Checks: the energy decreasing
+// at every step, no flipped triangle on the sphere, and, near the solution
+// (the initial map's triangles can be smaller than a difference step), the
+// local derivatives against central differences on random elements and
+// the global gradient against those of the total energy. Writes a PNG:
+// the mesh | the initial map | the result, coloured by position on the
+// mesh.
+//
+// Usage: spherical-map [MESH [OUT.png [ITERATIONS]]]
+//   at most ITERATIONS Newton steps (default 100); without arguments,
+//   cow.off (demo::meshPath) into spherical-map.png with 15 steps (CI, GPU
+//   suite).
+//
+//===----------------------------------------------------------------------===//
+
+#include "../common/DemoChecks.h"
+#include "../common/DemoMesh.h"
+#include <meshad/Differentiator.h>
+#include <meshad/runtime/MeshIO.h>
+#include <meshad/runtime/render/Rasterizer.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+/// y: the triangle's corners (a, b, c) before projection onto the sphere;
+/// p: Dm^-1 (row-major 2x2), the rest area, the barrier weight mu.
+MESHAD_HESSIAN("y[0:9]")
+__host__ __device__ double sphereTriangle(const double *y, const double *p) {
+  double q[9];
+  for (int j = 0; j < 3; ++j) {
+    double r = sqrt(y[3 * j] * y[3 * j] + y[3 * j + 1] * y[3 * j + 1] +
+                    y[3 * j + 2] * y[3 * j + 2]);
+    q[3 * j] = y[3 * j] / r;
+    q[3 * j + 1] = y[3 * j + 1] / r;
+    q[3 * j + 2] = y[3 * j + 2] / r;
+  }
+  double f0x = (q[3] - q[0]) * p[0] + (q[6] - q[0]) * p[2];
+  double f0y = (q[4] - q[1]) * p[0] + (q[7] - q[1]) * p[2];
+  double f0z = (q[5] - q[2]) * p[0] + (q[8] - q[2]) * p[2];
+  double f1x = (q[3] - q[0]) * p[1] + (q[6] - q[0]) * p[3];
+  double f1y = (q[4] - q[1]) * p[1] + (q[7] - q[1]) * p[3];
+  double f1z = (q[5] - q[2]) * p[1] + (q[8] - q[2]) * p[3];
+  double c00 = f0x * f0x + f0y * f0y + f0z * f0z;
+  double c11 = f1x * f1x + f1y * f1y + f1z * f1z;
+  double c01 = f0x * f1x + f0y * f1y + f0z * f1z;
+  double vol = q[0] * (q[4] * q[8] - q[5] * q[7]) +
+               q[1] * (q[5] * q[6] - q[3] * q[8]) +
+               q[2] * (q[3] * q[7] - q[4] * q[6]);
+  return p[4] * (c00 + c11) / sqrt(c00 * c11 - c01 * c01) - p[5] * log(vol);
+}
+
+/// y: a vertex; k: the gauge weight.
+MESHAD_HESSIAN("y[0:3]")
+__host__ __device__ double radiusGauge(const double *y, double k) {
+  double s = y[0] * y[0] + y[1] * y[1] + y[2] * y[2] - 1;
+  return k * s * s;
+}
+
+/// The local energies of the solver's terms (meshad/runtime/solve/Term.h),
+/// their derivatives meshad's (meshad::gradient(f, "y") generates f_grad_0,
+/// MESHAD_HESSIAN the Hessians). p[0] is the gauge's weight.
+struct SphereTriangle {
+  static constexpr int Arity = 3, Dofs = 3;
+  __host__ __device__ static double energy(const double *y, const double *p) {
+    return sphereTriangle(y, p);
+  }
+  __host__ __device__ static void gradient(const double *y, const double *p,
+                                           double *g) {
+    sphereTriangle_grad_0(y, p, g);
+  }
+  __host__ __device__ static void hessian(const double *y, const double *p,
+                                          double *H) {
+    sphereTriangle_hessian_0(y, p, H);
+  }
+};
+
+struct RadiusGauge {
+  static constexpr int Arity = 1, Dofs = 3;
+  __host__ __device__ static double energy(const double *y, const double *p) {
+    return radiusGauge(y, p[0]);
+  }
+  __host__ __device__ static void gradient(const double *y, const double *p,
+                                           double *g) {
+    radiusGauge_grad_0(y, p[0], g);
+  }
+  __host__ __device__ static void hessian(const double *y, const double *p,
+                                          double *H) {
+    radiusGauge_hessian_0(y, p[0], H);
+  }
+};
+
+namespace mt = meshad::test;
+namespace rt = meshad::runtime;
+namespace rd = meshad::render;
+namespace sv = meshad::runtime::solve;
+
+/// Dm^-1, the rest area and the barrier weight of each triangle (6 each).
+static std::vector<double> restParams(const rt::TriMesh &M, double Mu) {
+  std::vector<double> P;
+  for (int T = 0; T < M.numTriangles(); ++T) {
+    const double *A = &M.X[3 * M.Tris[3 * T]], *B = &M.X[3 * M.Tris[3 * T + 1]],
+                 *C = &M.X[3 * M.Tris[3 * T + 2]];
+    double Uu = 0, Uv = 0, Vv = 0;
+    for (int K = 0; K < 3; ++K) {
+      Uu += (B[K] - A[K]) * (B[K] - A[K]);
+      Uv += (B[K] - A[K]) * (C[K] - A[K]);
+      Vv += (C[K] - A[K]) * (C[K] - A[K]);
+    }
+    double L = std::sqrt(Uu), X2 = Uv / L, Y2 = std::sqrt(std::max(Vv - X2 * X2, 0.0));
+    P.insert(P.end(), {1 / L, -X2 / (L * Y2), 0, 1 / Y2, 0.5 * L * Y2, Mu});
+  }
+  return P;
+}
+
+/// The initial map: vertex 0 cut out, Tutte's embedding of the rest (its
+/// boundary, vertex 0's link, on a circle), scaled by R, the inverse
+/// stereographic projection, vertex 0 at the north pole.
+static std::vector<double> initialMap(const rt::TriMesh &M) {
+  rt::TriMesh Disk;
+  Disk.X = M.X;
+  for (int T = 0; T < M.numTriangles(); ++T) {
+    const int *Tri = &M.Tris[3 * T];
+    if (Tri[0] != 0 && Tri[1] != 0 && Tri[2] != 0)
+      Disk.Tris.insert(Disk.Tris.end(), Tri, Tri + 3);
+  }
+  std::vector<int> Loop = demo::boundaryLoop(Disk);
+  std::vector<double> UV = demo::tutte(Disk, Loop, demo::TutteWeights::Uniform);
+  // Scaled so that half the vertices land on each hemisphere (Tutte's
+  // embedding crowds the interior near the centre).
+  std::vector<double> Radii;
+  for (int V = 1; V < M.numVertices(); ++V)
+    Radii.push_back(std::hypot(UV[2 * V], UV[2 * V + 1]));
+  std::nth_element(Radii.begin(), Radii.begin() + Radii.size() / 2, Radii.end());
+  double R = 1 / std::max(Radii[Radii.size() / 2], 1e-12);
+  std::vector<double> Y(M.X.size());
+  for (int V = 0; V < M.numVertices(); ++V) {
+    double U = R * UV[2 * V], W = -R * UV[2 * V + 1], S = U * U + W * W;
+    Y[3 * V] = 2 * U / (1 + S);
+    Y[3 * V + 1] = 2 * W / (1 + S);
+    Y[3 * V + 2] = (S - 1) / (1 + S);
+  }
+  Y[0] = Y[1] = 0;
+  Y[2] = 1;
+  if (demo::countFlippedSphere(Y, M.Tris) > M.numTriangles() / 2)
+    for (int V = 0; V < M.numVertices(); ++V)
+      Y[3 * V + 1] = -Y[3 * V + 1]; // a mirror image: turn it around
+  return Y;
+}
+
+/// Triangle T's shortest edge in Y.
+static double shortestEdge(const std::vector<double> &Y, const int *Tri) {
+  double Min = 1e300;
+  for (int J = 0; J < 3; ++J) {
+    double L = 0;
+    for (int K = 0; K < 3; ++K)
+      L += std::pow(Y[3 * Tri[J] + K] - Y[3 * Tri[(J + 1) % 3] + K], 2);
+    Min = std::min(Min, std::sqrt(L));
+  }
+  return Min;
+}
+
+/// Element derivatives (unprojected) of random triangles, their corners
+/// jittered by a tenth of the triangle's shortest edge within the sphere
+/// and scaled off it (so that no derivative is at the solution and the
+/// gauge term's are not zero), and the global gradient at the solution
+/// scaled off the sphere, on DOFs whose triangles are all larger than a
+/// difference step.
+static void checkDerivatives(sv::Problem<double> &P, const std::vector<double> &Y,
+                             const std::vector<int> &Tris,
+                             const std::vector<double> &Params, double K) {
+  mt::RandomInputs Rng;
+  auto GradT = meshad::gradient(sphereTriangle, "y");
+  auto GradV = meshad::gradient(radiusGauge, "y");
+  int NT = int(Tris.size() / 3), NV = int(Y.size() / 3);
+  for (int C = 0; C < 3; ++C) {
+    int T = int(Rng.uniform(0, NT - 1e-9));
+    const int *Tri = &Tris[3 * T];
+    double Jitter = 0.1 * shortestEdge(Y, Tri);
+    std::vector<double> Yl(9);
+    for (int J = 0; J < 3; ++J) {
+      double S = Rng.uniform(0.9, 1.1);
+      for (int D = 0; D < 3; ++D)
+        Yl[3 * J + D] = S * (Y[3 * Tri[J] + D] + Rng.uniform(-Jitter, Jitter));
+    }
+    const double *Prm = &Params[6 * T];
+    demo::checkLocal<SphereTriangle>(
+        "triangle " + std::to_string(T), Yl, Prm,
+        [&](double *Q, double *G) { GradT.execute(Q, Prm, G); });
+    std::vector<double> Yv(Yl.begin(), Yl.begin() + 3);
+    demo::checkLocal<RadiusGauge>(
+        "vertex " + std::to_string(Tri[0]), Yv, &K,
+        [&](double *Q, double *G) { GradV.execute(Q, K, G); });
+  }
+  std::vector<double> Ys = Y;
+  std::vector<double> MinEdge(NV, 1e300);
+  for (int T = 0; T < NT; ++T)
+    for (int J = 0; J < 3; ++J)
+      MinEdge[Tris[3 * T + J]] =
+          std::min(MinEdge[Tris[3 * T + J]], shortestEdge(Y, &Tris[3 * T]));
+  std::vector<int> Candidates;
+  for (int V = 0; V < NV; ++V) {
+    double S = Rng.uniform(0.9, 1.1);
+    for (int D = 0; D < 3; ++D) {
+      Ys[3 * V + D] *= S;
+      if (MinEdge[V] > 0.05)
+        Candidates.push_back(3 * V + D);
+    }
+  }
+  demo::checkGlobalGradient(P, Ys, 6, Rng, &Candidates);
+}
+
+/// Colours by position in the mesh's bounding box (x, y, z as red, green,
+/// blue), so that the parts of the mesh can be found on the sphere.
+static std::vector<rd::Rgb> positionColours(const rt::TriMesh &M) {
+  double Lo[3] = {1e300, 1e300, 1e300}, Hi[3] = {-1e300, -1e300, -1e300};
+  for (int V = 0; V < M.numVertices(); ++V)
+    for (int K = 0; K < 3; ++K) {
+      Lo[K] = std::min(Lo[K], M.X[3 * V + K]);
+      Hi[K] = std::max(Hi[K], M.X[3 * V + K]);
+    }
+  std::vector<rd::Rgb> C(M.numVertices());
+  auto Channel = [&](int V, int K) {
+    return uint8_t(30 + 225 * (M.X[3 * V + K] - Lo[K]) / std::max(Hi[K] - Lo[K], 1e-30));
+  };
+  for (int V = 0; V < M.numVertices(); ++V)
+    C[V] = {Channel(V, 0), Channel(V, 1), Channel(V, 2)};
+  return C;
+}
+
+static void writePicture(const rt::TriMesh &M, const std::vector<double> &Init,
+                         const std::vector<double> &Sphere, const char *Path) {
+  const int S = 360;
+  std::vector<rd::Rgb> Colours = positionColours(M);
+  rd::RenderOptions Opt;
+  Opt.VertexColours = &Colours;
+  Opt.Wireframe = M.numTriangles() <= 8000;
+  Opt.WireWidth = 0.4;
+  rd::Camera Cam = rd::Camera::fit(M.X, S, S, rd::Projection::Perspective, 30, 15);
+  rd::Image Mesh = rd::renderMesh(M.X, M.Tris, Cam, Opt);
+  rd::Camera SCam = rd::Camera::fit(Sphere, S, S, rd::Projection::Perspective, 30, 15);
+  rd::Image Start = rd::renderMesh(Init, M.Tris, SCam, Opt);
+  rd::Image Result = rd::renderMesh(Sphere, M.Tris, SCam, Opt);
+  rd::writePng(Path, rd::sideBySide({Mesh, Start, Result}));
+  std::printf("wrote %s\n", Path);
+}
+
+/// Each vertex projected onto the unit sphere.
+static std::vector<double> onSphere(std::vector<double> Y) {
+  for (size_t V = 0; V < Y.size(); V += 3) {
+    double R = std::sqrt(Y[V] * Y[V] + Y[V + 1] * Y[V + 1] + Y[V + 2] * Y[V + 2]);
+    for (int K = 0; K < 3; ++K)
+      Y[V + K] /= R;
+  }
+  return Y;
+}
+
+int main(int Argc, char **Argv) {
+  rt::TriMesh M =
+      rt::readTriMesh(demo::argOr(Argc, Argv, 1, demo::meshPath("cow.off")));
+  demo::normalizeArea(M, 4 * 3.14159265358979323846); // the sphere's area
+  std::printf("%d vertices, %d triangles, Euler characteristic %d\n",
+              M.numVertices(), M.numTriangles(), demo::eulerCharacteristic(M));
+  std::vector<double> Init = initialMap(M);
+  int InitFlips = demo::countFlippedSphere(Init, M.Tris);
+  MESHAD_CHECK_CLOSE("initial map: flipped triangles", double(InitFlips), 0.0);
+
+  const double K = 1.0; // the gauge's weight
+  std::vector<double> Params =
+      restParams(M, /*Mu=*/1e-3 * 4 * 3.14159265358979323846 / M.numTriangles());
+  std::vector<int> Vertices(M.numVertices());
+  for (int V = 0; V < M.numVertices(); ++V)
+    Vertices[V] = V;
+  sv::DeviceBuffer<int> Tris, Verts;
+  sv::DeviceBuffer<double> Prm, KBuf, Yd;
+  Tris.upload(M.Tris);
+  Verts.upload(Vertices);
+  Prm.upload(Params);
+  KBuf.upload(std::vector<double>{K});
+  sv::Problem<double> P(M.numVertices(), 3);
+  P.add<SphereTriangle>(Tris.data(), M.numTriangles(), Prm.data(), 6);
+  P.add<RadiusGauge>(Verts.data(), M.numVertices(), KBuf.data(), 0);
+
+  // A flipped triangle makes the barrier's log NaN (or +infinity): the line
+  // search rejects the step.
+  sv::SolveOptions<double> Opt;
+  Opt.MaxIterations =
+      std::atoi(demo::argOr(Argc, Argv, 3, Argc > 1 ? "100" : "15").c_str());
+  Opt.GradientTolerance = 1e-6;
+  Opt.InexactNewton = true;
+  Opt.Cg = {1e-6, 1000};
+  Yd.upload(Init);
+  sv::SolveReport R = sv::newton(P, Yd.data(), Opt);
+  std::vector<double> Y = Yd.download();
+  demo::checkDecreasing(R);
+  checkDerivatives(P, Y, M.Tris, Params, K);
+  std::vector<double> Sphere = onSphere(Y);
+  int Flips = demo::countFlippedSphere(Sphere, M.Tris);
+  MESHAD_CHECK_CLOSE("on the sphere: flipped triangles", double(Flips), 0.0);
+  std::printf("energy %.6f -> %.6f, %d flipped on the sphere\n",
+              R.Energies.front(), R.Energies.back(), Flips);
+  writePicture(M, onSphere(Init), Sphere,
+               demo::argOr(Argc, Argv, 2, "spherical-map.png").c_str());
+  int Rc = mt::summary();
+  std::puts(Rc == 0 ? "spherical-map: OK" : "spherical-map: FAILED");
+  return Rc;
+}

@@ -1,0 +1,28 @@
+// The cloth demo (demos/cloth): mass-spring + dihedral bending + inertia and
+// gravity on a 10 x 10 grid, implicit Euler steps solved by Newton
+// (meshad/runtime/solve) with two pinned corners; the problem's gradient,
+// global sparse Hessian and HVP against central differences on a 4 x 4
+// cloth (--check); every Newton iteration decreases the energy; the OBJ.
+// On the CPU emulation; the GPU runs it on a large grid (README.md).
+//
+// RUN: %clangxx %cpu_cuda_flags -O1 -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%test_inputs %S/../../demos/cloth/cloth.cu -o %t 2> %t.dump
+// RUN: FileCheck %s < %t.dump
+// RUN: %t --n=10 --steps=8 --check --obj=%t.obj | FileCheck %s --check-prefix=NUM
+// RUN: FileCheck %s --check-prefix=OBJ < %t.obj
+// CHECK-LABEL: __host__ __device__ void spring_hessian_0(const double *x, const double *p, double *H) {
+// CHECK-LABEL: __host__ __device__ void bending_hessian_0(const double *x, const double *p, double *H) {
+// CHECK-LABEL: __host__ __device__ void inertia_hessian_0(const double *x, const double *p, double *H) {
+// CHECK-LABEL: __host__ __device__ void spring_grad_0(const double *x, const double *p, double *_d_x) {
+// CHECK-LABEL: __host__ __device__ void bending_grad_0(const double *x, const double *p, double *_d_x) {
+// CHECK-LABEL: __host__ __device__ void inertia_grad_0(const double *x, const double *p, double *_d_x) {
+// NUM-NOT: FAIL
+// NUM: cloth: 10 x 10 vertices, 261 springs, 225 diamonds, 8 steps
+// NUM: newton  it    0  E
+// NUM: newton: stop: gradient tolerance
+// NUM: step   0: E
+// NUM: step   7: E
+// NUM: numeric checks: {{[0-9]+}} passed, 0 failed
+// NUM: cloth: OK
+// OBJ: # meshad cloth demo: 10 x 10 vertices
+// OBJ-COUNT-100: v
+// OBJ-COUNT-162: f
