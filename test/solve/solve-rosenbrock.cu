@@ -6,7 +6,8 @@
 // and Cholesky) converges quadratically (the gradient norm at least squares
 // near the end: |g_k+1| <= C |g_k|^2), L-BFGS and gradient descent converge;
 // every accepted step decreases the energy; the stop reasons (gradient
-// tolerance, max iterations) and the quiet option. On the CPU emulation.
+// tolerance, max iterations, line search failure, relative energy
+// decrease) and the quiet option. On the CPU emulation.
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.dump
 // RUN: FileCheck %s < %t.dump
@@ -131,10 +132,33 @@ int main() {
   R = gradientDescent(P, DX.data(), O);
   MESHAD_CHECK_CLOSE_TOL("max iterations", static_cast<int>(R.Reason),
                          static_cast<int>(StopReason::MaxIterations), 0);
+  // A line search allowed one backtrack fails where Newton's first step
+  // needs two (above: "ls  2" at iteration 1).
+  SolveOptions<double> OL;
+  OL.MaxLineSearchSteps = 1;
+  DX.upload(X0.data());
+  R = newton(P, DX.data(), OL);
+  MESHAD_CHECK_CLOSE_TOL("line search failure", static_cast<int>(R.Reason),
+                         static_cast<int>(StopReason::LineSearchFailed), 0);
+  std::vector<double> XL = DX.download();
+  for (int I = 0; I < NV; ++I)
+    MESHAD_CHECK_CLOSE_TOL("line search failure keeps x[" + std::to_string(I) +
+                               "]",
+                           XL[I], X0[I], 0);
+  // A loose energy tolerance stops L-BFGS on the relative decrease.
+  SolveOptions<double> OE;
+  OE.EnergyTolerance = 1e-3;
+  OE.GradientTolerance = 1e-12;
+  DX.upload(X0.data());
+  R = lbfgs(P, DX.data(), OE);
+  MESHAD_CHECK_CLOSE_TOL("relative energy decrease", static_cast<int>(R.Reason),
+                         static_cast<int>(StopReason::EnergyDecrease), 0);
   return mt::summary();
 }
 // NUM-NOT: FAIL
 // NUM: newton  it    0  E
 // NUM: newton: stop: gradient tolerance after
 // NUM: gd: stop: max iterations after 3 iterations
+// NUM: newton: stop: line search failure after 0 iterations
+// NUM: lbfgs: stop: relative energy decrease after
 // NUM: numeric checks: {{[0-9]+}} passed, 0 failed
