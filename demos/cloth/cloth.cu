@@ -17,12 +17,14 @@
 // Checks: the problem's gradient, global sparse Hessian and HVP against
 // central differences on a small cloth (--check); every Newton iteration
 // of every step decreases the energy, pinned corners stay, the cloth sags.
-// Writes the final mesh as OBJ (--obj=FILE). --bench times gradient,
+// Writes the final mesh as OBJ (--obj=FILE) and a picture of the cloth at
+// rest and draped (--png=FILE, the software rasterizer of runtime/render,
+// its rest coordinates as a checkerboard). --bench times gradient,
 // gradient + Hessian, HVP, one Newton iteration and a whole step (CUDA
 // events, a warm-up, the median of --reps runs).
 //
-//   cloth [--n=32] [--steps=20] [--dt=0.01] [--check] [--obj=cloth.obj]
-//         [--bench] [--reps=5] [--quiet]
+//   cloth [--n=20] [--steps=10] [--dt=0.01] [--check] [--obj=cloth.obj]
+//         [--png=cloth.png] [--bench] [--reps=5] [--quiet]
 //
 // CPU emulation (CI: test/demos/cloth.cu):
 //   clang++ -x c++ -std=c++20 -include meshad/cpu/CudaOnCpu.h -pthread \
@@ -35,6 +37,7 @@
 #include "SolveCheck.h"
 #include <meshad/Differentiator.h>
 #include <meshad/runtime/Topology.h>
+#include <meshad/runtime/render/Rasterizer.h>
 #include <meshad/runtime/solve/Minimize.h>
 
 #include <algorithm>
@@ -140,10 +143,10 @@ __global__ void velocities(int N, const double *X, const double *XOld,
 }
 
 struct Options {
-  int N = 32, Steps = 20, Reps = 5;
+  int N = 20, Steps = 10, Reps = 5; // the GPU suite runs the defaults
   double Dt = 0.01;
   bool Check = false, Bench = false, Quiet = false;
-  std::string Obj;
+  std::string Obj, Png;
 };
 
 /// The cloth: its mesh, parameters and problem in device memory.
@@ -231,6 +234,27 @@ struct Cloth {
       Ok &= R.Energies[K] <= R.Energies[K - 1] + 8 * DBL_EPSILON *
                                                     std::fabs(R.Energies[K - 1]);
     return Ok && R.Energy < R.Energies.front();
+  }
+
+  /// The cloth at rest and now, side by side, seen from the same camera;
+  /// the rest coordinates (x, z) as a checkerboard.
+  void writePng(const std::string &Path) {
+    namespace mr = meshad::render;
+    std::vector<double> Now = X.download(), UV;
+    for (int I = 0; I < NV; ++I)
+      UV.insert(UV.end(), {Mesh.X[3 * I], Mesh.X[3 * I + 2]});
+    std::vector<double> Both = Mesh.X;
+    Both.insert(Both.end(), Now.begin(), Now.end());
+    mr::Camera Cam = mr::Camera::fit(Both, 480, 480, mr::Projection::Perspective,
+                                     30, 25);
+    mr::RenderOptions Opt;
+    Opt.Shade = mr::Shading::Smooth;
+    Opt.UV = &UV;
+    Opt.CheckerSize = 0.125;
+    Opt.Wireframe = N <= 40;
+    mr::writePng(Path, mr::sideBySide({mr::renderMesh(Mesh.X, Mesh.Tris, Cam, Opt),
+                                       mr::renderMesh(Now, Mesh.Tris, Cam, Opt)}));
+    std::printf("wrote %s\n", Path.c_str());
   }
 
   void writeObj(const std::string &Path) {
@@ -350,6 +374,8 @@ Options parse(int Argc, char **Argv) {
       O.Dt = std::atof(A + 5);
     else if (!std::strncmp(A, "--obj=", 6))
       O.Obj = A + 6;
+    else if (!std::strncmp(A, "--png=", 6))
+      O.Png = A + 6;
     else if (!std::strcmp(A, "--check"))
       O.Check = true;
     else if (!std::strcmp(A, "--bench"))
@@ -405,6 +431,8 @@ int main(int Argc, char **Argv) {
   MESHAD_CHECK_CLOSE_TOL("the cloth sags", Low < -0.01, 1, 0);
   if (!Opt.Obj.empty())
     C.writeObj(Opt.Obj);
+  if (!Opt.Png.empty())
+    C.writePng(Opt.Png);
   int Status = mt::summary();
   std::printf("cloth: %s\n", Status ? "FAILED" : "OK");
   return Status;

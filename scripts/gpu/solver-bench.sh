@@ -10,8 +10,8 @@
 # With --run (on the GPU machine): the cloth's gradient, gradient + Hessian,
 # HVP, one Newton iteration and a whole implicit Euler step (CUDA events,
 # one warm-up, the median of 5) at 10k, 100k and 1M vertices, then a
-# 20-step simulation of a 256 x 256 cloth with its OBJ; the output goes to
-# .gpu/solver/bench.txt.
+# 25-step simulation of a 256 x 256 cloth with its OBJ and PNG; the output
+# goes to .gpu/solver/bench.txt.
 # Environment: MESHAD_BUILD_DIR, MESHAD_CLANG, CUDA_PATH, MESHAD_GPU_ARCH,
 # MESHAD_GPU_OUT as for scripts/gpu/build.sh.
 #
@@ -30,7 +30,8 @@ if [[ ${1:-} == --run ]]; then
     for N in 100 316 1000; do
       "$Out/cloth" --bench --n=$N --reps=5
     done
-    "$Out/cloth" --n=256 --steps=20 --quiet --obj="$Out/cloth-256.obj"
+    "$Out/cloth" --n=256 --steps=25 --dt=0.04 --quiet \
+      --obj="$Out/cloth-256.obj" --png="$Out/cloth-256.png"
   } 2>&1 | tee "$Out/bench.txt"
   exit 0
 fi

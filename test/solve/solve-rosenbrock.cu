@@ -6,7 +6,8 @@
 // and Cholesky) converges quadratically (the gradient norm at least squares
 // near the end: |g_k+1| <= C |g_k|^2), L-BFGS and gradient descent converge;
 // every accepted step decreases the energy; the stop reasons (gradient
-// tolerance, max iterations) and the quiet option. On the CPU emulation.
+// tolerance, max iterations, line search failure, relative energy
+// decrease) and the quiet option. On the CPU emulation.
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.dump
 // RUN: FileCheck %s < %t.dump
@@ -75,26 +76,24 @@ static void checkQuadratic(const std::string &Tag, const SolveReport &R) {
                          1, 0);
 }
 
-int main() {
-  // The local gradients the terms call (<f>_grad_0).
-  (void)meshad::gradient(rosen, "x");
-  mt::RandomInputs Rng;
-  std::vector<int> Pairs;
-  for (int I = 0; I + 1 < NV; ++I)
-    Pairs.insert(Pairs.end(), {I, I + 1});
-  DeviceBuffer<int> DPairs;
-  DPairs.upload(Pairs);
-  DeviceBuffer<double> Steep(1), Mild(1), DX(NV);
-  Steep.upload(std::vector<double>{100.0});
-  Mild.upload(std::vector<double>{2.0});
-  Problem<double> P(NV, 1), PMild(NV, 1);
-  P.add<Rosen>(DPairs.data(), NV - 1, Steep.data(), 0);
-  PMild.add<Rosen>(DPairs.data(), NV - 1, Mild.data(), 0);
-  std::vector<double> X0(NV);
-  for (double &V : X0)
-    V = Rng.uniform(-0.5, 0.5);
-  mt::checkProblemDerivatives("rosenbrock", P, X0, Rng);
+/// A Rosenbrock chain of NV scalars with coefficient C.
+struct Chain {
+  DeviceBuffer<int> Pairs;
+  DeviceBuffer<double> Coefficient;
+  Problem<double> P{NV, 1};
+  explicit Chain(double C) {
+    std::vector<int> Idx;
+    for (int I = 0; I + 1 < NV; ++I)
+      Idx.insert(Idx.end(), {I, I + 1});
+    Pairs.upload(Idx);
+    Coefficient.upload(std::vector<double>{C});
+    P.add<Rosen>(Pairs.data(), NV - 1, Coefficient.data(), 0);
+  }
+};
 
+/// Newton with PCG and with Cholesky: quadratic convergence to x = 1.
+static void checkNewton(Problem<double> &P, const std::vector<double> &X0) {
+  DeviceBuffer<double> DX(NV);
   for (LinearSolver L : {LinearSolver::Pcg, LinearSolver::Cholesky}) {
     SolveOptions<double> O;
     O.Linear = L;
@@ -106,7 +105,12 @@ int main() {
     checkRun(Tag, R, DX.download(), 1e-9);
     checkQuadratic(Tag, R);
   }
+}
 
+/// L-BFGS on the steep chain, gradient descent on the mild one.
+static void checkFirstOrder(Problem<double> &Steep, Problem<double> &Mild,
+                            const std::vector<double> &X0) {
+  DeviceBuffer<double> DX(NV);
   // The minimum energy is 0: only the gradient tolerance stops these.
   SolveOptions<double> O;
   O.GradientTolerance = 1e-11;
@@ -114,27 +118,65 @@ int main() {
   O.MaxIterations = 2000;
   O.Quiet = true;
   DX.upload(X0.data());
-  SolveReport R = lbfgs(P, DX.data(), O);
+  SolveReport R = lbfgs(Steep, DX.data(), O);
   std::printf("lbfgs: %d iterations\n", R.Iterations);
   checkRun("lbfgs", R, DX.download(), 1e-8);
-
   O.MaxIterations = 5000;
   DX.upload(X0.data());
-  R = gradientDescent(PMild, DX.data(), O);
+  R = gradientDescent(Mild, DX.data(), O);
   std::printf("gd: %d iterations\n", R.Iterations);
   checkRun("gd", R, DX.download(), 1e-8);
+}
 
-  // The iteration limit is a stop reason of its own.
+/// The other stop reasons: the iteration limit, a line search allowed one
+/// backtrack where Newton's first step needs two (the iterate is kept), a
+/// loose relative energy decrease.
+static void checkStopReasons(Problem<double> &P, const std::vector<double> &X0) {
+  DeviceBuffer<double> DX(NV);
+  SolveOptions<double> O;
   O.MaxIterations = 3;
-  O.Quiet = false;
   DX.upload(X0.data());
-  R = gradientDescent(P, DX.data(), O);
+  SolveReport R = gradientDescent(P, DX.data(), O);
   MESHAD_CHECK_CLOSE_TOL("max iterations", static_cast<int>(R.Reason),
                          static_cast<int>(StopReason::MaxIterations), 0);
+  SolveOptions<double> OL;
+  OL.MaxLineSearchSteps = 1;
+  DX.upload(X0.data());
+  R = newton(P, DX.data(), OL);
+  MESHAD_CHECK_CLOSE_TOL("line search failure", static_cast<int>(R.Reason),
+                         static_cast<int>(StopReason::LineSearchFailed), 0);
+  std::vector<double> XL = DX.download();
+  for (int I = 0; I < NV; ++I)
+    MESHAD_CHECK_CLOSE_TOL("line search failure keeps x[" + std::to_string(I) +
+                               "]",
+                           XL[I], X0[I], 0);
+  SolveOptions<double> OE;
+  OE.EnergyTolerance = 1e-3;
+  OE.GradientTolerance = 1e-12;
+  DX.upload(X0.data());
+  R = lbfgs(P, DX.data(), OE);
+  MESHAD_CHECK_CLOSE_TOL("relative energy decrease", static_cast<int>(R.Reason),
+                         static_cast<int>(StopReason::EnergyDecrease), 0);
+}
+
+int main() {
+  // The local gradients the terms call (<f>_grad_0).
+  (void)meshad::gradient(rosen, "x");
+  mt::RandomInputs Rng;
+  Chain Steep(100.0), Mild(2.0);
+  std::vector<double> X0(NV);
+  for (double &V : X0)
+    V = Rng.uniform(-0.5, 0.5);
+  mt::checkProblemDerivatives("rosenbrock", Steep.P, X0, Rng);
+  checkNewton(Steep.P, X0);
+  checkFirstOrder(Steep.P, Mild.P, X0);
+  checkStopReasons(Steep.P, X0);
   return mt::summary();
 }
 // NUM-NOT: FAIL
 // NUM: newton  it    0  E
 // NUM: newton: stop: gradient tolerance after
 // NUM: gd: stop: max iterations after 3 iterations
+// NUM: newton: stop: line search failure after 0 iterations
+// NUM: lbfgs: stop: relative energy decrease after
 // NUM: numeric checks: {{[0-9]+}} passed, 0 failed
