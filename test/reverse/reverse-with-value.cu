@@ -4,12 +4,15 @@
 // gradient, called by name from a kernel, returns the value; an energy
 // kernel leaves E with the atomicAdd sum and f with the per-element outputs
 // while the seeds are read from _d_E and _d_f (reset after reading by
-// default, kept with meshad::KeepSeeds | meshad::WithValue). Values are
-// checked against the primal, gradients against central differences.
+// default, kept with meshad::KeepSeeds | meshad::WithValue); an element
+// kernel's two-phase gradient (meshad::ElementStrategy's default) keeps its
+// energy too. Values are checked against the primal, gradients against
+// central differences.
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -fplugin-arg-meshad-remarks -I%test_inputs %s -o %t 2> %t.dump
 // RUN: FileCheck %s < %t.dump
 // RUN: FileCheck %s --check-prefix=REMARK < %t.dump
+// RUN: FileCheck %s --check-prefix=ELEM < %t.dump
 // RUN: %t | FileCheck %s --check-prefix=NUM
 #include "KernelCheck.h"
 #include <cmath>
@@ -78,6 +81,21 @@ __global__ void springs(int n, const double *x, double k, double *E,
 // CHECK: atomicAdd(&E[0], e);
 // CHECK-NOT: _d_f[i] = 0
 // CHECK: }
+
+// An element kernel: two-phase slots by default (meshad::ElementStrategy),
+// the energy kept in E.
+__global__ void edgeSprings(int n, const int *edges, const double *x,
+                            double *E) {
+  int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < n) {
+    double d = x[edges[2 * e]] - x[edges[2 * e + 1]];
+    atomicAdd(E, d * d * (0.5 + d * d));
+  }
+}
+// REMARK: remark: gradient of 'edgeSprings': two-phase slots for x
+// ELEM-LABEL: __global__ void edgeSprings_grad_with_value(int n, const int *edges, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
+// ELEM: atomicAdd(E, d * d * (0.5 + d * d));
+// ELEM: meshad::slotAdd<2, 1>(_slots, n, e, 2 * e, 0, _r0);
 
 namespace mt = meshad::test;
 
@@ -180,8 +198,44 @@ void checkKernel(mt::RandomInputs &Rng, Grad G, bool KeepSeeds) {
     mt::checkZero("seeds of f reset", DF.host(), N);
 }
 
+void checkElements(mt::RandomInputs &Rng) {
+  constexpr int NV = 9, NE = 14;
+  const dim3 Grid(2), Block(8);
+  mt::DeviceArray<int> Edges(2 * NE);
+  for (int E = 0; E < NE; ++E) {
+    Edges[2 * E] = E % NV;
+    Edges[2 * E + 1] = (3 * E + 1) % NV;
+  }
+  Edges.upload();
+  mt::DeviceArray<double> X(NV), E(1), DX(NV), DE(1);
+  Rng.fill(X.host(), NV, -1, 1);
+  auto Energy = [&] {
+    X.upload();
+    E.zero();
+    MESHAD_LAUNCH(edgeSprings, Grid, Block)(NE, Edges.device(), X.device(),
+                                            E.device());
+    E.download();
+    return E[0];
+  };
+  std::vector<double> RefX = mt::fdGradient(Energy, X.host(), NV);
+  double RefE = Energy();
+  auto G = meshad::gradient(edgeSprings, "x, E", meshad::WithValue);
+  E.zero();
+  DX.zero();
+  DE[0] = 1.0;
+  DE.upload();
+  G.execute_kernel(Grid, Block, NE, Edges.device(), X.device(), E.device(),
+                   DX.device(), DE.device());
+  mt::checkLaunch("edgeSprings_grad_with_value");
+  E.download();
+  DX.download();
+  MESHAD_CHECK_CLOSE("edgeSprings E (the primal's sum)", E[0], RefE);
+  mt::checkArray("d edgeSprings/dx", DX.host(), RefX.data(), NV);
+}
+
 int main() {
   mt::RandomInputs Rng;
+  checkElements(Rng);
   checkHost(Rng);
   checkDevice(Rng);
   checkKernel(Rng, meshad::gradient(springs, "x, k, E, f", meshad::WithValue),
@@ -193,4 +247,4 @@ int main() {
   return mt::summary();
 }
 // NUM-NOT: FAIL
-// NUM: numeric checks: 315 passed, 0 failed
+// NUM: numeric checks: 325 passed, 0 failed
