@@ -1,6 +1,6 @@
 // meshad::WithValue: the value and the gradient from one call. A host
 // function returns the primal's value beside its gradient (also through
-// early returns and a loop that overwrites a local); a __device__ function's
+// early returns and a loop that overwrites a local); a device function's
 // gradient, called by name from a kernel, returns the value; an energy
 // kernel leaves E with the atomicAdd sum and f with the per-element outputs
 // while the seeds are read from _d_E and _d_f (reset after reading by
@@ -32,13 +32,14 @@ double energy(const double *x, int n, double k) {
 // CHECK: _value = s * s + k;
 // CHECK: return _value;
 
-// A __device__ energy whose gradient a kernel calls by name.
-__device__ double spring(const double *a, const double *b, double k) {
+// A device energy whose gradient a kernel calls by name (__host__ too: host
+// code names it in the request).
+__host__ __device__ double spring(const double *a, const double *b, double k) {
   double dx = b[0] - a[0], dy = b[1] - a[1];
   double l = sqrt(dx * dx + dy * dy);
   return 0.5 * k * (l - 1.0) * (l - 1.0);
 }
-// CHECK-LABEL: __device__ double spring_grad_0_1_with_value(const double *a, const double *b, double k, double *_d_a, double *_d_b) {
+// CHECK-LABEL: __host__ __device__ double spring_grad_0_1_with_value(const double *a, const double *b, double k, double *_d_a, double *_d_b) {
 // CHECK: return _value;
 
 __global__ void springPrimal(int n, const double *x, double k, double *e) {
@@ -115,7 +116,7 @@ void checkHost(mt::RandomInputs &Rng) {
 }
 
 void checkDevice(mt::RandomInputs &Rng) {
-  // Device-only: the kernel above calls it by name.
+  // The kernel above calls it by name.
   auto G = meshad::gradient(spring, "a, b", meshad::WithValue);
   (void)G;
   constexpr int N = 13;
