@@ -38,9 +38,11 @@ const Advice Table[] = {
    "(meshad::ElementStrategy); or process the elements in colour order and "
    "declare '%' MESHAD_THREAD_EXCLUSIVE"},
   {Gather::Map,
-   "request the gradient with meshad::ElementStrategy::Auto or TwoPhase "
-   "(two-phase slots, no atomics, docs/element-kernels.md); or process the "
-   "elements in colour order and declare '%' MESHAD_THREAD_EXCLUSIVE"},
+   "two-phase slots replace these atomics under meshad::ElementStrategy::Auto "
+   "(the default) or TwoPhase, not under Atomics (the remark 'gradient of "
+   "...' at the request says which applies; docs/element-kernels.md); or "
+   "process the elements in colour order and declare '%' "
+   "MESHAD_THREAD_EXCLUSIVE"},
 };
 // clang-format on
 
