@@ -1,4 +1,4 @@
-//===- GPU/AtomicAdvice.h - How to make an atomic adjoint store go ---------===//
+//===- GPU/AtomicAdvice.h - How to make an atomic adjoint store go --------===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //

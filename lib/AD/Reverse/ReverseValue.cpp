@@ -30,6 +30,12 @@ using llvm::dyn_cast;
 
 static const char *const Option = "meshad::WithValue: ";
 
+/// Memory the caller may see: reached through a pointer or a parameter
+/// (local arrays are the function's own).
+static bool isCallerVisible(const Var *Root) {
+  return Root && (Root->isParam() || Root->getType()->isPointer());
+}
+
 bool ReverseFunction::prepareValue() {
   if (!WithValue)
     return true;
@@ -74,9 +80,7 @@ void ReverseFunction::checkValueKept(const Expr *LValue,
   if (!WithValue || llvm::isa<VarRefExpr>(LValue))
     return;
   const Var *Root = ActivityAnalysis::getRootVar(LValue);
-  // Local arrays are the function's own; anything reached through a
-  // pointer or a parameter is memory the caller may see.
-  if (!Root || (!Root->isParam() && !Root->getType()->isPointer()))
+  if (!isCallerVisible(Root))
     return;
   error(Loc, std::string(Option) + "the reverse sweep restores '" +
                  irwalk::spell(LValue) +
@@ -89,7 +93,7 @@ void ReverseFunction::checkValueKept(const Expr *LValue,
 
 void ReverseFunction::checkCalleeWritesKept(const CallExpr *C, unsigned I) {
   const Var *Root = ActivityAnalysis::getRootVar(C->getArg(I));
-  if (!WithValue || !Root || (!Root->isParam() && !Root->getType()->isPointer()))
+  if (!WithValue || !isCallerVisible(Root))
     return;
   error(C->getLoc(), std::string(Option) + "the call of '" +
                          C->getUserCallee()->getName() +
