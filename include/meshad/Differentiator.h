@@ -492,10 +492,24 @@ enum class GradientOption {
   /// The adjoints of kernel outputs that the kernel only writes, once per
   /// element, are read as seeds and left unchanged; the generated kernel is
   /// named with a "_keep_seeds" suffix.
-  KeepSeeds
+  KeepSeeds = 1,
+  /// Value and gradient from one call: the gradient returns what the primal
+  /// returns and leaves the primal's outputs (y[i], atomicAdd energies) as
+  /// the primal would; named with a "_with_value" suffix. Combines with
+  /// KeepSeeds: `meshad::KeepSeeds | meshad::WithValue`.
+  WithValue = 2
 };
 inline constexpr GradientOption ResetSeeds = GradientOption::ResetSeeds;
 inline constexpr GradientOption KeepSeeds = GradientOption::KeepSeeds;
+/// \code
+///   auto g = meshad::gradient(energy, "x", meshad::WithValue);
+///   double E = g.execute(x, n, dx);   // energy(x, n), dx += dE/dx
+/// \endcode
+inline constexpr GradientOption WithValue = GradientOption::WithValue;
+constexpr GradientOption operator|(GradientOption A, GradientOption B) {
+  return static_cast<GradientOption>(static_cast<int>(A) |
+                                     static_cast<int>(B));
+}
 
 /// How the gradient of an element kernel (an energy read through an index
 /// array, docs/element-kernels.md) adds to the adjoint of the mapped array:
@@ -642,8 +656,9 @@ template <class F> constexpr int hessian(F &&, const char * = "") {
 
 } // namespace meshad
 
-#if defined(__CUDACC__) || defined(MESHAD_CPU_CUDA)
-#include <meshad/ElementGradient.h>
-#endif
+// <meshad/ElementGradient.h> (the handle of atomic-free element gradients,
+// with the incidence and Thrust's sort) is not included here: the plugin and
+// meshad-gen include it after this header where an element gradient is
+// requested, so other translation units do not compile it.
 
 #endif // MESHAD_DIFFERENTIATOR_H

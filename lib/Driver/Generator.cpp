@@ -101,6 +101,9 @@ private:
   std::map<const ir::Function *, std::string> Handles;
   std::map<const ir::Function *, std::string> Definitions;
   std::vector<TextEdit> CallEdits;
+  /// Where `#include <meshad/ElementGradient.h>` goes when an element
+  /// gradient's handle needs it: after the main file's include of the API.
+  std::optional<unsigned> ElementHeaderAt;
 };
 
 } // namespace
@@ -212,6 +215,14 @@ void EditPlan::placeRequest(const DerivativeRequest &R, ir::Function *D) {
     return;
   }
   std::string Handle = handleFor(D, R.Function);
+  // Only element gradients pay for their header (the incidence, Thrust's
+  // sort): it is included after the API's include, before any handle.
+  if (Strategies.layoutOf(D) && !ElementHeaderAt) {
+    const FunctionDecl *Api = R.Call->getDirectCallee();
+    ElementHeaderAt = Api ? Where.includeOffset(Api) : std::nullopt;
+    if (!ElementHeaderAt)
+      ElementHeaderAt = 0;
+  }
   bool Defaulted = isa<CXXDefaultArgExpr>(R.Call->getArg(1));
   CallEdits.push_back(
       {*Off, 0, std::string(Defaulted ? ", \"\"" : "") + ", " + *Qual + Handle});
@@ -247,6 +258,10 @@ std::vector<TextEdit> EditPlan::takeEdits() {
                                  "#pragma GCC diagnostic pop\n";
     Edits.push_back({Offset, 0, wrap(S.Prototypes + S.Handles + Defs, Offset)});
   }
+  if (ElementHeaderAt)
+    Edits.push_back({*ElementHeaderAt, 0,
+                     wrap("#include <meshad/ElementGradient.h>\n",
+                          *ElementHeaderAt)});
   Edits.insert(Edits.end(), CallEdits.begin(), CallEdits.end());
   return Edits;
 }
@@ -255,7 +270,7 @@ std::vector<TextEdit> EditPlan::takeEdits() {
 /// arrays \p F writes when the spec is empty (every input).
 static ir::Function *deriveHvp(HvpTransformer &Hvp, const DerivativeRequest &R,
                                ir::Function &F, DiagnosticSink &Diags) {
-  if (R.KeepSeeds) {
+  if (R.KeepSeeds || R.WithValue) {
     Diags.error(R.OptionLoc, "meshad::hvp takes no option: output seeds "
                              "are always only read");
     return nullptr;
@@ -337,7 +352,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
       D = deriveHessianRequest(Hessian, R, *F, Diags);
     } else if (std::optional<ReverseJob> Job = resolveReverse(R, *F, Diags)) {
       D = Reverse.deriveGradient(F, Job->Selected, Job->Name, R.Loc,
-                                 Job->KeepSeeds);
+                                 Job->KeepSeeds, Job->WithValue);
     }
     if (D)
       Done.push_back({&R, D});

@@ -33,6 +33,19 @@ unsigned SourcePlacement::lineStartAfter(unsigned Offset) const {
   return NL == StringRef::npos ? Text.size() : NL + 1;
 }
 
+std::optional<unsigned> SourcePlacement::includeOffset(const Decl *D) const {
+  FileID File = SM.getFileID(SM.getExpansionLoc(D->getLocation()));
+  SourceLocation IncludedAt;
+  while (File.isValid() && File != SM.getMainFileID()) {
+    IncludedAt = SM.getIncludeLoc(File);
+    File = IncludedAt.isValid() ? SM.getFileID(IncludedAt) : FileID();
+  }
+  if (!File.isValid() || IncludedAt.isInvalid())
+    return std::nullopt;
+  std::optional<unsigned> Off = offsetOf(IncludedAt);
+  return Off ? std::optional<unsigned>(lineStartAfter(*Off)) : std::nullopt;
+}
+
 unsigned SourcePlacement::lineAt(unsigned Offset) const {
   return Text.take_front(Offset).count('\n') + 1;
 }

@@ -49,6 +49,10 @@ public:
   static bool isDefinedOutOfLine(const clang::FunctionDecl *FD);
   /// Offset of a location in the main file, if it is in it (not in a macro).
   std::optional<unsigned> offsetOf(clang::SourceLocation Loc) const;
+  /// Start of the line after the main file's `#include` that brings \p D
+  /// in, directly or through other headers; nullopt for a declaration of
+  /// the main file itself.
+  std::optional<unsigned> includeOffset(const clang::Decl *D) const;
   /// 1-based line number of the line that holds \p Offset.
   unsigned lineAt(unsigned Offset) const;
   /// The main file's name as diagnostics spell it.

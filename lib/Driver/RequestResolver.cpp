@@ -219,6 +219,9 @@ std::optional<ReverseJob> meshad::resolveReverse(const DerivativeRequest &R,
     Job.Name += "_keep_seeds";
   if (R.ElementStrategy == Strategy::Atomics)
     Job.Name += "_atomics";
+  if (R.WithValue)
+    Job.Name += "_with_value";
   Job.KeepSeeds = R.KeepSeeds;
+  Job.WithValue = R.WithValue;
   return Job;
 }

@@ -36,6 +36,8 @@ struct ReverseJob {
   std::string Name;
   /// meshad::KeepSeeds (kernels only).
   bool KeepSeeds = false;
+  /// meshad::WithValue.
+  bool WithValue = false;
 };
 
 /// Resolves a gradient request: named parameters (or every differentiable

@@ -6,6 +6,9 @@
 
 #include "GPU/AccumulationPolicy.h"
 
+#include "Analysis/IRWalk.h"
+#include "GPU/AtomicAdvice.h"
+
 #include <algorithm>
 
 using namespace meshad;
@@ -114,11 +117,28 @@ void AccumulationPolicy::finishTileRemarks(bool Gathered,
   PendingTiles.clear();
 }
 
+std::string AccumulationPolicy::primalAccess(const Expr *Adjoint,
+                                             const Var *Root) const {
+  const auto *I = llvm::dyn_cast<IndexExpr>(Adjoint);
+  if (!I || !Root)
+    return "";
+  std::string Name = PrimalNames.lookup(Root);
+  return (Name.empty() ? Root->getName() : Name) + "[" +
+         irwalk::spell(I->getIndex()) + "]";
+}
+
 void AccumulationPolicy::remark(const Var *Root, AccumulationKind K,
                                 const std::string &Why,
-                                clang::SourceLocation Loc) {
+                                clang::SourceLocation Loc,
+                                const std::string &Access) {
+  auto Owned = Ownership.find(Root);
+  // An atomic store of a shared array: one remark per access it serves.
+  bool SharedAtomic = K == AccumulationKind::Atomic && !ForceAtomics &&
+                      Owned != Ownership.end() &&
+                      Owned->second.Result.Class == OwnershipClass::Shared;
   if (!Loc.isValid() || !Diags.areRemarksEnabled() ||
-      !Remarked.insert(Loc.getRawEncoding()).second)
+      !Remarked.insert({Loc.getRawEncoding(), SharedAtomic ? Access : ""})
+           .second)
     return;
   if (K == AccumulationKind::Tile) {
     // Gathered or tiled: known once the whole kernel is generated.
@@ -141,8 +161,16 @@ void AccumulationPolicy::remark(const Var *Root, AccumulationKind K,
   default:
     break;
   }
+  std::string Tail;
+  if (SharedAtomic) {
+    if (!Access.empty())
+      Tail += ", for the access " + Access;
+    std::string Advice = atomicAdvice(Owned->second.Result, Name);
+    if (!Advice.empty())
+      Tail += "; to make it atomic-free: " + Advice;
+  }
   Diags.remark(Loc, "adjoint store to '" + Name + "': " + Form + " (" + Why +
-                        ")");
+                        ")" + Tail);
 }
 
 std::string AccumulationPolicy::tileFunction(const char *Name,
@@ -229,7 +257,7 @@ void AccumulationPolicy::emit(IRBuilder &B, const Expr *Adjoint,
                 (Root->isParam() || Root->isShared() || BlockSums.count(Root)) &&
                 Target != CudaTarget::HostOnly;
   if (Shared)
-    remark(Root, K, Why, Loc);
+    remark(Root, K, Why, Loc, primalAccess(Adjoint, Root));
   if (TileStore) {
     Out->append(B.getModule().create<ExprStmt>(TileStore));
     return;

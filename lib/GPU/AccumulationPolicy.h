@@ -34,6 +34,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -149,7 +150,8 @@ private:
   llvm::DenseMap<const ir::Var *, std::string> PrimalNames;
   llvm::DenseMap<const ir::Var *, std::pair<long long, const ir::Var *>>
       UniformElements;
-  llvm::DenseSet<unsigned> Remarked;
+  /// The remarked (location, access) pairs.
+  std::set<std::pair<unsigned, std::string>> Remarked;
   struct PendingRemark {
     const ir::Var *Root;
     std::string Why;
@@ -162,9 +164,14 @@ private:
   };
   llvm::DenseMap<const ir::Var *, TileInfo> Tiles;
 
-  /// The remark for one adjoint store location, once.
+  /// The remark for one adjoint store location and primal access \p Access
+  /// (its source text, "" when unknown), once; an atomic store of a shared
+  /// array also quotes the access and says how to make it atomic-free.
   void remark(const ir::Var *Root, AccumulationKind K, const std::string &Why,
-              clang::SourceLocation Loc);
+              clang::SourceLocation Loc, const std::string &Access);
+  /// The primal access that the adjoint store \p Adjoint stands for, as
+  /// source text (`x[3 * ia + 1]`), or "".
+  std::string primalAccess(const ir::Expr *Adjoint, const ir::Var *Root) const;
   /// `meshad::tileAdd<c, lo, hi>(tile, adjoint, index, v)`, or null when
   /// \p Adjoint is not an element of the tiled array.
   const ir::Expr *tileAdd(ir::IRBuilder &B, const ir::Expr *Adjoint,

@@ -731,6 +731,9 @@ OwnershipAnalysis::OwnershipAnalysis(const Function &Kernel) : Kernel(Kernel) {
       if (!Maps)
         Maps.emplace(Kernel);
       It->second.Reason += "; " + Maps->remark(P);
+      const ElementMapResult &Map = Maps->lookup(P);
+      It->second.HasElementMap = Map.IsMap;
+      It->second.HasElementCount = Map.IsMap && Map.Count.Count;
     }
 }
 

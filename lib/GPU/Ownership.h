@@ -79,6 +79,10 @@ struct OwnershipResult {
   /// For Shared: true when an index is read from an index array (a
   /// gather); the reason then ends with what ElementMaps.h finds.
   bool ThroughIndexArray = false;
+  /// For a gather: every access goes through one element map (ElementMaps.h),
+  /// and its element count is known.
+  bool HasElementMap = false;
+  bool HasElementCount = false;
 };
 
 /// Analyses the accesses of one kernel (its primal IR).

@@ -47,6 +47,9 @@ struct DerivativeRequest {
   /// meshad::KeepSeeds: the gradient leaves the seeds of write-only kernel
   /// outputs unchanged.
   bool KeepSeeds = false;
+  /// meshad::WithValue: the gradient also returns the primal's value and
+  /// leaves its outputs.
+  bool WithValue = false;
   /// The option argument, when one was given.
   clang::SourceLocation OptionLoc;
   /// meshad::ElementStrategy (as its enumerator's value: Auto, Gather,

@@ -163,8 +163,10 @@ bool RequestVisitor::parseOption(DerivativeRequest &R, const Expr *Arg) {
     R.StrategyLoc = Arg->getBeginLoc();
     return true;
   }
-  // meshad::GradientOption: 0 ResetSeeds, 1 KeepSeeds.
-  R.KeepSeeds = Value.Val.getInt().getExtValue() == 1;
+  // meshad::GradientOption, flags: 1 KeepSeeds, 2 WithValue (0 ResetSeeds).
+  int64_t Flags = Value.Val.getInt().getExtValue();
+  R.KeepSeeds = Flags & 1;
+  R.WithValue = Flags & 2;
   R.OptionLoc = Arg->getBeginLoc();
   return true;
 }

@@ -33,6 +33,10 @@ __global__ void springs(int n, const int *edges, const double *x, double *E) {
 // (the loop over k, whose reverse iteration recomputes d)
 // CHECK: generated-code-lines.cu:[[#@LINE-12]]:{{[0-9]+}}: warning: variable 'a' may be uninitialized
 // CHECK-NOT: meshad generated
+// The element gradient's header, included after the API's, at its line:
+// GEN: {{^}}#line 15 "{{.*}}generated-code-lines.cu"
+// GEN-NEXT: {{^}}#include <meshad/ElementGradient.h>
+// GEN-NEXT: {{^}}#line 16 "{{.*}}generated-code-lines.cu"
 // GEN: {{^}}#line [[#LINE:]] "{{.*}}generated-code-lines.cu"
 // GEN-NEXT: {{^}}__global__ void springs_grad(
 // GEN-NOT: {{^}}#line {{.*}}<meshad

@@ -49,6 +49,10 @@ public:
   void setKeepSeeds(bool Keep) { KeepSeeds = Keep; }
   /// Adjoint stores become AssignOp::Accumulate, lowered later.
   void setUnlowered(bool U) { Unlowered = U; }
+  /// meshad::WithValue: the gradient also leaves the primal's results: it
+  /// returns the primal's return value and keeps the stores to outputs
+  /// that the kernel only writes (ReverseValue.cpp).
+  void setWithValue(bool W) { WithValue = W; }
 
 private:
   // Setup and declarations (ReverseMode.cpp).
@@ -266,6 +270,27 @@ private:
   llvm::DenseMap<const ir::Var *, unsigned> OutputPathStores;
   bool KeepSeeds = false;
   bool Unlowered = false;
+  bool WithValue = false;
+  /// meshad::WithValue: the local that holds the primal's return value.
+  ir::Var *ReturnValue = nullptr;
+  // meshad::WithValue (ReverseValue.cpp).
+  /// Checks that the request can keep the primal's results; declares the
+  /// local of the return value. False after an error.
+  bool prepareValue();
+  /// Whether a store to write-only memory is left out of the forward sweep
+  /// (not under WithValue).
+  bool dropsStoreTo(const ir::Var *Root) const;
+  /// An error when the reverse sweep restores \p LValue, memory the caller
+  /// sees, which would not hold the primal's result afterwards.
+  void checkValueKept(const ir::Expr *LValue, clang::SourceLocation Loc);
+  /// The same for the memory that call \p C writes through argument \p I,
+  /// which the caller restores after the callee's pullback.
+  void checkCalleeWritesKept(const ir::CallExpr *C, unsigned I);
+  /// The forward sweep's copy of a returned value \p V into ReturnValue.
+  void recordReturnValue(const ir::Expr *V, clang::SourceLocation Loc,
+                         ir::BlockStmt *Fwd);
+  /// Ends \p Out with `return <value>;` and remarks on the outputs kept.
+  void finishValue(ir::BlockStmt *Out);
   /// meshad::KeepSeeds: runs keep-seeds (GPU/SeedResets.h) on the assembled
   /// function, which drops the marked resets of the seeds it keeps; false
   /// after its error.

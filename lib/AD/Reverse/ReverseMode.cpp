@@ -91,9 +91,9 @@ nameParamAdjoints(const ir::Function &Primal, const std::vector<bool> &Selected,
 ir::Function *ReverseModeTransformer::deriveGradient(
     ir::Function *Primal, const std::vector<bool> &Selected,
     const std::string &Name, clang::SourceLocation RequestLoc,
-    bool KeepSeeds) {
+    bool KeepSeeds, bool WithValue) {
   return derive(Primal, Selected, Name, RequestLoc, KeepSeeds,
-                /*Unlowered=*/false);
+                /*Unlowered=*/false, WithValue);
 }
 
 ir::Function *ReverseModeTransformer::deriveUnloweredGradient(
@@ -107,16 +107,19 @@ ir::Function *ReverseModeTransformer::deriveUnloweredGradient(
 ir::Function *ReverseModeTransformer::derive(
     ir::Function *Primal, const std::vector<bool> &Selected,
     const std::string &Name, clang::SourceLocation RequestLoc, bool KeepSeeds,
-    bool Unlowered) {
+    bool Unlowered, bool WithValue) {
   std::string Key = DerivedFunctionSet::keyFor(Primal, Name);
   if (ir::Function *F = Derived.lookup(Key))
     return F;
   size_t Mark = Derived.entries().size();
-  ir::Function *Result =
-      Derived.create(M, Primal, Name, M.getTypes().getVoid());
+  // meshad::WithValue: the gradient returns what the primal returns.
+  const Type *RetTy = WithValue ? Primal->getReturnType()->getUnqualified()
+                                : M.getTypes().getVoid();
+  ir::Function *Result = Derived.create(M, Primal, Name, RetTy);
   ReverseFunction RF(*this, M, Diags, Derived, Primal, Result, Selected,
                      ReverseFunction::Flavor::Gradient, RequestLoc);
   RF.setKeepSeeds(KeepSeeds);
+  RF.setWithValue(WithValue);
   RF.setUnlowered(Unlowered);
   if (!RF.run()) {
     Derived.truncate(Mark);
@@ -489,6 +492,8 @@ bool ReverseFunction::run() {
   Decls = B.block();
   for (Var *V : Hoisted)
     Decls->append(B.decl(V, nullptr));
+  if (!prepareValue())
+    return false;
   for (auto &[Adj, Part] : BlockSums)
     Decls->append(B.decl(Part, B.zero(Part->getType())));
   for (auto &[Adj, Local] : LocalParamAdjoints)
@@ -556,6 +561,7 @@ bool ReverseFunction::run() {
   for (BlockStmt *Part : {Decls, Zero, Fwd, Rev, Epilogue})
     for (const Stmt *S : Part->getBody())
       Out->append(S);
+  finishValue(Out);
   Result->setBody(Out);
   if (KeepSeeds && !keepOutputSeeds())
     return false;

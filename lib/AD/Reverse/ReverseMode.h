@@ -47,13 +47,15 @@ public:
 
   /// The gradient w.r.t. the parameters flagged in \p Selected. Null after
   /// reporting errors. With \p KeepSeeds (kernels), the seeds of outputs
-  /// that the kernel only writes are read and left unchanged. A gradient
-  /// kernel is finished by the GPU passes of GPU/GpuPasses.h.
+  /// that the kernel only writes are read and left unchanged. With
+  /// \p WithValue (meshad::WithValue), it also returns the primal's return
+  /// value and leaves the primal's outputs (AD/Reverse/ReverseValue.cpp). A
+  /// gradient kernel is finished by the GPU passes of GPU/GpuPasses.h.
   ir::Function *deriveGradient(ir::Function *Primal,
                                const std::vector<bool> &Selected,
                                const std::string &Name,
                                clang::SourceLocation RequestLoc,
-                               bool KeepSeeds = false);
+                               bool KeepSeeds = false, bool WithValue = false);
 
   /// The gradient as the inner function of a composition (forward over
   /// reverse, see AD/Hvp.h): every adjoint store is an
@@ -95,7 +97,7 @@ private:
   ir::Function *derive(ir::Function *Primal, const std::vector<bool> &Selected,
                        const std::string &Name,
                        clang::SourceLocation RequestLoc, bool KeepSeeds,
-                       bool Unlowered);
+                       bool Unlowered, bool WithValue = false);
 
   ir::Module &M;
   DiagnosticSink &Diags;

@@ -86,6 +86,7 @@ void ReverseFunction::sweepStmtKind(const Stmt *S, BlockStmt *Fwd,
     // The forward sweep falls through to the reverse sweep; the returned
     // value receives the seed.
     const Expr *V = cast<ReturnStmt>(S)->getValue();
+    recordReturnValue(V, S->getLoc(), Fwd);
     if (V && V->getType()->isDifferentiableValue() && isActive(V)) {
       if (!Seed && V->getType()->isPair())
         return error(S->getLoc(), "the gradient of a function that returns "
@@ -228,6 +229,7 @@ const CallExpr *ReverseFunction::saveCalleeWrites(const CallExpr *C,
     if (!Root || !Needs->isNeeded(Root) ||
         !RecordingPrimals::writesThroughParam(*Callee, I))
       continue;
+    checkCalleeWritesKept(C, I); // Restored after the pullback.
     const Type *RTy = Root->getType();
     if (!RTy->isIndexable()) {
       // &v of a local scalar.
@@ -383,8 +385,10 @@ void ReverseFunction::sweepPrimalStore(const Expr *LHS, AssignOp Op,
                                        const Expr *RHS, bool IsDecl,
                                        clang::SourceLocation Loc,
                                        BlockStmt *Fwd, BlockStmt *Restore) {
-  if (needsSave(LHS, IsDecl))
+  if (needsSave(LHS, IsDecl)) {
+    checkValueKept(LHS, Loc);
     save(LHS, Fwd, Restore);
+  }
   if (const auto *Call = llvm::dyn_cast_or_null<CallExpr>(RHS))
     if (Call->getCalleeKind() == CallExpr::CalleeKind::User)
       RHS = saveCalleeWrites(Call, Fwd, Restore);
@@ -410,8 +414,9 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
   if (Active && LHS->getType()->isPointer())
     return sweepPointerAssign(LHS, Op, RHS, IsDecl, Loc, Fwd, Rev);
   bool Dead = Op == AssignOp::Assign && !llvm::isa<VarRefExpr>(LHS) &&
-              WriteOnly.count(Root);
-  // A store to memory that the kernel only writes is left out.
+              dropsStoreTo(Root);
+  // A store to memory that the kernel only writes is left out (kept under
+  // meshad::WithValue).
   BlockStmt *Restore = B.block();
   if (!Dead)
     sweepPrimalStore(LHS, Op, RHS, IsDecl, Loc, Fwd, Restore);
@@ -551,7 +556,7 @@ void ReverseFunction::sweepExprStmt(const ExprStmt *S, BlockStmt *Fwd,
     FwdCall = saveCalleeWrites(C, Fwd, Rev);
   const Expr *AtomicTarget = atomicAddAddress(C);
   bool Dead = AtomicTarget &&
-              WriteOnly.count(ActivityAnalysis::getRootVar(AtomicTarget));
+              dropsStoreTo(ActivityAnalysis::getRootVar(AtomicTarget));
   if (!Dead && FwdCall != C) {
     auto *New = M.create<ExprStmt>(FwdCall);
     New->setLoc(S->getLoc());
