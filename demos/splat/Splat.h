@@ -74,8 +74,8 @@ __global__ void renderTiles(int width, int height, const int *ranges,
   int end = ranges[2 * tile + 1];
   Real T = 1;
   Real r = 0, g = 0, b = 0;
-  int k = begin;
-  for (; k < end; ++k) {
+  int stop = end;
+  for (int k = begin; k < end; ++k) {
     int id = ids[k];
     Real dx = means[2 * id] - px;
     Real dy = means[2 * id + 1] - py;
@@ -88,8 +88,10 @@ __global__ void renderTiles(int width, int height, const int *ranges,
     if (alpha < 1.0 / 255)
       continue;
     Real nextT = T * (1 - alpha);
-    if (nextT < 1e-4)
+    if (nextT < 1e-4) {
+      stop = k;
       break;
+    }
     Real weight = alpha * T;
     r += colours[3 * id] * weight;
     g += colours[3 * id + 1] * weight;
@@ -101,7 +103,7 @@ __global__ void renderTiles(int width, int height, const int *ranges,
   image[3 * pix + 1] = g;
   image[3 * pix + 2] = b;
   finalT[pix] = T;
-  walked[pix] = k - begin;
+  walked[pix] = stop - begin;
 }
 
 /// The grid of renderTiles: one block per tile.
