@@ -19,6 +19,7 @@
 #include "AD/Analysis/ReverseNeeds.h"
 #include "IR/Builder.h"
 #include "IR/NameScope.h"
+#include "AD/Analysis/InvertibleUpdates.h"
 #include "AD/Analysis/Recomputation.h"
 #include "GPU/LowerAccumulations.h"
 #include "AD/Reverse/ReverseMode.h"
@@ -124,6 +125,11 @@ private:
   /// constants) and its placement (from where the function runs).
   const ir::Type *tapeType(const ir::Type *Elem, unsigned Pushes) const;
   bool needsSave(const ir::Expr *LValue, bool IsDecl) const;
+  /// In a loop: restores what `LHS Op RHS` overwrites by its inverse
+  /// (`T /= 1 - alpha`) in \p Restore instead of a tape when
+  /// InvertibleUpdates proves it safe; remarks which was chosen and why.
+  bool undoUpdate(const ir::Expr *LHS, ir::AssignOp Op, const ir::Expr *RHS,
+                  clang::SourceLocation Loc, ir::BlockStmt *Restore);
   /// Saves the arrays a user call may overwrite that the reverse sweep
   /// reads, restoring them (into \p Restore) before its pullback runs.
   /// Returns the call the forward sweep makes instead of \p C (its
@@ -278,6 +284,8 @@ private:
   /// Locals of counted loops that the reverse sweep recomputes at the start
   /// of each iteration instead of restoring them from a tape.
   std::unique_ptr<Recomputation> Recompute;
+  /// Multiplicative recurrences undone by their inverse instead of taped.
+  std::unique_ptr<InvertibleUpdates> Invertible;
   llvm::SmallPtrSet<const ir::Var *, 8> Recomputed;
   /// Counters of the counted loops being swept (recomputed in reverse).
   llvm::SmallPtrSet<const ir::Var *, 4> Counters;

@@ -383,7 +383,8 @@ void ReverseFunction::sweepPrimalStore(const Expr *LHS, AssignOp Op,
                                        const Expr *RHS, bool IsDecl,
                                        clang::SourceLocation Loc,
                                        BlockStmt *Fwd, BlockStmt *Restore) {
-  if (needsSave(LHS, IsDecl))
+  if (needsSave(LHS, IsDecl) &&
+      !(LoopDepth > 0 && !IsDecl && undoUpdate(LHS, Op, RHS, Loc, Restore)))
     save(LHS, Fwd, Restore);
   if (const auto *Call = llvm::dyn_cast_or_null<CallExpr>(RHS))
     if (Call->getCalleeKind() == CallExpr::CalleeKind::User)
@@ -391,6 +392,37 @@ void ReverseFunction::sweepPrimalStore(const Expr *LHS, AssignOp Op,
   AssignStmt *Primal = B.assign(LHS, Op, RHS);
   Primal->setLoc(Loc);
   Fwd->append(Primal);
+}
+
+bool ReverseFunction::undoUpdate(const Expr *LHS, AssignOp Op,
+                                 const Expr *RHS, clang::SourceLocation Loc,
+                                 BlockStmt *Restore) {
+  std::string WhyNot;
+  std::optional<InvertibleUpdates::Inverse> Inv =
+      Invertible->find(LHS, Op, RHS, WhyNot);
+  // The reverse sweep must hold the factor's values at the update.
+  if (Inv)
+    for (const Var *R : Inv->Reads)
+      if (!Recomputed.count(R) && !Counters.count(R) && !Needs->isNeeded(R)) {
+        WhyNot = "the reverse sweep does not keep '" + R->getName() +
+                 "', which its factor reads";
+        Inv.reset();
+        break;
+      }
+  const auto *Ref = llvm::dyn_cast<VarRefExpr>(LHS);
+  if (!Inv) {
+    if (!WhyNot.empty() && Ref)
+      Diags.remark(Loc, "recurrence of '" + Ref->getVar()->getName() +
+                            "' taped: " + WhyNot);
+    return false;
+  }
+  Restore->append(B.assign(LHS, Inv->Undo, Inv->Factor));
+  Diags.remark(Loc, "recurrence of '" + Ref->getVar()->getName() +
+                        "' undone by its inverse in the reverse sweep (" +
+                        (Inv->Undo == AssignOp::DivAssign ? "divided"
+                                                          : "multiplied") +
+                        " by its factor), not taped: " + Inv->Why);
+  return true;
 }
 
 void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
