@@ -115,6 +115,32 @@ private:
   void sweepExprStmt(const ir::ExprStmt *S, ir::BlockStmt *Fwd,
                      ir::BlockStmt *Rev);
   void sweepIf(const ir::IfStmt *I, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  /// The flag of \p I's branch in the reverse sweep: recomputed when its
+  /// condition is (isRecomputable), one flag per loop for a break out of an
+  /// outermost loop (cleared in \p ClearAfter once replayed), else taped.
+  ir::Var *branchFlag(const ir::IfStmt *I, ir::BlockStmt *Fwd,
+                      ir::BlockStmt *Replay, ir::BlockStmt *ClearAfter);
+  /// Inside counted loops: true when the reverse sweep can evaluate \p E
+  /// again (loop counters, recomputed locals, values and memory that do not
+  /// change in the loop).
+  bool isRecomputable(const ir::Expr *E) const;
+  /// A declaration of a block in a counted loop that the reverse sweep
+  /// recomputes instead of taping, after the reverse of statement After of
+  /// the block (-1: before the block's reverse begins).
+  struct LateRecomputation {
+    const ir::DeclStmt *Decl;
+    int After;
+  };
+  /// The declarations of \p In (in a counted loop) recomputed in reverse:
+  /// their values read only recomputable values and locals that the reverse
+  /// sweep restores, each written at most once later in the block by a
+  /// statement of the block itself; recomputed once those are restored.
+  std::vector<LateRecomputation> lateRecomputations(const ir::BlockStmt *In);
+  /// Where (as for LateRecomputation::After) the declaration at \p Pos of
+  /// \p In can be recomputed, or nullopt.
+  std::optional<int> recomputePoint(const ir::BlockStmt *In, size_t Pos,
+                                    const llvm::DenseMap<const ir::Var *, int>
+                                        &Late);
   /// Saves the value of \p LValue in the forward sweep and restores it in
   /// the reverse sweep (into \p Restore). In a loop the value goes on a
   /// tape that the caller pushes \p Pushes times per iteration.

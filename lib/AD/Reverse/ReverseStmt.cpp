@@ -28,15 +28,26 @@ void ReverseFunction::sweepBlock(const BlockStmt *In, BlockStmt *Fwd,
                                  BlockStmt *Rev) {
   if (!In)
     return;
+  // Inside counted loops, locals recomputed rather than taped.
+  std::vector<LateRecomputation> Redo = lateRecomputations(In);
+  auto RecomputeAt = [&](int After) {
+    for (const LateRecomputation &L : Redo)
+      if (L.After == After)
+        Rev->append(B.assign(B.ref(L.Decl->getVar()), AssignOp::Assign,
+                             L.Decl->getInit()));
+  };
   std::vector<BlockStmt *> Pieces;
   for (const Stmt *S : In->getBody()) {
     BlockStmt *Piece = B.block();
     sweepStmt(S, Fwd, Piece);
     Pieces.push_back(Piece);
   }
-  for (auto It = Pieces.rbegin(); It != Pieces.rend(); ++It)
-    for (const Stmt *S : (*It)->getBody())
+  RecomputeAt(-1);
+  for (int I = int(Pieces.size()) - 1; I >= 0; --I) {
+    for (const Stmt *S : Pieces[I]->getBody())
       Rev->append(S);
+    RecomputeAt(I);
+  }
 }
 
 /// Gives \p S and the statements nested in it that have no location \p Loc.
@@ -644,8 +655,8 @@ void ReverseFunction::sweepIf(const IfStmt *I, BlockStmt *Fwd,
     return;
   }
   // The branch taken is recorded before either branch runs.
-  BlockStmt *Replay = B.block();
-  Var *Flag = record(I->getCond(), "_cond", Fwd, Replay);
+  BlockStmt *Replay = B.block(), *ClearAfter = B.block();
+  Var *Flag = branchFlag(I, Fwd, Replay, ClearAfter);
   bool EmptyFwd = ThenFwd->getBody().empty() &&
                   (!ElseFwd || ElseFwd->getBody().empty());
   if (!EmptyFwd) {
@@ -657,4 +668,38 @@ void ReverseFunction::sweepIf(const IfStmt *I, BlockStmt *Fwd,
     Rev->append(S);
   Rev->append(M.create<IfStmt>(B.ref(Flag), ThenRev,
                                ElseRev->getBody().empty() ? nullptr : ElseRev));
+  for (const Stmt *S : ClearAfter->getBody())
+    Rev->append(S);
+}
+
+/// True when \p Then ends the loop around it: its last statement is a
+/// break at its top level.
+static bool endsWithBreak(const BlockStmt *Then) {
+  return Then && !Then->getBody().empty() &&
+         llvm::isa<BreakStmt>(Then->getBody().back());
+}
+
+Var *ReverseFunction::branchFlag(const IfStmt *I, BlockStmt *Fwd,
+                                 BlockStmt *Replay, BlockStmt *ClearAfter) {
+  const Expr *Cond = I->getCond();
+  if (LoopDepth > 0 && isRecomputable(Cond)) {
+    // Evaluated again in the reverse iteration, from recomputed values.
+    Var *Flag = newVar("_cond", Cond->getType()->getUnqualified());
+    Fwd->append(B.assign(B.ref(Flag), AssignOp::Assign, Cond));
+    Replay->append(B.assign(B.ref(Flag), AssignOp::Assign, Cond));
+    return Flag;
+  }
+  if (LoopDepth != 1 || !endsWithBreak(I->getThen()))
+    return record(Cond, "_cond", Fwd, Replay);
+  // A break out of the outermost loop: true only in the last iteration the
+  // loop runs, where the reverse sweep starts, so one flag per thread
+  // records it (false until the break), cleared once replayed.
+  const Expr *False = M.create<BoolLitExpr>(M.getTypes().getBool(), false);
+  Var *Flag = newVar("_cond", M.getTypes().getBool(), False);
+  Fwd->append(B.assign(B.ref(Flag), AssignOp::Assign, Cond));
+  ClearAfter->append(B.assign(B.ref(Flag), AssignOp::Assign, False));
+  Diags.remark(I->getLoc(), "early exit of the loop recorded once per thread "
+                            "(the reverse sweep starts at the iteration that "
+                            "left), not taped per iteration");
+  return Flag;
 }
