@@ -106,6 +106,8 @@ __global__ void renderTiles(int width, int height, const int *ranges,
   walked[pix] = stop - begin;
 }
 
+#ifndef SPLAT_RENDER_ONLY
+
 /// The grid of renderTiles: one block per tile.
 inline dim3 tileGrid(int Width, int Height) {
   return dim3((Width + SplatTile - 1) / SplatTile,
@@ -243,5 +245,7 @@ inline SplatLists binGaussians(int Width, int Height, int N,
   cudaFree(Rank);
   return L;
 }
+
+#endif // SPLAT_RENDER_ONLY
 
 #endif // MESHAD_DEMOS_SPLAT_SPLAT_H
