@@ -79,16 +79,16 @@ __global__ void renderTiles(int width, int height, const int *ranges,
     int id = ids[k];
     Real dx = means[2 * id] - px;
     Real dy = means[2 * id + 1] - py;
-    Real power = -0.5 * (conics[3 * id] * dx * dx +
-                         conics[3 * id + 2] * dy * dy) -
+    Real power = (Real)-0.5 * (conics[3 * id] * dx * dx +
+                               conics[3 * id + 2] * dy * dy) -
                  conics[3 * id + 1] * dx * dy;
     if (power > 0)
       continue;
-    Real alpha = fmin(0.99, opacities[id] * exp(power));
-    if (alpha < 1.0 / 255)
+    Real alpha = fmin((Real)0.99, opacities[id] * exp(power));
+    if (alpha < (Real)(1.0 / 255))
       continue;
     Real nextT = T * (1 - alpha);
-    if (nextT < 1e-4) {
+    if (nextT < (Real)1e-4) {
       stop = k;
       break;
     }

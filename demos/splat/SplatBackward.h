@@ -66,7 +66,7 @@ __device__ inline bool undoEntry(const Entry &E, Real Px, Real Py, Real Vr,
                                  Real Vg, Real Vb, Real &T, Real &Rb,
                                  Real &Gb, Real &Bb, EntryGrad &D) {
   Real Dx = E.Mx - Px, Dy = E.My - Py;
-  Real Power = -0.5 * (E.A * Dx * Dx + E.C * Dy * Dy) - E.B * Dx * Dy;
+  Real Power = Real(-0.5) * (E.A * Dx * Dx + E.C * Dy * Dy) - E.B * Dx * Dy;
   if (Power > 0)
     return false;
   Real Gauss = exp(Power);
@@ -85,8 +85,8 @@ __device__ inline bool undoEntry(const Entry &E, Real Px, Real Py, Real Vr,
   if (Raw < Real(0.99)) { // the clamp passes no gradient
     D.Opacity = Gauss * DAlpha;
     Real DPower = Raw * DAlpha;
-    D.A = -0.5 * Dx * Dx * DPower;
-    D.C = -0.5 * Dy * Dy * DPower;
+    D.A = Real(-0.5) * Dx * Dx * DPower;
+    D.C = Real(-0.5) * Dy * Dy * DPower;
     D.B = -Dx * Dy * DPower;
     D.Mx = -(E.A * Dx + E.B * Dy) * DPower;
     D.My = -(E.C * Dy + E.B * Dx) * DPower;
