@@ -15,6 +15,8 @@
 #include "IR/Traversal.h"
 #include "OwnershipFixture.h"
 
+#include <cmath>
+
 namespace {
 
 /// Lowers kernel `k` of \p Body (inside a loop over k < n of the kernel

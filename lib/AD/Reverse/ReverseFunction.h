@@ -313,6 +313,11 @@ private:
   /// Multiplicative recurrences undone by their inverse instead of taped.
   std::unique_ptr<InvertibleUpdates> Invertible;
   llvm::SmallPtrSet<const ir::Var *, 8> Recomputed;
+  /// Locals that recomputed branch conditions and late recomputations read:
+  /// the loop's recomputations must compute them even when no adjoint
+  /// reads them.
+  llvm::SmallPtrSet<const ir::Var *, 8> ReplayReads;
+  void addReplayReads(const ir::Expr *E);
   /// Counters of the counted loops being swept (recomputed in reverse).
   llvm::SmallPtrSet<const ir::Var *, 4> Counters;
   /// Shared memory that the tiles take so far.

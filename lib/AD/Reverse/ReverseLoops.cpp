@@ -108,7 +108,8 @@ std::vector<const DeclStmt *> ReverseFunction::neededRecomputations(
     const std::vector<const DeclStmt *> &Redo) {
   // Backwards: a recomputed value may read an earlier one (f = c ? 0.5 : l
   // needs l recomputed too, though the reverse sweep never reads l).
-  llvm::SmallPtrSet<const Var *, 8> ReadByLater;
+  llvm::SmallPtrSet<const Var *, 8> ReadByLater(ReplayReads.begin(),
+                                                ReplayReads.end());
   std::vector<const DeclStmt *> Needed;
   for (auto It = Redo.rbegin(); It != Redo.rend(); ++It) {
     const DeclStmt *D = *It;
@@ -239,6 +240,13 @@ void ReverseFunction::sweepLoop(const Stmt *S, BlockStmt *Fwd,
     Rev->append(St);
 }
 
+void ReverseFunction::addReplayReads(const Expr *E) {
+  forEachExpr(E, [&](const Expr *X) {
+    if (const auto *R = dyn_cast<VarRefExpr>(X))
+      ReplayReads.insert(R->getVar());
+  });
+}
+
 bool ReverseFunction::isRecomputable(const Expr *E) const {
   if (Counters.empty())
     return false;
@@ -361,6 +369,7 @@ ReverseFunction::lateRecomputations(const BlockStmt *In) {
       continue;
     Late[D->getVar()] = *At;
     Recomputed.insert(D->getVar());
+    addReplayReads(D->getInit());
     Out.push_back({D, *At == int(Body.size()) ? -1 : *At});
   }
   return Out;

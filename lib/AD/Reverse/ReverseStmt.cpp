@@ -428,6 +428,7 @@ bool ReverseFunction::undoUpdate(const Expr *LHS, AssignOp Op,
     return false;
   }
   Restore->append(B.assign(LHS, Inv->Undo, Inv->Factor));
+  addReplayReads(Inv->Factor);
   Diags.remark(Loc, "recurrence of '" + Ref->getVar()->getName() +
                         "' undone by its inverse in the reverse sweep (" +
                         (Inv->Undo == AssignOp::DivAssign ? "divided"
@@ -687,6 +688,7 @@ Var *ReverseFunction::branchFlag(const IfStmt *I, BlockStmt *Fwd,
     Var *Flag = newVar("_cond", Cond->getType()->getUnqualified());
     Fwd->append(B.assign(B.ref(Flag), AssignOp::Assign, Cond));
     Replay->append(B.assign(B.ref(Flag), AssignOp::Assign, Cond));
+    addReplayReads(Cond);
     return Flag;
   }
   if (LoopDepth != 1 || !endsWithBreak(I->getThen()))
