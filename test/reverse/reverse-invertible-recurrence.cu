@@ -6,12 +6,15 @@
 // values) keeps no tape. A factor not proven nonzero, and an additive update
 // whose value the sweep reads (sums are not undone exactly in floating
 // point), stay taped. A remark says which and why. Every gradient against
-// central differences.
+// central differences. The forward sweep checks each undone update
+// (meshad::checkUndoable): a product that underflows (T = 0.1^400) stops the
+// program instead of giving a wrong derivative.
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -fplugin-arg-meshad-remarks -I%test_inputs %s -o %t 2> %t.log
 // RUN: FileCheck %s < %t.log
 // RUN: FileCheck %s --check-prefix=REMARK < %t.log
 // RUN: %t | FileCheck %s --check-prefix=NUM
+// RUN: not --crash %t underflow 2>&1 | FileCheck %s --check-prefix=UNDERFLOW
 #include "KernelCheck.h"
 #include "NumericCheck.h"
 #include <cmath>
@@ -33,11 +36,13 @@ __global__ void composite(int n, int K, const double *a, const double *c,
 }
 // CHECK-LABEL: __global__ void composite_grad(
 // CHECK-NOT: meshad::Tape
+// CHECK: meshad::checkUndoable(T, T * (1 - alpha));
+// CHECK-NEXT: T *= 1 - alpha;
 // CHECK: for (; _cnt0 > 0; --_cnt0) {
 // CHECK-NEXT: k = _cnt0 - 1;
 // CHECK-NEXT: alpha = fmin(0.9, a[i * K + k]);
 // CHECK-NEXT: T /= 1 - alpha;
-// REMARK: :[[@LINE-10]]:5: remark: recurrence of 'T' undone by its inverse in the reverse sweep (divided by its factor), not taped: the factor lies in [0.1, inf]
+// REMARK: :[[@LINE-12]]:5: remark: recurrence of 'T' undone by its inverse in the reverse sweep (divided by its factor), not taped: the factor lies in [0.1, inf]
 
 /// The same through a local holding the next value (as renderers write it).
 __global__ void compositeNext(int n, int K, const double *a, double *out) {
@@ -54,8 +59,10 @@ __global__ void compositeNext(int n, int K, const double *a, double *out) {
 }
 // CHECK-LABEL: __global__ void compositeNext_grad(
 // CHECK-NOT: meshad::Tape
+// CHECK: meshad::checkUndoable(T, nextT);
+// CHECK-NEXT: T = nextT;
 // CHECK: T /= 1 - alpha;
-// REMARK: :[[@LINE-7]]:5: remark: recurrence of 'T' undone by its inverse in the reverse sweep (divided by its factor), not taped: the factor lies in [0.1, inf]
+// REMARK: :[[@LINE-9]]:5: remark: recurrence of 'T' undone by its inverse in the reverse sweep (divided by its factor), not taped: the factor lies in [0.1, inf]
 
 /// Factors that may be zero, and a sum the sweep reads: taped.
 __global__ void taped(int n, int K, const double *s, double *out) {
@@ -105,7 +112,11 @@ void check(const char *Name, int N, int K, mt::DeviceArray<double> &A,
   mt::checkArray(std::string(Name) + " d", DA.host(), Ref.data(), A.size());
 }
 
-int main() {
+int underflow();
+
+int main(int Argc, char **Argv) {
+  if (Argc > 1)
+    return underflow();
   mt::RandomInputs Rng;
   const int N = 3, K = 100;
   mt::DeviceArray<double> A(N * K), C(N * K), S(N * K), DC(N * K);
@@ -146,5 +157,22 @@ int main() {
         Rng);
   return mt::summary();
 }
+/// T = 0.1^400 underflows: the forward sweep's check stops the program.
+int underflow() {
+  const int K = 400;
+  mt::DeviceArray<double> A(K), Out(1), DA(K), DOut(1);
+  for (int I = 0; I < K; ++I)
+    A[I] = 0.9;
+  A.upload();
+  DOut[0] = 1;
+  DOut.upload();
+  meshad::gradient(compositeNext, "a, out")
+      .execute_kernel(dim3(1), dim3(1), 1, K, A.device(), Out.device(),
+                      DA.device(), DOut.device());
+  mt::checkLaunch("underflow");
+  return 0;
+}
+// UNDERFLOW: meshad: a recurrence that the reverse sweep undoes by its inverse (T *= f, then T /= f) left the normal numbers (underflow, overflow or not a number); the derivative would be wrong
+
 // NUM-NOT: FAIL
 // NUM: numeric checks: 900 passed, 0 failed

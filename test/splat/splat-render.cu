@@ -16,6 +16,8 @@
 // CHECK-NOT: meshad::Tape
 // CHECK: bool _cond0 = false;
 // CHECK: for (k = begin; k < end; ++k) {
+// CHECK: meshad::checkUndoable(T, nextT);
+// CHECK-NEXT: T = nextT;
 // CHECK: for (; _cnt0 > 0; --_cnt0) {
 // CHECK-NEXT: k = begin + (_cnt0 - 1);
 // CHECK: alpha = fmin(0.99, opacities[id] * exp(power));

@@ -153,9 +153,11 @@ private:
   bool needsSave(const ir::Expr *LValue, bool IsDecl) const;
   /// In a loop: restores what `LHS Op RHS` overwrites by its inverse
   /// (`T /= 1 - alpha`) in \p Restore instead of a tape when
-  /// InvertibleUpdates proves it safe; remarks which was chosen and why.
+  /// InvertibleUpdates proves it safe, checked in \p Fwd at run time
+  /// (meshad::checkUndoable); remarks which was chosen and why.
   bool undoUpdate(const ir::Expr *LHS, ir::AssignOp Op, const ir::Expr *RHS,
-                  clang::SourceLocation Loc, ir::BlockStmt *Restore);
+                  clang::SourceLocation Loc, ir::BlockStmt *Fwd,
+                  ir::BlockStmt *Restore);
   /// Saves the arrays a user call may overwrite that the reverse sweep
   /// reads, restoring them (into \p Restore) before its pullback runs.
   /// Returns the call the forward sweep makes instead of \p C (its

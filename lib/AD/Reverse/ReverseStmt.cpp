@@ -395,7 +395,8 @@ void ReverseFunction::sweepPrimalStore(const Expr *LHS, AssignOp Op,
                                        clang::SourceLocation Loc,
                                        BlockStmt *Fwd, BlockStmt *Restore) {
   if (needsSave(LHS, IsDecl) &&
-      !(LoopDepth > 0 && !IsDecl && undoUpdate(LHS, Op, RHS, Loc, Restore)))
+      !(LoopDepth > 0 && !IsDecl &&
+        undoUpdate(LHS, Op, RHS, Loc, Fwd, Restore)))
     save(LHS, Fwd, Restore);
   if (const auto *Call = llvm::dyn_cast_or_null<CallExpr>(RHS))
     if (Call->getCalleeKind() == CallExpr::CalleeKind::User)
@@ -407,7 +408,7 @@ void ReverseFunction::sweepPrimalStore(const Expr *LHS, AssignOp Op,
 
 bool ReverseFunction::undoUpdate(const Expr *LHS, AssignOp Op,
                                  const Expr *RHS, clang::SourceLocation Loc,
-                                 BlockStmt *Restore) {
+                                 BlockStmt *Fwd, BlockStmt *Restore) {
   std::string WhyNot;
   std::optional<InvertibleUpdates::Inverse> Inv =
       Invertible->find(LHS, Op, RHS, WhyNot);
@@ -427,6 +428,15 @@ bool ReverseFunction::undoUpdate(const Expr *LHS, AssignOp Op,
                             "' taped: " + WhyNot);
     return false;
   }
+  // The forward sweep checks that the new value can be undone (a normal
+  // number: no underflow or overflow), meshad/codegen/Recurrences.h.
+  const Expr *New = RHS;
+  if (Op == AssignOp::MulAssign || Op == AssignOp::DivAssign)
+    New = B.binary(Op == AssignOp::MulAssign ? BinaryOp::Mul : BinaryOp::Div,
+                   LHS, RHS);
+  Fwd->append(M.create<ExprStmt>(M.create<CallExpr>(
+      M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+      "meshad::checkUndoable", -1, std::vector<const Expr *>{LHS, New})));
   Restore->append(B.assign(LHS, Inv->Undo, Inv->Factor));
   addReplayReads(Inv->Factor);
   Diags.remark(Loc, "recurrence of '" + Ref->getVar()->getName() +
