@@ -39,6 +39,9 @@
 #include <cmath>
 #include <vector>
 
+// MESHAD_LAUNCH: `kernel<<<...>>>`, or a launch on the CPU emulation.
+#include <meshad/cpu/Portable.h>
+
 #if !defined(MESHAD_CPU_CUDA)
 #include <thrust/device_ptr.h>
 #include <thrust/execution_policy.h>
