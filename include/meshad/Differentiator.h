@@ -43,6 +43,7 @@
 #include <utility>
 
 #include <meshad/codegen/Polygamma.h>
+#include <meshad/codegen/Recurrences.h>
 #include <meshad/codegen/Tape.h>
 
 #if defined(__CUDACC__)

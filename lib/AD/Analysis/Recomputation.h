@@ -47,14 +47,24 @@ public:
            !AddressTaken.count(V);
   }
 
+  /// True when \p V is a local assigned only by its declaration, whose
+  /// address is never taken.
+  bool isAssignedOnce(const ir::Var *V) const {
+    return Defs.lookup(V) == 1 && !AddressTaken.count(V) && !V->isParam();
+  }
+
+  /// True when \p E reads only values that do not change while the loop
+  /// runs backwards: \p Known, parameters never assigned, locals assigned
+  /// once outside every loop, memory the function never writes (pure calls).
+  bool isStable(const ir::Expr *E,
+                const llvm::SmallPtrSetImpl<const ir::Var *> &Known) const;
+
   /// The recomputable declarations of \p LoopBody, in order.
   std::vector<const ir::DeclStmt *>
   find(const ir::BlockStmt &LoopBody,
        const llvm::SmallPtrSetImpl<const ir::Var *> &Counters) const;
 
 private:
-  bool isStable(const ir::Expr *E,
-                const llvm::SmallPtrSetImpl<const ir::Var *> &Known) const;
   void countDefs(const ir::Stmt *S, unsigned LoopDepth);
 
   const ir::Stmt &FunctionBody;

@@ -1,1 +1,1 @@
-set(SOURCES Activity.cpp Recomputation.cpp ReverseNeeds.cpp)
+set(SOURCES Activity.cpp InvertibleUpdates.cpp Recomputation.cpp ReverseNeeds.cpp)

@@ -19,6 +19,7 @@
 #include "AD/Analysis/ReverseNeeds.h"
 #include "IR/Builder.h"
 #include "IR/NameScope.h"
+#include "AD/Analysis/InvertibleUpdates.h"
 #include "AD/Analysis/Recomputation.h"
 #include "GPU/LowerAccumulations.h"
 #include "AD/Reverse/ReverseMode.h"
@@ -118,6 +119,32 @@ private:
   void sweepExprStmt(const ir::ExprStmt *S, ir::BlockStmt *Fwd,
                      ir::BlockStmt *Rev);
   void sweepIf(const ir::IfStmt *I, ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  /// The flag of \p I's branch in the reverse sweep: recomputed when its
+  /// condition is (isRecomputable), one flag per loop for a break out of an
+  /// outermost loop (cleared in \p ClearAfter once replayed), else taped.
+  ir::Var *branchFlag(const ir::IfStmt *I, ir::BlockStmt *Fwd,
+                      ir::BlockStmt *Replay, ir::BlockStmt *ClearAfter);
+  /// Inside counted loops: true when the reverse sweep can evaluate \p E
+  /// again (loop counters, recomputed locals, values and memory that do not
+  /// change in the loop).
+  bool isRecomputable(const ir::Expr *E) const;
+  /// A declaration of a block in a counted loop that the reverse sweep
+  /// recomputes instead of taping, after the reverse of statement After of
+  /// the block (-1: before the block's reverse begins).
+  struct LateRecomputation {
+    const ir::DeclStmt *Decl;
+    int After;
+  };
+  /// The declarations of \p In (in a counted loop) recomputed in reverse:
+  /// their values read only recomputable values and locals that the reverse
+  /// sweep restores, each written at most once later in the block by a
+  /// statement of the block itself; recomputed once those are restored.
+  std::vector<LateRecomputation> lateRecomputations(const ir::BlockStmt *In);
+  /// Where (as for LateRecomputation::After) the declaration at \p Pos of
+  /// \p In can be recomputed, or nullopt.
+  std::optional<int> recomputePoint(const ir::BlockStmt *In, size_t Pos,
+                                    const llvm::DenseMap<const ir::Var *, int>
+                                        &Late);
   /// Saves the value of \p LValue in the forward sweep and restores it in
   /// the reverse sweep (into \p Restore). In a loop the value goes on a
   /// tape that the caller pushes \p Pushes times per iteration.
@@ -128,6 +155,13 @@ private:
   /// constants) and its placement (from where the function runs).
   const ir::Type *tapeType(const ir::Type *Elem, unsigned Pushes) const;
   bool needsSave(const ir::Expr *LValue, bool IsDecl) const;
+  /// In a loop: restores what `LHS Op RHS` overwrites by its inverse
+  /// (`T /= 1 - alpha`) in \p Restore instead of a tape when
+  /// InvertibleUpdates proves it safe, checked in \p Fwd at run time
+  /// (meshad::checkUndoable); remarks which was chosen and why.
+  bool undoUpdate(const ir::Expr *LHS, ir::AssignOp Op, const ir::Expr *RHS,
+                  clang::SourceLocation Loc, ir::BlockStmt *Fwd,
+                  ir::BlockStmt *Restore);
   /// Saves the arrays a user call may overwrite that the reverse sweep
   /// reads, restoring them (into \p Restore) before its pullback runs.
   /// Returns the call the forward sweep makes instead of \p C (its
@@ -303,7 +337,14 @@ private:
   /// Locals of counted loops that the reverse sweep recomputes at the start
   /// of each iteration instead of restoring them from a tape.
   std::unique_ptr<Recomputation> Recompute;
+  /// Multiplicative recurrences undone by their inverse instead of taped.
+  std::unique_ptr<InvertibleUpdates> Invertible;
   llvm::SmallPtrSet<const ir::Var *, 8> Recomputed;
+  /// Locals that recomputed branch conditions and late recomputations read:
+  /// the loop's recomputations must compute them even when no adjoint
+  /// reads them.
+  llvm::SmallPtrSet<const ir::Var *, 8> ReplayReads;
+  void addReplayReads(const ir::Expr *E);
   /// Counters of the counted loops being swept (recomputed in reverse).
   llvm::SmallPtrSet<const ir::Var *, 4> Counters;
   /// Shared memory that the tiles take so far.

@@ -108,7 +108,8 @@ std::vector<const DeclStmt *> ReverseFunction::neededRecomputations(
     const std::vector<const DeclStmt *> &Redo) {
   // Backwards: a recomputed value may read an earlier one (f = c ? 0.5 : l
   // needs l recomputed too, though the reverse sweep never reads l).
-  llvm::SmallPtrSet<const Var *, 8> ReadByLater;
+  llvm::SmallPtrSet<const Var *, 8> ReadByLater(ReplayReads.begin(),
+                                                ReplayReads.end());
   std::vector<const DeclStmt *> Needed;
   for (auto It = Redo.rbegin(); It != Redo.rend(); ++It) {
     const DeclStmt *D = *It;
@@ -237,4 +238,139 @@ void ReverseFunction::sweepLoop(const Stmt *S, BlockStmt *Fwd,
   }
   for (const Stmt *St : InitRev->getBody())
     Rev->append(St);
+}
+
+void ReverseFunction::addReplayReads(const Expr *E) {
+  forEachExpr(E, [&](const Expr *X) {
+    if (const auto *R = dyn_cast<VarRefExpr>(X))
+      ReplayReads.insert(R->getVar());
+  });
+}
+
+bool ReverseFunction::isRecomputable(const Expr *E) const {
+  if (Counters.empty())
+    return false;
+  llvm::SmallPtrSet<const Var *, 16> Known(Counters.begin(), Counters.end());
+  Known.insert(Recomputed.begin(), Recomputed.end());
+  return Recompute->isStable(E, Known);
+}
+
+/// True when \p S names \p V (reads, writes or declares it).
+static bool mentions(const Stmt *S, const Var *V) {
+  bool Found = false;
+  forEachStmt(S, [&](const Stmt *Sub) {
+    if (const auto *D = dyn_cast<DeclStmt>(Sub))
+      Found |= D->getVar() == V;
+    for (const Expr *E : ownExprs(Sub))
+      forEachExpr(E, [&](const Expr *X) {
+        if (const auto *R = dyn_cast<VarRefExpr>(X))
+          Found |= R->getVar() == V;
+      });
+  });
+  return Found;
+}
+
+/// True when \p S may change \p V: assigns it (at any depth) or takes its
+/// address.
+static bool mayWrite(const Stmt *S, const Var *V) {
+  bool Writes = false;
+  forEachStmt(S, [&](const Stmt *Sub) {
+    if (const auto *A = dyn_cast<AssignStmt>(Sub))
+      Writes |= ActivityAnalysis::getRootVar(A->getLHS()) == V;
+    if (const auto *D = dyn_cast<DeclStmt>(Sub))
+      Writes |= D->getVar() == V;
+    for (const Expr *E : ownExprs(Sub))
+      forEachExpr(E, [&](const Expr *X) {
+        const auto *U = dyn_cast<UnaryExpr>(X);
+        if (U && U->getOp() == UnaryOp::AddrOf)
+          Writes |= ActivityAnalysis::getRootVar(U->getSub()) == V;
+      });
+  });
+  return Writes;
+}
+
+/// The index of the one statement of \p Body after \p Pos that assigns the
+/// local \p V, at the block's top level (Body.size() if none); nullopt when
+/// V is assigned twice there or changed inside a nested statement.
+static std::optional<int> lastWrite(const std::vector<const Stmt *> &Body,
+                                    size_t Pos, const Var *V) {
+  int Write = int(Body.size());
+  unsigned Writes = 0;
+  for (size_t J = Pos + 1; J < Body.size(); ++J) {
+    const auto *A = dyn_cast<AssignStmt>(Body[J]);
+    const auto *R = A ? dyn_cast<VarRefExpr>(A->getLHS()) : nullptr;
+    if (R && R->getVar() == V) {
+      ++Writes;
+      Write = int(J);
+    } else if (mayWrite(Body[J], V)) {
+      return std::nullopt;
+    }
+  }
+  if (Writes > 1)
+    return std::nullopt;
+  return Write;
+}
+
+std::optional<int> ReverseFunction::recomputePoint(
+    const BlockStmt *In, size_t Pos,
+    const llvm::DenseMap<const Var *, int> &Late) {
+  const std::vector<const Stmt *> &Body = In->getBody();
+  const auto *D = cast<DeclStmt>(Body[Pos]);
+  const Var *V = D->getVar();
+  if (V->getType()->isIndexable() || !Recompute->isAssignedOnce(V))
+    return std::nullopt;
+  int N = int(Body.size()), At = N;
+  llvm::SmallPtrSet<const Var *, 16> Known(Counters.begin(), Counters.end());
+  Known.insert(Recomputed.begin(), Recomputed.end());
+  bool Ok = true;
+  forEachExpr(D->getInit(), [&](const Expr *X) {
+    const auto *R = dyn_cast<VarRefExpr>(X);
+    if (!R || !Ok)
+      return;
+    const Var *W = R->getVar();
+    auto L = Late.find(W);
+    if (L != Late.end()) {
+      At = std::min(At, L->second);
+      return;
+    }
+    if (Known.count(W) || Recompute->isStable(R, Known))
+      return;
+    // A local the reverse sweep restores: recomputed once it is restored.
+    std::optional<int> Write = lastWrite(Body, Pos, W);
+    Ok = Write && !W->getType()->isIndexable() && !W->isGlobal() &&
+         !W->isShared() && Needs->isNeeded(W);
+    if (Ok)
+      At = std::min(At, *Write);
+    Known.insert(W);
+  });
+  // Memory read-only, calls pure; nothing at or after the point reads V.
+  if (!Ok || !Recompute->isStable(D->getInit(), Known))
+    return std::nullopt;
+  for (int J = std::max(int(Pos) + 1, At); J < N; ++J)
+    if (mentions(Body[J], V))
+      return std::nullopt;
+  return At;
+}
+
+std::vector<ReverseFunction::LateRecomputation>
+ReverseFunction::lateRecomputations(const BlockStmt *In) {
+  std::vector<LateRecomputation> Out;
+  if (Counters.empty() || LoopDepth == 0)
+    return Out;
+  llvm::DenseMap<const Var *, int> Late;
+  const std::vector<const Stmt *> &Body = In->getBody();
+  for (size_t P = 0; P < Body.size(); ++P) {
+    const auto *D = dyn_cast<DeclStmt>(Body[P]);
+    if (!D || !D->getInit() || Recomputed.count(D->getVar()) ||
+        !Needs->isStoreTargetNeeded(B.ref(D->getVar())))
+      continue;
+    std::optional<int> At = recomputePoint(In, P, Late);
+    if (!At)
+      continue;
+    Late[D->getVar()] = *At;
+    Recomputed.insert(D->getVar());
+    addReplayReads(D->getInit());
+    Out.push_back({D, *At == int(Body.size()) ? -1 : *At});
+  }
+  return Out;
 }

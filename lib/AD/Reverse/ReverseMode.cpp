@@ -279,6 +279,7 @@ bool ReverseFunction::prepare() {
   });
   countStoresOnOnePath(Body, WriteOnly, OutputPathStores);
   Recompute = std::make_unique<Recomputation>(*Body);
+  Invertible = std::make_unique<InvertibleUpdates>(*Body);
   // Every user identifier first: generated names never take one.
   Result->setDerivativeOrder(Primal->getDerivativeOrder() + 1);
   Names.setOrder(Result->getDerivativeOrder());

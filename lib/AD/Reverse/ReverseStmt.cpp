@@ -28,15 +28,26 @@ void ReverseFunction::sweepBlock(const BlockStmt *In, BlockStmt *Fwd,
                                  BlockStmt *Rev) {
   if (!In)
     return;
+  // Inside counted loops, locals recomputed rather than taped.
+  std::vector<LateRecomputation> Redo = lateRecomputations(In);
+  auto RecomputeAt = [&](int After) {
+    for (const LateRecomputation &L : Redo)
+      if (L.After == After)
+        Rev->append(B.assign(B.ref(L.Decl->getVar()), AssignOp::Assign,
+                             L.Decl->getInit()));
+  };
   std::vector<BlockStmt *> Pieces;
   for (const Stmt *S : In->getBody()) {
     BlockStmt *Piece = B.block();
     sweepStmt(S, Fwd, Piece);
     Pieces.push_back(Piece);
   }
-  for (auto It = Pieces.rbegin(); It != Pieces.rend(); ++It)
-    for (const Stmt *S : (*It)->getBody())
+  RecomputeAt(-1);
+  for (int I = int(Pieces.size()) - 1; I >= 0; --I) {
+    for (const Stmt *S : Pieces[I]->getBody())
       Rev->append(S);
+    RecomputeAt(I);
+  }
 }
 
 /// Gives \p S and the statements nested in it that have no location \p Loc.
@@ -387,7 +398,9 @@ void ReverseFunction::sweepPrimalStore(const Expr *LHS, AssignOp Op,
                                        BlockStmt *Fwd, BlockStmt *Restore) {
   if (needsSave(LHS, IsDecl)) {
     checkValueKept(LHS, Loc);
-    save(LHS, Fwd, Restore);
+    if (!(LoopDepth > 0 && !IsDecl &&
+          undoUpdate(LHS, Op, RHS, Loc, Fwd, Restore)))
+      save(LHS, Fwd, Restore);
   }
   if (const auto *Call = llvm::dyn_cast_or_null<CallExpr>(RHS))
     if (Call->getCalleeKind() == CallExpr::CalleeKind::User)
@@ -395,6 +408,47 @@ void ReverseFunction::sweepPrimalStore(const Expr *LHS, AssignOp Op,
   AssignStmt *Primal = B.assign(LHS, Op, RHS);
   Primal->setLoc(Loc);
   Fwd->append(Primal);
+}
+
+bool ReverseFunction::undoUpdate(const Expr *LHS, AssignOp Op,
+                                 const Expr *RHS, clang::SourceLocation Loc,
+                                 BlockStmt *Fwd, BlockStmt *Restore) {
+  std::string WhyNot;
+  std::optional<InvertibleUpdates::Inverse> Inv =
+      Invertible->find(LHS, Op, RHS, WhyNot);
+  // The reverse sweep must hold the factor's values at the update.
+  if (Inv)
+    for (const Var *R : Inv->Reads)
+      if (!Recomputed.count(R) && !Counters.count(R) && !Needs->isNeeded(R)) {
+        WhyNot = "the reverse sweep does not keep '" + R->getName() +
+                 "', which its factor reads";
+        Inv.reset();
+        break;
+      }
+  const auto *Ref = llvm::dyn_cast<VarRefExpr>(LHS);
+  if (!Inv) {
+    if (!WhyNot.empty() && Ref)
+      Diags.remark(Loc, "recurrence of '" + Ref->getVar()->getName() +
+                            "' taped: " + WhyNot);
+    return false;
+  }
+  // The forward sweep checks that the new value can be undone (a normal
+  // number: no underflow or overflow), meshad/codegen/Recurrences.h.
+  const Expr *New = RHS;
+  if (Op == AssignOp::MulAssign || Op == AssignOp::DivAssign)
+    New = B.binary(Op == AssignOp::MulAssign ? BinaryOp::Mul : BinaryOp::Div,
+                   LHS, RHS);
+  Fwd->append(M.create<ExprStmt>(M.create<CallExpr>(
+      M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+      "meshad::checkUndoable", -1, std::vector<const Expr *>{LHS, New})));
+  Restore->append(B.assign(LHS, Inv->Undo, Inv->Factor));
+  addReplayReads(Inv->Factor);
+  Diags.remark(Loc, "recurrence of '" + Ref->getVar()->getName() +
+                        "' undone by its inverse in the reverse sweep (" +
+                        (Inv->Undo == AssignOp::DivAssign ? "divided"
+                                                          : "multiplied") +
+                        " by its factor), not taped: " + Inv->Why);
+  return true;
 }
 
 void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
@@ -617,8 +671,8 @@ void ReverseFunction::sweepIf(const IfStmt *I, BlockStmt *Fwd,
     return;
   }
   // The branch taken is recorded before either branch runs.
-  BlockStmt *Replay = B.block();
-  Var *Flag = record(I->getCond(), "_cond", Fwd, Replay);
+  BlockStmt *Replay = B.block(), *ClearAfter = B.block();
+  Var *Flag = branchFlag(I, Fwd, Replay, ClearAfter);
   bool EmptyFwd = ThenFwd->getBody().empty() &&
                   (!ElseFwd || ElseFwd->getBody().empty());
   if (!EmptyFwd) {
@@ -630,4 +684,39 @@ void ReverseFunction::sweepIf(const IfStmt *I, BlockStmt *Fwd,
     Rev->append(S);
   Rev->append(M.create<IfStmt>(B.ref(Flag), ThenRev,
                                ElseRev->getBody().empty() ? nullptr : ElseRev));
+  for (const Stmt *S : ClearAfter->getBody())
+    Rev->append(S);
+}
+
+/// True when \p Then ends the loop around it: its last statement is a
+/// break at its top level.
+static bool endsWithBreak(const BlockStmt *Then) {
+  return Then && !Then->getBody().empty() &&
+         llvm::isa<BreakStmt>(Then->getBody().back());
+}
+
+Var *ReverseFunction::branchFlag(const IfStmt *I, BlockStmt *Fwd,
+                                 BlockStmt *Replay, BlockStmt *ClearAfter) {
+  const Expr *Cond = I->getCond();
+  if (LoopDepth > 0 && isRecomputable(Cond)) {
+    // Evaluated again in the reverse iteration, from recomputed values.
+    Var *Flag = newVar("_cond", Cond->getType()->getUnqualified());
+    Fwd->append(B.assign(B.ref(Flag), AssignOp::Assign, Cond));
+    Replay->append(B.assign(B.ref(Flag), AssignOp::Assign, Cond));
+    addReplayReads(Cond);
+    return Flag;
+  }
+  if (LoopDepth != 1 || !endsWithBreak(I->getThen()))
+    return record(Cond, "_cond", Fwd, Replay);
+  // A break out of the outermost loop: true only in the last iteration the
+  // loop runs, where the reverse sweep starts, so one flag per thread
+  // records it (false until the break), cleared once replayed.
+  const Expr *False = M.create<BoolLitExpr>(M.getTypes().getBool(), false);
+  Var *Flag = newVar("_cond", M.getTypes().getBool(), False);
+  Fwd->append(B.assign(B.ref(Flag), AssignOp::Assign, Cond));
+  ClearAfter->append(B.assign(B.ref(Flag), AssignOp::Assign, False));
+  Diags.remark(I->getLoc(), "early exit of the loop recorded once per thread "
+                            "(the reverse sweep starts at the iteration that "
+                            "left), not taped per iteration");
+  return Flag;
 }
