@@ -652,6 +652,8 @@ const ir::Expr *ExprLowering::lowerDirectCall(const CallExpr *E,
                                               const FunctionDecl *FD,
                                               const DeclRefExpr *Ref) {
   SourceLocation Loc = E->getExprLoc();
+  if (isThrustFunction(FD))
+    return lowerThrustCall(E, FD);
   std::vector<const ir::Expr *> Args;
   if (!lowerArgs(E, Args))
     return nullptr;

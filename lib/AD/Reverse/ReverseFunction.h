@@ -30,6 +30,8 @@
 
 namespace meshad {
 
+struct ThrustRecipe;
+
 /// Derives one function in reverse mode into an already created function.
 class ReverseFunction {
 public:
@@ -165,6 +167,24 @@ private:
   bool sweepCudaApi(const ir::CallExpr *C, const ir::Stmt *Original,
                     ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
   void findDeferredFrees(const ir::Stmt *S);
+
+  // Thrust primitives (ReverseThrust.cpp; Rules/ThrustRecipes.def).
+  /// The recipe of a call of a Thrust primitive, or null.
+  static const ThrustRecipe *thrustRecipe(const ir::Expr *E);
+  bool anyActiveArg(const ir::CallExpr *C) const;
+  /// Saves what the adjoint of \p C reads into \p Fwd; returns the call
+  /// the forward sweep makes (\p C or the recipe's recording helper).
+  const ir::CallExpr *thrustForward(const ir::CallExpr *C,
+                                    ir::BlockStmt *Fwd);
+  /// The recipe's adjoint helper; \p DE seeds a reduction's result.
+  void thrustAdjoint(const ir::CallExpr *C, const ir::Expr *DE,
+                     ir::BlockStmt *Rev);
+  const ir::Expr *thrustAdjointPointer(const ir::Expr *Arg);
+  void sweepThrust(const ir::CallExpr *C, const ir::ExprStmt *S,
+                   ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  /// Per Thrust call: the copies its forward sweep saved, in argument
+  /// order, the permutation of a sort last.
+  llvm::DenseMap<const ir::CallExpr *, std::vector<ir::Var *>> ThrustSaved;
 
   // Loops (ReverseLoops.cpp).
   /// Per loop being swept, outermost first: a bound on its trip count, 0

@@ -1,0 +1,72 @@
+// Thrust calls that meshad cannot differentiate correctly are errors at the
+// call, never wrong gradients: other execution policies, user functors and
+// lambdas, iterators other than raw pointers, primitives outside the recipe
+// table, saves inside loops, an output the reverse sweep still reads.
+//
+// REQUIRES: thrust
+// RUN: %clangxx %cpu_thrust_flags -fsyntax-only -fplugin=%meshad_plugin %s -Xclang -verify
+#include <thrust/copy.h>
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+#include <thrust/functional.h>
+#include <thrust/gather.h>
+#include <thrust/reduce.h>
+#include <thrust/scan.h>
+#include <thrust/transform.h>
+
+#include <meshad/Differentiator.h>
+
+struct Scale {
+  double s;
+  __host__ __device__ double operator()(double v) const { return s * v; }
+};
+
+double hostPolicy(const double *x, int n) {
+  return thrust::reduce(thrust::host, x, x + n, 0.0); // expected-error {{thrust::reduce needs the execution policy thrust::device in a derivative}}
+}
+
+void userFunctor(const double *x, double *y, int n) {
+  thrust::transform(thrust::device, x, x + n, y, Scale{2.0}); // expected-error {{the functor of thrust::transform must be thrust::plus, minus, multiplies, negate or square in a derivative; user functors and lambdas in Thrust calls are not supported yet}}
+}
+
+double devicePtr(double *x, int n) {
+  thrust::device_ptr<double> p(x);
+  return thrust::reduce(thrust::device, p, p + n, 0.0); // expected-error {{thrust::reduce in a derivative needs raw device pointers for its ranges}}
+}
+
+double maxReduce(const double *x, int n) {
+  return thrust::reduce(thrust::device, x, x + n, 0.0, thrust::maximum<double>()); // expected-error {{thrust::reduce with 5 arguments is not supported in derivatives; supported (with thrust::device first): reduce, transform_reduce, inclusive_scan, exclusive_scan, transform, copy, fill, sequence, gather, scatter, sort_by_key}}
+}
+
+double gatherInLoop(const int *map, const double *x, double *y, int n) {
+  double s = 0;
+  for (int k = 0; k < 2; ++k) {
+    thrust::gather(thrust::device, map, map + n, x, y); // expected-error {{thrust::gather inside a loop is not supported in reverse mode yet}}
+    s += thrust::reduce(thrust::device, y, y + n, 0.0);
+  }
+  return s;
+}
+
+double sumOf(const double *y, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += y[i] * y[i];
+  return s;
+}
+
+double overwritesRead(const double *x, double *y, int n) {
+  thrust::copy(thrust::device, x, x + n, y);
+  double s = sumOf(y, n);
+  thrust::inclusive_scan(thrust::device, x, x + n, y); // expected-error {{thrust::inclusive_scan overwrites 'y', whose contents the reverse sweep reads; write the result to another buffer}}
+  return s + sumOf(y, n);
+}
+
+int main() {
+  meshad::gradient(hostPolicy, "x");
+  meshad::gradient(userFunctor, "x, y");
+  meshad::gradient(devicePtr, "x");
+  meshad::gradient(maxReduce, "x");
+  meshad::gradient(gatherInLoop, "x, y");
+  meshad::gradient(overwritesRead, "x, y");
+  return 0;
+}
