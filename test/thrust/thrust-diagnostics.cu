@@ -1,7 +1,8 @@
 // Thrust calls that meshad cannot differentiate correctly are errors at the
 // call, never wrong gradients: other execution policies, user functors and
 // lambdas, iterators other than raw pointers, primitives outside the recipe
-// table, saves inside loops, an output the reverse sweep still reads.
+// table, saves inside loops, a scatter into a buffer the reverse sweep still
+// reads (other outputs are saved and restored: thrust-reductions-scans.cu).
 //
 // REQUIRES: thrust
 // RUN: %clangxx %cpu_thrust_flags -fsyntax-only -fplugin=%meshad_plugin %s -Xclang -verify
@@ -12,6 +13,7 @@
 #include <thrust/gather.h>
 #include <thrust/reduce.h>
 #include <thrust/scan.h>
+#include <thrust/scatter.h>
 #include <thrust/transform.h>
 
 #include <meshad/Differentiator.h>
@@ -54,10 +56,10 @@ double sumOf(const double *y, int n) {
   return s;
 }
 
-double overwritesRead(const double *x, double *y, int n) {
+double overwritesRead(const double *x, const int *map, double *y, int n) {
   thrust::copy(thrust::device, x, x + n, y);
   double s = sumOf(y, n);
-  thrust::inclusive_scan(thrust::device, x, x + n, y); // expected-error {{thrust::inclusive_scan overwrites 'y', whose contents the reverse sweep reads; write the result to another buffer}}
+  thrust::scatter(thrust::device, x, x + n, map, y); // expected-error {{thrust::scatter overwrites 'y', whose contents the reverse sweep reads; scatter into another buffer}}
   return s + sumOf(y, n);
 }
 

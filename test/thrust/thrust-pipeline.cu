@@ -40,18 +40,18 @@ double pipeline(const double *xHost, const double *depthHost, int n) {
   cudaFree(c);
   return s * s;
 }
-// CHECK-LABEL: double pipeline_grad_0(const double *xHost, const double *depthHost, int n, double *_d_xHost) {
-// CHECK: meshad::thrust::Saved<double> _t0;
-// CHECK-NEXT: meshad::thrust::Saved<int> _t1;
-// CHECK: meshad::thrust::save(_t0, x, n);
+// CHECK-LABEL: void pipeline_grad_0(const double *xHost, const double *depthHost, int n, double *_d_xHost) {
+// CHECK: meshad::thrust_ad::Saved<double> _t0;
+// CHECK-NEXT: meshad::thrust_ad::Saved<int> _t1;
+// CHECK: meshad::thrust_ad::save(_t0, x, n);
 // CHECK-NEXT: thrust::transform(thrust::device, x, x + n, v, thrust::square<double>());
-// CHECK-NEXT: meshad::thrust::sortByKeyRecording(_t1, depth, depth + n, v);
+// CHECK-NEXT: meshad::thrust_ad::sortByKeyRecording(_t1, depth, depth + n, v);
 // CHECK-NEXT: thrust::inclusive_scan(thrust::device, v, v + n, c);
-// CHECK-NEXT: double s = thrust::reduce(thrust::device, c, c + n, 0.0);
-// CHECK: meshad::thrust::reduceAdjoint(n, _d_s, _d_c);
-// CHECK-NEXT: meshad::thrust::inclusiveScanAdjoint(n, _d_v, _d_c);
-// CHECK-NEXT: meshad::thrust::sortByKeyAdjoint(n, static_cast<double *>(nullptr), _d_v, _t1);
-// CHECK-NEXT: meshad::thrust::transformAdjoint(n, _d_x, _d_v, thrust::square<double>(), _t0);
+// CHECK-NEXT: s = thrust::reduce(thrust::device, c, c + n, 0.0);
+// CHECK: meshad::thrust_ad::reduceAdjoint(n, _r0, _d_c);
+// CHECK-NEXT: meshad::thrust_ad::inclusiveScanAdjoint(n, _d_v, _d_c);
+// CHECK-NEXT: meshad::thrust_ad::sortByKeyAdjoint(n, _d_depth, _d_v, _t1);
+// CHECK-NEXT: meshad::thrust_ad::transformAdjoint(n, _d_x, _d_v, thrust::square<double>(), _t0);
 
 namespace mt = meshad::test;
 

@@ -2,7 +2,10 @@
 // buffers (thrust::device with raw pointers; under the CPU emulation
 // Thrust's CPP system runs them): reduce, transform_reduce (square, with an
 // active init), inclusive_scan, exclusive_scan (with and without an active
-// init, in place). Each gradient is checked against central differences.
+// init, in place). An output whose contents the reverse sweep of an earlier
+// statement reads (a callee's pullback reads them) is saved before the call
+// and restored after its adjoint. Each gradient is checked against central
+// differences.
 //
 // REQUIRES: thrust
 // RUN: %clangxx %cpu_thrust_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.dump
@@ -38,12 +41,13 @@ double reduceEnergy(const double *xHost, int n, double c) {
   cudaFree(x);
   return s * s + q;
 }
-// CHECK-LABEL: double reduceEnergy_grad_0_2(const double *xHost, int n, double c, double *_d_xHost, double *_d_c) {
-// CHECK: meshad::thrust::Saved<double> _t0;
-// CHECK: meshad::thrust::save(_t0, x, n);
-// CHECK: double q = thrust::transform_reduce(thrust::device, x, x + n, thrust::square<double>(), c, thrust::plus<double>());
-// CHECK: *_d_c += meshad::thrust::transformReduceAdjoint(n, _d_q, _d_x, thrust::square<double>(), thrust::plus<double>(), _t0);
-// CHECK: meshad::thrust::reduceAdjoint(n, _d_s, _d_x);
+// CHECK-LABEL: void reduceEnergy_grad(const double *xHost, int n, double c, double *_d_xHost, double *_d_c) {
+// CHECK: meshad::thrust_ad::Saved<double> _t0;
+// CHECK: s = thrust::reduce(thrust::device, x, x + n, 0.0);
+// CHECK-NEXT: meshad::thrust_ad::save(_t0, x, n);
+// CHECK-NEXT: q = thrust::transform_reduce(thrust::device, x, x + n, thrust::square<double>(), c, thrust::plus<double>());
+// CHECK: *_d_c += meshad::thrust_ad::transformReduceAdjoint(n, _r1, _d_x, thrust::square<double>(), thrust::plus<double>(), _t0);
+// CHECK: meshad::thrust_ad::reduceAdjoint(n, _r0, _d_x);
 
 /// y = inclusive_scan(x); E = sum y^2.
 double inclusiveEnergy(const double *xHost, int n) {
@@ -57,9 +61,17 @@ double inclusiveEnergy(const double *xHost, int n) {
   cudaFree(y);
   return e;
 }
-// CHECK-LABEL: double inclusiveEnergy_grad_0(const double *xHost, int n, double *_d_xHost) {
-// CHECK: thrust::inclusive_scan(thrust::device, x, x + n, y);
-// CHECK: meshad::thrust::inclusiveScanAdjoint(n, _d_x, _d_y);
+// CHECK-LABEL: void inclusiveEnergy_grad(const double *xHost, int n, double *_d_xHost) {
+// CHECK: meshad::thrust_ad::save(_t0, y, n);
+// CHECK-NEXT: thrust::inclusive_scan(thrust::device, x, x + n, y);
+// CHECK: sumSquares_pullback_0(y, n, 0.0, _d_e, _d_y);
+// CHECK-NEXT: meshad::thrust_ad::inclusiveScanAdjoint(n, _d_x, _d_y);
+// CHECK-NEXT: meshad::thrust_ad::restore(_t0, y);
+// CHECK-LABEL: void sumSquares_pullback_0(const double *y, int n, double c, double _d_y_1, double *_d_y) {
+// CHECK-NEXT: meshad::thrust_ad::Saved<double> _t0;
+// CHECK-NEXT: meshad::thrust_ad::save(_t0, y, n);
+// CHECK-NEXT: meshad::thrust_ad::transformReduceAdjoint(n, _d_y_1, _d_y, thrust::square<double>(), thrust::plus<double>(), _t0);
+// CHECK-NEXT: }
 
 /// x = exclusive_scan(x, c) in place, then y = exclusive_scan(x) (init 0);
 /// E = sum x^2 + sum y^2.
@@ -75,9 +87,14 @@ double exclusiveEnergy(const double *xHost, int n, double c) {
   cudaFree(y);
   return e;
 }
-// CHECK-LABEL: double exclusiveEnergy_grad_0_2(const double *xHost, int n, double c, double *_d_xHost, double *_d_c) {
-// CHECK: meshad::thrust::exclusiveScanAdjoint(n, _d_x, _d_y);
-// CHECK: *_d_c += meshad::thrust::exclusiveScanAdjoint(n, _d_x, _d_x);
+// CHECK-LABEL: void exclusiveEnergy_grad(const double *xHost, int n, double c, double *_d_xHost, double *_d_c) {
+// CHECK: meshad::thrust_ad::save(_t2, x, n);
+// CHECK-NEXT: thrust::exclusive_scan(thrust::device, x, x + n, x, c);
+// CHECK: sumSquares_pullback_0(x, n, 0.0, _d__t0, _d_x);
+// CHECK-NEXT: meshad::thrust_ad::exclusiveScanAdjoint(n, _d_x, _d_y);
+// CHECK-NEXT: meshad::thrust_ad::restore(_t3, y);
+// CHECK-NEXT: *_d_c += meshad::thrust_ad::exclusiveScanAdjoint(n, _d_x, _d_x);
+// CHECK-NEXT: meshad::thrust_ad::restore(_t2, x);
 
 namespace mt = meshad::test;
 

@@ -18,12 +18,12 @@
 /// Generated code reads, for `s = thrust::reduce(thrust::device, x, x + n,
 /// 0.0)` and `thrust::gather(thrust::device, m, m + n, x, y)`:
 /// \code
-///   meshad::thrust::Saved<int> _t0;
-///   meshad::thrust::save(_t0, m, n);          // forward sweep
+///   meshad::thrust_ad::Saved<int> _t0;
+///   meshad::thrust_ad::save(_t0, m, n);          // forward sweep
 ///   thrust::gather(thrust::device, m, m + n, x, y);
 ///   ...
-///   meshad::thrust::gatherAdjoint(n, _t0, _d_x, _d_y);  // reverse sweep
-///   meshad::thrust::reduceAdjoint(n, _d_s, _d_x);
+///   meshad::thrust_ad::gatherAdjoint(n, _t0, _d_x, _d_y);  // reverse sweep
+///   meshad::thrust_ad::reduceAdjoint(n, _d_s, _d_x);
 /// \endcode
 ///
 //===----------------------------------------------------------------------===//
@@ -46,7 +46,7 @@
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
 
-namespace meshad::thrust {
+namespace meshad::thrust_ad {
 
 /// A copy the forward sweep keeps for the reverse sweep (device memory).
 template <class T> using Saved = ::thrust::device_vector<T>;
@@ -55,6 +55,12 @@ template <class T>
 void save(Saved<T> &Out, const T *First, long N) {
   Out.resize(N);
   ::thrust::copy(::thrust::device, First, First + N, Out.begin());
+}
+
+/// Copies a saved range back (the reverse sweep of earlier statements reads
+/// what a primitive overwrote).
+template <class T> void restore(const Saved<T> &From, T *To) {
+  ::thrust::copy(::thrust::device, From.begin(), From.end(), To);
 }
 
 namespace detail {
@@ -329,6 +335,6 @@ void sortByKeyAdjoint(long N, K *DKeys, V *DValues, const Saved<int> &Perm) {
   Unpermute(DValues);
 }
 
-} // namespace meshad::thrust
+} // namespace meshad::thrust_ad
 
 #endif // MESHAD_CODEGEN_THRUSTADJOINT_H

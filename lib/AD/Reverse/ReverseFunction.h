@@ -180,6 +180,14 @@ private:
   void thrustAdjoint(const ir::CallExpr *C, const ir::Expr *DE,
                      ir::BlockStmt *Rev);
   const ir::Expr *thrustAdjointPointer(const ir::Expr *Arg);
+  /// Saves the outputs of \p C whose contents the reverse sweep reads
+  /// (restored after the call's adjoint, ThrustRestores).
+  void saveOverwritten(const ir::CallExpr *C, const ThrustRecipe &R,
+                       const ir::Expr *N, ir::BlockStmt *Fwd);
+  /// Per Thrust call: (copy, output) of the outputs it overwrites.
+  llvm::DenseMap<const ir::CallExpr *,
+                 std::vector<std::pair<ir::Var *, const ir::Expr *>>>
+      ThrustRestores;
   void sweepThrust(const ir::CallExpr *C, const ir::ExprStmt *S,
                    ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
   /// Per Thrust call: the copies its forward sweep saved, in argument

@@ -24,7 +24,7 @@ using llvm::cast;
 using llvm::dyn_cast;
 
 const ThrustRecipe *ReverseFunction::thrustRecipe(const Expr *E) {
-  const auto *C = dyn_cast_or_null<CallExpr>(E);
+  const auto *C = llvm::dyn_cast_or_null<CallExpr>(E);
   if (!C || C->getCalleeKind() != CallExpr::CalleeKind::Intrinsic)
     return nullptr;
   llvm::StringRef Name(C->getName());
@@ -33,22 +33,40 @@ const ThrustRecipe *ReverseFunction::thrustRecipe(const Expr *E) {
   return lookupThrustRecipe(Name, C->getNumArgs());
 }
 
+/// `P + K` as (P, K); (E, null) for another expression.
+static std::pair<const Expr *, const Expr *> splitOffset(const Expr *E) {
+  if (const auto *Sum = dyn_cast<BinaryExpr>(E))
+    if (Sum->getOp() == BinaryOp::Add && Sum->getLHS()->getType()->isPointer())
+      return {Sum->getLHS(), Sum->getRHS()};
+  return {E, nullptr};
+}
+
+static bool sameVar(const Expr *A, const Expr *B) {
+  const auto *P = dyn_cast<VarRefExpr>(A);
+  const auto *Q = dyn_cast<VarRefExpr>(B);
+  return P && Q && P->getVar() == Q->getVar();
+}
+
 /// The number of elements of the recipe's first range: `n` for the range
-/// `p, p + n`, else `last - first`.
-static const Expr *rangeCount(Module &M, const ThrustRecipe &R,
+/// `p, p + n`, `b - a` (folded) for `p + a, p + b`, else `last - first`.
+static const Expr *rangeCount(Module &M, IRBuilder &B, const ThrustRecipe &R,
                               const CallExpr *C) {
   for (unsigned I = 1; I < R.numArgs(); ++I) {
     if (R.role(I) != ThrustArg::Last)
       continue;
-    const Expr *First = C->getArg(I - 1), *Last = C->getArg(I);
-    const auto *Sum = dyn_cast<BinaryExpr>(Last);
-    const auto *P = dyn_cast<VarRefExpr>(First);
-    const auto *Q = Sum ? dyn_cast<VarRefExpr>(Sum->getLHS()) : nullptr;
-    if (Sum && Sum->getOp() == BinaryOp::Add && P && Q &&
-        P->getVar() == Q->getVar())
-      return Sum->getRHS();
+    auto [FirstBase, A] = splitOffset(C->getArg(I - 1));
+    auto [LastBase, Bound] = splitOffset(C->getArg(I));
+    if (Bound && sameVar(FirstBase, LastBase)) {
+      if (!A)
+        return Bound;
+      const auto *LA = dyn_cast<IntLitExpr>(A);
+      const auto *LB = dyn_cast<IntLitExpr>(Bound);
+      if (LA && LB)
+        return B.intLit(LB->getValue() - LA->getValue());
+      return M.create<BinaryExpr>(Bound->getType(), BinaryOp::Sub, Bound, A);
+    }
     return M.create<BinaryExpr>(M.getTypes().getInt("long"), BinaryOp::Sub,
-                                Last, First);
+                                C->getArg(I), C->getArg(I - 1));
   }
   return nullptr;
 }
@@ -81,21 +99,11 @@ const CallExpr *ReverseFunction::thrustForward(const CallExpr *C,
                            "per iteration)");
     return C;
   }
-  for (unsigned I = 0; I < R->numArgs(); ++I) {
-    ThrustArg Role = R->role(I);
-    const Var *Root = ActivityAnalysis::getRootVar(C->getArg(I));
-    if ((Role == ThrustArg::Output || Role == ThrustArg::Keys) &&
-        Needs->isNeeded(Root))
-      error(C->getLoc(), C->getName() + " overwrites '" +
-                             Root->getName() +
-                             "', whose contents the reverse sweep reads; "
-                             "write the result to another buffer");
-  }
   const Type *Void = M.getTypes().getVoid();
-  const Expr *N = rangeCount(M, *R, C);
+  const Expr *N = rangeCount(M, B, *R, C);
   std::vector<Var *> &Saved = ThrustSaved[C];
   auto SavedVar = [&](const std::string &Elem) {
-    return newVar("_t", M.getTypes().getOpaque("meshad::thrust::Saved<" +
+    return newVar("_t", M.getTypes().getOpaque("meshad::thrust_ad::Saved<" +
                                                 Elem + ">"));
   };
   for (unsigned I = 0; I < R->numArgs(); ++I) {
@@ -105,9 +113,10 @@ const CallExpr *ReverseFunction::thrustForward(const CallExpr *C,
     const Type *Elem = C->getArg(I)->getType()->getElement()->getUnqualified();
     Var *V = SavedVar(spellType(Elem));
     Fwd->append(M.create<ExprStmt>(helperCall(
-        M, Void, "meshad::thrust::save", {B.ref(V), C->getArg(I), N})));
+        M, Void, "meshad::thrust_ad::save", {B.ref(V), C->getArg(I), N})));
     Saved.push_back(V);
   }
+  saveOverwritten(C, *R, N, Fwd);
   if (!R->hasForwardHelper())
     return C;
   // The forward helper records the permutation it applies.
@@ -117,6 +126,40 @@ const CallExpr *ReverseFunction::thrustForward(const CallExpr *C,
   for (unsigned I = 1; I < C->getNumArgs(); ++I)
     Args.push_back(C->getArg(I));
   return cast<CallExpr>(helperCall(M, Void, R->Forward, Args));
+}
+
+void ReverseFunction::saveOverwritten(const CallExpr *C, const ThrustRecipe &R,
+                                      const Expr *N, BlockStmt *Fwd) {
+  for (unsigned I = 0; I < R.numArgs(); ++I) {
+    ThrustArg Role = R.role(I);
+    const Expr *Out = C->getArg(I);
+    const Var *Root = ActivityAnalysis::getRootVar(Out);
+    if ((Role != ThrustArg::Output && Role != ThrustArg::Keys) ||
+        !Needs->isNeeded(Root))
+      continue;
+    // The reverse sweep of earlier statements reads what the call
+    // overwrites: saved here, restored after the call's adjoint.
+    if (LoopDepth > 0) {
+      error(C->getLoc(), C->getName() + " inside a loop overwrites '" +
+                             Root->getName() +
+                             "', whose contents the reverse sweep reads; "
+                             "not supported yet");
+      continue;
+    }
+    if (llvm::StringRef(R.Name) == "scatter") {
+      error(C->getLoc(), C->getName() + " overwrites '" + Root->getName() +
+                             "', whose contents the reverse sweep reads; "
+                             "scatter into another buffer");
+      continue;
+    }
+    const Type *Elem = Out->getType()->getElement()->getUnqualified();
+    Var *V = newVar("_t", M.getTypes().getOpaque("meshad::thrust_ad::Saved<" +
+                                                 spellType(Elem) + ">"));
+    Fwd->append(M.create<ExprStmt>(helperCall(M, M.getTypes().getVoid(),
+                                              "meshad::thrust_ad::save",
+                                              {B.ref(V), Out, N})));
+    ThrustRestores[C].push_back({V, Out});
+  }
 }
 
 /// The adjoint memory of a range argument, or a null pointer.
@@ -132,11 +175,16 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
   const ThrustRecipe *R = thrustRecipe(C);
   if (!R || !anyActiveArg(C))
     return;
-  std::vector<const Expr *> Args{rangeCount(M, *R, C)};
+  std::vector<const Expr *> Args{rangeCount(M, B, *R, C)};
   if (R->returnsValue())
     Args.push_back(DE ? DE : B.zero(C->getType()->getUnqualified()));
   const Expr *ScalarArg = nullptr;
   std::vector<Var *> Saved = ThrustSaved.lookup(C);
+  unsigned Needed = R->hasForwardHelper() ? 1 : 0;
+  for (unsigned I = 0; I < R->numArgs(); ++I)
+    Needed += R->role(I) == ThrustArg::Map || R->role(I) == ThrustArg::SavedInput;
+  if (Saved.size() < Needed)
+    return; // thrustForward reported why it could not save.
   unsigned NextSaved = 0;
   std::vector<const Expr *> Tail;
   for (unsigned I = 0; I < R->numArgs(); ++I) {
@@ -173,11 +221,17 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
   const Type *Ty = ScalarActive ? ScalarArg->getType()->getUnqualified()
                                 : M.getTypes().getVoid();
   const Expr *Call = helperCall(M, Ty, R->Adjoint, Args);
-  if (ScalarActive)
-    return adjoint(ScalarArg, Call, Rev);
-  auto *S = M.create<ExprStmt>(Call);
-  S->setLoc(C->getLoc());
-  Rev->append(S);
+  if (ScalarActive) {
+    adjoint(ScalarArg, Call, Rev);
+  } else {
+    auto *S = M.create<ExprStmt>(Call);
+    S->setLoc(C->getLoc());
+    Rev->append(S);
+  }
+  for (auto &[V, Out] : ThrustRestores.lookup(C))
+    Rev->append(M.create<ExprStmt>(helperCall(M, M.getTypes().getVoid(),
+                                              "meshad::thrust_ad::restore",
+                                              {B.ref(V), Out})));
 }
 
 void ReverseFunction::sweepThrust(const CallExpr *C, const ExprStmt *S,
