@@ -80,8 +80,9 @@ const ir::Expr *ExprLowering::lowerThrustArg(const Expr *Arg, ThrustArg Role,
                  .getAsType()
                  .getAsString(S.Policy) +
              ">()";
-    return S.make<ir::IntLitExpr>(Loc, S.M.getTypes().getOpaque("functor"), 0,
-                                  Text);
+    const ir::Type *Ty = S.M.getTypes().getOpaque(
+        (ThrustFunctorTypePrefix + RD->getName()).str());
+    return S.make<ir::IntLitExpr>(Loc, Ty, 0, Text);
   }
   const ir::Expr *Lowered = lower(Arg);
   if (!Lowered)

@@ -11,8 +11,8 @@
 using namespace meshad;
 
 static const ThrustRecipe Recipes[] = {
-#define MESHAD_THRUST_RECIPE(Name, Args, Adjoint, Forward)                     \
-  {Name, Args, Adjoint, Forward},
+#define MESHAD_THRUST_RECIPE(Name, Args, Adjoint, Forward, Tangent)            \
+  {Name, Args, Adjoint, Forward, Tangent},
 #include "Rules/ThrustRecipes.def"
 };
 
@@ -22,6 +22,13 @@ const ThrustRecipe *meshad::lookupThrustRecipe(llvm::StringRef Name,
     if (Name == R.Name && R.numArgs() == NumArgs)
       return &R;
   return nullptr;
+}
+
+const ThrustRecipe *meshad::lookupThrustCall(llvm::StringRef Callee,
+                                             unsigned NumArgs) {
+  if (!Callee.consume_front("thrust::"))
+    return nullptr;
+  return lookupThrustRecipe(Callee, NumArgs);
 }
 
 std::string meshad::listThrustPrimitives() {
@@ -42,4 +49,8 @@ bool meshad::isKnownThrustFunctor(llvm::StringRef Name) {
   static const char *const Known[] = {"plus", "minus", "multiplies",
                                       "negate", "square"};
   return llvm::is_contained(Known, Name);
+}
+
+bool meshad::isLinearThrustFunctor(llvm::StringRef Name) {
+  return Name == "plus" || Name == "minus" || Name == "negate";
 }

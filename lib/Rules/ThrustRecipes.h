@@ -44,6 +44,8 @@ struct ThrustRecipe {
   const char *Args;
   const char *Adjoint;
   const char *Forward;
+  /// Forward mode: "same", "fill" or "" (see the .def file).
+  const char *Tangent;
 
   unsigned numArgs() const { return llvm::StringRef(Args).size(); }
   ThrustArg role(unsigned I) const { return ThrustArg(Args[I]); }
@@ -57,6 +59,10 @@ struct ThrustRecipe {
 const ThrustRecipe *lookupThrustRecipe(llvm::StringRef Name,
                                        unsigned NumArgs);
 
+/// The recipe of the intrinsic call `thrust::<name>` (\p Callee) with
+/// \p NumArgs arguments, or null for other names.
+const ThrustRecipe *lookupThrustCall(llvm::StringRef Callee, unsigned NumArgs);
+
 /// The primitives of the table, for diagnostics ("copy, fill, ...").
 std::string listThrustPrimitives();
 
@@ -64,6 +70,12 @@ std::string listThrustPrimitives();
 /// (thrust::plus<T> is cuda::std::plus<T>): plus, minus, multiplies,
 /// negate, square.
 bool isKnownThrustFunctor(llvm::StringRef Name);
+/// True for the known functors that are linear (plus, minus, negate).
+bool isLinearThrustFunctor(llvm::StringRef Name);
+
+/// The lowering carries a functor as a literal of this opaque type, whose
+/// spelling is "thrust functor <name>".
+inline constexpr const char *ThrustFunctorTypePrefix = "thrust functor ";
 
 } // namespace meshad
 

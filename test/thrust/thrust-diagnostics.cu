@@ -31,9 +31,14 @@ void userFunctor(const double *x, double *y, int n) {
   thrust::transform(thrust::device, x, x + n, y, Scale{2.0}); // expected-error {{the functor of thrust::transform must be thrust::plus, minus, multiplies, negate or square in a derivative; user functors and lambdas in Thrust calls are not supported yet}}
 }
 
-double devicePtr(double *x, int n) {
-  thrust::device_ptr<double> p(x);
-  return thrust::reduce(thrust::device, p, p + n, 0.0); // expected-error {{thrust::reduce in a derivative needs raw device pointers for its ranges}}
+double devicePtr(thrust::device_ptr<double> first,
+                 thrust::device_ptr<double> last, double c) {
+  return thrust::reduce(thrust::device, first, last, c); // expected-error {{thrust::reduce in a derivative needs raw device pointers for its ranges}}
+}
+
+double devicePtrMade(double *x, int n) {
+  thrust::device_ptr<double> p(x); // expected-error {{constructor call of 'thrust::device_ptr<double>' is not supported}}
+  return thrust::reduce(thrust::device, p, p + n, 0.0); // expected-error {{thrust::reduce in a derivative needs raw device pointers}}
 }
 
 double maxReduce(const double *x, int n) {
@@ -66,7 +71,8 @@ double overwritesRead(const double *x, const int *map, double *y, int n) {
 int main() {
   meshad::gradient(hostPolicy, "x");
   meshad::gradient(userFunctor, "x, y");
-  meshad::gradient(devicePtr, "x");
+  meshad::gradient(devicePtr, "c");
+  meshad::gradient(devicePtrMade, "x");
   meshad::gradient(maxReduce, "x");
   meshad::gradient(gatherInLoop, "x, y");
   meshad::gradient(overwritesRead, "x, y");

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AD/Reverse/ReverseFunction.h"
+#include "AD/ThrustCalls.h"
 #include "Rules/ThrustRecipes.h"
 
 using namespace meshad;
@@ -27,48 +28,7 @@ const ThrustRecipe *ReverseFunction::thrustRecipe(const Expr *E) {
   const auto *C = llvm::dyn_cast_or_null<CallExpr>(E);
   if (!C || C->getCalleeKind() != CallExpr::CalleeKind::Intrinsic)
     return nullptr;
-  llvm::StringRef Name(C->getName());
-  if (!Name.consume_front("thrust::"))
-    return nullptr;
-  return lookupThrustRecipe(Name, C->getNumArgs());
-}
-
-/// `P + K` as (P, K); (E, null) for another expression.
-static std::pair<const Expr *, const Expr *> splitOffset(const Expr *E) {
-  if (const auto *Sum = dyn_cast<BinaryExpr>(E))
-    if (Sum->getOp() == BinaryOp::Add && Sum->getLHS()->getType()->isPointer())
-      return {Sum->getLHS(), Sum->getRHS()};
-  return {E, nullptr};
-}
-
-static bool sameVar(const Expr *A, const Expr *B) {
-  const auto *P = dyn_cast<VarRefExpr>(A);
-  const auto *Q = dyn_cast<VarRefExpr>(B);
-  return P && Q && P->getVar() == Q->getVar();
-}
-
-/// The number of elements of the recipe's first range: `n` for the range
-/// `p, p + n`, `b - a` (folded) for `p + a, p + b`, else `last - first`.
-static const Expr *rangeCount(Module &M, IRBuilder &B, const ThrustRecipe &R,
-                              const CallExpr *C) {
-  for (unsigned I = 1; I < R.numArgs(); ++I) {
-    if (R.role(I) != ThrustArg::Last)
-      continue;
-    auto [FirstBase, A] = splitOffset(C->getArg(I - 1));
-    auto [LastBase, Bound] = splitOffset(C->getArg(I));
-    if (Bound && sameVar(FirstBase, LastBase)) {
-      if (!A)
-        return Bound;
-      const auto *LA = dyn_cast<IntLitExpr>(A);
-      const auto *LB = dyn_cast<IntLitExpr>(Bound);
-      if (LA && LB)
-        return B.intLit(LB->getValue() - LA->getValue());
-      return M.create<BinaryExpr>(Bound->getType(), BinaryOp::Sub, Bound, A);
-    }
-    return M.create<BinaryExpr>(M.getTypes().getInt("long"), BinaryOp::Sub,
-                                C->getArg(I), C->getArg(I - 1));
-  }
-  return nullptr;
+  return lookupThrustCall(C->getName(), C->getNumArgs());
 }
 
 static const Expr *helperCall(Module &M, const Type *Ty, const char *Name,
@@ -100,7 +60,7 @@ const CallExpr *ReverseFunction::thrustForward(const CallExpr *C,
     return C;
   }
   const Type *Void = M.getTypes().getVoid();
-  const Expr *N = rangeCount(M, B, *R, C);
+  const Expr *N = thrustRangeCount(M, B, *R, C);
   std::vector<Var *> &Saved = ThrustSaved[C];
   auto SavedVar = [&](const std::string &Elem) {
     return newVar("_t", M.getTypes().getOpaque("meshad::thrust_ad::Saved<" +
@@ -175,7 +135,7 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
   const ThrustRecipe *R = thrustRecipe(C);
   if (!R || !anyActiveArg(C))
     return;
-  std::vector<const Expr *> Args{rangeCount(M, B, *R, C)};
+  std::vector<const Expr *> Args{thrustRangeCount(M, B, *R, C)};
   if (R->returnsValue())
     Args.push_back(DE ? DE : B.zero(C->getType()->getUnqualified()));
   const Expr *ScalarArg = nullptr;
