@@ -625,6 +625,12 @@ const ir::Expr *ExprLowering::lowerCall(const CallExpr *E) {
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
     if (OC->isAssignmentOp())
       return lowerNestedUpdate(OC, OC->getArg(0), /*Post=*/false);
+    if (OC->getOperator() == OO_Call)
+      return S.fail(Loc, Twine("meshad: calls of operator() on '") +
+                             OC->getArg(0)->getType().getUnqualifiedType()
+                                 .getAsString(S.Policy) +
+                             "' (functors, lambdas) are not supported yet; "
+                             "call a free function that takes the members");
     return S.fail(Loc, Twine("meshad: overloaded operator '") +
                            getOperatorSpelling(OC->getOperator()) + "' on '" +
                            OC->getArg(0)->getType().getAsString(S.Policy) +

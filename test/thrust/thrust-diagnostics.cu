@@ -1,7 +1,8 @@
 // Thrust calls that meshad cannot differentiate correctly are errors at the
 // call, never wrong gradients: other execution policies, user functors and
 // lambdas, iterators other than raw pointers, primitives outside the recipe
-// table, saves inside loops, a scatter into a buffer the reverse sweep still
+// table, saves inside loops, forward mode of the nonlinear recipes, calls of
+// operator(), Hessian-vector products,, a scatter into a buffer the reverse sweep still
 // reads (other outputs are saved and restored: thrust-reductions-scans.cu).
 //
 // REQUIRES: thrust
@@ -68,6 +69,25 @@ double overwritesRead(const double *x, const int *map, double *y, int n) {
   return s + sumOf(y, n);
 }
 
+double callsFunctor(double x) {
+  Scale f{2.0};
+  return f(x); // expected-error {{calls of operator() on 'Scale' (functors, lambdas) are not supported yet; call a free function that takes the members}}
+}
+
+double forwardSort(double *x, double *y, int n) {
+  thrust::sort_by_key(thrust::device, x, x + n, y); // expected-error {{forward mode of thrust::sort_by_key is not supported yet (reverse mode is)}}
+  return thrust::reduce(thrust::device, y, y + n, 0.0);
+}
+
+void forwardSquare(const double *x, double *y, int n) {
+  thrust::transform(thrust::device, x, x + n, y, thrust::square<double>()); // expected-error {{forward mode of thrust::transform with square is not supported yet (reverse mode is)}}
+}
+
+double hvpReduce(const double *x, int n) {
+  double s = thrust::reduce(thrust::device, x, x + n, 0.0); // expected-error {{Hessian-vector products of code that calls Thrust primitives are not supported yet}}
+  return s * s;
+}
+
 int main() {
   meshad::gradient(hostPolicy, "x");
   meshad::gradient(userFunctor, "x, y");
@@ -76,5 +96,9 @@ int main() {
   meshad::gradient(maxReduce, "x");
   meshad::gradient(gatherInLoop, "x, y");
   meshad::gradient(overwritesRead, "x, y");
+  meshad::gradient(callsFunctor, "x");
+  meshad::differentiate(forwardSort, "x");
+  meshad::differentiate(forwardSquare, "x");
+  meshad::hvp(hvpReduce, "x");
   return 0;
 }

@@ -111,6 +111,8 @@ private:
   /// and the tangent call of \p C (null when nothing carries a derivative
   /// or after an error).
   static const ThrustRecipe *thrustRecipe(const ir::CallExpr *C);
+  /// Errors for the adjoint helpers of Thrust calls (forward over reverse).
+  bool rejectThrustAdjoint(const ir::CallExpr *C);
   const ir::Expr *thrustTangent(const ir::CallExpr *C, ir::BlockStmt *Out);
   /// `thrust::fill` of the output's tangent with the scalar's tangent
   /// (sequence; the ranges read carry none) or zero; a reduction's: the

@@ -252,6 +252,8 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
     deriveUserCall(C, Out, /*AsStmt=*/true);
     return;
   }
+  if (rejectThrustAdjoint(C))
+    return;
   if (thrustRecipe(C)) {
     const Expr *T = thrustTangent(C, Out);
     Out->append(S);

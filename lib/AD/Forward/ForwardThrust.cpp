@@ -27,6 +27,14 @@ const ThrustRecipe *ForwardFunction::thrustRecipe(const CallExpr *C) {
   return lookupThrustCall(C->getName(), C->getNumArgs());
 }
 
+bool ForwardFunction::rejectThrustAdjoint(const CallExpr *C) {
+  if (!llvm::StringRef(C->getName()).starts_with("meshad::thrust_ad::"))
+    return false;
+  error(C->getLoc(), "Hessian-vector products of code that calls Thrust "
+                     "primitives are not supported yet");
+  return true;
+}
+
 /// The functor class of a transform whose functor is not linear, or "".
 static llvm::StringRef nonlinearFunctor(const CallExpr *C,
                                         const ThrustRecipe &R) {

@@ -31,8 +31,8 @@ const ThrustRecipe *ReverseFunction::thrustRecipe(const Expr *E) {
   return lookupThrustCall(C->getName(), C->getNumArgs());
 }
 
-static const Expr *helperCall(Module &M, const Type *Ty, const char *Name,
-                              std::vector<const Expr *> Args) {
+static CallExpr *helperCall(Module &M, const Type *Ty, const char *Name,
+                            std::vector<const Expr *> Args) {
   return M.create<CallExpr>(Ty, CallExpr::CalleeKind::Intrinsic, Name, -1,
                             std::move(Args));
 }
@@ -85,7 +85,7 @@ const CallExpr *ReverseFunction::thrustForward(const CallExpr *C,
   std::vector<const Expr *> Args{B.ref(Perm)};
   for (unsigned I = 1; I < C->getNumArgs(); ++I)
     Args.push_back(C->getArg(I));
-  return cast<CallExpr>(helperCall(M, Void, R->Forward, Args));
+  return helperCall(M, Void, R->Forward, Args);
 }
 
 void ReverseFunction::saveOverwritten(const CallExpr *C, const ThrustRecipe &R,
@@ -180,7 +180,8 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
                       isActive(ScalarArg);
   const Type *Ty = ScalarActive ? ScalarArg->getType()->getUnqualified()
                                 : M.getTypes().getVoid();
-  const Expr *Call = helperCall(M, Ty, R->Adjoint, Args);
+  CallExpr *Call = helperCall(M, Ty, R->Adjoint, Args);
+  Call->setLoc(C->getLoc()); // Errors of modes composed over it point here.
   if (ScalarActive) {
     adjoint(ScalarArg, Call, Rev);
   } else {
