@@ -45,22 +45,21 @@ TEST(ThrustRecipesTest, RowsAreWellFormed) {
     EXPECT_EQ(Args.count('K'), R->hasForwardHelper() ? 1u : 0u);
     EXPECT_EQ(Args.find_first_not_of("eFXLOKMSf"), llvm::StringRef::npos);
     // An end follows the start of its range.
-    for (unsigned I = 0; I < R->numArgs(); ++I)
-      if (R->role(I) == ThrustArg::Last)
+    for (unsigned I = 0; I < R->numArgs(); ++I) {
+      if (R->role(I) == ThrustArg::Last) {
         EXPECT_NE(llvm::StringRef("FXOKM").find(Args[I - 1]),
                   llvm::StringRef::npos);
+      }
+    }
     EXPECT_NE(Args.find('L'), llvm::StringRef::npos);
     // Reductions return a value and write no range.
-    if (R->returnsValue())
-      EXPECT_EQ(Args.find_first_of("OK"), llvm::StringRef::npos);
-    else
-      EXPECT_NE(Args.find_first_of("OK"), llvm::StringRef::npos);
+    EXPECT_EQ(R->returnsValue(),
+              Args.find_first_of("OK") == llvm::StringRef::npos);
     EXPECT_TRUE(llvm::StringRef(R->Adjoint).starts_with("meshad::thrust_ad::"));
     llvm::StringRef Tangent(R->Tangent);
     EXPECT_TRUE(Tangent == "same" || Tangent == "fill" || Tangent.empty());
     // A primitive whose adjoint needs a recording helper has no tangent yet.
-    if (R->hasForwardHelper())
-      EXPECT_TRUE(Tangent.empty());
+    EXPECT_TRUE(!R->hasForwardHelper() || Tangent.empty());
   }
 }
 
