@@ -1,4 +1,4 @@
-//===- unittests/ThrustRecipesTest.cpp - The Thrust recipe table -----------===//
+//===- unittests/ThrustRecipesTest.cpp - The Thrust recipe table ---------===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //

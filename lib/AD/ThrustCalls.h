@@ -1,4 +1,4 @@
-//===- AD/ThrustCalls.h - What the modes share about Thrust calls -*- C++ -*-===//
+//===- AD/ThrustCalls.h - Thrust calls in both modes ----------*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //

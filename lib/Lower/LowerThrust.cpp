@@ -41,7 +41,8 @@ bool meshad::isThrustFunction(const FunctionDecl *FD) {
 /// (thrust::plus is cuda::std::plus).
 static bool isKnownFunctor(const CXXRecordDecl *RD) {
   StringRef NS = outerNamespace(RD);
-  return (NS == "thrust" || NS == "cuda") && isKnownThrustFunctor(RD->getName());
+  return (NS == "thrust" || NS == "cuda") &&
+         isKnownThrustFunctor(RD->getName());
 }
 
 /// True when \p E names `thrust::device`.

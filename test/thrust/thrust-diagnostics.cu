@@ -2,7 +2,8 @@
 // call, never wrong gradients: other execution policies, user functors and
 // lambdas, iterators other than raw pointers, primitives outside the recipe
 // table, saves inside loops, forward mode of the nonlinear recipes, calls of
-// operator(), Hessian-vector products,, a scatter into a buffer the reverse sweep still
+// operator(), Hessian-vector products, the iterator a copy returns used in
+// reverse mode,, a scatter into a buffer the reverse sweep still
 // reads (other outputs are saved and restored: thrust-reductions-scans.cu).
 //
 // REQUIRES: thrust
@@ -88,6 +89,11 @@ double hvpReduce(const double *x, int n) {
   return s * s;
 }
 
+double copyEnd(const double *x, double *y, int n) {
+  double *end = thrust::copy(thrust::device, x, x + n, y); // expected-error {{thrust::copy: the iterator it returns is used; call it as a statement in code to differentiate}}
+  return thrust::reduce(thrust::device, y, end, 0.0);
+}
+
 int main() {
   meshad::gradient(hostPolicy, "x");
   meshad::gradient(userFunctor, "x, y");
@@ -100,5 +106,6 @@ int main() {
   meshad::differentiate(forwardSort, "x");
   meshad::differentiate(forwardSquare, "x");
   meshad::hvp(hvpReduce, "x");
+  meshad::gradient(copyEnd, "x, y");
   return 0;
 }

@@ -1,4 +1,4 @@
-//===- meshad/codegen/ThrustAdjoint.h - Adjoints of Thrust primitives -*- C++ -*-===//
+//===- meshad/codegen/ThrustAdjoint.h - Thrust adjoints -------*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //

@@ -188,6 +188,9 @@ private:
   llvm::DenseMap<const ir::CallExpr *,
                  std::vector<std::pair<ir::Var *, const ir::Expr *>>>
       ThrustRestores;
+  /// An error when \p E calls a primitive that returns an iterator (copy,
+  /// transform...) for its value: reverse mode sweeps those as statements.
+  bool rejectThrustIterator(const ir::Expr *E, clang::SourceLocation Loc);
   void sweepThrust(const ir::CallExpr *C, const ir::ExprStmt *S,
                    ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
   /// Per Thrust call: the copies its forward sweep saved, in argument

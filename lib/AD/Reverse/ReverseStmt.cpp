@@ -86,6 +86,8 @@ void ReverseFunction::sweepStmtKind(const Stmt *S, BlockStmt *Fwd,
     // The forward sweep falls through to the reverse sweep; the returned
     // value receives the seed.
     const Expr *V = cast<ReturnStmt>(S)->getValue();
+    if (rejectThrustIterator(V, S->getLoc()))
+      return;
     if (V && V->getType()->isDifferentiableValue() && isActive(V)) {
       if (!Seed && V->getType()->isPair())
         return error(S->getLoc(), "the gradient of a function that returns "
@@ -407,6 +409,8 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
       if (sweepCudaApi(Api, Keep, Fwd, Rev))
         return;
     }
+  if (rejectThrustIterator(RHS, Loc))
+    return;
   if (thrustRecipe(RHS)) // A reduction: the saves its adjoint reads.
     thrustForward(cast<CallExpr>(RHS), Fwd);
   const Var *Root = ActivityAnalysis::getRootVar(LHS);

@@ -142,7 +142,8 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
   std::vector<Var *> Saved = ThrustSaved.lookup(C);
   unsigned Needed = R->hasForwardHelper() ? 1 : 0;
   for (unsigned I = 0; I < R->numArgs(); ++I)
-    Needed += R->role(I) == ThrustArg::Map || R->role(I) == ThrustArg::SavedInput;
+    Needed +=
+        R->role(I) == ThrustArg::Map || R->role(I) == ThrustArg::SavedInput;
   if (Saved.size() < Needed)
     return; // thrustForward reported why it could not save.
   unsigned NextSaved = 0;
@@ -193,6 +194,17 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
     Rev->append(M.create<ExprStmt>(helperCall(M, M.getTypes().getVoid(),
                                               "meshad::thrust_ad::restore",
                                               {B.ref(V), Out})));
+}
+
+bool ReverseFunction::rejectThrustIterator(const Expr *E,
+                                           clang::SourceLocation Loc) {
+  const ThrustRecipe *R = thrustRecipe(E);
+  if (!R || R->returnsValue() || !anyActiveArg(cast<CallExpr>(E)))
+    return false;
+  error(Loc, cast<CallExpr>(E)->getName() +
+                 ": the iterator it returns is used; call it as a statement "
+                 "in code to differentiate");
+  return true;
 }
 
 void ReverseFunction::sweepThrust(const CallExpr *C, const ExprStmt *S,

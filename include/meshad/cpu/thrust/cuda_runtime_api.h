@@ -1,4 +1,4 @@
-//===- meshad/cpu/thrust/cuda_runtime_api.h - Thrust on the emulation -*- C++ -*-===//
+//===- meshad/cpu/thrust/cuda_runtime_api.h - Thrust on the CPU -*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
@@ -11,8 +11,9 @@
 /// path (the lit substitution %cpu_thrust_flags does, see
 /// docs/cpu-emulation.md):
 /// \code
-///   clang++ -x c++ -std=c++20 -include meshad/cpu/CudaOnCpu.h -I<meshad>/include \
-///     -I<meshad>/include/meshad/cpu/thrust -I<cuda>/include/cccl \
+///   clang++ -x c++ -std=c++20 -include meshad/cpu/CudaOnCpu.h \
+///     -I<meshad>/include -I<meshad>/include/meshad/cpu/thrust \
+///     -I<cuda>/include/cccl \
 ///     -DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP \
 ///     -DCCCL_DISABLE_FP16_SUPPORT -DCCCL_DISABLE_BF16_SUPPORT -pthread f.cu
 /// \endcode
