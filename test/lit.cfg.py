@@ -78,6 +78,13 @@ config.substitutions.extend([
     ("%cpu_cuda_flags",
      "-x c++ -std=c++20 -include meshad/cpu/CudaOnCpu.h -I%s -pthread"
      % IncludeDir),
+    # Thrust over the emulation, its CPP system (docs/cpu-emulation.md).
+    ("%cpu_thrust_flags",
+     "-x c++ -std=c++20 -include meshad/cpu/CudaOnCpu.h -I{0} "
+     "-I{0}/meshad/cpu/thrust -I{1}/include/cccl "
+     "-DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP "
+     "-DCCCL_DISABLE_FP16_SUPPORT -DCCCL_DISABLE_BF16_SUPPORT -pthread"
+     .format(IncludeDir, config.cuda_path)),
     ("%cuda_flags",
      "--cuda-path=%s -Wno-unknown-cuda-version --cuda-gpu-arch=sm_90"
      % config.cuda_path),
@@ -101,6 +108,10 @@ if os.path.exists(os.path.join(MeshDir, "armadillo.off")):
     config.available_features.add("meshes")
 if shutil.which("tetgen"):
     config.available_features.add("tetgen")
+
+# `thrust`: the CUDA toolkit's Thrust headers are there (CCCL).
+if os.path.exists(os.path.join(config.cuda_path, "include", "cccl", "thrust")):
+    config.available_features.add("thrust")
 
 # `cuda`: the CUDA toolkit is there (device code can be compiled and linked).
 if os.path.exists(Nvcc):

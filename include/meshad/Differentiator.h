@@ -61,6 +61,10 @@
 #include <meshad/codegen/BlockReduce.h>
 #include <meshad/codegen/WarpAtomics.h>
 #include <meshad/codegen/CudaAdjoint.h>
+// The adjoints of Thrust primitives, when Thrust is included first.
+#ifdef THRUST_VERSION
+#include <meshad/codegen/ThrustAdjoint.h>
+#endif
 
 /// Asserts that no two threads of a launch touch the same element of the
 /// annotated pointer parameter of a kernel, when the proof needs facts the

@@ -625,6 +625,12 @@ const ir::Expr *ExprLowering::lowerCall(const CallExpr *E) {
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
     if (OC->isAssignmentOp())
       return lowerNestedUpdate(OC, OC->getArg(0), /*Post=*/false);
+    if (OC->getOperator() == OO_Call)
+      return S.fail(Loc, Twine("meshad: calls of operator() on '") +
+                             OC->getArg(0)->getType().getUnqualifiedType()
+                                 .getAsString(S.Policy) +
+                             "' (functors, lambdas) are not supported yet; "
+                             "call a free function that takes the members");
     return S.fail(Loc, Twine("meshad: overloaded operator '") +
                            getOperatorSpelling(OC->getOperator()) + "' on '" +
                            OC->getArg(0)->getType().getAsString(S.Policy) +
@@ -652,6 +658,8 @@ const ir::Expr *ExprLowering::lowerDirectCall(const CallExpr *E,
                                               const FunctionDecl *FD,
                                               const DeclRefExpr *Ref) {
   SourceLocation Loc = E->getExprLoc();
+  if (isThrustFunction(FD))
+    return lowerThrustCall(E, FD);
   std::vector<const ir::Expr *> Args;
   if (!lowerArgs(E, Args))
     return nullptr;

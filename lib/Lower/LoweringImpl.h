@@ -25,6 +25,7 @@
 #include "IR/IR.h"
 #include "IR/NameScope.h"
 #include "Lower/ASTLowering.h"
+#include "Rules/ThrustRecipes.h"
 #include "Support/Diagnostics.h"
 
 #include "clang/AST/Decl.h"
@@ -80,6 +81,9 @@ public:
 /// Reserves in \p Names every identifier that \p FD declares (parameters,
 /// locals at any depth) or refers to (globals, functions, enumerators).
 void reserveUserNames(const clang::FunctionDecl *FD, ir::NameScope &Names);
+
+/// True for functions of namespace `thrust` (Lower/LowerThrust.cpp).
+bool isThrustFunction(const clang::FunctionDecl *FD);
 
 /// A `continue` in \p Body that continues the loop \p Body belongs to (not
 /// one of a nested loop); null when there is none.
@@ -238,6 +242,11 @@ private:
   const ir::Expr *lowerDirectCall(const clang::CallExpr *E,
                                   const clang::FunctionDecl *FD,
                                   const clang::DeclRefExpr *Ref);
+  /// A Thrust primitive of Rules/ThrustRecipes.def (Lower/LowerThrust.cpp).
+  const ir::Expr *lowerThrustCall(const clang::CallExpr *E,
+                                  const clang::FunctionDecl *FD);
+  const ir::Expr *lowerThrustArg(const clang::Expr *Arg, ThrustArg Role,
+                                 llvm::StringRef Name);
   const ir::Expr *lowerConstruct(const clang::CXXConstructExpr *E);
   const ir::Expr *lowerInitList(const clang::InitListExpr *E);
   const ir::Expr *lowerTypeTrait(const clang::UnaryExprOrTypeTraitExpr *E);

@@ -1,1 +1,1 @@
-set(SOURCES DerivativeRules.cpp PartialProducts.cpp RuleLanguage.cpp)
+set(SOURCES DerivativeRules.cpp PartialProducts.cpp RuleLanguage.cpp ThrustRecipes.cpp)

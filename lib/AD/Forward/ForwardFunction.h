@@ -25,6 +25,8 @@
 
 namespace meshad {
 
+struct ThrustRecipe;
+
 /// A primal value and its tangent; a null tangent is a structural zero.
 struct Dual {
   const ir::Expr *P = nullptr;
@@ -105,6 +107,19 @@ private:
   /// through pointer arguments).
   const ir::Expr *derivePrimalCall(const ir::Expr *E, ir::BlockStmt *Out);
   Dual deriveUserCall(const ir::CallExpr *C, ir::BlockStmt *Out, bool AsStmt);
+  /// Thrust primitives (ForwardThrust.cpp): the recipe of \p C or null,
+  /// and the tangent call of \p C (null when nothing carries a derivative
+  /// or after an error).
+  static const ThrustRecipe *thrustRecipe(const ir::CallExpr *C);
+  /// Errors for the adjoint helpers of Thrust calls (forward over reverse).
+  bool rejectThrustAdjoint(const ir::CallExpr *C);
+  const ir::Expr *thrustTangent(const ir::CallExpr *C, ir::BlockStmt *Out);
+  /// `thrust::fill` of the output's tangent with the scalar's tangent
+  /// (sequence; the ranges read carry none) or zero; a reduction's: the
+  /// init's tangent.
+  const ir::Expr *thrustFillTangent(const ir::CallExpr *C,
+                                    const ThrustRecipe &R,
+                                    const std::vector<Dual> &Args, int OutArg);
 
   /// The tangent lvalue of a store target (_d_x, _d_a[i], _d_v.x); null
   /// after reporting an error.

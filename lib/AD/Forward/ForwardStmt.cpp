@@ -252,6 +252,18 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
     deriveUserCall(C, Out, /*AsStmt=*/true);
     return;
   }
+  if (rejectThrustAdjoint(C))
+    return;
+  if (thrustRecipe(C)) {
+    const Expr *T = thrustTangent(C, Out);
+    Out->append(S);
+    if (T) {
+      auto *TS = M.create<ExprStmt>(T);
+      TS->setLoc(S->getLoc());
+      Out->append(TS);
+    }
+    return;
+  }
   bool AnyActive = false;
   for (const Expr *A : C->getArgs())
     AnyActive |= isActive(A);

@@ -1,1 +1,1 @@
-set(SOURCES ForwardExpr.cpp ForwardMode.cpp ForwardStmt.cpp)
+set(SOURCES ForwardExpr.cpp ForwardMode.cpp ForwardStmt.cpp ForwardThrust.cpp)

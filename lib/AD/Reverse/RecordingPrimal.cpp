@@ -82,6 +82,19 @@ bool isAtomicOn(const CallExpr *C, const CallerMemory &Memory) {
          Memory.contains(ActivityAnalysis::getRootVar(C->getArg(I->AddrArg)));
 }
 
+/// A Thrust primitive that may write memory of the caller (its writes are
+/// not logged: Rules/ThrustRecipes.def has no undo recipe).
+bool isThrustWriteOn(const CallExpr *C, const CallerMemory &Memory) {
+  if (C->getCalleeKind() != CallExpr::CalleeKind::Intrinsic ||
+      !llvm::StringRef(C->getName()).starts_with("thrust::"))
+    return false;
+  for (const Expr *A : C->getArgs())
+    if (A->getType()->isPointer() &&
+        Memory.contains(ActivityAnalysis::getRootVar(A)))
+      return true;
+  return false;
+}
+
 bool writesThrough(const ir::Function *F, std::set<const ir::Function *> &Seen) {
   if (!F->getBody() || !Seen.insert(F).second)
     return false;
@@ -215,6 +228,17 @@ ir::Function *RecordingPrimals::get(ir::Function *Primal,
         if (isAtomicOn(C, Memory)) {
           Diags.error(C->getLoc(),
                       "cannot undo the atomic update of memory that '" +
+                          Primal->getName() +
+                          "' was given: its caller's reverse sweep needs "
+                          "that memory as it was before the call");
+          Failed = true;
+          return std::nullopt;
+        }
+    if (const auto *ES = dyn_cast<ExprStmt>(S))
+      if (const auto *C = dyn_cast<CallExpr>(ES->getExpr()))
+        if (isThrustWriteOn(C, Memory)) {
+          Diags.error(C->getLoc(),
+                      "cannot undo " + C->getName() + " on memory that '" +
                           Primal->getName() +
                           "' was given: its caller's reverse sweep needs "
                           "that memory as it was before the call");

@@ -191,6 +191,8 @@ void ReverseFunction::adjointCall(const CallExpr *C, const Expr *DE,
     break;
   }
   const std::string &Name = C->getName();
+  if (thrustRecipe(C))
+    return thrustAdjoint(C, DE, Rev);
   if (isIntrinsicDeriv(C, IntrinsicDeriv::Linear)) {
     static const char *Fields[] = {"x", "y", "z", "w"};
     DE = cheap(DE, Rev);

@@ -31,6 +31,8 @@
 
 namespace meshad {
 
+struct ThrustRecipe;
+
 /// Derives one function in reverse mode into an already created function.
 class ReverseFunction {
 public:
@@ -203,6 +205,35 @@ private:
   bool sweepCudaApi(const ir::CallExpr *C, const ir::Stmt *Original,
                     ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
   void findDeferredFrees(const ir::Stmt *S);
+
+  // Thrust primitives (ReverseThrust.cpp; Rules/ThrustRecipes.def).
+  /// The recipe of a call of a Thrust primitive, or null.
+  static const ThrustRecipe *thrustRecipe(const ir::Expr *E);
+  bool anyActiveArg(const ir::CallExpr *C) const;
+  /// Saves what the adjoint of \p C reads into \p Fwd; returns the call
+  /// the forward sweep makes (\p C or the recipe's recording helper).
+  const ir::CallExpr *thrustForward(const ir::CallExpr *C,
+                                    ir::BlockStmt *Fwd);
+  /// The recipe's adjoint helper; \p DE seeds a reduction's result.
+  void thrustAdjoint(const ir::CallExpr *C, const ir::Expr *DE,
+                     ir::BlockStmt *Rev);
+  const ir::Expr *thrustAdjointPointer(const ir::Expr *Arg);
+  /// Saves the outputs of \p C whose contents the reverse sweep reads
+  /// (restored after the call's adjoint, ThrustRestores).
+  void saveOverwritten(const ir::CallExpr *C, const ThrustRecipe &R,
+                       const ir::Expr *N, ir::BlockStmt *Fwd);
+  /// Per Thrust call: (copy, output) of the outputs it overwrites.
+  llvm::DenseMap<const ir::CallExpr *,
+                 std::vector<std::pair<ir::Var *, const ir::Expr *>>>
+      ThrustRestores;
+  /// An error when \p E calls a primitive that returns an iterator (copy,
+  /// transform...) for its value: reverse mode sweeps those as statements.
+  bool rejectThrustIterator(const ir::Expr *E, clang::SourceLocation Loc);
+  void sweepThrust(const ir::CallExpr *C, const ir::ExprStmt *S,
+                   ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  /// Per Thrust call: the copies its forward sweep saved, in argument
+  /// order, the permutation of a sort last.
+  llvm::DenseMap<const ir::CallExpr *, std::vector<ir::Var *>> ThrustSaved;
 
   // Loops (ReverseLoops.cpp).
   /// Per loop being swept, outermost first: a bound on its trip count, 0

@@ -97,6 +97,8 @@ void ReverseFunction::sweepStmtKind(const Stmt *S, BlockStmt *Fwd,
     // The forward sweep falls through to the reverse sweep; the returned
     // value receives the seed.
     const Expr *V = cast<ReturnStmt>(S)->getValue();
+    if (rejectThrustIterator(V, S->getLoc()))
+      return;
     recordReturnValue(V, S->getLoc(), Fwd);
     if (V && V->getType()->isDifferentiableValue() && isActive(V)) {
       if (!Seed && V->getType()->isPair())
@@ -108,6 +110,8 @@ void ReverseFunction::sweepStmtKind(const Stmt *S, BlockStmt *Fwd,
       if (const auto *C = dyn_cast<CallExpr>(V))
         if (C->getCalleeKind() == CallExpr::CalleeKind::User)
           return pullbackCall(C, S0, Rev);
+      if (thrustRecipe(V))
+        thrustForward(cast<CallExpr>(V), Fwd);
       adjoint(V, S0, Rev);
     }
     return;
@@ -463,6 +467,10 @@ void ReverseFunction::sweepAssign(const Expr *LHS, AssignOp Op,
       if (sweepCudaApi(Api, Keep, Fwd, Rev))
         return;
     }
+  if (rejectThrustIterator(RHS, Loc))
+    return;
+  if (thrustRecipe(RHS)) // A reduction: the saves its adjoint reads.
+    thrustForward(cast<CallExpr>(RHS), Fwd);
   const Var *Root = ActivityAnalysis::getRootVar(LHS);
   bool Active = Root && Activity->isActive(Root);
   if (Active && LHS->getType()->isPointer())
@@ -602,6 +610,8 @@ static const Expr *atomicAddAddress(const CallExpr *C) {
 void ReverseFunction::sweepExprStmt(const ExprStmt *S, BlockStmt *Fwd,
                                     BlockStmt *Rev) {
   const auto *C = dyn_cast<CallExpr>(S->getExpr());
+  if (thrustRecipe(C))
+    return sweepThrust(C, S, Fwd, Rev);
   if (C && C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
       sweepCudaApi(C, S, Fwd, Rev))
     return;

@@ -1,0 +1,221 @@
+//===- AD/Reverse/ReverseThrust.cpp - Reverse mode of Thrust primitives ---===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Calls of Thrust primitives in host code (intrinsics `thrust::<name>`), from
+/// their recipes in Rules/ThrustRecipes.def: the forward sweep saves what
+/// the adjoint reads (index maps, the inputs of nonlinear functors, the
+/// permutation of a sort) and makes the call; the reverse sweep calls the
+/// recipe's adjoint helper (include/meshad/codegen/ThrustAdjoint.h) with
+/// the adjoint pointers, and adds what it returns to the adjoint of the
+/// scalar argument (init, fill value).
+///
+//===----------------------------------------------------------------------===//
+
+#include "AD/Reverse/ReverseFunction.h"
+#include "AD/ThrustCalls.h"
+#include "Rules/ThrustRecipes.h"
+
+using namespace meshad;
+using namespace meshad::ir;
+using llvm::cast;
+using llvm::dyn_cast;
+
+const ThrustRecipe *ReverseFunction::thrustRecipe(const Expr *E) {
+  const auto *C = llvm::dyn_cast_or_null<CallExpr>(E);
+  if (!C || C->getCalleeKind() != CallExpr::CalleeKind::Intrinsic)
+    return nullptr;
+  return lookupThrustCall(C->getName(), C->getNumArgs());
+}
+
+static CallExpr *helperCall(Module &M, const Type *Ty, const char *Name,
+                            std::vector<const Expr *> Args) {
+  return M.create<CallExpr>(Ty, CallExpr::CalleeKind::Intrinsic, Name, -1,
+                            std::move(Args));
+}
+
+bool ReverseFunction::anyActiveArg(const CallExpr *C) const {
+  for (const Expr *A : C->getArgs())
+    if (isActive(A))
+      return true;
+  return false;
+}
+
+const CallExpr *ReverseFunction::thrustForward(const CallExpr *C,
+                                                BlockStmt *Fwd) {
+  const ThrustRecipe *R = thrustRecipe(C);
+  if (!R || !anyActiveArg(C))
+    return C;
+  bool Saves = R->hasForwardHelper() ||
+               llvm::StringRef(R->Args).find_first_of("MX") !=
+                   llvm::StringRef::npos;
+  if (Saves && LoopDepth > 0) {
+    error(C->getLoc(), C->getName() +
+                           " inside a loop is not supported in reverse mode "
+                           "yet (what its adjoint reads would be saved once "
+                           "per iteration)");
+    return C;
+  }
+  const Type *Void = M.getTypes().getVoid();
+  const Expr *N = thrustRangeCount(M, B, *R, C);
+  std::vector<Var *> &Saved = ThrustSaved[C];
+  auto SavedVar = [&](const std::string &Elem) {
+    return newVar("_t", M.getTypes().getOpaque("meshad::thrust_ad::Saved<" +
+                                                Elem + ">"));
+  };
+  for (unsigned I = 0; I < R->numArgs(); ++I) {
+    ThrustArg Role = R->role(I);
+    if (Role != ThrustArg::Map && Role != ThrustArg::SavedInput)
+      continue;
+    const Type *Elem = C->getArg(I)->getType()->getElement()->getUnqualified();
+    Var *V = SavedVar(spellType(Elem));
+    Fwd->append(M.create<ExprStmt>(helperCall(
+        M, Void, "meshad::thrust_ad::save", {B.ref(V), C->getArg(I), N})));
+    Saved.push_back(V);
+  }
+  saveOverwritten(C, *R, N, Fwd);
+  if (!R->hasForwardHelper())
+    return C;
+  // The forward helper records the permutation it applies.
+  Var *Perm = SavedVar("int");
+  Saved.push_back(Perm);
+  std::vector<const Expr *> Args{B.ref(Perm)};
+  for (unsigned I = 1; I < C->getNumArgs(); ++I)
+    Args.push_back(C->getArg(I));
+  return helperCall(M, Void, R->Forward, Args);
+}
+
+void ReverseFunction::saveOverwritten(const CallExpr *C, const ThrustRecipe &R,
+                                      const Expr *N, BlockStmt *Fwd) {
+  for (unsigned I = 0; I < R.numArgs(); ++I) {
+    ThrustArg Role = R.role(I);
+    const Expr *Out = C->getArg(I);
+    const Var *Root = ActivityAnalysis::getRootVar(Out);
+    if ((Role != ThrustArg::Output && Role != ThrustArg::Keys) ||
+        !Needs->isNeeded(Root))
+      continue;
+    // The reverse sweep of earlier statements reads what the call
+    // overwrites: saved here, restored after the call's adjoint.
+    if (LoopDepth > 0) {
+      error(C->getLoc(), C->getName() + " inside a loop overwrites '" +
+                             Root->getName() +
+                             "', whose contents the reverse sweep reads; "
+                             "not supported yet");
+      continue;
+    }
+    if (llvm::StringRef(R.Name) == "scatter") {
+      error(C->getLoc(), C->getName() + " overwrites '" + Root->getName() +
+                             "', whose contents the reverse sweep reads; "
+                             "scatter into another buffer");
+      continue;
+    }
+    const Type *Elem = Out->getType()->getElement()->getUnqualified();
+    Var *V = newVar("_t", M.getTypes().getOpaque("meshad::thrust_ad::Saved<" +
+                                                 spellType(Elem) + ">"));
+    Fwd->append(M.create<ExprStmt>(helperCall(M, M.getTypes().getVoid(),
+                                              "meshad::thrust_ad::save",
+                                              {B.ref(V), Out, N})));
+    ThrustRestores[C].push_back({V, Out});
+  }
+}
+
+/// The adjoint memory of a range argument, or a null pointer.
+const Expr *ReverseFunction::thrustAdjointPointer(const Expr *Arg) {
+  if (isActive(Arg))
+    if (const Expr *D = adjointPointer(Arg))
+      return D;
+  return M.create<IntLitExpr>(Arg->getType(), 0, "nullptr");
+}
+
+void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
+                                    BlockStmt *Rev) {
+  const ThrustRecipe *R = thrustRecipe(C);
+  if (!R || !anyActiveArg(C))
+    return;
+  std::vector<const Expr *> Args{thrustRangeCount(M, B, *R, C)};
+  if (R->returnsValue())
+    Args.push_back(DE ? DE : B.zero(C->getType()->getUnqualified()));
+  const Expr *ScalarArg = nullptr;
+  std::vector<Var *> Saved = ThrustSaved.lookup(C);
+  unsigned Needed = R->hasForwardHelper() ? 1 : 0;
+  for (unsigned I = 0; I < R->numArgs(); ++I)
+    Needed +=
+        R->role(I) == ThrustArg::Map || R->role(I) == ThrustArg::SavedInput;
+  if (Saved.size() < Needed)
+    return; // thrustForward reported why it could not save.
+  unsigned NextSaved = 0;
+  std::vector<const Expr *> Tail;
+  for (unsigned I = 0; I < R->numArgs(); ++I) {
+    const Expr *Arg = C->getArg(I);
+    switch (R->role(I)) {
+    case ThrustArg::Policy:
+    case ThrustArg::Last:
+      break;
+    case ThrustArg::Scalar:
+      ScalarArg = Arg;
+      break;
+    case ThrustArg::Functor:
+      Args.push_back(Arg);
+      break;
+    case ThrustArg::Map:
+      Args.push_back(B.ref(Saved[NextSaved++]));
+      break;
+    case ThrustArg::SavedInput:
+      Args.push_back(thrustAdjointPointer(Arg));
+      Tail.push_back(B.ref(Saved[NextSaved++]));
+      break;
+    case ThrustArg::Input:
+    case ThrustArg::Output:
+    case ThrustArg::Keys:
+      Args.push_back(thrustAdjointPointer(Arg));
+      break;
+    }
+  }
+  if (R->hasForwardHelper())
+    Tail.push_back(B.ref(Saved.back()));
+  Args.insert(Args.end(), Tail.begin(), Tail.end());
+  bool ScalarActive = ScalarArg && ScalarArg->getType()->isDifferentiable() &&
+                      isActive(ScalarArg);
+  const Type *Ty = ScalarActive ? ScalarArg->getType()->getUnqualified()
+                                : M.getTypes().getVoid();
+  CallExpr *Call = helperCall(M, Ty, R->Adjoint, Args);
+  Call->setLoc(C->getLoc()); // Errors of modes composed over it point here.
+  if (ScalarActive) {
+    adjoint(ScalarArg, Call, Rev);
+  } else {
+    auto *S = M.create<ExprStmt>(Call);
+    S->setLoc(C->getLoc());
+    Rev->append(S);
+  }
+  for (auto &[V, Out] : ThrustRestores.lookup(C))
+    Rev->append(M.create<ExprStmt>(helperCall(M, M.getTypes().getVoid(),
+                                              "meshad::thrust_ad::restore",
+                                              {B.ref(V), Out})));
+}
+
+bool ReverseFunction::rejectThrustIterator(const Expr *E,
+                                           clang::SourceLocation Loc) {
+  const ThrustRecipe *R = thrustRecipe(E);
+  if (!R || R->returnsValue() || !anyActiveArg(cast<CallExpr>(E)))
+    return false;
+  error(Loc, cast<CallExpr>(E)->getName() +
+                 ": the iterator it returns is used; call it as a statement "
+                 "in code to differentiate");
+  return true;
+}
+
+void ReverseFunction::sweepThrust(const CallExpr *C, const ExprStmt *S,
+                                  BlockStmt *Fwd, BlockStmt *Rev) {
+  const CallExpr *FwdCall = thrustForward(C, Fwd);
+  if (FwdCall == C) {
+    Fwd->append(S);
+  } else {
+    auto *New = M.create<ExprStmt>(FwdCall);
+    New->setLoc(S->getLoc());
+    Fwd->append(New);
+  }
+  thrustAdjoint(C, nullptr, Rev);
+}

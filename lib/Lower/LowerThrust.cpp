@@ -1,0 +1,130 @@
+//===- Lower/LowerThrust.cpp - Calls of Thrust primitives -----------------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A call of a Thrust primitive that Rules/ThrustRecipes.def lists becomes an
+/// intrinsic call `thrust::<name>(...)` (the `thrust::` family of
+/// IR/Intrinsics.def; reverse mode reads the recipe again): the
+/// execution policy `thrust::device` and the functors of the table are
+/// carried as their spelling, the ranges must be raw pointers. Any other
+/// call of Thrust is an error that lists what is supported.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Lower/LoweringImpl.h"
+#include "Rules/ThrustRecipes.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+
+using namespace meshad;
+using namespace clang;
+
+/// The name of the outermost namespace of \p D ("" at global scope).
+static StringRef outerNamespace(const Decl *D) {
+  const NamespaceDecl *Outer = nullptr;
+  for (const DeclContext *DC = D->getDeclContext();
+       DC && !DC->isTranslationUnit(); DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      Outer = NS;
+  return Outer ? Outer->getName() : StringRef();
+}
+
+bool meshad::isThrustFunction(const FunctionDecl *FD) {
+  return outerNamespace(FD) == "thrust";
+}
+
+/// True for the functors of Thrust and libcu++ that the recipes know
+/// (thrust::plus is cuda::std::plus).
+static bool isKnownFunctor(const CXXRecordDecl *RD) {
+  StringRef NS = outerNamespace(RD);
+  return (NS == "thrust" || NS == "cuda") &&
+         isKnownThrustFunctor(RD->getName());
+}
+
+/// True when \p E names `thrust::device`.
+static bool isThrustDevicePolicy(const Expr *E) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!VD || VD->getName() != "device")
+    return false;
+  return outerNamespace(VD) == "thrust";
+}
+
+const ir::Expr *ExprLowering::lowerThrustArg(const Expr *Arg, ThrustArg Role,
+                                             StringRef Name) {
+  SourceLocation Loc = Arg->getExprLoc();
+  if (Role == ThrustArg::Policy) {
+    if (!isThrustDevicePolicy(Arg))
+      return S.fail(Loc, Twine("meshad: thrust::") + Name +
+                             " needs the execution policy thrust::device in "
+                             "a derivative");
+    return S.make<ir::IntLitExpr>(Loc, S.M.getTypes().getOpaque("policy"), 0,
+                                  "thrust::device");
+  }
+  if (Role == ThrustArg::Functor) {
+    const CXXRecordDecl *RD = Arg->getType()->getAsCXXRecordDecl();
+    if (!RD || !isKnownFunctor(RD))
+      return S.fail(Loc, Twine("meshad: the functor of thrust::") + Name +
+                             " must be thrust::plus, minus, multiplies, "
+                             "negate or square in a derivative; "
+                             "user functors and lambdas in Thrust calls are "
+                             "not supported yet");
+    std::string Text = S.getSourceText(Arg->getSourceRange());
+    if (Text.empty())
+      Text = "thrust::" + RD->getName().str() + "<" +
+             cast<ClassTemplateSpecializationDecl>(RD)
+                 ->getTemplateArgs()[0]
+                 .getAsType()
+                 .getAsString(S.Policy) +
+             ">()";
+    const ir::Type *Ty = S.M.getTypes().getOpaque(
+        (ThrustFunctorTypePrefix + RD->getName()).str());
+    return S.make<ir::IntLitExpr>(Loc, Ty, 0, Text);
+  }
+  const ir::Expr *Lowered = lower(Arg);
+  if (!Lowered)
+    return nullptr;
+  bool Scalar = Role == ThrustArg::Scalar;
+  if (!Scalar && !Lowered->getType()->isPointer())
+    return S.fail(Loc, Twine("meshad: thrust::") + Name +
+                           " in a derivative needs raw device pointers for "
+                           "its ranges (thrust::device_ptr, device_vector "
+                           "and fancy iterators are not supported yet)");
+  return Lowered;
+}
+
+const ir::Expr *ExprLowering::lowerThrustCall(const CallExpr *E,
+                                              const FunctionDecl *FD) {
+  SourceLocation Loc = E->getExprLoc();
+  StringRef Name = FD->getName();
+  const ThrustRecipe *R = lookupThrustRecipe(Name, E->getNumArgs());
+  if (!R)
+    return S.fail(Loc, Twine("meshad: thrust::") + Name + " with " +
+                           Twine(E->getNumArgs()) +
+                           " arguments is not supported in derivatives; "
+                           "supported (with thrust::device first): " +
+                           listThrustPrimitives());
+  const CXXRecordDecl *Reduction =
+      R->returnsValue() && R->role(E->getNumArgs() - 1) == ThrustArg::Functor
+          ? E->getArg(E->getNumArgs() - 1)->getType()->getAsCXXRecordDecl()
+          : nullptr;
+  if (Reduction && Reduction->getName() != "plus")
+    return S.fail(Loc, Twine("meshad: thrust::") + Name +
+                           " in a derivative reduces with thrust::plus only");
+  std::vector<const ir::Expr *> Args;
+  for (unsigned I = 0; I < E->getNumArgs(); ++I) {
+    const ir::Expr *A = lowerThrustArg(E->getArg(I), R->role(I), Name);
+    if (!A)
+      return nullptr;
+    Args.push_back(A);
+  }
+  const ir::Type *Ty = Types.lowerType(E->getType())->getUnqualified();
+  const ir::Expr *Call =
+      S.make<ir::CallExpr>(Loc, Ty, ir::CallExpr::CalleeKind::Intrinsic,
+                           "thrust::" + Name.str(), -1, std::move(Args));
+  return hoistIfNested(E, Call);
+}

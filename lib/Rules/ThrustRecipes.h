@@ -1,0 +1,82 @@
+//===- Rules/ThrustRecipes.h - Adjoint recipes of Thrust primitives -*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The rows of Rules/ThrustRecipes.def: how derivatives pass a call of a
+/// Thrust primitive on raw device pointers.
+///
+/// \code
+///   if (const ThrustRecipe *R = lookupThrustRecipe("reduce", 4))
+///     for (unsigned I = 0; I < R->numArgs(); ++I)
+///       if (R->role(I) == ThrustArg::Map) ...
+/// \endcode
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_RULES_THRUSTRECIPES_H
+#define MESHAD_RULES_THRUSTRECIPES_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace meshad {
+
+/// What an argument of a Thrust primitive is (the letters of the table).
+enum class ThrustArg : char {
+  Policy = 'e',
+  Input = 'F',
+  SavedInput = 'X',
+  Last = 'L',
+  Output = 'O',
+  Keys = 'K',
+  Map = 'M',
+  Scalar = 'S',
+  Functor = 'f',
+};
+
+/// One row of Rules/ThrustRecipes.def.
+struct ThrustRecipe {
+  const char *Name;
+  const char *Args;
+  const char *Adjoint;
+  const char *Forward;
+  /// Forward mode: "same", "fill" or "" (see the .def file).
+  const char *Tangent;
+
+  unsigned numArgs() const { return llvm::StringRef(Args).size(); }
+  ThrustArg role(unsigned I) const { return ThrustArg(Args[I]); }
+  /// True for the reductions: the call's value carries a derivative.
+  bool returnsValue() const { return llvm::StringRef(Name).ends_with("reduce"); }
+  bool hasForwardHelper() const { return Forward[0] != '\0'; }
+};
+
+/// The recipe of `thrust::Name` called with \p NumArgs arguments (the
+/// policy included), or null.
+const ThrustRecipe *lookupThrustRecipe(llvm::StringRef Name,
+                                       unsigned NumArgs);
+
+/// The recipe of the intrinsic call `thrust::<name>` (\p Callee) with
+/// \p NumArgs arguments, or null for other names.
+const ThrustRecipe *lookupThrustCall(llvm::StringRef Callee, unsigned NumArgs);
+
+/// The primitives of the table, for diagnostics ("copy, fill, ...").
+std::string listThrustPrimitives();
+
+/// The Thrust functors the adjoint helpers know, by the name of their class
+/// (thrust::plus<T> is cuda::std::plus<T>): plus, minus, multiplies,
+/// negate, square.
+bool isKnownThrustFunctor(llvm::StringRef Name);
+/// True for the known functors that are linear (plus, minus, negate).
+bool isLinearThrustFunctor(llvm::StringRef Name);
+
+/// The lowering carries a functor as a literal of this opaque type, whose
+/// spelling is "thrust functor <name>".
+inline constexpr const char *ThrustFunctorTypePrefix = "thrust functor ";
+
+} // namespace meshad
+
+#endif // MESHAD_RULES_THRUSTRECIPES_H

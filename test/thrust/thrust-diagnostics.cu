@@ -1,0 +1,111 @@
+// Thrust calls that meshad cannot differentiate correctly are errors at the
+// call, never wrong gradients: other execution policies, user functors and
+// lambdas, iterators other than raw pointers, primitives outside the recipe
+// table, saves inside loops, forward mode of the nonlinear recipes, calls of
+// operator(), Hessian-vector products, the iterator a copy returns used in
+// reverse mode,, a scatter into a buffer the reverse sweep still
+// reads (other outputs are saved and restored: thrust-reductions-scans.cu).
+//
+// REQUIRES: thrust
+// RUN: %clangxx %cpu_thrust_flags -fsyntax-only -fplugin=%meshad_plugin %s -Xclang -verify
+#include <thrust/copy.h>
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+#include <thrust/functional.h>
+#include <thrust/gather.h>
+#include <thrust/reduce.h>
+#include <thrust/scan.h>
+#include <thrust/scatter.h>
+#include <thrust/transform.h>
+
+#include <meshad/Differentiator.h>
+
+struct Scale {
+  double s;
+  __host__ __device__ double operator()(double v) const { return s * v; }
+};
+
+double hostPolicy(const double *x, int n) {
+  return thrust::reduce(thrust::host, x, x + n, 0.0); // expected-error {{thrust::reduce needs the execution policy thrust::device in a derivative}}
+}
+
+void userFunctor(const double *x, double *y, int n) {
+  thrust::transform(thrust::device, x, x + n, y, Scale{2.0}); // expected-error {{the functor of thrust::transform must be thrust::plus, minus, multiplies, negate or square in a derivative; user functors and lambdas in Thrust calls are not supported yet}}
+}
+
+double devicePtr(thrust::device_ptr<double> first,
+                 thrust::device_ptr<double> last, double c) {
+  return thrust::reduce(thrust::device, first, last, c); // expected-error {{thrust::reduce in a derivative needs raw device pointers for its ranges}}
+}
+
+double devicePtrMade(double *x, int n) {
+  thrust::device_ptr<double> p(x); // expected-error {{constructor call of 'thrust::device_ptr<double>' is not supported}}
+  return thrust::reduce(thrust::device, p, p + n, 0.0); // expected-error {{thrust::reduce in a derivative needs raw device pointers}}
+}
+
+double maxReduce(const double *x, int n) {
+  return thrust::reduce(thrust::device, x, x + n, 0.0, thrust::maximum<double>()); // expected-error {{thrust::reduce with 5 arguments is not supported in derivatives; supported (with thrust::device first): reduce, transform_reduce, inclusive_scan, exclusive_scan, transform, copy, fill, sequence, gather, scatter, sort_by_key}}
+}
+
+double gatherInLoop(const int *map, const double *x, double *y, int n) {
+  double s = 0;
+  for (int k = 0; k < 2; ++k) {
+    thrust::gather(thrust::device, map, map + n, x, y); // expected-error {{thrust::gather inside a loop is not supported in reverse mode yet}}
+    s += thrust::reduce(thrust::device, y, y + n, 0.0);
+  }
+  return s;
+}
+
+double sumOf(const double *y, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += y[i] * y[i];
+  return s;
+}
+
+double overwritesRead(const double *x, const int *map, double *y, int n) {
+  thrust::copy(thrust::device, x, x + n, y);
+  double s = sumOf(y, n);
+  thrust::scatter(thrust::device, x, x + n, map, y); // expected-error {{thrust::scatter overwrites 'y', whose contents the reverse sweep reads; scatter into another buffer}}
+  return s + sumOf(y, n);
+}
+
+double callsFunctor(double x) {
+  Scale f{2.0};
+  return f(x); // expected-error {{calls of operator() on 'Scale' (functors, lambdas) are not supported yet; call a free function that takes the members}}
+}
+
+double forwardSort(double *x, double *y, int n) {
+  thrust::sort_by_key(thrust::device, x, x + n, y); // expected-error {{forward mode of thrust::sort_by_key is not supported yet (reverse mode is)}}
+  return thrust::reduce(thrust::device, y, y + n, 0.0);
+}
+
+void forwardSquare(const double *x, double *y, int n) {
+  thrust::transform(thrust::device, x, x + n, y, thrust::square<double>()); // expected-error {{forward mode of thrust::transform with square is not supported yet (reverse mode is)}}
+}
+
+double hvpReduce(const double *x, int n) {
+  double s = thrust::reduce(thrust::device, x, x + n, 0.0); // expected-error {{Hessian-vector products of code that calls Thrust primitives are not supported yet}}
+  return s * s;
+}
+
+double copyEnd(const double *x, double *y, int n) {
+  double *end = thrust::copy(thrust::device, x, x + n, y); // expected-error {{thrust::copy: the iterator it returns is used; call it as a statement in code to differentiate}}
+  return thrust::reduce(thrust::device, y, end, 0.0);
+}
+
+int main() {
+  meshad::gradient(hostPolicy, "x");
+  meshad::gradient(userFunctor, "x, y");
+  meshad::gradient(devicePtr, "c");
+  meshad::gradient(devicePtrMade, "x");
+  meshad::gradient(maxReduce, "x");
+  meshad::gradient(gatherInLoop, "x, y");
+  meshad::gradient(overwritesRead, "x, y");
+  meshad::gradient(callsFunctor, "x");
+  meshad::differentiate(forwardSort, "x");
+  meshad::differentiate(forwardSquare, "x");
+  meshad::hvp(hvpReduce, "x");
+  meshad::gradient(copyEnd, "x, y");
+  return 0;
+}

@@ -1,0 +1,80 @@
+//===- unittests/ThrustRecipesTest.cpp - The Thrust recipe table ---------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+//
+// Rules/ThrustRecipes.def is data: these tests check that every row is
+// well formed (the adjoints themselves are checked numerically by the lit
+// tests of test/thrust/).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Rules/ThrustRecipes.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <gtest/gtest.h>
+
+using namespace meshad;
+
+namespace {
+
+std::vector<const ThrustRecipe *> allRows() {
+  std::vector<const ThrustRecipe *> Rows;
+  llvm::SmallVector<llvm::StringRef, 16> Names;
+  std::string List = listThrustPrimitives();
+  llvm::StringRef(List).split(Names, ", ");
+  for (llvm::StringRef Name : Names)
+    for (unsigned N = 1; N <= 8; ++N)
+      if (const ThrustRecipe *R = lookupThrustRecipe(Name, N))
+        Rows.push_back(R);
+  return Rows;
+}
+
+TEST(ThrustRecipesTest, RowsAreWellFormed) {
+  std::vector<const ThrustRecipe *> Rows = allRows();
+  EXPECT_GE(Rows.size(), 14u);
+  for (const ThrustRecipe *R : Rows) {
+    llvm::StringRef Args(R->Args);
+    SCOPED_TRACE(std::string(R->Name) + " " + R->Args);
+    EXPECT_EQ(R->role(0), ThrustArg::Policy);
+    EXPECT_EQ(Args.count('e'), 1u);
+    EXPECT_LE(Args.count('S'), 1u); // The helper returns one adjoint.
+    EXPECT_EQ(Args.count('K'), R->hasForwardHelper() ? 1u : 0u);
+    EXPECT_EQ(Args.find_first_not_of("eFXLOKMSf"), llvm::StringRef::npos);
+    // An end follows the start of its range.
+    for (unsigned I = 0; I < R->numArgs(); ++I) {
+      if (R->role(I) == ThrustArg::Last) {
+        EXPECT_NE(llvm::StringRef("FXOKM").find(Args[I - 1]),
+                  llvm::StringRef::npos);
+      }
+    }
+    EXPECT_NE(Args.find('L'), llvm::StringRef::npos);
+    // Reductions return a value and write no range.
+    EXPECT_EQ(R->returnsValue(),
+              Args.find_first_of("OK") == llvm::StringRef::npos);
+    EXPECT_TRUE(llvm::StringRef(R->Adjoint).starts_with("meshad::thrust_ad::"));
+    llvm::StringRef Tangent(R->Tangent);
+    EXPECT_TRUE(Tangent == "same" || Tangent == "fill" || Tangent.empty());
+    // A primitive whose adjoint needs a recording helper has no tangent yet.
+    EXPECT_TRUE(!R->hasForwardHelper() || Tangent.empty());
+  }
+}
+
+TEST(ThrustRecipesTest, Lookup) {
+  EXPECT_NE(lookupThrustRecipe("reduce", 4), nullptr);
+  EXPECT_EQ(lookupThrustRecipe("reduce", 5), nullptr); // binary op: not yet
+  EXPECT_EQ(lookupThrustCall("thrust::exclusive_scan", 5),
+            lookupThrustRecipe("exclusive_scan", 5));
+  EXPECT_EQ(lookupThrustCall("std::reduce", 4), nullptr);
+  EXPECT_TRUE(isKnownThrustFunctor("square"));
+  EXPECT_FALSE(isKnownThrustFunctor("maximum"));
+  EXPECT_TRUE(isLinearThrustFunctor("minus"));
+  EXPECT_FALSE(isLinearThrustFunctor("multiplies"));
+  for (llvm::StringRef F : {"plus", "minus", "negate"})
+    EXPECT_TRUE(isKnownThrustFunctor(F));
+}
+
+} // namespace
