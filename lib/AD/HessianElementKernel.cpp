@@ -190,8 +190,9 @@ const Expr *ElementRewriter::localIndex(const IndexExpr *I,
   }
   if (!J)
     return nullptr;
+  // The builder folds 0 * j and 0 + k to null: element 0 is a literal.
   const Expr *Index = B.add(B.mul(B.intLit(Stride), J), K);
-  return Index;
+  return Index ? Index : B.intLit(0);
 }
 
 /// True for `atomicAdd(E, v)` / `atomicAdd(&E[0], v)` into \p Energy.
@@ -225,7 +226,7 @@ BlockStmt *ElementRewriter::rewrite(const KernelShape &K, Var *NewX,
       return nullptr;
     const Expr *Local = localIndex(I, K.Element);
     if (!Local) {
-      if (Error.empty())
+          if (Error.empty())
         Error = "the load of '" + X->getName() +
                 "' is not x[s * v + k] with v = idx[c * t + j] written "
                 "out (a computed vertex): select it in a form the "
@@ -655,8 +656,8 @@ ir::Function *ElementHessianBuilder::derive(Function *K, unsigned XParam,
   Info.Stride = R->Stride;
   Info.Count = R->Count.Count;
   const HessianPatternInfo *P = Hessian.patternOf(Parts.Hessian);
-  Diags.remark(Loc, "hessian of '" + K->getName() + "': " + R->describe() +
-                        "; local Hessian of " + std::to_string(N) +
+  Diags.remark(Loc, "hessian of '" + K->getName() + "': " + R->describe() + ", " +
+                        R->Count.describe() + "; local Hessian of " + std::to_string(N) +
                         " DOFs: " + std::to_string(P ? P->NumValues : N * N) +
                         " unique values of " + std::to_string(N * N) +
                         " entries; assembled by meshad::ElementHessian into "

@@ -389,6 +389,7 @@ public:
   const int *csrRowOffsets() const { return CsrRowOffsets; } ///< numRows() + 1
   const int *csrColumns() const { return CsrColumns; }       ///< nnz()
   T *values() { return Values; }                             ///< nnz()
+  const T *values() const { return Values; }
 
   /// The block pattern and slot map copied back to the host.
   HessianPatternArrays toHost() const {
