@@ -76,6 +76,30 @@ const Expr *bare(const Expr *E) {
   return E;
 }
 
+/// The value of an integer expression of literals, or none.
+std::optional<long long> literalValue(const Expr *E) {
+  E = bare(E);
+  if (const auto *L = dyn_cast<IntLitExpr>(E))
+    return L->getValue();
+  const auto *B = dyn_cast<BinaryExpr>(E);
+  if (!B)
+    return std::nullopt;
+  std::optional<long long> L = literalValue(B->getLHS()),
+                           R = literalValue(B->getRHS());
+  if (!L || !R)
+    return std::nullopt;
+  switch (B->getOp()) {
+  case BinaryOp::Add:
+    return *L + *R;
+  case BinaryOp::Sub:
+    return *L - *R;
+  case BinaryOp::Mul:
+    return *L * *R;
+  default:
+    return std::nullopt;
+  }
+}
+
 /// The factor of `Scale * F` or `F * Scale` (F itself when Scale is 1 and
 /// \p E is no product), or null.
 const Expr *scaled(const Expr *E, long long Scale) {
@@ -190,9 +214,14 @@ const Expr *ElementRewriter::localIndex(const IndexExpr *I,
   }
   if (!J)
     return nullptr;
-  // The builder folds 0 * j and 0 + k to null: element 0 is a literal.
+  // A constant local index is a literal (the Hessian's lanes need one to
+  // fold); the builder folds 0 * j and 0 + k to null, element 0.
   const Expr *Index = B.add(B.mul(B.intLit(Stride), J), K);
-  return Index ? Index : B.intLit(0);
+  if (!Index)
+    return B.intLit(0);
+  if (std::optional<long long> V = literalValue(Index))
+    return B.intLit(*V);
+  return Index;
 }
 
 /// True for `atomicAdd(E, v)` / `atomicAdd(&E[0], v)` into \p Energy.

@@ -176,7 +176,13 @@ __global__ void scalarEdges(int n, const int *edges, const double *u,
 // CHECK-LABEL: __global__ void scalarEdges_hessian(
 // CHECK: meshad::gatherElement<2, 1>(u, edges, e, xl);
 
-// CHECK: remark: hessian of 'springs': element map through edges (arity 2, stride 3){{.*}}local Hessian of 6 DOFs
+// The local patterns: a spring's [K -K; -K K] (6 values), the scalar
+// edge's [a -a; -a a] (1), the others symmetric.
+// CHECK: remark: hessian of 'springs': element map through edges (arity 2, stride 3), n elements (guard); local Hessian of 6 DOFs: 6 unique values of 36 entries
+// CHECK: remark: hessian of 'dirichletTris': element map through tris (arity 3, stride 2), n elements (early return); local Hessian of 6 DOFs: 21 unique values of 36 entries
+// CHECK: remark: hessian of 'areas': {{.*}} 45 unique values of 81 entries
+// CHECK: remark: hessian of 'tets': {{.*}} 78 unique values of 144 entries
+// CHECK: remark: hessian of 'scalarEdges': {{.*}} 1 unique values of 4 entries
 
 MESHAD_HESSIAN("x[0:6]")
 __host__ __device__ double springRef(const double *x, const double *p) {
