@@ -157,7 +157,7 @@ __global__ void tetsByHand(int n, const int *tets, const double *restInv,
   meshad::runtime::addElementHessian(Slots, t, Hl, Values);
 }
 
-//===-- Timing -------------------------------------------------------------===//
+//===-- Timing ------------------------------------------------------------===//
 
 template <class T> static T *upload(const std::vector<T> &H) {
   T *D = nullptr;

@@ -1,4 +1,4 @@
-//===- meshad/ElementHessian.h - Sparse Hessians of element kernels -*- C++ -*-===//
+//===- meshad/ElementHessian.h - Element kernels' Hessians ------*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //

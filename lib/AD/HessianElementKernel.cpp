@@ -123,6 +123,8 @@ struct KernelShape {
   std::vector<const Stmt *> Pre;
   const IfStmt *Guard = nullptr;
   bool EarlyReturn = false;
+  /// A grid-stride loop over the elements instead of a guard.
+  const ForStmt *Loop = nullptr;
   std::vector<const Stmt *> Body;
   Var *Element = nullptr;
   Var *Energy = nullptr;
@@ -312,6 +314,40 @@ std::string prefix(const Function &K) {
 
 /// The statements before the guard, the guard and the element's statements
 /// of \p K (element id \p ElementId); false with \p Why otherwise.
+/// True when \p S has a break or continue of the loop around it (not of
+/// a loop inside it).
+bool leavesLoop(const Stmt *S) {
+  if (llvm::isa<BreakStmt>(S) || llvm::isa<ContinueStmt>(S))
+    return true;
+  if (const auto *B = dyn_cast<BlockStmt>(S))
+    return llvm::any_of(B->getBody(), leavesLoop);
+  if (const auto *I = dyn_cast<IfStmt>(S))
+    return leavesLoop(I->getThen()) ||
+           (I->getElse() && leavesLoop(I->getElse()));
+  return false;
+}
+
+/// The element's statements of a kernel whose last statement is the
+/// grid-stride loop `for (int t = ...; t < n; t += ...) {...}`.
+bool splitGridStride(const ForStmt *Loop, const std::string &ElementId,
+                     KernelShape &Shape, std::string &Why) {
+  const auto *Init = llvm::dyn_cast_or_null<DeclStmt>(Loop->getInit());
+  if (!Init || Init->getVar()->getName() != ElementId) {
+    Why = "expected the grid-stride loop to declare the element id '" +
+          ElementId + "'";
+    return false;
+  }
+  if (leavesLoop(Loop->getBody())) {
+    Why = "a break or continue of the grid-stride loop: an element's work "
+          "must not decide whether the thread's next elements run";
+    return false;
+  }
+  Shape.Loop = Loop;
+  Shape.Element = Init->getVar();
+  Shape.Body = Loop->getBody()->getBody();
+  return true;
+}
+
 bool splitKernel(const Function &K, const std::string &ElementId,
                  KernelShape &Shape, std::string &Why) {
   const std::vector<const Stmt *> &Body = K.getBody()->getBody();
@@ -322,6 +358,9 @@ bool splitKernel(const Function &K, const std::string &ElementId,
     if (V->getName() == ElementId)
       Shape.Element = V;
   }
+  if (I + 1 == Body.size() && llvm::isa<ForStmt>(Body[I]) && !Shape.Element)
+    return splitGridStride(llvm::cast<ForStmt>(Body[I]), ElementId, Shape,
+                           Why);
   Shape.Guard = I < Body.size() ? dyn_cast<IfStmt>(Body[I]) : nullptr;
   if (!Shape.Element || !Shape.Guard || Shape.Guard->getElse()) {
     Why = "expected declarations (the element id '" + ElementId +
@@ -382,8 +421,8 @@ bool findEnergy(const Function &K, const Var *X, KernelShape &Shape,
     Uses += R && R->getVar() == Shape.Energy;
     const auto *C = dyn_cast<CallExpr>(E);
     const IntrinsicInfo *I = C ? lookupIntrinsic(C) : nullptr;
-    if (I && (I->isBarrier() || (I->isAtomic() && C->getName() != "atomicAdd") ||
-              I->has(IF_Collective)) &&
+    bool OtherAtomic = I && I->isAtomic() && C->getName() != "atomicAdd";
+    if (I && (I->isBarrier() || OtherAtomic || I->has(IF_Collective)) &&
         Why.empty())
       Why = "it calls '" + C->getName() +
             "': an element's work must be its thread's alone";
@@ -436,7 +475,8 @@ Function *buildEnergyFunction(Module &M, DerivedFunctionSet &Derived,
   for (Var *P : K->getParams()) {
     if (P == Shape.Energy)
       continue;
-    const Type *Ty = P == X ? Types.getPointer(Types.getConst(T)) : P->getType();
+    const Type *Ty =
+        P == X ? Types.getPointer(Types.getConst(T)) : P->getType();
     Var *N = M.createVar(P->getName(), Ty, Var::Storage::Param);
     R.rename(P, N);
     Params.push_back(N);
@@ -591,11 +631,19 @@ Function *AssemblyKernelBuilder::build(DerivedFunctionSet &Derived,
   });
   for (const Stmt *S : Shape.Pre)
     C.freshVar(llvm::cast<DeclStmt>(S)->getVar());
+  if (Shape.Loop)
+    C.freshVar(Shape.Element);
   BlockStmt *Body = B.block();
   for (const Stmt *S : Shape.Pre)
     Body->append(C.clone(S));
   BlockStmt *Element = elementBlock(X, Index, Arity, Stride);
-  if (Shape.EarlyReturn) {
+  if (Shape.Loop) {
+    auto *Loop = M.create<ForStmt>(C.clone(Shape.Loop->getInit()),
+                                   C.clone(Shape.Loop->getCond()),
+                                   C.clone(Shape.Loop->getInc()), Element);
+    Loop->setLoc(Shape.Loop->getLoc());
+    Body->append(Loop);
+  } else if (Shape.EarlyReturn) {
     Body->append(C.clone(Shape.Guard));
     for (const Stmt *S : Element->getBody())
       Body->append(S);
@@ -625,9 +673,6 @@ static const ElementMapResult *mapFor(const ElementMapAnalysis &Maps,
     Why = "'" + X->getName() + "' is read through " +
           std::to_string(R.Maps.size()) +
           " index arrays; one index array per kernel is supported";
-  else if (R.GridStride)
-    Why = "the elements are a grid-stride loop's; one element per thread "
-          "(`if (t < n)`) is supported";
   else if (!R.Count.Count)
     Why = R.Count.describe();
   return Why.empty() ? &R : nullptr;
@@ -685,8 +730,9 @@ ir::Function *ElementHessianBuilder::derive(Function *K, unsigned XParam,
   Info.Stride = R->Stride;
   Info.Count = R->Count.Count;
   const HessianPatternInfo *P = Hessian.patternOf(Parts.Hessian);
-  Diags.remark(Loc, "hessian of '" + K->getName() + "': " + R->describe() + ", " +
-                        R->Count.describe() + "; local Hessian of " + std::to_string(N) +
+  Diags.remark(Loc, "hessian of '" + K->getName() + "': " + R->describe() +
+                        ", " + R->Count.describe() + "; local Hessian of " +
+                        std::to_string(N) +
                         " DOFs: " + std::to_string(P ? P->NumValues : N * N) +
                         " unique values of " + std::to_string(N * N) +
                         " entries; assembled by meshad::ElementHessian into "

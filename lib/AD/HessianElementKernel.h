@@ -1,4 +1,4 @@
-//===- AD/HessianElementKernel.h - Sparse Hessians of element kernels -*- C++ -*-===//
+//===- AD/HessianElementKernel.h - Element kernels' Hessians ----*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //

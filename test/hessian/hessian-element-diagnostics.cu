@@ -1,7 +1,7 @@
 // meshad::hessian(kernel, "x") of kernels that are not element kernels the
 // analysis can map: each an error at the request naming what breaks the
 // pattern, never a wrong Hessian. No element map (a thread-indexed read),
-// x read through two index arrays, a grid-stride loop, a second array
+// x read through two index arrays, a break out of a grid-stride loop, a second array
 // written, the energy's atomicAdd result used, shared memory, statements after the guard, no guard (no element count), a
 // selected integer parameter.
 //
@@ -27,6 +27,8 @@ __global__ void gridStride(int n, const int *edges, const double *x,
   for (int t = blockIdx.x * blockDim.x + threadIdx.x; t < n;
        t += blockDim.x * gridDim.x) {
     double d = x[edges[2 * t]] - x[edges[2 * t + 1]];
+    if (d > 1)
+      break;
     atomicAdd(E, d * d);
   }
 }
@@ -77,7 +79,7 @@ __global__ void noGuard(const int *edges, const double *x, double *E) {
 int main() {
   auto a = meshad::hessian(noMap, "x"); // expected-error {{meshad::hessian of the kernel 'noMap': 'x' is not read through an element map}}
   auto b = meshad::hessian(twoMaps, "x"); // expected-error {{meshad::hessian of the kernel 'twoMaps': 'x' is read through 2 index arrays; one index array per kernel is supported}}
-  auto c = meshad::hessian(gridStride, "x"); // expected-error {{meshad::hessian of the kernel 'gridStride': the elements are a grid-stride loop's; one element per thread (`if (t < n)`) is supported}}
+  auto c = meshad::hessian(gridStride, "x"); // expected-error {{meshad::hessian of the kernel 'gridStride': a break or continue of the grid-stride loop: an element's work must not decide whether the thread's next elements run}}
   auto d = meshad::hessian(twoOutputs, "x"); // expected-error {{meshad::hessian of the kernel 'twoOutputs': it writes 'lengths' besides the energy 'E': the kernel must only add a local energy into one array with atomicAdd}}
   auto e = meshad::hessian(usedOld, "x"); // expected-error {{meshad::hessian of the kernel 'usedOld': it writes 'F' besides the energy 'E'}}
   auto f = meshad::hessian(sharedSum, "x"); // expected-error {{meshad::hessian of the kernel 'sharedSum': it uses the __shared__ 's': an element's work must be its thread's alone}}

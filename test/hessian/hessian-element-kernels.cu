@@ -14,8 +14,8 @@
 // same energies (MESHAD_HESSIAN, as test/runtime/runtime-sparse-hessian.cu
 // assembles them), CSR against block CSR, the deterministic option bitwise
 // reproducible and equal to the atomic one to rounding, ProjectPsd against
-// the projected dense assembly, multiply() against the dense product, and
-// a rebuild after connectivity_changed(). Also runs on the GPU
+// the projected dense assembly, multiply() against the dense product; the
+// springs also in a grid-stride loop. Also runs on the GPU
 // (scripts/gpu/tests.txt).
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -fplugin-arg-meshad-remarks -I%test_inputs %s -o %t 2> %t.dump
@@ -32,7 +32,7 @@
 namespace mt = meshad::test;
 using meshad::runtime::SparseFormat;
 
-//===-- The element kernels ------------------------------------------------===//
+//===-- The element kernels -----------------------------------------------===//
 
 __global__ void springs(int n, const int *edges, const double *x,
                         const double *P, double *E) {
@@ -67,6 +67,27 @@ __global__ void springs(int n, const int *edges, const double *x,
 // CHECK-NEXT: double hl[36];
 // CHECK-NEXT: springs_element_hessian(n, edges, P, e, xl, hl);
 // CHECK-NEXT: meshad::assembleElement<2, 3>(assembly, edges, e, E, springs_element(n, edges, P, e, xl), gl, hl);
+
+// The same springs in a grid-stride loop (launched with fewer threads than
+// springs below).
+__global__ void springsStride(int n, const int *edges, const double *x,
+                              const double *P, double *E) {
+  for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < n;
+       e += blockDim.x * gridDim.x) {
+    int a = edges[2 * e], b = edges[2 * e + 1];
+    double l2 = 0;
+    for (int k = 0; k < 3; ++k) {
+      double d = x[3 * a + k] - x[3 * b + k];
+      l2 += d * d;
+    }
+    double l = sqrt(l2) - P[2 * e + 1];
+    atomicAdd(E, 0.5 * P[2 * e] * l * l);
+  }
+}
+// CHECK-LABEL: __global__ void springsStride_hessian(int n, const int *edges, const double *x, const double *P, double *E, meshad::ElementAssembly<double> assembly) {
+// CHECK-NEXT: for (int e = (int)(blockIdx.x * blockDim.x + threadIdx.x); e < n; e += blockDim.x * gridDim.x) {
+// CHECK-NEXT: double xl[6];
+// CHECK-NEXT: meshad::gatherElement<2, 3>(x, edges, e, xl);
 
 MESHAD_HESSIAN("x[0:6]")
 __host__ __device__ double dirichlet(const double *x, const double *p) {
@@ -198,7 +219,7 @@ __host__ __device__ double scalarRef(const double *u, const double *w) {
   return w[0] * d * d + d * d * d * d;
 }
 
-//===-- The meshes ---------------------------------------------------------===//
+//===-- The meshes --------------------------------------------------------===//
 
 /// One element kind: its mesh, DOFs, per-element parameters and the local
 /// energy and Hessian of one element (the references).
@@ -321,7 +342,7 @@ static Problem scalarPath(mt::RandomInputs &Rng) {
   return Pb;
 }
 
-//===-- The checks ---------------------------------------------------------===//
+//===-- The checks --------------------------------------------------------===//
 
 /// What one launch of a generated Hessian kernel gives, on the host.
 struct Assembled {
@@ -406,13 +427,17 @@ template <class Primal, class Handle> struct Runner {
     mt::upload(Idx, Pb.Idx);
     mt::upload(P, Pb.P);
   }
+  /// Grid-stride kernels get one block of 4 threads (several elements a
+  /// thread).
+  bool Stride = false;
   dim3 grid() const { return dim3((Pb.numElements() + 31) / 32); }
+  dim3 block() const { return dim3(Stride ? 4 : 32); }
 
   double energy(const std::vector<double> &XV) {
     mt::upload(X, XV);
     E.zero();
-    MESHAD_LAUNCH(Kernel, grid(), 32)(Pb.numElements(), Idx.device(), X.device(),
-                           P.device(), E.device());
+    MESHAD_LAUNCH(Kernel, Stride ? dim3(1) : grid(), block())(
+        Pb.numElements(), Idx.device(), X.device(), P.device(), E.device());
     E.download();
     return E[0];
   }
@@ -420,8 +445,9 @@ template <class Primal, class Handle> struct Runner {
     mt::upload(X, XV);
     E.zero();
     G.zero();
-    h.execute_kernel(grid(), dim3(32), Pb.numElements(), Idx.device(),
-                     X.device(), P.device(), E.device(), G.device());
+    h.execute_kernel(Stride ? dim3(1) : grid(), block(), Pb.numElements(),
+                     Idx.device(), X.device(), P.device(), E.device(),
+                     G.device());
     mt::checkLaunch(Pb.Name);
     E.download();
     G.download();
@@ -434,8 +460,10 @@ template <class Primal, class Handle> struct Runner {
 };
 
 template <class Primal, class Handle>
-static void checkProblem(const Problem &Pb, Primal Kernel, Handle h) {
+static void checkProblem(const Problem &Pb, Primal Kernel, Handle h,
+                         bool Stride = false) {
   Runner<Primal, Handle> R(Pb, Kernel, h);
+  R.Stride = Stride;
   std::string Name = Pb.Name;
   std::vector<double> X = Pb.X;
   int N = Pb.dofs();
@@ -500,6 +528,10 @@ static void checkProblem(const Problem &Pb, Primal Kernel, Handle h) {
 int main() {
   mt::RandomInputs Rng;
   checkProblem(springGrid(Rng), springs, meshad::hessian(springs, "x"));
+  Problem Stride = springGrid(Rng);
+  Stride.Name = "springs (grid-stride)";
+  checkProblem(Stride, springsStride, meshad::hessian(springsStride, "x"),
+               true);
   checkProblem(dirichletGrid(Rng), dirichletTris,
                meshad::hessian(dirichletTris, "x"));
   checkProblem(areaTetra(Rng), areas, meshad::hessian(areas, "x"));
