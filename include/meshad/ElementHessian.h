@@ -37,7 +37,19 @@
 /// The matrix has one block row per vertex, V = the largest index + 1 unless
 /// set_num_vertices(V) says more (vertices no element touches get empty
 /// rows); or pass a matrix of your own (use_matrix), built for this mesh.
-/// Copies of a handle share its matrix.
+/// Copies of a handle, and every request of the same kernel and array in a
+/// file, share its matrix and options. Include this header yourself: it
+/// needs meshad/runtime/SparsePattern.h, hence Thrust on the GPU
+/// (-I$CUDA/include/cccl), which Differentiator.h does not pull in.
+///
+/// For a Newton solver over terms (an element list and a local energy
+/// each): per term, execute_kernel gives the energy, the gradient and the
+/// (projected) Hessian in one launch; the primal kernel alone gives the
+/// energy (line searches); multiply() the Hessian-vector product of the
+/// assembled matrix (or cuSPARSE on matrix()'s arrays). Terms over the same
+/// vertices add: give each the same set_num_vertices, add their gradients
+/// into one array, and their products with multiply(v, Hv, true) (each
+/// term keeps its own matrix and pattern).
 ///
 /// Options (set_options, kept until changed):
 /// - ProjectPsd: each element's local Hessian is projected onto the positive
