@@ -57,9 +57,10 @@
 ///   meshad/runtime/PsdProjection.h) before it is added: the assembled
 ///   matrix is PSD, as projected Newton needs. Only for c*s <= 12.
 /// - Deterministic: every element stores its blocks in slots of its own, and
-///   a second launch sums each block's slots in a fixed order: bitwise
-///   reproducible (the default adds with plain stores where one element
-///   owns a block, atomicAdd elsewhere).
+///   a second launch sums each block's slots in a fixed order: the Hessian
+///   is bitwise reproducible (the default adds with plain stores where one
+///   element owns a block, atomicAdd elsewhere). The gradient and the
+///   energy are added with atomicAdd in both modes.
 /// - Format: where entries go in values(): block CSR (default) or plain CSR
 ///   positions; both formats' index arrays always exist.
 ///
