@@ -56,11 +56,12 @@
 ///   semidefinite matrices (negative eigenvalues clamped to MinEigenvalue,
 ///   meshad/runtime/PsdProjection.h) before it is added: the assembled
 ///   matrix is PSD, as projected Newton needs. Only for c*s <= 12.
-/// - Deterministic: every element stores its blocks in slots of its own, and
-///   a second launch sums each block's slots in a fixed order: the Hessian
-///   is bitwise reproducible (the default adds with plain stores where one
-///   element owns a block, atomicAdd elsewhere). The gradient and the
-///   energy are added with atomicAdd in both modes.
+/// - Deterministic: every element stores its blocks and its local gradient
+///   in slots of its own, and second launches sum each block's slots, and
+///   each vertex's gradient slots, in a fixed order: the Hessian and the
+///   gradient are bitwise reproducible (the default adds with plain stores
+///   where one element owns a block, atomicAdd elsewhere). The energy is
+///   added with atomicAdd in both modes.
 /// - Format: where entries go in values(): block CSR (default) or plain CSR
 ///   positions; both formats' index arrays always exist.
 ///
@@ -107,6 +108,9 @@ template <class T> struct ElementAssembly {
   runtime::HessianSlots Slots;
   T *Values = nullptr;
   T *Gradient = nullptr;
+  /// Deterministic: the local gradients' slots (element, local vertex,
+  /// component), summed per vertex after the launch; else null.
+  T *GradientSlots = nullptr;
   bool Deterministic = false;
   bool ProjectPsd = false;
   T MinEigenvalue = 0;
@@ -132,7 +136,10 @@ __device__ inline void assembleElement(const ElementAssembly<T> &A,
                                        T Value, const T *Gl, T *Hl) {
   if (Energy)
     atomicAdd(Energy, Value);
-  if (A.Gradient)
+  if (A.GradientSlots)
+    for (int K = 0; K < Arity * S; ++K)
+      A.GradientSlots[static_cast<long>(E) * Arity * S + K] = Gl[K];
+  else if (A.Gradient)
     runtime::addElementGradient(A.Slots, Idx, E, Gl, A.Gradient);
   if (A.ProjectPsd)
     projectPsd(Hl, Arity * S, A.MinEigenvalue);
@@ -152,6 +159,29 @@ template <class... P> struct ElementHessianTraits<void (*)(P...)> {
   /// The element count n from the kernel's arguments (assembly unused).
   using CountFn = long long (*)(P...);
 };
+/// The deterministic gradient: one thread per diagonal block (v, v) adds
+/// the gradient slots of v's incidences, its slots (e, a, a) in increasing
+/// order, to Grad[S * v + k].
+template <class T>
+__global__ void sumGradientSlots(runtime::HessianSlots Slots,
+                                 const int *BlockSlots, const int *Columns,
+                                 int NumBlocks, const T *GradSlots, T *Grad) {
+  int Block = blockIdx.x * blockDim.x + threadIdx.x;
+  if (Block >= NumBlocks || Slots.BlockRows[Block] != Columns[Block])
+    return;
+  int A = Slots.Arity, S = Slots.BlockSize, V = Columns[Block];
+  for (int K = 0; K < S; ++K) {
+    T Sum = 0;
+    for (int P = Slots.SlotOffsets[Block]; P < Slots.SlotOffsets[Block + 1];
+         ++P) {
+      int Slot = BlockSlots[P], E = Slot / (A * A), Local = Slot / A % A;
+      if (Slot % A == Local) // (e, a, a), not (e, a, b) of a repeated vertex
+        Sum += GradSlots[(static_cast<long>(E) * A + Local) * S + K];
+    }
+    Grad[S * V + K] += Sum;
+  }
+}
+
 template <class T> struct AssemblyValue;
 template <class T> struct AssemblyValue<ElementAssembly<T>> { using Type = T; };
 
@@ -257,7 +287,26 @@ private:
     Matrix *Borrowed = nullptr;
     int NumVertices = 0;
     ElementHessianOptions Options;
+    T *GradSlots = nullptr;
+    size_t GradCapacity = 0;
+    ~State() { cudaFree(GradSlots); }
   };
+
+  /// The deterministic gradient's slots, at least \p N values.
+  T *gradientSlots(size_t N) const {
+    if (S->GradCapacity < N) {
+      cudaFree(S->GradSlots);
+      S->GradSlots = nullptr;
+      S->GradCapacity = 0;
+      if (cudaMalloc(reinterpret_cast<void **>(&S->GradSlots),
+                     N * sizeof(T)) != cudaSuccess)
+        detail::elementHessianError(Name, "out of device memory for " +
+                                              std::to_string(N) +
+                                              " gradient slots");
+      S->GradCapacity = N;
+    }
+    return S->GradSlots;
+  }
 
   Matrix *current() const {
     if (S->Borrowed)
@@ -342,15 +391,23 @@ cudaError_t ElementHessian<K, I, A, St>::run(dim3 Grid, dim3 Block, Tuple &All,
   Asm.MinEigenvalue = static_cast<T>(O.MinEigenvalue);
   if (O.Deterministic) {
     Asm.Values = M.slotValues();
+    if (Asm.Gradient)
+      Asm.GradientSlots = gradientSlots(static_cast<size_t>(N) * A * St);
   } else {
     M.zero();
     Asm.Values = M.values();
   }
   if (cudaError_t E = launch(Kernel, Grid, Block, std::get<P>(All)..., Asm))
     return E;
-  if (O.Deterministic)
-    M.sumSlots(O.Format);
-  return cudaGetLastError();
+  if (!O.Deterministic)
+    return cudaGetLastError();
+  M.sumSlots(O.Format);
+  if (!Asm.GradientSlots || M.numBlocks() == 0)
+    return cudaGetLastError();
+  return launch(&detail::sumGradientSlots<T>,
+                dim3((M.numBlocks() + 127) / 128), dim3(128), M.slots(),
+                M.blockSlots(), M.bsrColumns(), M.numBlocks(),
+                static_cast<const T *>(Asm.GradientSlots), Asm.Gradient);
 }
 
 template <class K, int I, int A, int St>

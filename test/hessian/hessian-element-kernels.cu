@@ -507,16 +507,17 @@ static void checkProblem(const Problem &Pb, Primal Kernel, Handle h,
   MESHAD_CHECK_CLOSE((Name + " csr").c_str(),
                      R.assemble(X, SparseFormat::Csr).H == A.H ? 1.0 : 0.0,
                      1.0);
-  // Deterministic: the same Hessian bits twice, the atomic matrix to
-  // rounding (the gradient and the energy are still added with atomicAdd:
-  // their bits may differ on a GPU).
+  // Deterministic: the same Hessian and gradient bits twice, the atomic
+  // ones to rounding (the energy is still added with atomicAdd).
   h.set_options({false, true, SparseFormat::Bsr});
   Assembled D1 = R.assemble(X, SparseFormat::Bsr);
   Assembled D2 = R.assemble(X, SparseFormat::Bsr);
   MESHAD_CHECK_CLOSE((Name + " deterministic bits").c_str(),
-                     D1.H == D2.H ? 1.0 : 0.0, 1.0);
+                     D1.H == D2.H && D1.G == D2.G ? 1.0 : 0.0, 1.0);
   MESHAD_CHECK_CLOSE_TOL((Name + " deterministic").c_str(),
                          relDiff(D1.H, A.H) + 1, 1.0, 1e-12);
+  MESHAD_CHECK_CLOSE_TOL((Name + " deterministic gradient").c_str(),
+                         relDiff(D1.G, A.G) + 1, 1.0, 1e-12);
   // ProjectPsd: the projected local Hessians' assembly.
   h.set_options(meshad::ProjectPsd);
   MESHAD_CHECK_CLOSE_TOL((Name + " projected").c_str(),
