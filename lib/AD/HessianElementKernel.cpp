@@ -678,6 +678,21 @@ static const ElementMapResult *mapFor(const ElementMapAnalysis &Maps,
   return Why.empty() ? &R : nullptr;
 }
 
+/// The request's remark: the map, the local pattern, the assembly.
+static std::string remarkText(const Function &K, const ElementMapResult &R,
+                              unsigned N, unsigned Unique) {
+  std::string S = std::to_string(R.Stride);
+  return "hessian of '" + K.getName() + "': " + R.describe() + ", " +
+         R.Count.describe() + "; local Hessian of " + std::to_string(N) +
+         " DOFs: " + std::to_string(Unique) + " unique values of " +
+         std::to_string(N * N) +
+         " entries; assembled by meshad::ElementHessian into block CSR (" +
+         S + "x" + S +
+         " blocks) or CSR: plain stores into blocks with one owner, "
+         "atomicAdd into shared ones (the handle's remark() counts them), or "
+         "the Deterministic option's fixed-order sums; ProjectPsd optional";
+}
+
 ir::Function *ElementHessianBuilder::derive(Function *K, unsigned XParam,
                                             clang::SourceLocation Loc) {
   auto Key = std::make_pair(static_cast<const Function *>(K), XParam);
@@ -730,19 +745,7 @@ ir::Function *ElementHessianBuilder::derive(Function *K, unsigned XParam,
   Info.Stride = R->Stride;
   Info.Count = R->Count.Count;
   const HessianPatternInfo *P = Hessian.patternOf(Parts.Hessian);
-  Diags.remark(Loc, "hessian of '" + K->getName() + "': " + R->describe() +
-                        ", " + R->Count.describe() + "; local Hessian of " +
-                        std::to_string(N) +
-                        " DOFs: " + std::to_string(P ? P->NumValues : N * N) +
-                        " unique values of " + std::to_string(N * N) +
-                        " entries; assembled by meshad::ElementHessian into "
-                        "block CSR (" +
-                        std::to_string(R->Stride) + "x" +
-                        std::to_string(R->Stride) +
-                        " blocks) or CSR: plain stores into blocks with one "
-                        "owner, atomicAdd into shared ones (the handle's "
-                        "remark() counts them), or the Deterministic option's "
-                        "fixed-order sums; ProjectPsd optional");
+  Diags.remark(Loc, remarkText(*K, *R, N, P ? P->NumValues : N * N));
   Done[Key] = W;
   return W;
 }
