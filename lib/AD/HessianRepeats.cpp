@@ -23,6 +23,7 @@
 #include "AD/Hessian.h"
 #include "IR/Builder.h"
 #include "IR/Clone.h"
+#include "IR/Traversal.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -60,6 +61,9 @@ private:
                bool &Mirror);
   std::optional<Poly> eval(const Expr *E);
   std::optional<Poly> binary(const BinaryExpr *B);
+  /// The key of an integer expression of literals and integer parameters
+  /// that F never assigns, or none.
+  std::optional<std::string> invariantIndex(const Expr *E);
   int atom(const std::string &Key) {
     auto It = Atoms.find(Key);
     if (It != Atoms.end())
@@ -153,6 +157,37 @@ std::optional<Poly> EntryEvaluator::binary(const BinaryExpr *B) {
   }
 }
 
+std::optional<std::string> EntryEvaluator::invariantIndex(const Expr *E) {
+  if (const auto *C = dyn_cast<CastExpr>(E))
+    return invariantIndex(C->getSub());
+  if (const auto *L = dyn_cast<IntLitExpr>(E))
+    return std::to_string(L->getValue());
+  if (const auto *R = dyn_cast<VarRefExpr>(E)) {
+    const Var *V = R->getVar();
+    bool Assigned = false;
+    forEachStmt(F.getBody(), [&](const Stmt *S) {
+      const auto *A = dyn_cast<AssignStmt>(S);
+      const auto *To = A ? dyn_cast<VarRefExpr>(A->getLHS()) : nullptr;
+      Assigned |= To && To->getVar() == V;
+    });
+    if (!V->isParam() || !V->getType()->isIntegral() || Assigned)
+      return std::nullopt;
+    return "p:" + V->getName();
+  }
+  const auto *B = dyn_cast<BinaryExpr>(E);
+  if (!B || (B->getOp() != BinaryOp::Add && B->getOp() != BinaryOp::Sub &&
+             B->getOp() != BinaryOp::Mul))
+    return std::nullopt;
+  std::optional<std::string> L = invariantIndex(B->getLHS()),
+                             R = invariantIndex(B->getRHS());
+  if (!L || !R)
+    return std::nullopt;
+  const char *Op = B->getOp() == BinaryOp::Add   ? "+"
+                   : B->getOp() == BinaryOp::Sub ? "-"
+                                                 : "*";
+  return "(" + *L + Op + *R + ")";
+}
+
 std::optional<Poly> EntryEvaluator::eval(const Expr *E) {
   if (const auto *L = dyn_cast<FloatLitExpr>(E))
     return constant(L->getValue());
@@ -170,6 +205,14 @@ std::optional<Poly> EntryEvaluator::eval(const Expr *E) {
   if (const auto *I = dyn_cast<IndexExpr>(E)) {
     const auto *Base = dyn_cast<VarRefExpr>(I->getBase());
     const auto *Lit = dyn_cast<IntLitExpr>(I->getIndex());
+    // An array parameter's element at an index of unassigned integer
+    // parameters (P[2 * e] in an element's energy): one atom per index.
+    std::optional<std::string> Index =
+        Base && !Lit && Base->getVar()->isParam() && Base->getVar() != H
+            ? invariantIndex(I->getIndex())
+            : std::nullopt;
+    if (Index)
+      return atomPoly("ld:" + Base->getVar()->getName() + "[" + *Index + "]");
     if (!Base || !Lit || Base->getVar() == H)
       return std::nullopt;
     if (!Base->getVar()->isParam()) {
@@ -215,6 +258,10 @@ bool EntryEvaluator::decl(const DeclStmt *D) {
       Env[{D->getVar(), K}] = Poly();
     return true;
   }
+  // An integer local (an element's vertex, a counter left over): ignored,
+  // and a read of it is not evaluated (eval gives none for it).
+  if (Ty->isIntegral())
+    return true;
   if (!Ty->isFloatingScalar())
     return false;
   // No initializer: some fixed value until it is assigned.

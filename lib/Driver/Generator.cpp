@@ -42,6 +42,7 @@
 #include "AD/Forward/ForwardMode.h"
 #include "AD/Hvp.h"
 #include "IR/PassPipeline.h"
+#include "IR/Traversal.h"
 #include "AD/Reverse/ReverseMode.h"
 
 #include "clang/AST/ASTContext.h"
@@ -51,6 +52,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 using namespace meshad;
 using namespace clang;
@@ -76,7 +78,11 @@ public:
   /// Places every generated function (prototype and definition).
   void placeFunctions(std::string &Dump);
   /// Hessian handles also carry their pattern and packed variant.
-  void setHessians(const HessianTransformer *H) { Hessians = H; }
+  void setHessians(const HessianTransformer *H,
+                   const ElementHessianBuilder *E) {
+    Hessians = H;
+    ElementHessians = E;
+  }
   /// Adds the handle of a requested derivative and completes its call.
   void placeRequest(const DerivativeRequest &R, ir::Function *D);
   std::vector<TextEdit> takeEdits();
@@ -95,6 +101,7 @@ private:
   /// The names declared at namespace scope (handles take free ones).
   ir::NameScope &TUNames;
   const HessianTransformer *Hessians = nullptr;
+  const ElementHessianBuilder *ElementHessians = nullptr;
   /// The two-phase element kernels, completed with their own handles.
   const ElementStrategies &Strategies;
   std::map<unsigned, Slot> Slots;
@@ -157,6 +164,31 @@ static std::string hessianHandle(const std::string &Name, const ir::Function &D,
          "_signs});\n";
 }
 
+/// A meshad::ElementHessian handle named \p Name of the kernel \p D.
+static std::string elementHessianHandle(const std::string &Name,
+                                        const ir::Function &D,
+                                        const ElementHessianInfo &E,
+                                        const std::string &Code) {
+  // The lambda names only the parameters n reads (-Wunused-parameter).
+  std::set<std::string> Read;
+  ir::forEachExpr(E.Count, [&](const ir::Expr *X) {
+    if (const auto *R = llvm::dyn_cast<ir::VarRefExpr>(X))
+      Read.insert(R->getVar()->getName());
+  });
+  std::string Count = "[](" + CudaEmitter::emitParams(D, Read) +
+                      ") -> long long { return " +
+                      CudaEmitter::emitExpr(E.Count) + "; }";
+  std::string Type = "meshad::ElementHessian<" +
+                     CudaEmitter::emitFunctionPointerType(D) + ", " +
+                     std::to_string(E.IndexParam) + ", " +
+                     std::to_string(E.Arity) + ", " +
+                     std::to_string(E.Stride) + ">";
+  // Never destroyed: its device buffers may outlive the CUDA runtime.
+  return "static const " + Type + " &" + Name + " = *new " + Type + "(" +
+         D.getName() + ", " + Count + ", \"" + D.getName() + "\", " + Code +
+         ");\n";
+}
+
 std::string EditPlan::handleFor(ir::Function *D, const FunctionDecl *Primal) {
   auto It = Handles.find(D);
   if (It != Handles.end())
@@ -172,6 +204,9 @@ std::string EditPlan::handleFor(ir::Function *D, const FunctionDecl *Primal) {
   std::string &Out = Slots[Where.prototypeOffset(Primal)].Handles;
   if (P)
     Out += hessianHandle(Name, *D, *P, Ptr, rawString(Code));
+  else if (const ElementHessianInfo *E =
+               ElementHessians ? ElementHessians->infoOf(D) : nullptr)
+    Out += elementHessianHandle(Name, *D, *E, rawString(Code));
   else if (const SlotLayout *L = Strategies.layoutOf(D))
     Out += ElementStrategies::handle(*D, *L, Name, rawString(Code));
   else
@@ -335,6 +370,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   Reverse.setVerify(Verify);
   HvpTransformer Hvp(M, Diags, Derived, Forward, Reverse);
   HessianTransformer Hessian(M, Diags, Hvp, Derived);
+  ElementHessianBuilder ElementHessians(M, Diags, Hessian, Reverse, Derived);
   ElementStrategies Strategies(M, Diags, Verify);
   Strategies.setForceAtomics(Opts.ForceAtomics);
   size_t Verified = 0;
@@ -349,7 +385,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
     } else if (R.Mode == DiffMode::Hvp) {
       D = deriveHvp(Hvp, R, *F, Diags);
     } else if (R.Mode == DiffMode::Hessian) {
-      D = deriveHessianRequest(Hessian, R, *F, Diags);
+      D = deriveHessianRequest(Hessian, ElementHessians, R, *F, Diags);
     } else if (std::optional<ReverseJob> Job = resolveReverse(R, *F, Diags)) {
       D = Reverse.deriveGradient(F, Job->Selected, Job->Name, R.Loc,
                                  Job->KeepSeeds, Job->WithValue);
@@ -391,7 +427,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
       return Result;
   }
   EditPlan Plan(Ctx, Diags, Derived, Opts, TUNames, Strategies);
-  Plan.setHessians(&Hessian);
+  Plan.setHessians(&Hessian, &ElementHessians);
   Plan.placeFunctions(Result.Dump);
   for (auto &[R, D] : Done)
     Plan.placeRequest(*R, D);

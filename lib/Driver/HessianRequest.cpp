@@ -108,7 +108,32 @@ std::optional<HessianLayout> meshad::resolveHessian(const DerivativeRequest &R,
   return Layout;
 }
 
+/// meshad::hessian(kernel, "x"): the one selected array, whole.
+static ir::Function *deriveElementHessian(ElementHessianBuilder &Elements,
+                                          const DerivativeRequest &R,
+                                          ir::Function &K,
+                                          DiagnosticSink &Diags) {
+  if (R.Items.size() != 1 || R.Items[0].HasRange) {
+    Diags.error(R.Loc, "meshad::hessian of the kernel '" + K.getName() +
+                           "' takes one whole array parameter, the DOFs its "
+                           "elements read (\"x\")");
+    return nullptr;
+  }
+  int Index = findParam(R.Items[0], R, K, Diags);
+  if (Index < 0)
+    return nullptr;
+  const ir::Type *Ty = K.getParam(Index)->getType();
+  if (!Ty->isPointer() || !Ty->getElement()->isFloatingScalar()) {
+    Diags.error(R.Loc, "meshad::hessian of the kernel '" + K.getName() +
+                           "': '" + K.getParam(Index)->getName() +
+                           "' is not a pointer to floating-point DOFs");
+    return nullptr;
+  }
+  return Elements.derive(&K, static_cast<unsigned>(Index), R.Loc);
+}
+
 ir::Function *meshad::deriveHessianRequest(HessianTransformer &T,
+                                           ElementHessianBuilder &Elements,
                                            const DerivativeRequest &R,
                                            ir::Function &F,
                                            DiagnosticSink &Diags) {
@@ -116,6 +141,8 @@ ir::Function *meshad::deriveHessianRequest(HessianTransformer &T,
     Diags.error(R.OptionLoc, "meshad::hessian takes no option");
     return nullptr;
   }
+  if (F.isKernel())
+    return deriveElementHessian(Elements, R, F, Diags);
   std::optional<HessianLayout> Layout = resolveHessian(R, F, Diags);
   if (!Layout)
     return nullptr;

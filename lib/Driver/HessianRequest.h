@@ -17,6 +17,7 @@
 #define MESHAD_DRIVER_HESSIANREQUEST_H
 
 #include "AD/Hessian.h"
+#include "AD/HessianElementKernel.h"
 #include "Plan/Request.h"
 
 #include <optional>
@@ -27,8 +28,10 @@ std::optional<HessianLayout> resolveHessian(const DerivativeRequest &R,
                                             const ir::Function &F,
                                             DiagnosticSink &Diags);
 
-/// Resolves \p R and derives its Hessian (<f>_hessian[_<i>_<j>]).
+/// Resolves \p R and derives its Hessian (<f>_hessian[_<i>_<j>]); of a
+/// kernel, the element Hessian kernel <k>_hessian of \p Elements.
 ir::Function *deriveHessianRequest(HessianTransformer &T,
+                                   ElementHessianBuilder &Elements,
                                    const DerivativeRequest &R, ir::Function &F,
                                    DiagnosticSink &Diags);
 

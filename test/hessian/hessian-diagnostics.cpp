@@ -1,8 +1,9 @@
 // meshad::hessian requests that cannot be served are errors at the
 // request, never a wrong Hessian: a non-scalar function, a spec whose size
 // cannot be known, integer parameters, a range outside a fixed-size array,
-// a parameter selected twice, a kernel (under the CPU emulation, for
-// __global__), and a selected array passed to a callee (not supported yet).
+// a parameter selected twice, a range of a kernel's array (under the CPU
+// emulation, for __global__; the element kernels' own errors are in
+// hessian-element-diagnostics.cu), and a selected array passed to a callee (not supported yet).
 //
 // RUN: %clangxx %cpu_cuda_flags -fsyntax-only -fplugin=%meshad_plugin %s -Xclang -verify
 #include <meshad/Differentiator.h>
@@ -37,5 +38,5 @@ int main() {
   auto h = meshad::hessian(energy, "x[0:2"); // expected-error {{invalid argument spec}}
   auto i = meshad::hessian(fixed, "x[1:4]"); // expected-error {{the range [1:4] is outside 'x', which has 3 elements}}
   auto k = meshad::hessian(viaCallee, "x[0:3]"); // expected-error {{meshad::hessian of 'viaCallee_hessian': the selected array 'x' is passed to a function or used as a pointer; the Hessian mode supports indexing it directly (x[i]) only, for now}}
-  auto j = meshad::hessian(kernel, "x[0:2]"); // expected-error {{meshad::hessian of the __global__ kernel 'kernel' is not supported yet; take the Hessian of the __device__ function that computes one element's energy (and assemble the elements' Hessians with meshad/runtime/SparsePattern.h), or use meshad::hvp on the kernel}}
+  auto j = meshad::hessian(kernel, "x[0:2]"); // expected-error {{meshad::hessian of the kernel 'kernel' takes one whole array parameter, the DOFs its elements read ("x")}}
 }

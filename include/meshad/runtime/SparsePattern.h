@@ -448,6 +448,9 @@ public:
   const int *csrColumns() const { return CsrColumns; }       ///< nnz()
   T *values() { return Values; }                             ///< nnz()
   const T *values() const { return Values; }
+  /// Per block, its slots in increasing order (NumElements * Arity^2
+  /// values, block b's from SlotOffsets[b]).
+  const int *blockSlots() const { return BlockSlots; }
 
   /// The block pattern and slot map copied back to the host.
   HessianPatternArrays toHost() const {
