@@ -14,6 +14,25 @@
 
 using namespace meshad;
 
+std::string meshad::baseName(const ir::Function &F) {
+  llvm::StringRef Name = F.getName();
+  if (!Name.consume_front("operator") || Name.empty() ||
+      isalnum(static_cast<unsigned char>(Name[0])) || Name[0] == '_')
+    return F.getName();
+  static const std::pair<const char *, const char *> Words[] = {
+      {"+=", "plus_assign"}, {"-=", "minus_assign"}, {"*=", "times_assign"},
+      {"/=", "divide_assign"}, {"+", "plus"}, {"-", "minus"},
+      {"*", "times"}, {"/", "divide"}, {"==", "equal"}, {"[]", "index"},
+      {"()", "call"}};
+  for (auto [Symbol, Word] : Words)
+    if (Name == Symbol)
+      return std::string("operator_") + Word;
+  std::string Hex = "operator";
+  for (char C : Name)
+    Hex += "_" + std::to_string(static_cast<unsigned char>(C));
+  return Hex;
+}
+
 std::string meshad::derivedName(const ir::Function &Primal,
                                 const std::vector<bool> &Flags,
                                 const char *Suffix) {
@@ -25,7 +44,7 @@ std::string meshad::derivedName(const ir::Function &Primal,
     else if (Primal.getParam(I)->getType()->isDifferentiable())
       All = false;
   }
-  return Primal.getName() + Suffix + (All ? "" : Indices);
+  return baseName(Primal) + Suffix + (All ? "" : Indices);
 }
 
 bool meshad::checkDefinitionVisible(const ir::Function &Callee,

@@ -33,6 +33,10 @@ struct DerivedFunction {
   std::set<ir::Function *> Callees;
 };
 
+/// An identifier that generated names start with: \p F's name, or for an
+/// overloaded operator a word for it (`operator+` is "operator_plus").
+std::string baseName(const ir::Function &F);
+
 /// The name of a derivative of \p Primal: Primal's name and \p Suffix
 /// ("_grad", "_pushforward"), then "_<i>_<j>" listing the flagged parameters
 /// unless every differentiable parameter is flagged.

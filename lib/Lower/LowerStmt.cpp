@@ -184,6 +184,15 @@ const ir::Stmt *StmtLowering::unsupported(const Stmt *St) {
 bool StmtLowering::lowerDeclStmt(const DeclStmt *DS, ir::BlockStmt *B) {
   bool Ok = true;
   for (const Decl *D : DS->decls()) {
+    if (const auto *VD = dyn_cast<VarDecl>(D);
+        VD && isMutableReference(VD->getType())) {
+      Ok &= lowerReferenceLocal(VD, DS, B);
+      continue;
+    }
+    if (const auto *VD = dyn_cast<VarDecl>(D); VD && isNewArray(VD)) {
+      Ok &= lowerNewArray(VD, DS, B);
+      continue;
+    }
     if (const auto *VD = dyn_cast<VarDecl>(D)) {
       ir::DeclStmt *Lowered = lowerVarDecl(VD);
       if (Lowered)
@@ -281,6 +290,8 @@ bool StmtLowering::lowerExprStmt(const Expr *E, ir::BlockStmt *B) {
     return true;
   if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->isCommaOp())
     return lowerExprStmt(BO->getLHS(), B) & lowerExprStmt(BO->getRHS(), B);
+  if (const auto *Del = dyn_cast<CXXDeleteExpr>(E))
+    return lowerDelete(Del);
   if (!checkSequencing(E))
     return false;
   if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(E)) {

@@ -90,6 +90,52 @@ double printed(double x) {
   return n * x;
 }
 
+// Non-const references and heap buffers (issue 13) that stay unsupported.
+double derefRef(double x, double *p) {
+  double &r = *p; // expected-error {{reference 'r' must name a variable, an array element or a vector component; take a copy (double r = ...) and store it back}}
+  r *= x;
+  return r;
+}
+
+double movedPointer(double x, double *p, int n) {
+  double &r = p[1]; // expected-error {{reference 'r' names an element of pointer 'p', which the code after it moves; index the element where it is used}}
+  p += n;
+  r *= x;
+  return r * p[0];
+}
+
+double ownRef(double &x) { // expected-error {{parameter 'x' of 'ownRef' is a non-const reference; a function that is differentiated takes a pointer (its callees may take references)}}
+  return x * x;
+}
+
+// meshad::hvp: the callee's callee writes a reference and the callee then
+// updates it (a recording primal, whose undo log has no tangent yet).
+void bump(double &a, double v) { a += v * v; } // expected-error {{meshad::hvp through a callee that passes memory it was given (a pointer or reference parameter) on to another callee that writes it is not supported yet}}
+void bumpThenScale(double &a, double v) {
+  bump(a, v);
+  a *= v;
+}
+double nestedWrites(double x) {
+  double s = x;
+  bumpThenScale(s, x);
+  return s;
+}
+
+double dynamicNew(double x, int n) {
+  double *t = new double[n]; // expected-error {{'new T[n]' with a size known only at run time is not supported; allocate the buffer outside the differentiated function and pass a pointer}}
+  t[0] = x;
+  double r = t[0] * x;
+  delete[] t;
+  return r;
+}
+
+double movedNew(double x) {
+  double *t = new double[4]; // expected-error {{pointer 't' to a buffer of 'new' is moved or reassigned; keep it and index the buffer (t[i])}}
+  t[0] = x;
+  t++;
+  return t[0] * x;
+}
+
 void requests() {
   meshad::differentiate(unsequenced, "x");
   meshad::differentiate(breakInCase, "x");
@@ -102,4 +148,10 @@ void requests() {
   meshad::differentiate(reinterpret, "x");
   meshad::differentiate(cStyleCast, "x");
   meshad::gradient(printed, "x");
+  meshad::differentiate(derefRef, "x");
+  meshad::gradient(movedPointer, "x");
+  meshad::gradient(ownRef, "x");
+  meshad::hvp(nestedWrites, "x");
+  meshad::gradient(dynamicNew, "x");
+  meshad::gradient(movedNew, "x");
 }
