@@ -53,9 +53,6 @@ __host__ __device__ double bend(double ax, double ay, double az, double s) {
   double3 m = 0.5 * (n - b) + -a;
   return length(n) + dot(m, b) * s;
 }
-// CHECK-LABEL: ValueAndPushforward<double3, double3> operator_plus_pushforward(double3 a, double3 b, double3 _d_a, double3 _d_b) {
-// CHECK-LABEL: double bend_darg0(double ax, double ay, double az, double s) {
-// CHECK: operator_plus_assign_pushforward(&n, operator_times_pushforward(a, s, _d_a, _d_s).value
 
 __device__ double3 load3(const double *x, int v) {
   return make_double3(x[3 * v], x[3 * v + 1], x[3 * v + 2]);
@@ -73,9 +70,21 @@ __global__ void triEnergy(int nt, const int *tri, const double *x,
   m += n * 0.25;
   atomicAdd(&E[0], length(n) + 0.1 * dot(m, m));
 }
-// CHECK-LABEL: __global__ void triEnergy_darg2(
-// CHECK-LABEL: __global__ void triEnergy_grad(
-// CHECK-LABEL: __global__ void triEnergy_hvp(
+
+// CHECK-LABEL: __host__ __device__ double bend_darg0(double ax, double ay, double az, double s) {
+// CHECK: meshad::ValueAndPushforward<double3, double3> _t{{[0-9]+}} = cross_pushforward(a, b, _d_a, _d_b);
+// CHECK: operator_plus_assign_pushforward(&n, _t0, &_d_n, _d__t0);
+// CHECK-LABEL: __host__ __device__ void operator_plus_assign_pushforward(double3 *a, double3 b, double3 *_d_a, double3 _d_b) {
+// CHECK-NEXT: _d_a[0].x += _d_b.x;
+// CHECK-NEXT: a[0].x += b.x;
+// CHECK-LABEL: __host__ __device__ meshad::ValueAndPushforward<double3, double3> operator_plus_pushforward(double3 a, double3 b, double3 _d_a, double3 _d_b) {
+// CHECK-NEXT: return {make_double3(a.x + b.x, a.y + b.y, a.z + b.z), make_double3(_d_a.x + _d_b.x, _d_a.y + _d_b.y, _d_a.z + _d_b.z)};
+// CHECK-LABEL: __host__ __device__ void bend_grad(double ax, double ay, double az, double s, double *_d_ax, double *_d_ay, double *_d_az, double *_d_s) {
+// CHECK-LABEL: __host__ __device__ void operator_plus_assign_pullback(double3 *a, double3 b, double3 *_d_a, double3 *_d_b) {
+// CHECK-LABEL: __host__ __device__ void bend_hvp(
+// CHECK-LABEL: __global__ void triEnergy_darg2(int nt, const int *tri, const double *x, double *E, const double *_d_x, double *_d_E) {
+// CHECK-LABEL: __global__ void triEnergy_grad(int nt, const int *tri, const double *x, double *E, double *_d_x, double *_d_E) {
+// CHECK-LABEL: __global__ void triEnergy_hvp_2(int nt, const int *tri, const double *x, double *E, const double *_d2_x, double *_d2_d_x, double *_d_E) {
 
 namespace mt = meshad::test;
 
