@@ -136,6 +136,14 @@ double movedNew(double x) {
   return t[0] * x;
 }
 
+double singleNew(double x) {
+  double *t = new double; // expected-error {{'new' expression is not supported; use a local array of fixed size, or 'T *t = new T[N];' with a constant N}}
+  *t = x;
+  double r = *t * x;
+  delete t; // expected-error {{'delete' is supported only as 'delete[] t' of a buffer 't = new T[N]' of the same function (a local array)}}
+  return r;
+}
+
 void requests() {
   meshad::differentiate(unsequenced, "x");
   meshad::differentiate(breakInCase, "x");
@@ -154,4 +162,5 @@ void requests() {
   meshad::hvp(nestedWrites, "x");
   meshad::gradient(dynamicNew, "x");
   meshad::gradient(movedNew, "x");
+  meshad::gradient(singleNew, "x");
 }
