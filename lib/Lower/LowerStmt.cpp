@@ -357,6 +357,15 @@ const ir::Stmt *StmtLowering::makeAssign(const Expr *LHS, ir::AssignOp Op,
   const ir::Expr *Target = Exprs.lower(LHS);
   if (!Value || !Target)
     return nullptr;
+  if (const auto *M = dyn_cast<ir::MemberExpr>(Target)) {
+    // A member of a user struct (an Opaque type) has no derivative.
+    const ir::Type *Base = M->getBase()->getType();
+    if (M->isArrow() && Base->isPointer())
+      Base = Base->getElement();
+    if (Base->getKind() == ir::Type::Kind::Opaque &&
+        Value->getType()->isDifferentiable() && !RHS->isEvaluatable(S.Ctx))
+      return Exprs.failStructValue(Loc, Base);
+  }
   return S.make<ir::AssignStmt>(Loc, Target, Op, Value);
 }
 
