@@ -14,6 +14,17 @@
 
 using namespace meshad;
 
+std::string meshad::structArgMessage(const ir::Function &Callee,
+                                     unsigned I) {
+  const ir::Var *P = Callee.getParam(I);
+  return "cannot differentiate the call of '" + Callee.getName() +
+         "': its argument '" + P->getName() + "' is a '" +
+         P->getType()->getSpelling() +
+         "' holding derivative-carrying values, and meshad does not "
+         "differentiate through struct values passed to functions yet; pass "
+         "the members separately";
+}
+
 std::string meshad::baseName(const ir::Function &F) {
   llvm::StringRef Name = F.getName();
   if (!Name.consume_front("operator") || Name.empty() ||

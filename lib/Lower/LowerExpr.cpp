@@ -740,16 +740,6 @@ const ir::Expr *ExprLowering::hoistIfNested(const Expr *E,
   return S.make<ir::VarRefExpr>(Loc, Temp);
 }
 
-std::nullptr_t ExprLowering::failStructValue(SourceLocation Loc,
-                                             const ir::Type *Struct) {
-  return S.fail(Loc, Twine("meshad: a member of struct '") +
-                         ir::spellType(Struct) +
-                         "' set from a computed floating-point value is not "
-                         "supported (struct members carry no derivative); "
-                         "pass the members as separate values, or use "
-                         "double2/double3");
-}
-
 const ir::Expr *ExprLowering::lowerConstruct(const CXXConstructExpr *E) {
   const CXXConstructorDecl *Ctor = E->getConstructor();
   if (Ctor->isCopyOrMoveConstructor() && Ctor->isTrivial() &&
@@ -782,10 +772,6 @@ const ir::Expr *ExprLowering::lowerInitList(const InitListExpr *E) {
     const ir::Expr *Lowered = lower(Init);
     Ok &= Lowered != nullptr;
     Elems.push_back(Lowered);
-    if (Lowered && Ty->getKind() == ir::Type::Kind::Opaque &&
-        Lowered->getType()->isDifferentiable() &&
-        !Init->isEvaluatable(S.Ctx))
-      return failStructValue(Init->getExprLoc(), Ty);
   }
   if (!Ok)
     return nullptr;

@@ -263,6 +263,21 @@ std::optional<const ir::Expr *> StmtLowering::lowerVarInit(const VarDecl *VD) {
   const Expr *Init = ExprLowering::skipWrappers(VD->getInit());
   if (!checkSequencing(Init))
     return std::nullopt;
+  if (const auto *IL = dyn_cast<InitListExpr>(Init);
+      IL && IL->getType()->isRecordType() &&
+      Types.lowerType(IL->getType())->getKind() == ir::Type::Kind::Opaque) {
+    // `Pair p{x * x, y};`: a user struct's brace list of computed values
+    // has no derivative form yet (member assignments have).
+    for (const Expr *E : IL->inits())
+      if (E->getType()->isRealFloatingType() && !E->isEvaluatable(S.Ctx)) {
+        S.fail(E->getExprLoc(),
+               Twine("meshad: a brace list of computed values for struct '") +
+                   IL->getType().getAsString(S.Policy) +
+                   "' is not supported; declare it, then assign its "
+                   "members (p.a = ...)");
+        return std::nullopt;
+      }
+  }
   if (const auto *CE = dyn_cast<CXXConstructExpr>(Init)) {
     // `float3 v;` and `__shared__ float3 s[N];`: trivially uninitialized.
     if (CE->getNumArgs() == 0 && CE->getConstructor()->isTrivial() &&
@@ -357,15 +372,6 @@ const ir::Stmt *StmtLowering::makeAssign(const Expr *LHS, ir::AssignOp Op,
   const ir::Expr *Target = Exprs.lower(LHS);
   if (!Value || !Target)
     return nullptr;
-  if (const auto *M = dyn_cast<ir::MemberExpr>(Target)) {
-    // A member of a user struct (an Opaque type) has no derivative.
-    const ir::Type *Base = M->getBase()->getType();
-    if (M->isArrow() && Base->isPointer())
-      Base = Base->getElement();
-    if (Base->getKind() == ir::Type::Kind::Opaque &&
-        Value->getType()->isDifferentiable() && !RHS->isEvaluatable(S.Ctx))
-      return Exprs.failStructValue(Loc, Base);
-  }
   return S.make<ir::AssignStmt>(Loc, Target, Op, Value);
 }
 

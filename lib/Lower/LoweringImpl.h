@@ -250,12 +250,6 @@ private:
                                   const clang::DeclRefExpr *Ref);
   const ir::Expr *lowerConstruct(const clang::CXXConstructExpr *E);
   const ir::Expr *lowerInitList(const clang::InitListExpr *E);
-public:
-  /// The error for storing a computed floating-point value into a member of
-  /// a user struct (an Opaque type: no tangent or adjoint).
-  std::nullptr_t failStructValue(clang::SourceLocation Loc,
-                                 const ir::Type *Struct);
-private:
   const ir::Expr *lowerTypeTrait(const clang::UnaryExprOrTypeTraitExpr *E);
   bool lowerArgs(const clang::CallExpr *E, std::vector<const ir::Expr *> &Out);
   bool isUserFunction(const clang::FunctionDecl *FD) const;
