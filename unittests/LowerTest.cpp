@@ -584,17 +584,74 @@ TEST_F(LowerTest, EmitsReadableCode) {
 // Errors
 //===----------------------------------------------------------------------===//
 
-TEST_F(LowerTest, ErrorNonConstReference) {
-  expectError("void f(double &x) {\n  x = 1;\n}\n",
-              "non-const references are not supported yet", 1);
-  expectError("void f(double x) {\n  double &r = x;\n}\n",
-              "non-const references are not supported yet", 2);
-}
-
 // Issue 13: switch, nested updates, commas, condition variables, loop
 // conditions with calls and range-based for become plain statements.
 std::string emitted(const Function *F) {
   return F ? CudaEmitter::emitDefinition(*F) : "";
+}
+
+// Issue 13: a reference parameter is a pointer written as p[0]; a call
+// passes the object's address, spelled as the object for the user's own
+// function; a reference local is an alias of what it names.
+TEST_F(LowerTest, ReferenceParamIsPointer) {
+  Function *F = lower("void up(double &acc, double x) { acc += x * x; }\n"
+                      "double f(double x) {\n"
+                      "  double a[2] = {x, x};\n"
+                      "  up(a[1], x);\n"
+                      "  double s = x;\n"
+                      "  up(s, x);\n"
+                      "  return s + a[1];\n"
+                      "}\n",
+                      "f");
+  ASSERT_NE(F, nullptr) << allDiagnostics();
+  std::string Text = emitted(F);
+  EXPECT_NE(Text.find("up(a[1], x);"), std::string::npos) << Text;
+  EXPECT_NE(Text.find("up(s, x);"), std::string::npos) << Text;
+  const auto *Call = cast<ExprStmt>(stmt(F, 1))->getExpr();
+  Function *Up = cast<CallExpr>(Call)->getUserCallee();
+  EXPECT_TRUE(Up->getParam(0)->isReferenceParam());
+  std::string UpText = emitted(Up);
+  EXPECT_NE(UpText.find("void up(double *acc, double x)"), std::string::npos)
+      << UpText;
+  EXPECT_NE(UpText.find("acc[0] += x * x;"), std::string::npos) << UpText;
+}
+
+TEST_F(LowerTest, ReferenceLocalIsAlias) {
+  Function *F = lower("double f(double x) {\n"
+                      "  double a[3] = {x, x, x};\n"
+                      "  int i = 1;\n"
+                      "  double &r = a[i];\n"
+                      "  i = 2;\n"
+                      "  r *= a[i];\n"
+                      "  double &s = x;\n"
+                      "  s += r;\n"
+                      "  return s;\n"
+                      "}\n",
+                      "f");
+  ASSERT_NE(F, nullptr) << allDiagnostics();
+  std::string Text = emitted(F);
+  EXPECT_NE(Text.find("const int _i0 = i;"), std::string::npos) << Text;
+  EXPECT_NE(Text.find("a[_i0] *= a[i];"), std::string::npos) << Text;
+  EXPECT_NE(Text.find("x += a[_i0];"), std::string::npos) << Text;
+}
+
+TEST_F(LowerTest, ErrorUnsupportedReferences) {
+  expectError("void f(double *p) {\n  double &r = *p;\n  r = 1;\n}\n",
+              "reference 'r' must name a variable, an array element", 2);
+  expectError("void f(double *p, int n) {\n  double &r = p[0];\n"
+              "  p += n;\n  r = 1;\n}\n",
+              "names an element of pointer 'p', which the code after it "
+              "moves",
+              2);
+  expectError("struct S { double v[2]; };\n"
+              "void f(double (&a)[2]) {\n  a[0] = 1;\n}\n",
+              "non-const reference parameters of type 'double[2]' are not "
+              "supported; pass a pointer",
+              2);
+  expectError("void up(double &a) { a += 1; }\n"
+              "double g;\n"
+              "void f() {\n  up(g);\n}\n",
+              "global variable 'g' passed by non-const reference", 4);
 }
 
 TEST_F(LowerTest, SwitchBecomesIfChain) {
@@ -689,7 +746,9 @@ TEST_F(LowerTest, ErrorMemberCallsAndOperators) {
   expectError("struct V { double a; };\n"
               "V operator+(V l, V r);\n"
               "void f(V a, V b) {\n  V c = a + b;\n}\n",
-              "overloaded operator '+' on 'V' is not supported yet", 4);
+              "overloaded operator '+' on 'V' is not supported; define it "
+              "as a free function",
+              4);
 }
 
 TEST_F(LowerTest, ErrorFunctionPointer) {

@@ -14,6 +14,36 @@
 
 using namespace meshad;
 
+std::string meshad::structArgMessage(const ir::Function &Callee,
+                                     unsigned I) {
+  const ir::Var *P = Callee.getParam(I);
+  return "cannot differentiate the call of '" + Callee.getName() +
+         "': its argument '" + P->getName() + "' is a '" +
+         P->getType()->getSpelling() +
+         "' holding derivative-carrying values, and meshad does not "
+         "differentiate through struct values passed to functions yet; pass "
+         "the members separately";
+}
+
+std::string meshad::baseName(const ir::Function &F) {
+  llvm::StringRef Name = F.getName();
+  if (!Name.consume_front("operator") || Name.empty() ||
+      isalnum(static_cast<unsigned char>(Name[0])) || Name[0] == '_')
+    return F.getName();
+  static const std::pair<const char *, const char *> Words[] = {
+      {"+=", "plus_assign"}, {"-=", "minus_assign"}, {"*=", "times_assign"},
+      {"/=", "divide_assign"}, {"+", "plus"}, {"-", "minus"},
+      {"*", "times"}, {"/", "divide"}, {"==", "equal"}, {"[]", "index"},
+      {"()", "call"}};
+  for (auto [Symbol, Word] : Words)
+    if (Name == Symbol)
+      return std::string("operator_") + Word;
+  std::string Hex = "operator";
+  for (char C : Name)
+    Hex += "_" + std::to_string(static_cast<unsigned char>(C));
+  return Hex;
+}
+
 std::string meshad::derivedName(const ir::Function &Primal,
                                 const std::vector<bool> &Flags,
                                 const char *Suffix) {
@@ -25,7 +55,7 @@ std::string meshad::derivedName(const ir::Function &Primal,
     else if (Primal.getParam(I)->getType()->isDifferentiable())
       All = false;
   }
-  return Primal.getName() + Suffix + (All ? "" : Indices);
+  return baseName(Primal) + Suffix + (All ? "" : Indices);
 }
 
 bool meshad::checkDefinitionVisible(const ir::Function &Callee,

@@ -33,6 +33,15 @@ struct DerivedFunction {
   std::set<ir::Function *> Callees;
 };
 
+/// The error for a call passing a struct that holds derivative-carrying
+/// values as \p Callee's argument \p I (struct values carry no derivative
+/// into a callee yet).
+std::string structArgMessage(const ir::Function &Callee, unsigned I);
+
+/// An identifier that generated names start with: \p F's name, or for an
+/// overloaded operator a word for it (`operator+` is "operator_plus").
+std::string baseName(const ir::Function &F);
+
 /// The name of a derivative of \p Primal: Primal's name and \p Suffix
 /// ("_grad", "_pushforward"), then "_<i>_<j>" listing the flagged parameters
 /// unless every differentiable parameter is flagged.

@@ -325,6 +325,22 @@ static ir::Function *deriveHvp(HvpTransformer &Hvp, const DerivativeRequest &R,
 /// Verifies the generated functions from the \p From-th on, as \p After
 /// left them; reports each malformed one as an internal error at its
 /// location. Returns the number of generated functions (the next \p From).
+/// A differentiated function's own parameters keep their C++ types in the
+/// derivative's signature: a non-const reference among them is an error
+/// (its callees' references are lowered as pointers).
+static bool checkRequestParams(const ir::Function &F, DiagnosticSink &Diags) {
+  for (const ir::Var *P : F.getParams())
+    if (P->isReferenceParam()) {
+      Diags.error(F.getLoc(), "meshad: parameter '" + P->getName() + "' of '" +
+                                  F.getName() +
+                                  "' is a non-const reference; a function "
+                                  "that is differentiated takes a pointer "
+                                  "(its callees may take references)");
+      return false;
+    }
+  return true;
+}
+
 static size_t verifyDerived(const DerivedFunctionSet &Derived, size_t From,
                             ir::VerifyStage Stage, llvm::StringRef After,
                             DiagnosticSink &Diags) {
@@ -376,7 +392,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   size_t Verified = 0;
   for (const DerivativeRequest &R : Requests) {
     ir::Function *F = Lower.lower(R.Function);
-    if (!F)
+    if (!F || !checkRequestParams(*F, Diags))
       continue;
     ir::Function *D = nullptr;
     if (R.Mode == DiffMode::Forward) {

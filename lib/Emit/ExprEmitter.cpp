@@ -355,11 +355,28 @@ std::string ExprPrinter::printConditional(const ConditionalExpr *E) {
 
 std::string ExprPrinter::printCall(const CallExpr *E) {
   std::string Callee;
-  if (E->getCalleeKind() == CallExpr::CalleeKind::User)
-    Callee = CudaEmitter::spellCallee(*E->getUserCallee(), Ctx);
-  else
-    Callee = E->getName();
-  return Callee + "(" + printList(E->getArgs()) + ")";
+  if (E->getCalleeKind() != CallExpr::CalleeKind::User)
+    return E->getName() + "(" + printList(E->getArgs()) + ")";
+  const Function &F = *E->getUserCallee();
+  Callee = CudaEmitter::spellCallee(F, Ctx);
+  // The user's own function takes its reference parameters by reference:
+  // pass the object the IR's pointer points to (`&acc` is spelled `acc`).
+  if (F.getDerivativeOrder() != 0 || !F.getSourceDecl())
+    return Callee + "(" + printList(E->getArgs()) + ")";
+  std::string Text;
+  for (unsigned I = 0, N = E->getNumArgs(); I != N; ++I) {
+    const Expr *Arg = E->getArg(I);
+    if (I != 0)
+      Text += ", ";
+    if (I >= F.getNumParams() || !F.getParam(I)->isReferenceParam())
+      Text += print(Arg);
+    else if (const auto *U = llvm::dyn_cast<UnaryExpr>(Arg);
+             U && U->getOp() == UnaryOp::AddrOf)
+      Text += print(U->getSub());
+    else
+      Text += "*" + operand(Arg, precedenceOf(Arg) < PrecUnary);
+  }
+  return Callee + "(" + Text + ")";
 }
 
 std::string ExprPrinter::printIndex(const IndexExpr *E) {

@@ -103,6 +103,13 @@ public:
   /// element, a fact the ownership analysis takes without proof.
   bool isAssertedExclusive() const { return AssertedExclusive; }
   void setAssertedExclusive(bool B) { AssertedExclusive = B; }
+  /// A parameter the user declared as a non-const reference (`double &acc`):
+  /// the IR passes it as a pointer (`double *acc`, read and written as
+  /// `acc[0]`), so that derivatives treat it as memory the callee writes;
+  /// calls of the user's own function pass the referenced object (the
+  /// emitter spells `update(acc, x)`, not `update(&acc, x)`).
+  bool isReferenceParam() const { return ReferenceParam; }
+  void setReferenceParam(bool B) { ReferenceParam = B; }
   /// What the variable is to derivative code (see VarRoles).
   VarRoles getRoles() const { return Roles; }
   void setRoles(VarRoles R) { Roles = R; }
@@ -113,6 +120,7 @@ private:
   Storage S;
   VarRoles Roles;
   bool AssertedExclusive = false;
+  bool ReferenceParam = false;
 };
 
 //===----------------------------------------------------------------------===//

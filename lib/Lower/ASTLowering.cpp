@@ -197,7 +197,9 @@ bool ASTLowering::Impl::lowerParams(const FunctionDecl *FD, ir::Function *F) {
   std::optional<ir::NameScope> Names;
   for (unsigned I = 0, E = FD->getNumParams(); I != E; ++I) {
     const ParmVarDecl *P = FD->getParamDecl(I);
-    const ir::Type *Ty = Types.lowerDeclType(P);
+    bool ByRef = isMutableReference(P->getType());
+    const ir::Type *Ty =
+        ByRef ? lowerReferenceParamType(P) : Types.lowerDeclType(P);
     if (!Ty) {
       Ok = false;
       continue;
@@ -209,11 +211,25 @@ bool ASTLowering::Impl::lowerParams(const FunctionDecl *FD, ir::Function *F) {
       Name = Names->unique("_p" + std::to_string(I));
     }
     ir::Var *V = S.M.createVar(std::move(Name), Ty, ir::Var::Storage::Param);
+    V->setReferenceParam(ByRef);
     Ok &= lowerParamAnnotations(P, V);
     S.Vars[P] = V;
     F->addParam(V);
   }
   return Ok;
+}
+
+const ir::Type *
+ASTLowering::Impl::lowerReferenceParamType(const ParmVarDecl *P) {
+  QualType Pointee = P->getType()->getPointeeType();
+  const ir::Type *Ty = Types.lowerType(Pointee);
+  if (!Ty->isFloatingScalar() && !Ty->isIntegral() && !Ty->isVector())
+    return S.fail(P->getLocation(),
+                  Twine("meshad: non-const reference parameters of type '") +
+                      Pointee.getAsString(S.Policy) +
+                      "' are not supported; pass a pointer");
+  // `double &acc` is passed as `double *acc` (LowerReferences.cpp).
+  return S.M.getTypes().getPointer(Ty);
 }
 
 bool ASTLowering::Impl::lowerParamAnnotations(const ParmVarDecl *P,

@@ -398,10 +398,10 @@ const ir::Expr *ExprLowering::lowerDeclRef(const DeclRefExpr *E) {
 
 const ir::Expr *ExprLowering::lowerVarRef(const VarDecl *VD,
                                           SourceLocation Loc) {
-  if (ir::Var *V = S.Vars.lookup(VD))
+  if (ir::Var *V = S.Vars.lookup(VD); V && !V->isReferenceParam())
     return S.make<ir::VarRefExpr>(Loc, V);
-  if (S.ElementRefs.count(VD))
-    return lowerElementRef(VD, Loc);
+  if (S.Vars.count(VD) || S.Aliases.count(VD))
+    return lowerAliasUse(VD, Loc);
   if (VD->getName() == "warpSize" && isTopLevelGlobal(VD))
     return S.make<ir::BuiltinExpr>(
         Loc, Types.lowerType(VD->getType())->getUnqualified(),
@@ -623,6 +623,11 @@ const ir::Expr *ExprLowering::lowerCall(const CallExpr *E) {
   if (isa<CUDAKernelCallExpr>(E))
     return S.fail(Loc, "meshad: kernel launches are not supported");
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
+    // An operator the user wrote as a free function (helper_math.h's
+    // `float3 operator+(float3, float3)`): a call of that function.
+    const FunctionDecl *Op = OC->getDirectCallee();
+    if (Op && !isa<CXXMethodDecl>(Op) && isUserFunction(Op))
+      return lowerDirectCall(E, Op, nullptr);
     if (OC->isAssignmentOp())
       return lowerNestedUpdate(OC, OC->getArg(0), /*Post=*/false);
     if (OC->getOperator() == OO_Call)
@@ -634,8 +639,10 @@ const ir::Expr *ExprLowering::lowerCall(const CallExpr *E) {
     return S.fail(Loc, Twine("meshad: overloaded operator '") +
                            getOperatorSpelling(OC->getOperator()) + "' on '" +
                            OC->getArg(0)->getType().getAsString(S.Policy) +
-                           "' is not supported yet; write the arithmetic "
-                           "on the members (make_double3(a.x + b.x, ...))");
+                           "' is not supported; define it as a free "
+                           "function (__device__ double3 operator+(double3 "
+                           "a, double3 b)) or write the arithmetic on the "
+                           "members (make_double3(a.x + b.x, ...))");
   }
   const FunctionDecl *FD = E->getDirectCallee();
   const auto *Ref =
@@ -692,8 +699,12 @@ const ir::Expr *ExprLowering::lowerDirectCall(const CallExpr *E,
 bool ExprLowering::lowerArgs(const CallExpr *E,
                              std::vector<const ir::Expr *> &Out) {
   bool Ok = true;
-  for (const Expr *Arg : E->arguments()) {
-    const ir::Expr *Lowered = lower(Arg);
+  const FunctionDecl *FD = E->getDirectCallee();
+  for (unsigned I = 0, N = E->getNumArgs(); I != N; ++I) {
+    const Expr *Arg = E->getArg(I);
+    bool ByRef = FD && I < FD->getNumParams() &&
+                 isMutableReference(FD->getParamDecl(I)->getType());
+    const ir::Expr *Lowered = ByRef ? lowerReferenceArg(Arg, FD) : lower(Arg);
     Ok &= Lowered != nullptr;
     Out.push_back(Lowered);
   }

@@ -32,9 +32,11 @@ const UnsupportedExpr UnsupportedExprs[] = {
      "use it in assert or printf only, which derivatives leave out"},
     {Stmt::LambdaExprClass, "lambda expression", "write a named function"},
     {Stmt::CXXNewExprClass, "'new' expression",
-     "use a local array of fixed size"},
+     "use a local array of fixed size, or 'T *t = new T[N];' with a "
+     "constant N"},
     {Stmt::CXXDeleteExprClass, "'delete' expression",
-     "use a local array of fixed size"},
+     "use a local array of fixed size, or 'T *t = new T[N];' with a "
+     "constant N"},
     {Stmt::CXXThrowExprClass, "'throw' expression",
      "check inputs before calling the differentiated function"},
     {Stmt::CXXThisExprClass, "use of 'this'",

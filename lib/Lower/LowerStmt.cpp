@@ -184,6 +184,15 @@ const ir::Stmt *StmtLowering::unsupported(const Stmt *St) {
 bool StmtLowering::lowerDeclStmt(const DeclStmt *DS, ir::BlockStmt *B) {
   bool Ok = true;
   for (const Decl *D : DS->decls()) {
+    if (const auto *VD = dyn_cast<VarDecl>(D);
+        VD && isMutableReference(VD->getType())) {
+      Ok &= lowerReferenceLocal(VD, DS, B);
+      continue;
+    }
+    if (const auto *VD = dyn_cast<VarDecl>(D); VD && isNewArray(VD)) {
+      Ok &= lowerNewArray(VD, DS, B);
+      continue;
+    }
     if (const auto *VD = dyn_cast<VarDecl>(D)) {
       ir::DeclStmt *Lowered = lowerVarDecl(VD);
       if (Lowered)
@@ -254,6 +263,21 @@ std::optional<const ir::Expr *> StmtLowering::lowerVarInit(const VarDecl *VD) {
   const Expr *Init = ExprLowering::skipWrappers(VD->getInit());
   if (!checkSequencing(Init))
     return std::nullopt;
+  if (const auto *IL = dyn_cast<InitListExpr>(Init);
+      IL && IL->getType()->isRecordType() &&
+      Types.lowerType(IL->getType())->getKind() == ir::Type::Kind::Opaque) {
+    // `Pair p{x * x, y};`: a user struct's brace list of computed values
+    // has no derivative form yet (member assignments have).
+    for (const Expr *E : IL->inits())
+      if (E->getType()->isRealFloatingType() && !E->isEvaluatable(S.Ctx)) {
+        S.fail(E->getExprLoc(),
+               Twine("meshad: a brace list of computed values for struct '") +
+                   IL->getType().getAsString(S.Policy) +
+                   "' is not supported; declare it, then assign its "
+                   "members (p.a = ...)");
+        return std::nullopt;
+      }
+  }
   if (const auto *CE = dyn_cast<CXXConstructExpr>(Init)) {
     // `float3 v;` and `__shared__ float3 s[N];`: trivially uninitialized.
     if (CE->getNumArgs() == 0 && CE->getConstructor()->isTrivial() &&
@@ -281,6 +305,8 @@ bool StmtLowering::lowerExprStmt(const Expr *E, ir::BlockStmt *B) {
     return true;
   if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->isCommaOp())
     return lowerExprStmt(BO->getLHS(), B) & lowerExprStmt(BO->getRHS(), B);
+  if (const auto *Del = dyn_cast<CXXDeleteExpr>(E))
+    return lowerDelete(Del);
   if (!checkSequencing(E))
     return false;
   if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(E)) {

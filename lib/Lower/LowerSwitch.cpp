@@ -285,7 +285,9 @@ const ir::Stmt *StmtLowering::lowerRangeFor(const CXXForRangeStmt *FS) {
   ir::Var *Array = ArrayRef->getVar();
   if (LoopVar->getType()->isReferenceType()) {
     // Every use of the reference names the element itself.
-    S.ElementRefs[LoopVar] = {Array, Counter};
+    S.Aliases[LoopVar] = S.make<ir::IndexExpr>(
+        Loc, Array->getType()->getElement(), S.make<ir::VarRefExpr>(Loc, Array),
+        Count());
   } else {
     const ir::Type *Ty = this->Types.lowerDeclType(LoopVar);
     if (!Ty)
@@ -307,12 +309,4 @@ const ir::Stmt *StmtLowering::lowerRangeFor(const CXXForRangeStmt *FS) {
   if (!Ok)
     return nullptr;
   return S.make<ir::ForStmt>(Loc, Init, Cond, Inc, Body);
-}
-
-const ir::Expr *ExprLowering::lowerElementRef(const VarDecl *VD,
-                                              SourceLocation Loc) {
-  auto [Array, Counter] = S.ElementRefs.lookup(VD);
-  return S.make<ir::IndexExpr>(Loc, Array->getType()->getElement(),
-                               S.make<ir::VarRefExpr>(Loc, Array),
-                               S.make<ir::VarRefExpr>(Loc, Counter));
 }

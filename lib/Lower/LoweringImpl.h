@@ -56,10 +56,13 @@ public:
   clang::PrintingPolicy Policy;
   /// Parameters, locals and globals lowered so far.
   llvm::DenseMap<const clang::VarDecl *, ir::Var *> Vars;
-  /// Reference loop variables of range-based for loops: the array and the
-  /// counter whose element they name (`for (double &v : a)`: v is a[_i0]).
-  llvm::DenseMap<const clang::VarDecl *, std::pair<ir::Var *, ir::Var *>>
-      ElementRefs;
+  /// References that name an object of the function (LowerReferences.cpp):
+  /// every use of the reference is a copy of the lvalue it is bound to
+  /// (`double &r = a[i]`: r is a[i]; `for (double &v : a)`: v is a[_i0]).
+  llvm::DenseMap<const clang::VarDecl *, const ir::Expr *> Aliases;
+  /// Pointers to buffers of `new T[N]` lowered as local arrays
+  /// (LowerHeap.cpp): their `delete[]` is left out.
+  llvm::DenseSet<const clang::VarDecl *> NewArrays;
 
   /// Reports \p Msg as an error at \p Loc; returns null for `return fail()`.
   std::nullptr_t fail(clang::SourceLocation Loc, const llvm::Twine &Msg);
@@ -94,6 +97,13 @@ std::string describeUnsupportedExpr(const clang::Expr *E);
 /// A conversion in the user's words: "from 'float3' to 'double'".
 std::string describeConversion(const clang::CastExpr *E,
                                const clang::PrintingPolicy &P);
+
+/// `T &` with a T that is not const: a reference the code may write through.
+bool isMutableReference(clang::QualType T);
+/// True when \p St may change \p VD: a use of it that is not a read of its
+/// value (an assignment, `++`, `&v`, binding a reference). Conservative.
+bool mayChange(const clang::Stmt *St, const clang::VarDecl *VD,
+               const clang::Stmt *Parent);
 
 /// assert's and printf's functions (__assert_fail, printf, fprintf...):
 /// derivatives leave out statements that only call them.
@@ -268,9 +278,14 @@ private:
                                     const clang::Expr *Target, bool Post);
   /// `a, b`: a becomes a statement, the value is b.
   const ir::Expr *lowerComma(const clang::BinaryOperator *E);
-  /// An element of a range-based for loop's array (S.ElementRefs).
-  const ir::Expr *lowerElementRef(const clang::VarDecl *VD,
-                                  clang::SourceLocation Loc);
+  /// A use of a reference local (a copy of S.Aliases[VD]) or of a reference
+  /// parameter (`acc[0]`): LowerReferences.cpp.
+  const ir::Expr *lowerAliasUse(const clang::VarDecl *VD,
+                                clang::SourceLocation Loc);
+  /// The argument of a callee's non-const reference parameter: the address
+  /// of the lvalue \p Arg (`update(acc, x)` passes `&acc`).
+  const ir::Expr *lowerReferenceArg(const clang::Expr *Arg,
+                                    const clang::FunctionDecl *FD);
 
   LoweringState &S;
   TypeLowering &Types;
@@ -309,6 +324,29 @@ private:
   /// A statement used as a branch or loop body, as a block.
   const ir::BlockStmt *lowerAsBlock(const clang::Stmt *St);
   bool lowerDeclStmt(const clang::DeclStmt *DS, ir::BlockStmt *B);
+
+  // Reference locals (LowerReferences.cpp).
+  /// `T &r = lvalue;` in \p DS: r becomes an alias of the lvalue; an index
+  /// that the statements after \p DS may change is copied first
+  /// (`const int _i0 = i;`, appended to \p B).
+  bool lowerReferenceLocal(const clang::VarDecl *VD,
+                           const clang::DeclStmt *DS, ir::BlockStmt *B);
+  const ir::Expr *lowerAliasTarget(const clang::Expr *E,
+                                   const clang::VarDecl *Ref,
+                                   llvm::ArrayRef<const clang::Stmt *> Scope,
+                                   ir::BlockStmt *B);
+  const ir::Expr *lowerAliasIndex(const clang::Expr *Idx,
+                                  llvm::ArrayRef<const clang::Stmt *> Scope,
+                                  ir::BlockStmt *B);
+  // new T[N] and delete[] (LowerHeap.cpp).
+  bool isNewArray(const clang::VarDecl *VD) const;
+  /// `T *t = new T[N];` as the local array `T t[N]`.
+  bool lowerNewArray(const clang::VarDecl *VD, const clang::DeclStmt *DS,
+                     ir::BlockStmt *B);
+  /// `delete[] t;` of such a buffer is left out; others are errors.
+  bool lowerDelete(const clang::CXXDeleteExpr *E);
+  /// The statements a local declared by \p DS lives in after it.
+  std::vector<const clang::Stmt *> getScopeAfter(const clang::DeclStmt *DS);
   ir::DeclStmt *lowerVarDecl(const clang::VarDecl *VD);
   std::optional<ir::Var::Storage> getLocalStorage(const clang::VarDecl *VD);
   /// Null when there is no initializer; std::nullopt on error.
@@ -415,6 +453,8 @@ private:
   const clang::FunctionDecl *findDefinition(const clang::FunctionDecl *FD);
   ir::Function *createSignature(const clang::FunctionDecl *FD);
   bool lowerParams(const clang::FunctionDecl *FD, ir::Function *F);
+  /// `T &p` is passed as a pointer to T (scalars and vectors).
+  const ir::Type *lowerReferenceParamType(const clang::ParmVarDecl *P);
   /// Applies the meshad annotations of \p P (MESHAD_THREAD_EXCLUSIVE) to
   /// \p V; false after reporting a misplaced or unknown one.
   bool lowerParamAnnotations(const clang::ParmVarDecl *P, ir::Var *V);

@@ -133,6 +133,8 @@ TOGGLES = {
                  'reference)',
     'assert-printf': 'assert and printf',
     'special-math': 'lgamma, tgamma, __builtin_pow, ldexp, fdim, remainder',
+    'references': 'reference locals (double &r = a[2]) and helpers that '
+                  'update a double & parameter',
 }
 DISABLED = set()
 

@@ -1,15 +1,17 @@
 """The C++ constructs of issue 13 for the meshad fuzzer's generator: side
 effects inside expressions (a[k++], assignments in conditions, the comma
 operator, chained assignments, while (n--)), switch, if with an initializer
-or a condition variable, range-based for over local arrays, and assert /
-printf. Each is a construct of gen.TOGGLES, so that --disable can switch it
+or a condition variable, range-based for over local arrays, assert /
+printf, and non-const references (reference locals naming a scalar or an
+array element, helpers that update a `double &` parameter). Each is a construct of gen.TOGGLES, so that --disable can switch it
 off; the programs stay well-defined (every side effect is the only access
 to its variable in its expression, indices stay in bounds).
 """
 
 from model import If, Loop, Simple, Switch
 
-KINDS = ['side-effects', 'switch', 'cond-init', 'range-for', 'assert-printf']
+KINDS = ['side-effects', 'switch', 'cond-init', 'range-for', 'assert-printf',
+         'references']
 
 
 def stmt(g, sc, ctx):
@@ -22,7 +24,8 @@ def stmt(g, sc, ctx):
     kind = g.r.choice(kinds)
     return {'side-effects': sideEffect, 'switch': switch,
             'cond-init': condInit, 'range-for': rangeFor,
-            'assert-printf': assertPrintf}[kind](g, sc, ctx)
+            'assert-printf': assertPrintf,
+            'references': reference}[kind](g, sc, ctx)
 
 
 def sideEffect(g, sc, ctx):
@@ -175,3 +178,56 @@ def assertPrintf(g, sc, ctx):
     g.feat.add('printf')
     return [If('%s > 1e30' % v.name,
                [Simple('printf("large: %%g\\n", %s);' % v.name)])]
+
+
+# Bodies of the reference helper: acc is updated from its old value and s
+# (|s| <= HARG), with new bound 0.75 * bound(acc) + |s| * 0.5 at most.
+REF_BODIES = ['acc = 0.5 * acc + 0.5 * s;',
+              'acc += 0.25 * sin(s) - 0.25 * acc;\n  acc *= 0.5 + 0.25 * cos(s);',
+              'double t = acc * 0.5;\n  acc = t + 0.25 * s * sin(t);']
+
+
+def refHelper(g):
+    """`void @hr(double &acc, double s)`, made once per program and placed
+    first (it calls nothing)."""
+    from model import Func
+    if getattr(g, 'refHelper', None) is None:
+        f = Func('@hr', 'void', [('double &', 'acc'), ('double', 's')],
+                 g.qualifier())
+        f.body = [Simple(line.strip()) for line in
+                  g.r.choice(REF_BODIES).split('\n')]
+        g.prog.helpers.insert(0, f)
+        g.refHelper = f
+    return g.refHelper
+
+
+def reference(g, sc, ctx):
+    """`double &r = v;` or `double &r = a[c];` then updates through r, or a
+    call of a helper that updates its `double &` parameter."""
+    import gen
+    ds = g.assignable(sc)
+    arrs = [a for a in sc.of('arr') if a.writable and a.readable and
+            a.size >= 1 and not a.fixedIndex and
+            getattr(a, 'isLocalArray', False)]
+    if not ds and not arrs:
+        return g.s_decl(sc, ctx)
+    outer_scale = ctx.trips
+    if arrs and (not ds or g.chance(0.5)):
+        a = g.r.choice(arrs)
+        target, var = '%s[%d]' % (a.name, g.r.randrange(a.size)), a
+    else:
+        v = g.r.choice(ds)
+        target, var = v.name, v
+    s, _ = g.wrap(g.expr(sc, 1), gen.HARG)
+    if g.chance(0.5):
+        h = refHelper(g)
+        var.bound = var.bound + 0.5 * gen.HARG * outer_scale
+        g.feat.add('reference-parameter')
+        return [Simple('%s(%s, %s);' % (h.callName(), target, s))]
+    r = sc.fresh(['ref', 'slot', 'rr', 'acc2'])
+    sc.names.add(r)
+    e, b = g.wrap(g.expr(sc, 1), 1.0)
+    var.bound = var.bound + b * outer_scale
+    g.feat.add('reference-local')
+    return [Simple('double &%s = %s;' % (r, target), deletable=False),
+            Simple('%s = 0.5 * %s + %s;' % (r, r, e))]

@@ -343,6 +343,13 @@ Dual ForwardFunction::deriveUserCall(const CallExpr *C, BlockStmt *Out,
                           Callee->getParam(I)->getType()->isDifferentiable();
     Active.push_back(Differentiable && Args.back().T != nullptr);
     Any |= Active.back();
+    const Var *Root = ActivityAnalysis::getRootVar(C->getArg(I));
+    if (!Differentiable && I < Callee->getNumParams() && Root &&
+        Activity->isActive(Root) &&
+        Callee->getParam(I)->getType()->getKind() == Type::Kind::Opaque) {
+      error(C->getLoc(), structArgMessage(*Callee, I));
+      return {C, nullptr};
+    }
   }
   if (!Any) {
     if (AsStmt)

@@ -273,6 +273,16 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
   }
   if (isIntrinsicDeriv(C, IntrinsicDeriv::TapePush))
     return deriveTapePush(S, Out);
+  if (llvm::StringRef(C->getName()).starts_with("meshad::undo")) {
+    // The undo log of a recording primal (reverse mode, AD/Reverse/
+    // RecordingPrimal) has no tangent log yet.
+    error(C->getLoc(), "meshad::hvp through a callee that passes memory it "
+                       "was given (a pointer or reference parameter) on to "
+                       "another callee that writes it is not supported yet; "
+                       "write the inner update in the outer callee, or "
+                       "return the value");
+    return;
+  }
   if (!isIntrinsicDeriv(C, IntrinsicDeriv::LinearAtomic)) {
     error(C->getLoc(), "cannot differentiate the call of '" + C->getName() +
                            "': it has no derivative rule and no visible "

@@ -179,7 +179,7 @@ ir::Function *RecordingPrimals::get(ir::Function *Primal,
                                     clang::SourceLocation CallLoc) {
   if (!checkDefinitionVisible(*Primal, CallLoc, Diags))
     return nullptr;
-  std::string Name = Primal->getName() + "_record";
+  std::string Name = baseName(*Primal) + "_record";
   std::string Key = DerivedFunctionSet::keyFor(Primal, Name);
   if (ir::Function *F = Derived.lookup(Key))
     return F;

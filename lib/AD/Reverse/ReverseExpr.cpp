@@ -216,6 +216,13 @@ void ReverseFunction::pullbackCall(const CallExpr *C, const Expr *SeedValue,
     bool A = I < Callee->getNumParams() &&
              Callee->getParam(I)->getType()->isDifferentiable() &&
              isActive(Arg);
+    const Var *ArgRoot = ActivityAnalysis::getRootVar(Arg);
+    if (!A && I < Callee->getNumParams() && ArgRoot &&
+        Activity->isActive(ArgRoot) &&
+        Callee->getParam(I)->getType()->getKind() == Type::Kind::Opaque) {
+      error(C->getLoc(), structArgMessage(*Callee, I));
+      return;
+    }
     Active.push_back(A);
     // A local array's adjoint is a local array too: private to the thread.
     const Var *Root = ActivityAnalysis::getRootVar(Arg);

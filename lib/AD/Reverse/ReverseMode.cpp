@@ -25,6 +25,24 @@ using llvm::dyn_cast;
 
 /// The type of the adjoint of a variable of type \p Ty: \p Ty without const
 /// at any level (the adjoint of a pointer to const is written through).
+/// True when \p Body takes the address of \p V (`h(&x)`, a reference
+/// argument): a callee may overwrite it.
+static bool takesAddressOf(const Stmt *Body, const Var *V) {
+  bool Taken = false;
+  forEachStmt(Body, [&](const Stmt *Sub) {
+    for (const Expr *E : ownExprs(Sub))
+      forEachExpr(E, [&](const Expr *X) {
+        const auto *U = dyn_cast<UnaryExpr>(X);
+        const auto *Ref =
+            U && U->getOp() == UnaryOp::AddrOf
+                ? dyn_cast<VarRefExpr>(U->getSub())
+                : nullptr;
+        Taken |= Ref && Ref->getVar() == V;
+      });
+  });
+  return Taken;
+}
+
 static const Type *adjointType(TypeContext &Types, const Type *Ty) {
   Ty = Ty->getUnqualified();
   if (Ty->isPointer())
@@ -331,8 +349,10 @@ void ReverseFunction::addParameters() {
       Adjoints[P] = Part;
       Adds.BlockSums.push_back({Part, P->getName()});
       BlockSums.push_back({A, Part});
-    } else if (!Ty->isIndexable() && assignsVar(Body, P)) {
-      // The function overwrites its copy of the parameter: the reverse
+    } else if (!Ty->isIndexable() &&
+               (assignsVar(Body, P) || takesAddressOf(Body, P))) {
+      // The function overwrites its copy of the parameter (or lets a
+      // callee overwrite it through its address): the reverse
       // sweep resets that copy's adjoint, which must not wipe what the
       // caller's adjoint held before (adjoints accumulate). A local holds
       // it, added to the caller's at the end.
