@@ -21,7 +21,7 @@
 // Usage: parameterization [MESH [TRIANGLES [OUT.png [uniform|cotangent]]]]
 //   TRIANGLES > 0 takes a disk-shaped patch of that many triangles, 0 the
 //   whole mesh; the last argument chooses Tutte's weights (uniform by
-//   default); without arguments, a patch of 1000 triangles of lion-head.off
+//   default); without arguments, a patch of 600 triangles of lion-head.off
 //   (demo::meshPath) into parameterization.png (CI, GPU suite).
 //
 //===----------------------------------------------------------------------===//
@@ -140,7 +140,7 @@ static void writePicture(const rt::TriMesh &M, const std::vector<double> &Init,
 int main(int Argc, char **Argv) {
   rt::TriMesh M =
       rt::readTriMesh(demo::argOr(Argc, Argv, 1, demo::meshPath("lion-head.off")));
-  int Patch = std::atoi(demo::argOr(Argc, Argv, 2, "1000").c_str());
+  int Patch = std::atoi(demo::argOr(Argc, Argv, 2, "600").c_str());
   if (Patch > 0)
     M = demo::diskPatch(M, Patch);
   demo::normalizeArea(M, 3.14159265358979323846); // the unit disk's area
