@@ -9,7 +9,8 @@
 /// the reverse sweep needs on a tape: a stack private to one thread. On the
 /// device it lives in registers/local memory with a fixed capacity (no global
 /// heap); overflowing it traps with a message naming the fix. On the host it
-/// grows on the heap past its inline buffer.
+/// grows on the heap past its inline buffer; under the CPU emulation, kernel
+/// code keeps the device's capacity (an overflow aborts with the message).
 ///
 /// \code
 ///   meshad::Tape<double> T;
@@ -69,6 +70,17 @@ public:
            Capacity);
     __trap();
 #else
+#if defined(MESHAD_CPU_CUDA)
+    // The CPU emulation runs kernels as host code: a tape of kernel code keeps
+    // the device's capacity there too, so CI stops where a GPU would trap.
+    if (cpu::detail::runner().running()) {
+      std::fprintf(stderr,
+                   "meshad: tape overflow (more than %u values in one thread "
+                   "of a kernel); define MESHAD_TAPE_CAPACITY larger\n",
+                   Capacity);
+      std::abort();
+    }
+#endif
     unsigned Extra = Size - Capacity;
     if (Extra == HeapCapacity) {
       HeapCapacity = HeapCapacity ? 2 * HeapCapacity : 256;
