@@ -276,6 +276,24 @@ cudaError_t launch(void (*Fn)(Params...), dim3 Grid, dim3 Block,
                           Ptrs, SharedBytes, Stream);
 }
 #endif
+
+#if defined(__CUDACC__) || defined(MESHAD_CPU_CUDA)
+/// Launches kernel \p Fn on the GPU, or under the CPU emulation, whose
+/// messages name it \p Name.
+template <class... Params, class... Args>
+cudaError_t launchKernel(const char *Name, void (*Fn)(Params...), dim3 Grid,
+                         dim3 Block, size_t SharedBytes, cudaStream_t Stream,
+                         Args &&...A) {
+#if defined(__CUDACC__)
+  (void)Name;
+  return launch(Fn, Grid, Block, SharedBytes, Stream, std::forward<Args>(A)...);
+#else
+  (void)Stream;
+  return ::meshad::cpu::launchNamed(Name, Fn, Grid, Block, SharedBytes,
+                                    std::forward<Args>(A)...);
+#endif
+}
+#endif
 } // namespace detail
 
 /// A handle to a generated derivative: its function pointer (null for
@@ -371,14 +389,8 @@ private:
   template <class... Rest>
   cudaError_t launchImpl(dim3 Grid, dim3 Block, size_t SharedBytes,
                          cudaStream_t Stream, Rest &&...R) const {
-#if defined(__CUDACC__)
-    return detail::launch(Fn, Grid, Block, SharedBytes, Stream,
-                          std::forward<Rest>(R)...);
-#else
-    (void)Stream;
-    return ::meshad::cpu::launchNamed(Name, Fn, Grid, Block, SharedBytes,
-                                      std::forward<Rest>(R)...);
-#endif
+    return detail::launchKernel(Name, Fn, Grid, Block, SharedBytes, Stream,
+                                std::forward<Rest>(R)...);
   }
 
 public:

@@ -190,13 +190,8 @@ private:
   template <class... Params, class... Args>
   cudaError_t launch(void (*Fn)(Params...), dim3 Grid, dim3 Block,
                      Args &&...A) const {
-#if defined(__CUDACC__)
-    return detail::launch(Fn, Grid, Block, 0, nullptr,
-                          std::forward<Args>(A)...);
-#else
-    return ::meshad::cpu::launchNamed(Name, Fn, Grid, Block, 0,
-                                      std::forward<Args>(A)...);
-#endif
+    return detail::launchKernel(Name, Fn, Grid, Block, 0, nullptr,
+                                std::forward<Args>(A)...);
   }
 
   KernelPtr Kernel;
