@@ -92,12 +92,13 @@ double compare(const meshad::SparseMatrix<double> &S,
 }
 
 struct Options {
-  std::vector<int> Sizes{1000, 10000, 100000, 1000000, 10000000};
+  std::vector<int> Sizes{1000, 2000, 4000, 10000, 100000, 1000000, 10000000};
   int DenseMax = 4000;
 };
 
-template <class Sparse, class Hvp>
-void run(const char *Name, const Options &O, Sparse &&SparseFn, Hvp &&HvpFn) {
+template <class SparseFnT, class HvpFnT>
+void run(const char *Name, const Options &O, SparseFnT &&SparseFn,
+         HvpFnT &&HvpFn) {
   std::mt19937_64 Gen(42);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
   for (int N : O.Sizes) {
@@ -108,9 +109,9 @@ void run(const char *Name, const Options &O, Sparse &&SparseFn, Hvp &&HvpFn) {
     // The first call builds the pattern: timed alone, then the reuse.
     double First = timeIt(1, [&] { SparseFn(X.data(), N, &H); });
     int Reps = N <= 100000 ? 21 : 5;
-    double Sparse = timeIt(Reps, [&] { SparseFn(X.data(), N, &H); });
+    double SparseT = timeIt(Reps, [&] { SparseFn(X.data(), N, &H); });
     std::printf("| %-8s | %9d | %10.3g | %10.3g | %8.2f | %9d |", Name, N,
-                First, Sparse, 1e9 * Sparse / N, H.nonzeros());
+                First, SparseT, 1e9 * SparseT / N, H.nonzeros());
     if (N <= O.DenseMax) {
       std::vector<double> D;
       double Dense = timeIt(1, [&] {

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AD/Analysis/Activity.h"
+#include "AD/Analysis/ReverseNeeds.h"
 #include "AD/Hessian.h"
 #include "IR/Builder.h"
 #include "IR/Clone.h"
@@ -56,11 +57,13 @@ public:
 
 private:
   bool collect();
+  bool localizeWrittenDirections();
   void makeLanes();
   std::optional<const Stmt *> expand(const Stmt *S);
   bool mentionsLanes(const Stmt *S) const;
   bool writesLanes(const Stmt *S) const;
   bool readsValuesOnly(const Stmt *S) const;
+  const Var *repeatedWrite(const Stmt *S) const;
   const Stmt *unexpected(const Stmt *S);
   const Expr *laneExpr(const Expr *E, unsigned Lane);
   std::optional<const Stmt *> laneStmt(const Stmt *S, unsigned Lane);
@@ -124,6 +127,41 @@ bool LaneExpander::collect() {
     LaneVars.insert(D->getVar());
   });
   return !Failed;
+}
+
+/// A scalar direction that the HVP assigns (the primal overwrites its
+/// parameter, `a -= w`, so the tangent changes too) becomes a local
+/// tangent initialised with it and used instead, which the lanes copy like
+/// any tangent. True when there was one.
+bool LaneExpander::localizeWrittenDirections() {
+  NameScope Names;
+  Names.addFunction(H);
+  llvm::DenseMap<const Var *, Var *> Local;
+  BlockStmt *Body = B.block();
+  for (Var *P : H.getParams()) {
+    auto It = DirBlock.find(P);
+    if (It == DirBlock.end() || !L.Blocks[It->second].Scalar ||
+        !assignsVar(H.getBody(), P))
+      continue;
+    Var *V = M.createVar(Names.unique(P->getName() + "_v"),
+                         P->getType()->getUnqualified(), Var::Storage::Local,
+                         VarRoles(VarRoles::Tangent));
+    Local[P] = V;
+    Body->append(B.decl(V, B.ref(P)));
+  }
+  if (Local.empty())
+    return false;
+  IRCloner C(M);
+  C.setExprHook([&](const Expr *E) -> const Expr * {
+    const auto *R = dyn_cast<VarRefExpr>(E);
+    auto It = R ? Local.find(R->getVar()) : Local.end();
+    return It == Local.end() ? nullptr : B.ref(It->second);
+  });
+  for (const Stmt *S : H.getBody()->getBody())
+    if (const Stmt *New = C.clone(S))
+      Body->append(New);
+  H.setBody(Body);
+  return true;
 }
 
 void LaneExpander::makeLanes() {
@@ -190,12 +228,39 @@ const Stmt *LaneExpander::unexpected(const Stmt *S) {
   return S;
 }
 
+/// The variable that a call statement copied once per lane would update
+/// once per lane: memory other than the lane's own tangents that the
+/// callee writes through a pointer argument (the primal of a reference
+/// parameter, a first-order adjoint). Null when there is none.
+const Var *LaneExpander::repeatedWrite(const Stmt *S) const {
+  const auto *E = dyn_cast<ExprStmt>(S);
+  const auto *C = E ? dyn_cast<CallExpr>(E->getExpr()) : nullptr;
+  const Function *Callee = C ? C->getUserCallee() : nullptr;
+  if (!Callee || !Callee->getBody())
+    return nullptr;
+  for (unsigned I = 0; I < C->getNumArgs() && I < Callee->getNumParams(); ++I) {
+    const Var *Root = ActivityAnalysis::getRootVar(C->getArg(I));
+    if (C->getArg(I)->getType()->isPointer() && Root &&
+        !LaneVars.count(Root) && !ResBlock.count(Root) &&
+        writesMemoryOf(Callee->getBody(), Callee->getParam(I)))
+      return Root;
+  }
+  return nullptr;
+}
+
 std::optional<const Stmt *> LaneExpander::expand(const Stmt *S) {
   if (isa<BlockStmt, IfStmt, ForStmt, WhileStmt, DoStmt>(S) ||
       !mentionsLanes(S))
     return std::nullopt; // Copied, its nested statements expanded.
   if (!writesLanes(S))
     return readsValuesOnly(S) ? Lanes[0]->clone(S) : unexpected(S);
+  if (const Var *V = repeatedWrite(S)) {
+    fail("a call that computes tangents also updates '" + V->getName() +
+         "', and would run once per selected input; a function that "
+         "updates a reference or pointer argument is not supported here "
+         "yet (return the value instead)");
+    return S;
+  }
   BlockStmt *Copies = B.block();
   for (unsigned J = 0; J < L.Size; ++J)
     if (const Stmt *C = Lanes[J]->clone(S))
@@ -359,6 +424,8 @@ bool LaneExpander::checkNoLeftovers() {
 
 bool LaneExpander::run() {
   if (!collect())
+    return false;
+  if (localizeWrittenDirections() && !collect())
     return false;
   makeLanes();
   IRCloner Top(M);
