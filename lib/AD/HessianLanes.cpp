@@ -224,7 +224,13 @@ bool LaneExpander::readsValuesOnly(const Stmt *S) const {
 }
 
 const Stmt *LaneExpander::unexpected(const Stmt *S) {
-  fail("internal error: a statement that computes no tangent reads one");
+  const Var *To = nullptr;
+  if (const auto *D = dyn_cast<DeclStmt>(S))
+    To = D->getVar();
+  else if (const auto *A = dyn_cast<AssignStmt>(S))
+    To = ActivityAnalysis::getRootVar(A->getLHS());
+  fail("internal error: a statement that computes no tangent reads one" +
+       (To ? " ('" + To->getName() + "')" : std::string()));
   return S;
 }
 
