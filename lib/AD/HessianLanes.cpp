@@ -126,6 +126,18 @@ bool LaneExpander::collect() {
            "') is not supported yet; index the parameter itself");
     LaneVars.insert(D->getVar());
   });
+  // A pushforward's pair computed from the directions holds each lane's
+  // own tangent: one per lane too (the statements that read only its
+  // `.value` still read lane 0's).
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    forEachStmt(H.getBody(), [&](const Stmt *S) {
+      const auto *D = dyn_cast<DeclStmt>(S);
+      if (D && D->getVar()->getType()->isPair() &&
+          !LaneVars.count(D->getVar()) && mentionsLanes(S))
+        Changed |= LaneVars.insert(D->getVar()).second;
+    });
+  }
   return !Failed;
 }
 
@@ -239,8 +251,14 @@ const Stmt *LaneExpander::unexpected(const Stmt *S) {
 /// callee writes through a pointer argument (the primal of a reference
 /// parameter, a first-order adjoint). Null when there is none.
 const Var *LaneExpander::repeatedWrite(const Stmt *S) const {
-  const auto *E = dyn_cast<ExprStmt>(S);
-  const auto *C = E ? dyn_cast<CallExpr>(E->getExpr()) : nullptr;
+  const Expr *Top = nullptr;
+  if (const auto *E = dyn_cast<ExprStmt>(S))
+    Top = E->getExpr();
+  else if (const auto *D = dyn_cast<DeclStmt>(S))
+    Top = D->getInit(); // A pushforward's pair, one per lane.
+  else if (const auto *A = dyn_cast<AssignStmt>(S))
+    Top = A->getRHS();
+  const auto *C = Top ? dyn_cast<CallExpr>(Top) : nullptr;
   const Function *Callee = C ? C->getUserCallee() : nullptr;
   if (!Callee || !Callee->getBody())
     return nullptr;
