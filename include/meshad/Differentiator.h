@@ -44,6 +44,7 @@
 
 #include <meshad/codegen/Polygamma.h>
 #include <meshad/codegen/Recurrences.h>
+#include <meshad/codegen/SparseLoop.h>
 #include <meshad/codegen/Tape.h>
 
 #if defined(__CUDACC__)
@@ -616,6 +617,35 @@ hessian(F &&, const char *, HessianDerived<FnPtr, PackedPtr> Generated) {
   return Generated;
 }
 
+/// The option of meshad::hessian that asks for a sparse Hessian.
+enum class HessianOption {
+  /// The default: the dense k x k Hessian of the selected inputs.
+  Dense,
+  /// The Hessian of a loop that sums local terms over affine-indexed
+  /// entries of one selected array, `n` known at run time only, as a CSR
+  /// meshad::SparseMatrix, in O(n) time and memory
+  /// (meshad/codegen/SparseLoop.h, docs/hessians.md).
+  Sparse
+};
+inline constexpr HessianOption Sparse = HessianOption::Sparse;
+
+/// The sparse Hessian of a loop (meshad::Sparse): the generated
+/// `<f>_hessian_sparse(args..., meshad::SparseMatrix<T> *H)` fills H in CSR.
+///
+/// \code
+///   // double chain(const double *x, int n) { double s = 0;
+///   //   for (int i = 1; i < n; ++i) s += (x[i-1] - x[i]) * (x[i-1] - x[i]);
+///   //   return s; }
+///   auto h = meshad::hessian(chain, "x", meshad::Sparse);
+///   meshad::SparseMatrix<double> H;
+///   h.execute(x, n, &H);   // n rows, 3n - 2 nonzeros
+/// \endcode
+template <class F, class FnPtr>
+constexpr Derived<FnPtr> hessian(F &&, const char *, HessianOption,
+                                 Derived<FnPtr> Generated) {
+  return Generated;
+}
+
 /// Without the plugin, requests are compile-time errors. (The plugin's own
 /// planning parse defines MESHAD_PLANNING to find the requests first.)
 template <class F> constexpr int differentiate(F &&, const char * = "") {
@@ -662,7 +692,9 @@ template <class F> constexpr int hvp(F &&, const char * = "") {
 #endif
   return 0;
 }
-template <class F> constexpr int hessian(F &&, const char * = "") {
+template <class F>
+constexpr int hessian(F &&, const char * = "",
+                      HessianOption = HessianOption::Dense) {
 #ifndef MESHAD_PLANNING
   static_assert(detail::AlwaysFalse<F>::value,
                 "meshad::hessian needs the meshad plugin "

@@ -58,7 +58,13 @@ ir::Function *HessianTransformer::deriveHessian(Function *Primal,
     Selected[Block.Param] = true;
   // Small constant loops unrolled: their elements become constants.
   Function *Base = unrollSmallLoops(M, *Primal);
+  // The HVP's adjoint stores become adds into H: the accumulation remarks
+  // of its GPU lowering (an atomicAdd into x in a device function) say
+  // nothing about the Hessian.
+  bool Remarks = Diags.areRemarksEnabled();
+  Diags.setRemarksEnabled(false);
   Function *H = Hvp.deriveHvp(Base, Selected, Name, Loc);
+  Diags.setRemarksEnabled(Remarks);
   if (!H)
     return nullptr;
   NameScope Names;

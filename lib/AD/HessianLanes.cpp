@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AD/Analysis/Activity.h"
+#include "AD/Analysis/ReverseNeeds.h"
 #include "AD/Hessian.h"
 #include "IR/Builder.h"
 #include "IR/Clone.h"
@@ -56,11 +57,13 @@ public:
 
 private:
   bool collect();
+  bool localizeWrittenDirections();
   void makeLanes();
   std::optional<const Stmt *> expand(const Stmt *S);
   bool mentionsLanes(const Stmt *S) const;
   bool writesLanes(const Stmt *S) const;
   bool readsValuesOnly(const Stmt *S) const;
+  const Var *repeatedWrite(const Stmt *S) const;
   const Stmt *unexpected(const Stmt *S);
   const Expr *laneExpr(const Expr *E, unsigned Lane);
   std::optional<const Stmt *> laneStmt(const Stmt *S, unsigned Lane);
@@ -123,7 +126,54 @@ bool LaneExpander::collect() {
            "') is not supported yet; index the parameter itself");
     LaneVars.insert(D->getVar());
   });
+  // A pushforward's pair computed from the directions holds each lane's
+  // own tangent: one per lane too (the statements that read only its
+  // `.value` still read lane 0's).
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    forEachStmt(H.getBody(), [&](const Stmt *S) {
+      const auto *D = dyn_cast<DeclStmt>(S);
+      if (D && D->getVar()->getType()->isPair() &&
+          !LaneVars.count(D->getVar()) && mentionsLanes(S))
+        Changed |= LaneVars.insert(D->getVar()).second;
+    });
+  }
   return !Failed;
+}
+
+/// A scalar direction that the HVP assigns (the primal overwrites its
+/// parameter, `a -= w`, so the tangent changes too) becomes a local
+/// tangent initialised with it and used instead, which the lanes copy like
+/// any tangent. True when there was one.
+bool LaneExpander::localizeWrittenDirections() {
+  NameScope Names;
+  Names.addFunction(H);
+  llvm::DenseMap<const Var *, Var *> Local;
+  BlockStmt *Body = B.block();
+  for (Var *P : H.getParams()) {
+    auto It = DirBlock.find(P);
+    if (It == DirBlock.end() || !L.Blocks[It->second].Scalar ||
+        !assignsVar(H.getBody(), P))
+      continue;
+    Var *V = M.createVar(Names.unique(P->getName() + "_v"),
+                         P->getType()->getUnqualified(), Var::Storage::Local,
+                         VarRoles(VarRoles::Tangent));
+    Local[P] = V;
+    Body->append(B.decl(V, B.ref(P)));
+  }
+  if (Local.empty())
+    return false;
+  IRCloner C(M);
+  C.setExprHook([&](const Expr *E) -> const Expr * {
+    const auto *R = dyn_cast<VarRefExpr>(E);
+    auto It = R ? Local.find(R->getVar()) : Local.end();
+    return It == Local.end() ? nullptr : B.ref(It->second);
+  });
+  for (const Stmt *S : H.getBody()->getBody())
+    if (const Stmt *New = C.clone(S))
+      Body->append(New);
+  H.setBody(Body);
+  return true;
 }
 
 void LaneExpander::makeLanes() {
@@ -186,8 +236,40 @@ bool LaneExpander::readsValuesOnly(const Stmt *S) const {
 }
 
 const Stmt *LaneExpander::unexpected(const Stmt *S) {
-  fail("internal error: a statement that computes no tangent reads one");
+  const Var *To = nullptr;
+  if (const auto *D = dyn_cast<DeclStmt>(S))
+    To = D->getVar();
+  else if (const auto *A = dyn_cast<AssignStmt>(S))
+    To = ActivityAnalysis::getRootVar(A->getLHS());
+  fail("internal error: a statement that computes no tangent reads one" +
+       (To ? " ('" + To->getName() + "')" : std::string()));
   return S;
+}
+
+/// The variable that a call statement copied once per lane would update
+/// once per lane: memory other than the lane's own tangents that the
+/// callee writes through a pointer argument (the primal of a reference
+/// parameter, a first-order adjoint). Null when there is none.
+const Var *LaneExpander::repeatedWrite(const Stmt *S) const {
+  const Expr *Top = nullptr;
+  if (const auto *E = dyn_cast<ExprStmt>(S))
+    Top = E->getExpr();
+  else if (const auto *D = dyn_cast<DeclStmt>(S))
+    Top = D->getInit(); // A pushforward's pair, one per lane.
+  else if (const auto *A = dyn_cast<AssignStmt>(S))
+    Top = A->getRHS();
+  const auto *C = Top ? dyn_cast<CallExpr>(Top) : nullptr;
+  const Function *Callee = C ? C->getUserCallee() : nullptr;
+  if (!Callee || !Callee->getBody())
+    return nullptr;
+  for (unsigned I = 0; I < C->getNumArgs() && I < Callee->getNumParams(); ++I) {
+    const Var *Root = ActivityAnalysis::getRootVar(C->getArg(I));
+    if (C->getArg(I)->getType()->isPointer() && Root &&
+        !LaneVars.count(Root) && !ResBlock.count(Root) &&
+        writesMemoryOf(Callee->getBody(), Callee->getParam(I)))
+      return Root;
+  }
+  return nullptr;
 }
 
 std::optional<const Stmt *> LaneExpander::expand(const Stmt *S) {
@@ -196,6 +278,13 @@ std::optional<const Stmt *> LaneExpander::expand(const Stmt *S) {
     return std::nullopt; // Copied, its nested statements expanded.
   if (!writesLanes(S))
     return readsValuesOnly(S) ? Lanes[0]->clone(S) : unexpected(S);
+  if (const Var *V = repeatedWrite(S)) {
+    fail("a call that computes tangents also updates '" + V->getName() +
+         "', and would run once per selected input; a function that "
+         "updates a reference or pointer argument is not supported here "
+         "yet (return the value instead)");
+    return S;
+  }
   BlockStmt *Copies = B.block();
   for (unsigned J = 0; J < L.Size; ++J)
     if (const Stmt *C = Lanes[J]->clone(S))
@@ -359,6 +448,8 @@ bool LaneExpander::checkNoLeftovers() {
 
 bool LaneExpander::run() {
   if (!collect())
+    return false;
+  if (localizeWrittenDirections() && !collect())
     return false;
   makeLanes();
   IRCloner Top(M);

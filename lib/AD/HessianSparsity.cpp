@@ -263,7 +263,14 @@ const Stmt *LaneFolder::stmt(const Stmt *S) {
   const Stmt *Out = nullptr;
   if (const auto *I = dyn_cast<IfStmt>(S)) {
     const Expr *Cond = Inner.clone(I->getCond());
-    Out = M.create<IfStmt>(Cond, block(I->getThen()), block(I->getElse()));
+    // Each branch starts from what is known before the `if`: what one
+    // branch sets must not leak into the other.
+    auto KnownBefore = Known;
+    auto ZeroBefore = ZeroArrays;
+    BlockStmt *Then = block(I->getThen());
+    Known = std::move(KnownBefore);
+    ZeroArrays = std::move(ZeroBefore);
+    Out = M.create<IfStmt>(Cond, Then, block(I->getElse()));
   } else if (const auto *Fr = dyn_cast<ForStmt>(S)) {
     const Stmt *Init = Fr->getInit() ? Inner.clone(Fr->getInit()) : nullptr;
     const Expr *Cond = Fr->getCond() ? Inner.clone(Fr->getCond()) : nullptr;

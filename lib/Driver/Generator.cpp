@@ -387,6 +387,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   HvpTransformer Hvp(M, Diags, Derived, Forward, Reverse);
   HessianTransformer Hessian(M, Diags, Hvp, Derived);
   ElementHessianBuilder ElementHessians(M, Diags, Hessian, Reverse, Derived);
+  SparseLoopHessianBuilder SparseLoops(M, Diags, Hessian, Derived);
   ElementStrategies Strategies(M, Diags, Verify);
   Strategies.setForceAtomics(Opts.ForceAtomics);
   size_t Verified = 0;
@@ -401,7 +402,8 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
     } else if (R.Mode == DiffMode::Hvp) {
       D = deriveHvp(Hvp, R, *F, Diags);
     } else if (R.Mode == DiffMode::Hessian) {
-      D = deriveHessianRequest(Hessian, ElementHessians, R, *F, Diags);
+      D = deriveHessianRequest(Hessian, ElementHessians, SparseLoops, R,
+                               *F, Diags);
     } else if (std::optional<ReverseJob> Job = resolveReverse(R, *F, Diags)) {
       D = Reverse.deriveGradient(F, Job->Selected, Job->Name, R.Loc,
                                  Job->KeepSeeds, Job->WithValue);

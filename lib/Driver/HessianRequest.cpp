@@ -132,8 +132,52 @@ static ir::Function *deriveElementHessian(ElementHessianBuilder &Elements,
   return Elements.derive(&K, static_cast<unsigned>(Index), R.Loc);
 }
 
+/// meshad::hessian(f, "x", meshad::Sparse): one whole floating-point array
+/// read by the loop of a host (or host-device) function.
+static ir::Function *deriveSparseLoopHessian(SparseLoopHessianBuilder &Loops,
+                                             const DerivativeRequest &R,
+                                             ir::Function &F,
+                                             DiagnosticSink &Diags) {
+  const std::string Prefix = "meshad::hessian(" + F.getName() + ", \"" +
+                             R.Spec + "\", meshad::Sparse): ";
+  if (F.isKernel() || F.getTarget() == ir::CudaTarget::Device) {
+    Diags.error(R.Loc, Prefix + "'" + F.getName() +
+                           "' is device code; the sparse Hessian of a loop "
+                           "is built on the host (a host or __host__ "
+                           "__device__ function)");
+    return nullptr;
+  }
+  if (!F.getReturnType()->isFloatingScalar()) {
+    Diags.error(R.Loc, Prefix + "'" + F.getName() + "' returns " +
+                           ir::spellType(F.getReturnType()) +
+                           ", not a floating-point value");
+    return nullptr;
+  }
+  if (R.Items.size() != 1 || R.Items[0].HasRange) {
+    Diags.error(R.Loc, Prefix + "select one whole array parameter (\"x\"): "
+                                "the loop's range gives its size");
+    return nullptr;
+  }
+  int Index = findParam(R.Items[0], R, F, Diags);
+  if (Index < 0)
+    return nullptr;
+  const ir::Var *X = F.getParam(Index);
+  const ir::Type *Ty = X->getType();
+  if (!Ty->isPointer() || !Ty->getElement()->isFloatingScalar()) {
+    Diags.error(R.Loc, Prefix + "parameter '" + X->getName() + "' has type " +
+                           ir::spellType(Ty) +
+                           "; select a pointer to floating-point values");
+    return nullptr;
+  }
+  std::vector<bool> Selected(F.getNumParams(), false);
+  Selected[Index] = true;
+  return Loops.derive(&F, static_cast<unsigned>(Index),
+                      derivedName(F, Selected, "_hessian_sparse"), R.Loc);
+}
+
 ir::Function *meshad::deriveHessianRequest(HessianTransformer &T,
                                            ElementHessianBuilder &Elements,
+                                           SparseLoopHessianBuilder &Loops,
                                            const DerivativeRequest &R,
                                            ir::Function &F,
                                            DiagnosticSink &Diags) {
@@ -141,6 +185,8 @@ ir::Function *meshad::deriveHessianRequest(HessianTransformer &T,
     Diags.error(R.OptionLoc, "meshad::hessian takes no option");
     return nullptr;
   }
+  if (R.SparseHessian)
+    return deriveSparseLoopHessian(Loops, R, F, Diags);
   if (F.isKernel())
     return deriveElementHessian(Elements, R, F, Diags);
   std::optional<HessianLayout> Layout = resolveHessian(R, F, Diags);

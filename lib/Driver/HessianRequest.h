@@ -18,6 +18,7 @@
 
 #include "AD/Hessian.h"
 #include "AD/HessianElementKernel.h"
+#include "AD/HessianSparseLoop.h"
 #include "Plan/Request.h"
 
 #include <optional>
@@ -29,9 +30,11 @@ std::optional<HessianLayout> resolveHessian(const DerivativeRequest &R,
                                             DiagnosticSink &Diags);
 
 /// Resolves \p R and derives its Hessian (<f>_hessian[_<i>_<j>]); of a
-/// kernel, the element Hessian kernel <k>_hessian of \p Elements.
+/// kernel, the element Hessian kernel <k>_hessian of \p Elements; with
+/// meshad::Sparse, the CSR Hessian of a loop <f>_hessian_sparse of \p Loops.
 ir::Function *deriveHessianRequest(HessianTransformer &T,
                                    ElementHessianBuilder &Elements,
+                                   SparseLoopHessianBuilder &Loops,
                                    const DerivativeRequest &R, ir::Function &F,
                                    DiagnosticSink &Diags);
 

@@ -56,6 +56,8 @@ struct DerivativeRequest {
   /// TwoPhase, Atomics) and where it was given.
   enum class Strategy { Auto, Gather, TwoPhase, Atomics };
   Strategy ElementStrategy = Strategy::Auto;
+  /// meshad::Sparse (meshad::HessianOption): the CSR Hessian of a loop.
+  bool SparseHessian = false;
   clang::SourceLocation StrategyLoc;
 };
 

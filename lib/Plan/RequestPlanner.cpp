@@ -163,6 +163,12 @@ bool RequestVisitor::parseOption(DerivativeRequest &R, const Expr *Arg) {
     R.StrategyLoc = Arg->getBeginLoc();
     return true;
   }
+  if (Enum && Enum->getName() == "HessianOption") {
+    // meshad::HessianOption: Dense, Sparse.
+    R.SparseHessian = Value.Val.getInt().getExtValue() == 1;
+    R.StrategyLoc = Arg->getBeginLoc();
+    return true;
+  }
   // meshad::GradientOption, flags: 1 KeepSeeds, 2 WithValue (0 ResetSeeds).
   int64_t Flags = Value.Val.getInt().getExtValue();
   R.KeepSeeds = Flags & 1;

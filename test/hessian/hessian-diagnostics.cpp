@@ -3,7 +3,8 @@
 // cannot be known, integer parameters, a range outside a fixed-size array,
 // a parameter selected twice, a range of a kernel's array (under the CPU
 // emulation, for __global__; the element kernels' own errors are in
-// hessian-element-diagnostics.cu), and a selected array passed to a callee (not supported yet).
+// hessian-element-diagnostics.cu), a selected array passed to a callee, and
+// a helper that updates a reference argument (not supported yet).
 //
 // RUN: %clangxx %cpu_cuda_flags -fsyntax-only -fplugin=%meshad_plugin %s -Xclang -verify
 #include <meshad/Differentiator.h>
@@ -23,6 +24,13 @@ double energy(const double *x, int n, double w) {
 double norm2(const double *p) { return p[0] * p[0] + p[1] * p[1]; }
 double viaCallee(const double *x) { return sin(norm2(x)) * x[2]; }
 double fixed(const double (&x)[3]) { return x[0] * x[1] * x[2]; }
+// A helper that updates a reference: its pushforward would run once per
+// lane, updating the primal each time (the fuzzer's 'D' mode found it).
+void relax(double &acc, double s) { acc += 0.25 * sin(s) - 0.25 * acc; }
+double viaReference(double a, double s) {
+  relax(s, 0.8 * s);
+  return a * erf(s);
+}
 __global__ void kernel(const double *x, double *E) {
   atomicAdd(E, x[threadIdx.x] * x[threadIdx.x]);
 }
@@ -38,5 +46,6 @@ int main() {
   auto h = meshad::hessian(energy, "x[0:2"); // expected-error {{invalid argument spec}}
   auto i = meshad::hessian(fixed, "x[1:4]"); // expected-error {{the range [1:4] is outside 'x', which has 3 elements}}
   auto k = meshad::hessian(viaCallee, "x[0:3]"); // expected-error {{meshad::hessian of 'viaCallee_hessian': the selected array 'x' is passed to a function or used as a pointer; the Hessian mode supports indexing it directly (x[i]) only, for now}}
+  auto l = meshad::hessian(viaReference, "a, s"); // expected-error {{meshad::hessian of 'viaReference_hessian': a call that computes tangents also updates 's', and would run once per selected input; a function that updates a reference or pointer argument is not supported here yet (return the value instead)}}
   auto j = meshad::hessian(kernel, "x[0:2]"); // expected-error {{meshad::hessian of the kernel 'kernel' takes one whole array parameter, the DOFs its elements read ("x")}}
 }

@@ -78,7 +78,7 @@ int main() {
   h.matrix();
 #endif
 #ifdef BAD_INDEX
-  // INDEX: meshad: springs_hessian: incidence: index[9] = -1 is not a vertex
+  // INDEX: meshad: springs_hessian: incidence: index[9] = -1 is not a vertex (4 vertices)
   DEdges[9] = -1;
   DEdges.upload();
 #endif

@@ -17,6 +17,7 @@
 // RUN: %t | FileCheck %s --check-prefix=NUM
 #include "HessianCheck.h"
 #include "KernelCheck.h"
+#include "MeshGeometry.h"
 #include <cmath>
 #include <cstring>
 #include <meshad/Differentiator.h>
@@ -85,6 +86,9 @@ __host__ __device__ double neoHookean(const double *x, const double *p) {
 
 using namespace meshad::runtime;
 namespace mt = meshad::test;
+using mt::inverse;
+using mt::jiggle;
+using mt::restEdges;
 
 /// The element kinds: local Hessian, arity, DOFs per vertex, parameters per
 /// element.
@@ -194,12 +198,6 @@ static void globalGradient(const Problem &Pb, const double *X, double *G) {
   }
 }
 
-/// Uniform noise in [-A, A) on every coordinate.
-static void jiggle(mt::RandomInputs &Rng, std::vector<double> &X, double A) {
-  for (double &V : X)
-    V += Rng.uniform(-A, A);
-}
-
 /// Springs along the edges of a 3x3 grid in 3D (12 springs, 9 vertices).
 static Problem springGrid(mt::RandomInputs &Rng) {
   Problem Pb{"springs", {Springs, 2, 3, 2}, {}, {}, {}};
@@ -215,36 +213,6 @@ static Problem springGrid(mt::RandomInputs &Rng) {
   for (int T = 0; T < Pb.numElements(); ++T)
     Pb.P.insert(Pb.P.end(), {Rng.uniform(1, 2), Rng.uniform(0.5, 1.5)});
   return Pb;
-}
-
-/// The inverse of a row-major N x N matrix (N = 2, 3), by cofactors.
-static std::vector<double> inverse(const double *M, int N) {
-  if (N == 2) {
-    double D = M[0] * M[3] - M[1] * M[2];
-    return {M[3] / D, -M[1] / D, -M[2] / D, M[0] / D};
-  }
-  std::vector<double> R(9);
-  for (int I = 0; I < 3; ++I)
-    for (int J = 0; J < 3; ++J) {
-      int I1 = (J + 1) % 3, I2 = (J + 2) % 3, J1 = (I + 1) % 3,
-          J2 = (I + 2) % 3;
-      R[I * 3 + J] =
-          M[I1 * 3 + J1] * M[I2 * 3 + J2] - M[I1 * 3 + J2] * M[I2 * 3 + J1];
-    }
-  double D = M[0] * R[0] + M[1] * R[3] + M[2] * R[6];
-  for (double &V : R)
-    V /= D;
-  return R;
-}
-
-/// The rest edge matrix of an element (columns: vertex a minus vertex 0).
-static std::vector<double> restEdges(const std::vector<double> &Rest,
-                                     const int *E, int S) {
-  std::vector<double> M(S * S);
-  for (int R = 0; R < S; ++R)
-    for (int C = 0; C < S; ++C)
-      M[R * S + C] = Rest[S * E[C + 1] + R] - Rest[S * E[0] + R];
-  return M;
 }
 
 /// Symmetric Dirichlet on the 8 triangles of a 3x3 grid in 2D.

@@ -27,7 +27,16 @@ energy E, per-element outputs y, in-place v, scatters g); the HVP reads the
 weights as its seeds (KeepSeeds), the reference gradient is seeded with
 them, and both run under the CPU emulation on fresh copies of the outputs'
 initial contents.
+
+Dense local Hessians ('D'): `meshad::hessian(f, "a, p[1:4]")` of the host
+programs of 'H' over every double parameter and a random range of at most 3
+elements of each const array (at most 6 inputs): column j against the
+central differences of `meshad::gradient(f, "")` along input j, and H v
+against `meshad::hvp(f, "")` along a random direction on the selected
+inputs (zero elsewhere).
 """
+
+import random
 
 HEADER = """#include <meshad/Differentiator.h>
 #include "FuzzCheck.h"
@@ -434,6 +443,118 @@ def kernelHvpUnit(u):
     return '\n'.join(lines)
 
 
+def _hessianSelection(prog):
+    """The inputs of a 'D' unit: (spec, [(param, element or None)]): every
+    double parameter and a random range of at most 3 elements of each const
+    array, at most 6 in all, in parameter order (a fixed choice per
+    program)."""
+    rng = random.Random(prog.seed * 7 + 5)
+    items, sel = [], []
+    for q in prog.params:
+        if len(sel) >= 6:
+            break
+        if q.kind == 'double':
+            items.append(q.name)
+            sel.append((q, None))
+        elif q.kind == 'carr':
+            n = min(q.size, 3, 6 - len(sel))
+            b = rng.randint(0, q.size - n)
+            items.append('%s[%d:%d]' % (q.name, b, b + n))
+            sel += [(q, b + k) for k in range(n)]
+    return ', '.join(items), sel
+
+
+def hessianEligible(prog):
+    """Programs whose dense local Hessian the 'D' unit checks: host
+    programs of the 'H' unit."""
+    return prog.family == 'host' and hvpEligible(prog)
+
+
+def hessianUnit(u):
+    """'D': meshad::hessian(f, spec) (dense, k x k) against the central
+    differences of meshad::gradient along each selected input, and H v
+    against meshad::hvp along a direction on the selected inputs."""
+    prog, P = u.prog, u.prefix
+    fname = P + prog.top.name.lstrip('@')
+    spec, sel = _hessianSelection(prog)
+    k = len(sel)
+    ref = ['a_%s' % q.name if e is None else 'a_%s[%d]' % (q.name, e)
+           for q, e in sel]
+    lines = ['static void %srunD(meshad::fuzz::Unit &U) {' % P,
+             '  meshad::fuzz::Rng R(%dull);' % (prog.seed * 2 + 4),
+             '  auto Hs = meshad::hessian(%s, "%s");' % (fname, spec),
+             '  auto H = meshad::hvp(%s, "");' % fname,
+             '  auto G = meshad::gradient(%s, "");' % fname,
+             '  for (int Pt = 0; Pt < %d; ++Pt) {' % NPOINTS[prog.family]]
+    _inputs(prog, lines)
+    lines.append('    double Hm[%d];' % (k * k))
+    lines.append('    Hs.execute(%s);' % ', '.join(_args(prog) + ['Hm']))
+    lines.append('    double *Sel[%d] = {%s};' % (
+        k, ', '.join('&' + r for r in ref)))
+    grads = []
+    for q in prog.params:
+        if q.kind == 'double':
+            lines.append('    double g_%s = 0;' % q.name)
+            grads.append('&g_%s' % q.name)
+        elif q.kind == 'carr':
+            lines.append('    double g_%s[%d];' % (q.name, q.size))
+            grads.append('g_%s' % q.name)
+    gsel = ['g_%s' % q.name if e is None else 'g_%s[%d]' % (q.name, e)
+            for q, e in sel]
+    # Grad(J, T): the selected gradient entries with input J set to T.
+    lines.append('    auto Grad = [&](int J, double T) {')
+    lines.append('      double S = *Sel[J]; *Sel[J] = T;')
+    for q in prog.params:
+        if q.kind == 'double':
+            lines.append('      g_%s = 0;' % q.name)
+        elif q.kind == 'carr':
+            lines.append('      std::fill(g_%s, g_%s + %d, 0.0);' % (
+                q.name, q.name, q.size))
+    lines.append('      G.execute(%s);' % ', '.join(_args(prog) + grads))
+    lines.append('      *Sel[J] = S;')
+    lines.append('      return std::vector<double>{%s};' % ', '.join(gsel))
+    lines.append('    };')
+    lines.append('    for (int J = 0; J < %d; ++J) {' % k)
+    lines.append('      meshad::fuzz::Column C = meshad::fuzz::fdColumn('
+                 '[&](double T) { return Grad(J, T); }, *Sel[J]);')
+    lines.append('      for (int I = 0; I < %d; ++I)' % k)
+    lines.append('        U.check("H[" + std::to_string(I) + "][" + '
+                 'std::to_string(J) + "]", Hm[I * %d + J], C, I);' % k)
+    lines.append('    }')
+    # H v along a direction on the selected inputs against the HVP.
+    extras = _hvpInputs(prog, lines)
+    for q in prog.params:
+        chosen = [e for p, e in sel if p is q]
+        if q.kind == 'double' and not chosen:
+            lines.append('    v_%s = 0;' % q.name)
+        elif q.kind == 'carr':
+            lines.append('    for (int K = 0; K < %d; ++K) if (!(%s)) '
+                         'v_%s[K] = 0;' % (q.size, ' || '.join(
+                             'K == %d' % e for e in chosen) or 'false',
+                             q.name))
+    lines.append('    H.execute(%s);' % ', '.join(_args(prog) + extras))
+    vsel = ['v_%s' % q.name if e is None else 'v_%s[%d]' % (q.name, e)
+            for q, e in sel]
+    hsel = ['h_%s' % q.name if e is None else 'h_%s[%d]' % (q.name, e)
+            for q, e in sel]
+    lines.append('    double Vs[%d] = {%s};' % (k, ', '.join(vsel)))
+    lines.append('    meshad::fuzz::Column Hv;')
+    lines.append('    Hv.D = {%s};' % ', '.join(
+        '%s - (Pt ? 0.25 : 0.0)' % h for h in hsel))
+    lines.append('    Hv.Smooth.assign(%d, 1);' % k)
+    lines.append('    for (double D : Hv.D) Hv.Scale = std::max(Hv.Scale, '
+                 'std::fabs(D));')
+    lines.append('    for (int I = 0; I < %d; ++I) {' % k)
+    lines.append('      double S = 0;')
+    lines.append('      for (int J = 0; J < %d; ++J) S += Hm[I * %d + J] * '
+                 'Vs[J];' % (k, k))
+    lines.append('      U.check("(H v)[" + std::to_string(I) + "] vs hvp", '
+                 'S, Hv, I);')
+    lines.append('    }')
+    lines += ['  }', '}']
+    return '\n'.join(lines)
+
+
 def translationUnit(units):
     """The source of a TU holding `units`, and [(first line, last line,
     program index)] of each program's and each unit's code."""
@@ -447,7 +568,8 @@ def translationUnit(units):
             done.add(u.index)
             texts.append('// program %d (seed %d)\n%s' % (
                 u.index, u.prog.seed, u.prog.source(u.prefix)))
-        make = {'F': forwardUnit, 'R': reverseUnit, 'H': hvpUnit}[u.mode]
+        make = {'F': forwardUnit, 'R': reverseUnit, 'H': hvpUnit,
+                'D': hessianUnit}[u.mode]
         texts.append(make(u) + '\n')
         for t in texts:
             n = t.count('\n')

@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen  # noqa: E402
 from gen_host import hostProgram  # noqa: E402
 from gen_kernel import kernelProgram  # noqa: E402
-from harness import Unit, hvpEligible  # noqa: E402
+from harness import Unit, hvpEligible, hessianEligible  # noqa: E402
 from run import FAILING, ROOT, Runner  # noqa: E402
 
 ORDER = ['INVALID', 'CRASH', 'UNCOMPILABLE', 'WRONG', 'rejected', 'skipped',
@@ -73,7 +73,8 @@ def parseArgs(argv):
     ap.add_argument('--modes', default='FR',
                     help='any of F (forward), R (reverse), H (Hessian-vector '
                     'products: kernels, and host programs that return a '
-                    'value and write no array); default FR')
+                    'value and write no array), D (dense local Hessians, '
+                    'meshad::hessian: host programs of H); default FR')
     ap.add_argument('--disable', default='',
                     help='comma-separated constructs not to generate: ' +
                     ', '.join(sorted(gen.TOGGLES)))
@@ -116,7 +117,8 @@ def main(argv):
         for k in range(0, len(ids), a.batch):
             batches.append([Unit(progs[i], i, m) for i in ids[k:k + a.batch]
                             for m in a.modes
-                            if m != 'H' or hvpEligible(progs[i])])
+                            if (m != 'H' or hvpEligible(progs[i])) and
+                            (m != 'D' or hessianEligible(progs[i]))])
     if not a.no_pch:
         runner.preparePch(sorted(set(p.mode() for p in progs.values())))
     outcomes = []
@@ -169,7 +171,9 @@ def report(a, progs, outcomes, runner, secs):
              ';  R ' + counts(Counter(o.cls for o in outcomes
                                       if o.unit.mode == 'R')) +
              ';  H ' + counts(Counter(o.cls for o in outcomes
-                                      if o.unit.mode == 'H'))]
+                                      if o.unit.mode == 'H')) +
+             ';  D ' + counts(Counter(o.cls for o in outcomes
+                                      if o.unit.mode == 'D'))]
     if rejected:
         lines.append('rejected units, by message (mode):')
         for (mode, m), n in rejected.most_common():

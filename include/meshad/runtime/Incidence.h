@@ -219,11 +219,15 @@ inline std::vector<int> hostIndices(const int *DeviceIndices, long N) {
 inline int countVertices(const int *DeviceIndices, long NumIndices) {
   std::vector<int> Host = hostIndices(DeviceIndices, NumIndices);
   int Hi = -1;
+  long Negative = -1;
   for (long S = 0; S < NumIndices; ++S) {
-    if (Host[S] < 0)
-      throw MeshError(incidenceRangeError(S, Host[S], 0));
+    if (Host[S] < 0 && Negative < 0)
+      Negative = S;
     Hi = Host[S] > Hi ? Host[S] : Hi;
   }
+  // As on the GPU: the vertices the other indices name.
+  if (Negative >= 0)
+    throw MeshError(incidenceRangeError(Negative, Host[Negative], Hi + 1));
   return Hi + 1;
 }
 

@@ -1,0 +1,133 @@
+// meshad::hessian(f, "x", meshad::Sparse) on what it cannot serve: errors
+// at the construct, never a wrong Hessian. A non-affine or gathered index,
+// two strides, a loop-carried nonlinear dependence (a product accumulated
+// across iterations, the accumulator read in the loop, a local carried from
+// one iteration to the next, memory the loop writes), x read outside the
+// loop, a jump out of the loop; and bad requests: a range, an integer
+// parameter, device code, a function that is not a loop.
+//
+// RUN: %clangxx %cpu_cuda_flags -fsyntax-only -fplugin=%meshad_plugin %s -Xclang -verify
+#include <meshad/Differentiator.h>
+#include <cmath>
+
+double square(const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += x[i * i] * x[i]; // expected-error {{meshad::hessian(square, "x", meshad::Sparse): a load of 'x' whose index is not S * i + c (S > 0 and c literals)}}
+  return s;
+}
+double gather(const double *x, const int *idx, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += x[idx[i]] * x[idx[i]]; // expected-error {{a load of 'x' whose index is not S * i + c}}
+  return s;
+}
+double strides(const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += x[i] * x[2 * i]; // expected-error {{'x' is read with the strides 1 and 2 of i; one stride is supported}}
+  return s;
+}
+double product(const double *x, int n) {
+  double p = 1;
+  for (int i = 0; i < n; ++i)
+    p *= x[i]; // expected-error {{'p' is updated other than by `p += term`: a loop-carried nonlinear dependence}}
+  return p;
+}
+double feedback(const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += s * x[i]; // expected-error {{'s' is updated other than by `s += term`: a loop-carried nonlinear dependence}}
+  return s;
+}
+double readsAcc(const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i) { // expected-error {{'s' is read inside the loop: its value carries from one iteration to the next (a loop-carried dependence)}}
+    double t = s;
+    s += t * x[i];
+  }
+  return s;
+}
+double carried(const double *x, int n) {
+  double s = 0, prev = 0;
+  for (int i = 0; i < n; ++i) { // expected-error {{'prev', declared before the loop, is used in it}}
+    s += prev * x[i];
+    prev = x[i];
+  }
+  return s;
+}
+double scratch(const double *x, double *tmp, int n) {
+  double s = 0;
+  for (int i = 1; i < n; ++i) {
+    tmp[i] = x[i] * x[i]; // expected-error {{the loop writes 'tmp', which later iterations may read (a loop-carried dependence)}}
+    s += tmp[i - 1] * x[i];
+  }
+  return s;
+}
+double outside(const double *x, int n) {
+  double s = x[0]; // expected-error {{'x' is read outside the loop}}
+  for (int i = 0; i < n; ++i)
+    s += x[i] * x[i];
+  return s;
+}
+double early(const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i) { // expected-error {{a break or continue of the loop: every iteration must add its term}}
+    if (x[i] > 1)
+      break;
+    s += x[i] * x[i];
+  }
+  return s;
+}
+double down(const double *x, int n) {
+  double s = 0;
+  for (int i = n - 1; i >= 0; --i) // expected-error {{expected the loop `for (int i = lo; i < hi; ++i)`}}
+    s += x[i] * x[i];
+  return s;
+}
+double twoLoops(const double *x, int n) { // expected-error {{expected declarations, one `for` loop that adds the terms into a local, then `return` of that local}}
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += x[i] * x[i];
+  for (int i = 0; i < n; ++i)
+    s += x[i];
+  return s;
+}
+double passed(const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i) // expected-error {{the loop uses 'x' other than in loads x[S * i + c] (a call or an address)}}
+    s += square(x, i);
+  return s;
+}
+double chain(const double *x, int n) {
+  double s = 0;
+  for (int i = 1; i < n; ++i)
+    s += (x[i - 1] - x[i]) * (x[i - 1] - x[i]);
+  return s;
+}
+__device__ double onDevice(const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += x[i] * x[i];
+  return s;
+}
+
+int main() {
+  auto a = meshad::hessian(square, "x", meshad::Sparse);
+  auto b = meshad::hessian(gather, "x", meshad::Sparse);
+  auto c = meshad::hessian(strides, "x", meshad::Sparse);
+  auto d = meshad::hessian(product, "x", meshad::Sparse);
+  auto e = meshad::hessian(feedback, "x", meshad::Sparse);
+  auto f = meshad::hessian(readsAcc, "x", meshad::Sparse);
+  auto g = meshad::hessian(carried, "x", meshad::Sparse);
+  auto h = meshad::hessian(scratch, "x", meshad::Sparse);
+  auto i = meshad::hessian(outside, "x", meshad::Sparse);
+  auto j = meshad::hessian(early, "x", meshad::Sparse);
+  auto k = meshad::hessian(down, "x", meshad::Sparse);
+  auto l = meshad::hessian(twoLoops, "x", meshad::Sparse);
+  auto m = meshad::hessian(passed, "x", meshad::Sparse);
+  auto n = meshad::hessian(chain, "x[0:4]", meshad::Sparse); // expected-error {{meshad::hessian(chain, "x[0:4]", meshad::Sparse): select one whole array parameter ("x"): the loop's range gives its size}}
+  auto o = meshad::hessian(chain, "n", meshad::Sparse); // expected-error {{parameter 'n' has type int; select a pointer to floating-point values}}
+  auto p = meshad::hessian(onDevice, "x", meshad::Sparse); // expected-error {{'onDevice' is device code; the sparse Hessian of a loop is built on the host}}
+  return 0;
+}
