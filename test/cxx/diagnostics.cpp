@@ -185,6 +185,19 @@ double recursive(double x) {
   Pair2 p{x, 1.0};
   return power(p, 3);
 }
+double selectStruct(double x, bool c) {
+  Pair2 p{x, 1.0}, q{1.0, x};
+  Pair2 r = c ? p : q; // expected-error {{this struct value is not supported; assign it to a variable first, or assign the members}}
+  return r.a * r.b;
+}
+struct Built {
+  double a;
+  Built(double v) : a(v * v) {}
+};
+double constructed(double x) {
+  Built b(x); // expected-error {{constructor call of 'Built' is not supported; initialize it with a brace list ({a, b, c}) or assign its members}}
+  return b.a;
+}
 
 void requests() {
   meshad::differentiate(unsequenced, "x");
@@ -209,4 +222,6 @@ void requests() {
   meshad::gradient(privateMember, "x");
   meshad::gradient(earlyReturn, "x");
   meshad::differentiate(recursive, "x");
+  meshad::gradient(selectStruct, "x");
+  meshad::differentiate(constructed, "x");
 }
