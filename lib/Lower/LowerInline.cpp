@@ -336,8 +336,35 @@ bool StmtLowering::bindThis(const CallExpr *E, const CXXMethodDecl *MD,
     return S.reject(Obj->getExprLoc(), "meshad: calling a member function on "
                                      "this value is not supported; assign "
                                      "it to a variable first");
-  Object = Lowered;
+  // A parameter the method writes may change the object's index.
+  bool WritesParams = llvm::any_of(MD->parameters(), [](const ParmVarDecl *P) {
+    return isMutableReference(P->getType()) || P->getType()->isPointerType();
+  });
+  Object = WritesParams ? pinIndices(Lowered) : Lowered;
   return true;
+}
+
+const ir::Expr *StmtLowering::pinIndices(const ir::Expr *E) {
+  if (const auto *M = dyn_cast<ir::MemberExpr>(E)) {
+    const ir::Expr *Base = pinIndices(M->getBase());
+    return S.make<ir::MemberExpr>(M->getLoc(), M->getType(), Base,
+                                  M->getField(), M->isArrow());
+  }
+  const auto *I = dyn_cast<ir::IndexExpr>(E);
+  if (!I)
+    return E;
+  const ir::Expr *Base = pinIndices(I->getBase());
+  const ir::Expr *Idx = I->getIndex();
+  if (!isa<ir::IntLitExpr>(Idx)) {
+    // The callee may change what the index reads (`f(a[i], i)` with an
+    // `int &` parameter): the element is the one of the call.
+    ir::TypeContext &TC = S.M.getTypes();
+    ir::Var *Copy = S.M.createVar(
+        Exprs.freshName("_i"), TC.getConst(Idx->getType()->getUnqualified()));
+    Exprs.hoist(S.make<ir::DeclStmt>(I->getLoc(), Copy, Idx));
+    Idx = S.make<ir::VarRefExpr>(I->getLoc(), Copy);
+  }
+  return S.make<ir::IndexExpr>(I->getLoc(), I->getType(), Base, Idx);
 }
 
 bool StmtLowering::bindParam(const ParmVarDecl *P, const Expr *Arg,
@@ -354,6 +381,8 @@ bool StmtLowering::bindParam(const ParmVarDecl *P, const Expr *Arg,
     if (Alias && !isLValueExpr(Alias))
       return S.reject(Loc, "meshad: this argument of a reference parameter is "
                          "not supported; pass a variable");
+    if (Alias && !MayAlias)
+      Alias = pinIndices(Alias);
     return Alias != nullptr;
   }
   std::string Name = P->getName().empty() ? Exprs.freshName("_p")

@@ -414,6 +414,9 @@ private:
   /// \p P as a copy of \p Arg (a hoisted local) or as a name of it.
   bool bindParam(const clang::ParmVarDecl *P, const clang::Expr *Arg,
                  bool MayAlias, ir::Var *&Copy, const ir::Expr *&Alias);
+  /// \p E with its non-constant indices copied into `const int` locals
+  /// (hoisted): the element an lvalue argument names at the call.
+  const ir::Expr *pinIndices(const ir::Expr *E);
   /// Hoists the inlined statements \p Out; the call's value.
   const ir::Expr *finishInlinedCall(const clang::CallExpr *E,
                                     const ir::Expr *Result,

@@ -41,6 +41,13 @@ double springEnergy(const Spring &s) {
   return s.k * d * d + energy(s.a) + energy(s.b);
 }
 
+// The element `slot` names is the one of the call, though the callee
+// changes k first.
+void record(const Particle &p, int &k, double &slot) {
+  ++k;
+  slot += p.x * p.v;
+}
+
 double simulate(double x, double y, double z) {
   Particle p{x, y};
   for (int i = 0; i < 3; ++i)
@@ -49,7 +56,11 @@ double simulate(double x, double y, double z) {
   kick(q, z);
   Particle r = q;
   r.x *= y;
-  return energy(p) + energy(r) * x;
+  double acc[2] = {0.5, 0.25};
+  int k = 0;
+  record(p, k, acc[k]);
+  record(r, k, acc[k]);
+  return energy(p) + energy(r) * x + acc[0] * acc[1];
 }
 
 double springs(double x, double y, double z) {
@@ -67,6 +78,9 @@ double springs(double x, double y, double z) {
 // CHECK: q_1.v = p.v - _t4 * p.x;
 // CHECK: _t0.x = q_1.x;
 // CHECK: p.x = _t0.x;
+// CHECK: int _i0 = k;
+// CHECK-NEXT: ++k;
+// CHECK: acc[_i0] += p.x * p.v;
 // CHECK-LABEL: double simulate_darg1(
 // CHECK-LABEL: double simulate_darg2(
 // CHECK-LABEL: void simulate_grad(double x, double y, double z, double *_d_x, double *_d_y, double *_d_z) {
