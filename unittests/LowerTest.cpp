@@ -742,7 +742,10 @@ TEST_F(LowerTest, ErrorLambdaAndNew) {
 TEST_F(LowerTest, ErrorMemberCallsAndOperators) {
   expectError("struct S { double get() const; };\n"
               "double f(S s) {\n  return s.get();\n}\n",
-              "member function calls are not supported", 3);
+              "the definition of 'get' is not visible here; meshad lowers "
+              "member functions and functions taking or returning structs "
+              "into their callers",
+              3);
   expectError("struct V { double a; };\n"
               "V operator+(V l, V r);\n"
               "void f(V a, V b) {\n  V c = a + b;\n}\n",

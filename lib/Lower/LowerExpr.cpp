@@ -242,7 +242,14 @@ const ir::Expr *ExprLowering::lower(const Expr *E) {
   case Stmt::DeclRefExprClass:
     return lowerDeclRef(cast<DeclRefExpr>(E));
   case Stmt::UnaryOperatorClass:
+    if (const auto *U = cast<UnaryOperator>(E);
+        U->getOpcode() == UO_Deref &&
+        isa<CXXThisExpr>(U->getSubExpr()->IgnoreParenImpCasts()))
+      return lowerThis(U); // *this in an inlined member function
     return lowerUnary(cast<UnaryOperator>(E));
+  case Stmt::CXXThisExprClass:
+    return S.fail(E->getExprLoc(), "meshad: 'this' as a pointer is not "
+                                   "supported; use the members or *this");
   case Stmt::BinaryOperatorClass:
   case Stmt::CompoundAssignOperatorClass:
     return lowerBinary(cast<BinaryOperator>(E));
@@ -506,11 +513,20 @@ const ir::Expr *ExprLowering::lowerMember(const MemberExpr *E) {
   if (!E->isArrow())
     if (std::optional<IRBuiltin> B = getBuiltinVar(E->getBase()))
       return lowerBuiltinIndex(*B, Field->getName(), Loc);
-  const ir::Expr *Base = lower(E->getBase());
+  // `x` and `this->x` in an inlined member function: the object's member.
+  bool OfThis = isa<CXXThisExpr>(E->getBase()->IgnoreParenImpCasts());
+  const ir::Expr *Base =
+      OfThis ? lowerThis(E->getBase()) : lower(E->getBase());
   if (!Base)
     return nullptr;
-  return S.make<ir::MemberExpr>(Loc, Types.lowerType(E->getType()), Base,
-                                Field->getNameAsString(), E->isArrow());
+  bool Arrow = E->isArrow() && !OfThis;
+  const ir::Type *Ty = Types.lowerType(E->getType());
+  // A member read through a const reference or a const member function
+  // that meshad inlined is as const as the object it names.
+  if (!Arrow && !Base->getType()->isConst() && !Field->getType().isConstQualified())
+    Ty = Ty->getUnqualified();
+  return S.make<ir::MemberExpr>(Loc, Ty, Base, Field->getNameAsString(),
+                                Arrow);
 }
 
 //===----------------------------------------------------------------------===//
@@ -617,6 +633,9 @@ ExprLowering::lowerEmulatedLaunch(const CXXOperatorCallExpr *E,
 
 const ir::Expr *ExprLowering::lowerCall(const CallExpr *E) {
   SourceLocation Loc = E->getExprLoc();
+  // Member functions and struct-valued calls: LowerInline.cpp.
+  if (InlineCall && isInlinedCall(S, E))
+    return InlineCall(E);
   if (isa<CXXMemberCallExpr>(E))
     return S.fail(Loc, "meshad: member function calls are not supported "
                        "yet; write a free function that takes the object");

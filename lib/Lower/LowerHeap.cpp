@@ -49,7 +49,7 @@ bool StmtLowering::lowerNewArray(const VarDecl *VD, const DeclStmt *DS,
   auto Fail = [&](const Twine &Msg) {
     S.fail(Loc, Msg);
     // Registered all the same, to avoid follow-up errors at its uses.
-    S.Vars[VD] = S.M.createVar(VD->getNameAsString(),
+    S.Vars[VD] = S.M.createVar(Exprs.localName(VD),
                                Types.lowerType(VD->getType()));
     S.NewArrays.insert(VD);
     return false;
@@ -83,7 +83,7 @@ bool StmtLowering::lowerNewArray(const VarDecl *VD, const DeclStmt *DS,
                 "' to a buffer of 'new' is moved or reassigned; keep it "
                 "and index the buffer (" + VD->getName() + "[i])");
   const ir::Type *Ty = S.M.getTypes().getArray(Elem, N);
-  ir::Var *V = S.M.createVar(VD->getNameAsString(), Ty);
+  ir::Var *V = S.M.createVar(Exprs.localName(VD), Ty);
   S.Vars[VD] = V;
   S.NewArrays.insert(VD);
   const ir::Expr *Init = Zeroed ? Exprs.makeZero(Ty, Loc) : nullptr;

@@ -142,7 +142,7 @@ bool StmtLowering::lowerReferenceLocal(const VarDecl *VD, const DeclStmt *DS,
   const ir::Expr *Target = lowerAliasTarget(Init, VD, Scope, B);
   if (!Target) {
     // Registered all the same, to avoid follow-up errors at its uses.
-    S.Vars[VD] = S.M.createVar(VD->getNameAsString(),
+    S.Vars[VD] = S.M.createVar(Exprs.localName(VD),
                                Types.lowerType(VD->getType()));
     return false;
   }

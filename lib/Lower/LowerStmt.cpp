@@ -189,6 +189,10 @@ bool StmtLowering::lowerDeclStmt(const DeclStmt *DS, ir::BlockStmt *B) {
       Ok &= lowerReferenceLocal(VD, DS, B);
       continue;
     }
+    if (const auto *VD = dyn_cast<VarDecl>(D); VD && isStructCopy(VD)) {
+      Ok &= lowerStructDecl(VD, B);
+      continue;
+    }
     if (const auto *VD = dyn_cast<VarDecl>(D); VD && isNewArray(VD)) {
       Ok &= lowerNewArray(VD, DS, B);
       continue;
@@ -224,7 +228,7 @@ ir::DeclStmt *StmtLowering::lowerVarDecl(const VarDecl *VD) {
   if (!Ty)
     return nullptr;
   // Registered even if the initializer fails, to avoid follow-up errors.
-  ir::Var *V = S.M.createVar(VD->getNameAsString(), Ty, *Storage);
+  ir::Var *V = S.M.createVar(Exprs.localName(VD), Ty, *Storage);
   S.Vars[VD] = V;
   std::optional<const ir::Expr *> Init = lowerVarInit(VD);
   if (!Init)
@@ -334,6 +338,12 @@ bool StmtLowering::lowerExprStmt(const Expr *E, ir::BlockStmt *B) {
   const ir::Expr *Lowered = Exprs.lowerRoot(E);
   if (!Lowered)
     return false;
+  // An inlined call's statements did its work; its value is not read.
+  if (!isa<ir::CallExpr>(Lowered)) {
+    for (const ir::Stmt *Temp : Exprs.takeHoisted())
+      B->append(Temp);
+    return true;
+  }
   emit(B, S.make<ir::ExprStmt>(E->getBeginLoc(), Lowered));
   return true;
 }
@@ -344,6 +354,17 @@ const ir::Stmt *StmtLowering::lowerUpdate(const Expr *E, bool &IsUpdate) {
   IsUpdate = true;
   if (const auto *CA = dyn_cast<CompoundAssignOperator>(E))
     return lowerCompoundAssign(CA);
+  // `a = b` of structs holding derivatives: member by member.
+  auto IsStruct = [&](const Expr *LHS) {
+    const CXXRecordDecl *RD = getUserStruct(S, LHS->getType());
+    return RD && holdsDerivatives(S, RD);
+  };
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E);
+      OC && isTrivialAssignment(OC) && IsStruct(OC->getArg(0)))
+    return lowerStructAssign(OC->getArg(0), OC->getArg(1), Loc);
+  if (const auto *BO = dyn_cast<BinaryOperator>(E);
+      BO && BO->getOpcode() == BO_Assign && IsStruct(BO->getLHS()))
+    return lowerStructAssign(BO->getLHS(), BO->getRHS(), Loc);
   if (const auto *BO = dyn_cast<BinaryOperator>(E);
       BO && BO->getOpcode() == BO_Assign)
     return makeAssign(BO->getLHS(), ir::AssignOp::Assign, BO->getRHS(), Loc);

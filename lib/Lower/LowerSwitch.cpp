@@ -292,7 +292,7 @@ const ir::Stmt *StmtLowering::lowerRangeFor(const CXXForRangeStmt *FS) {
     const ir::Type *Ty = this->Types.lowerDeclType(LoopVar);
     if (!Ty)
       return nullptr;
-    ir::Var *V = S.M.createVar(LoopVar->getNameAsString(), Ty);
+    ir::Var *V = S.M.createVar(Exprs.localName(LoopVar), Ty);
     S.Vars[LoopVar] = V;
     const ir::Expr *Elem = S.make<ir::IndexExpr>(
         Loc, Array->getType()->getElement(), ArrayRef, Count());

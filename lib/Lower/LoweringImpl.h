@@ -63,9 +63,19 @@ public:
   /// Pointers to buffers of `new T[N]` lowered as local arrays
   /// (LowerHeap.cpp): their `delete[]` is left out.
   llvm::DenseSet<const clang::VarDecl *> NewArrays;
+  /// Calls lowered by inlining (LowerInline.cpp): the functions whose
+  /// bodies are being lowered into their caller, innermost last, and the
+  /// object `this` names in the innermost member function (an lvalue).
+  std::vector<const clang::FunctionDecl *> Inlining;
+  const ir::Expr *ThisObject = nullptr;
 
   /// Reports \p Msg as an error at \p Loc; returns null for `return fail()`.
   std::nullptr_t fail(clang::SourceLocation Loc, const llvm::Twine &Msg);
+  /// fail() for functions returning bool: false.
+  bool reject(clang::SourceLocation Loc, const llvm::Twine &Msg) {
+    fail(Loc, Msg);
+    return false;
+  }
 
   /// Creates an IR node located at \p Loc.
   template <class T, class... Args>
@@ -84,6 +94,25 @@ public:
 /// Reserves in \p Names every identifier that \p FD declares (parameters,
 /// locals at any depth) or refers to (globals, functions, enumerators).
 void reserveUserNames(const clang::FunctionDecl *FD, ir::NameScope &Names);
+
+/// A plain struct of the user's that holds values (a record the IR keeps
+/// opaque, neither a CUDA vector type nor a library type): copies of it are
+/// lowered member by member (LowerStructs.cpp). Null for other types.
+const clang::CXXRecordDecl *getUserStruct(const LoweringState &S,
+                                          clang::QualType T);
+/// The definition of \p RD when it is such a struct, else null.
+const clang::CXXRecordDecl *getUserStruct(const LoweringState &S,
+                                          const clang::CXXRecordDecl *RD);
+/// Strips what does not change a struct value: trivial copies, no-op
+/// casts, `Vec3{...}` around a brace list (LowerStructs.cpp).
+const clang::Expr *stripCopies(const clang::Expr *E);
+/// True when \p RD (a user struct) has a member that carries derivatives.
+bool holdsDerivatives(const LoweringState &S, const clang::CXXRecordDecl *RD);
+/// True for calls that are lowered by inlining the callee's body
+/// (LowerInline.cpp): member functions and operators written as members of
+/// user structs, and user functions taking or returning such a struct that
+/// holds derivative-carrying values.
+bool isInlinedCall(const LoweringState &S, const clang::CallExpr *E);
 
 /// True for functions of namespace `thrust` (Lower/LowerThrust.cpp).
 bool isThrustFunction(const clang::FunctionDecl *FD);
@@ -156,6 +185,8 @@ public:
   /// Lowers an expression statement into the hoisted statements
   /// (StmtLowering::hoistStatement); false after an error.
   using StatementHoister = std::function<bool(const clang::Expr *)>;
+  /// Lowers a call by inlining its callee (StmtLowering::inlineCall).
+  using CallInliner = std::function<const ir::Expr *(const clang::CallExpr *)>;
 
   /// The per-function part of the state (saved while a callee is lowered).
   struct FunctionScope {
@@ -205,6 +236,29 @@ public:
 
   void setStatementHoister(StatementHoister H) {
     HoistStatement = std::move(H);
+  }
+  void setCallInliner(CallInliner I) { InlineCall = std::move(I); }
+  /// Appends \p St to the statements run before the current one.
+  void hoist(const ir::Stmt *St) { Scope.Hoisted.push_back(St); }
+  /// True when \p E is the root of the statement being lowered.
+  bool isRoot(const clang::Expr *E) const { return Scope.Root == E; }
+  /// Why statements cannot be hoisted here (a loop condition...), or null.
+  const char *getNoHoistContext() const { return Scope.NoHoistContext; }
+  /// Runs \p Lower as if at the root of a statement of its own (no
+  /// enclosing root or no-hoist context): an inlined callee's body.
+  template <class Fn> auto asNewStatement(Fn &&Lower) {
+    const clang::Expr *Root = std::exchange(Scope.Root, nullptr);
+    const char *Context = std::exchange(Scope.NoHoistContext, nullptr);
+    auto Result = Lower();
+    Scope.Root = Root;
+    Scope.NoHoistContext = Context;
+    return Result;
+  }
+  /// The name of a local the user declared: its own, or a free variant
+  /// inside an inlined callee.
+  std::string localName(const clang::VarDecl *VD) {
+    std::string Name = VD->getNameAsString();
+    return S.Inlining.empty() ? Name : uniqueName(Name);
   }
   /// A fresh name for a variable the lowering introduces ("_t0", "_i0").
   std::string freshName(const std::string &Prefix) {
@@ -287,14 +341,19 @@ private:
   const ir::Expr *lowerReferenceArg(const clang::Expr *Arg,
                                     const clang::FunctionDecl *FD);
 
+  /// `this->m` and `*this` inside an inlined member function.
+  const ir::Expr *lowerThis(const clang::Expr *E);
+
   LoweringState &S;
   TypeLowering &Types;
   CalleeLowerer LowerCallee;
   StatementHoister HoistStatement;
+  CallInliner InlineCall;
   FunctionScope Scope;
 };
 
 struct SwitchArm;
+class InlineBindings;
 
 /// Lowers statements and local declarations into blocks.
 class StmtLowering {
@@ -303,6 +362,8 @@ public:
       : S(S), Types(Types), Exprs(Exprs) {
     Exprs.setStatementHoister(
         [this](const clang::Expr *E) { return hoistStatement(E); });
+    Exprs.setCallInliner(
+        [this](const clang::CallExpr *E) { return inlineCall(E, nullptr); });
   }
 
   /// Lowers a function body or any compound statement.
@@ -338,6 +399,64 @@ private:
   const ir::Expr *lowerAliasIndex(const clang::Expr *Idx,
                                   llvm::ArrayRef<const clang::Stmt *> Scope,
                                   ir::BlockStmt *B);
+  // Inlined calls (LowerInline.cpp).
+  /// Lowers the call \p E by lowering its callee's body into the hoisted
+  /// statements, its parameters and `this` bound to the arguments; returns
+  /// the result (\p Dest, a fresh struct variable to write a struct result
+  /// into, or null).
+  const ir::Expr *inlineCall(const clang::CallExpr *E, const ir::Expr *Dest);
+  bool checkInlinable(const clang::CallExpr *E, const clang::FunctionDecl *FD);
+  /// The lvalue `this` names for the call \p E (null for free functions).
+  bool bindThis(const clang::CallExpr *E, const clang::CXXMethodDecl *MD,
+                const ir::Expr *&Object);
+  bool bindParams(const clang::CallExpr *E, const clang::FunctionDecl *FD,
+                  InlineBindings &Bindings);
+  /// \p P as a copy of \p Arg (a hoisted local) or as a name of it.
+  bool bindParam(const clang::ParmVarDecl *P, const clang::Expr *Arg,
+                 bool MayAlias, ir::Var *&Copy, const ir::Expr *&Alias);
+  /// \p E with its non-constant indices copied into `const int` locals
+  /// (hoisted): the element an lvalue argument names at the call.
+  const ir::Expr *pinIndices(const ir::Expr *E);
+  /// Hoists the inlined statements \p Out; the call's value.
+  const ir::Expr *finishInlinedCall(const clang::CallExpr *E,
+                                    const ir::Expr *Result,
+                                    const std::vector<const ir::Stmt *> &Out);
+  /// The statements of the body of \p FD but its last `return`, then the
+  /// result: its value, or the struct it was written into.
+  const ir::Expr *lowerInlinedBody(const clang::FunctionDecl *FD,
+                                   const ir::Expr *Dest,
+                                   std::vector<const ir::Stmt *> &Out);
+
+  // Struct values (LowerStructs.cpp).
+  /// `Dest = Src` for a user struct: one assignment per member (a brace
+  /// list member by member, an inlined call writing into \p Dest when
+  /// \p DestIsFresh), appended to \p Out with what they hoist.
+  bool assignStruct(const ir::Expr *Dest, const clang::Expr *Src,
+                    bool DestIsFresh, std::vector<const ir::Stmt *> &Out);
+  /// One assignment per member of \p RD from the lvalue \p Src.
+  bool copyMembers(const ir::Expr *Dest, const ir::Expr *Src,
+                   const clang::CXXRecordDecl *RD, clang::SourceLocation Loc,
+                   std::vector<const ir::Stmt *> &Out);
+  bool assignInitList(const ir::Expr *Dest, const clang::InitListExpr *IL,
+                      std::vector<const ir::Stmt *> &Out);
+  /// Every member of \p Dest set to zero (`Vec3 v{};`).
+  bool copyZero(const ir::Expr *Dest, const clang::CXXRecordDecl *RD,
+                clang::SourceLocation Loc, std::vector<const ir::Stmt *> &Out);
+  /// True for a local user struct holding derivative-carrying values that
+  /// is initialized from a value (not `Vec3 v;`).
+  bool isStructCopy(const clang::VarDecl *VD) const;
+  /// Such a local: declared, then assigned member by member.
+  bool lowerStructDecl(const clang::VarDecl *VD, ir::BlockStmt *B);
+  /// `a = b` of user structs: the members' assignments; the last returned,
+  /// the others hoisted.
+  const ir::Stmt *lowerStructAssign(const clang::Expr *LHS,
+                                    const clang::Expr *RHS,
+                                    clang::SourceLocation Loc);
+  /// A fresh local of a struct type, declared without initializer.
+  ir::Var *declareStructTemp(clang::QualType T, const std::string &Name,
+                             clang::SourceLocation Loc,
+                             std::vector<const ir::Stmt *> &Out);
+
   // new T[N] and delete[] (LowerHeap.cpp).
   bool isNewArray(const clang::VarDecl *VD) const;
   /// `T *t = new T[N];` as the local array `T t[N]`.

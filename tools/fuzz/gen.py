@@ -135,6 +135,9 @@ TOGGLES = {
     'special-math': 'lgamma, tgamma, __builtin_pow, ldexp, fdim, remainder',
     'references': 'reference locals (double &r = a[2]) and helpers that '
                   'update a double & parameter',
+    'struct-methods': 'a plain struct with member functions, operators '
+                      'written as members, passed to and returned from a '
+                      'helper',
 }
 DISABLED = set()
 

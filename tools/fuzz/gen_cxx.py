@@ -3,7 +3,9 @@ effects inside expressions (a[k++], assignments in conditions, the comma
 operator, chained assignments, while (n--)), switch, if with an initializer
 or a condition variable, range-based for over local arrays, assert /
 printf, and non-const references (reference locals naming a scalar or an
-array element, helpers that update a `double &` parameter). Each is a construct of gen.TOGGLES, so that --disable can switch it
+array element, helpers that update a `double &` parameter), and a plain
+struct with member functions, operators written as members and a helper
+taking and returning it by value (struct-methods). Each is a construct of gen.TOGGLES, so that --disable can switch it
 off; the programs stay well-defined (every side effect is the only access
 to its variable in its expression, indices stay in bounds).
 """
@@ -11,7 +13,7 @@ to its variable in its expression, indices stay in bounds).
 from model import If, Loop, Simple, Switch
 
 KINDS = ['side-effects', 'switch', 'cond-init', 'range-for', 'assert-printf',
-         'references']
+         'references', 'struct-methods']
 
 
 def stmt(g, sc, ctx):
@@ -25,7 +27,8 @@ def stmt(g, sc, ctx):
     return {'side-effects': sideEffect, 'switch': switch,
             'cond-init': condInit, 'range-for': rangeFor,
             'assert-printf': assertPrintf,
-            'references': reference}[kind](g, sc, ctx)
+            'references': reference,
+            'struct-methods': structMethods}[kind](g, sc, ctx)
 
 
 def sideEffect(g, sc, ctx):
@@ -231,3 +234,72 @@ def reference(g, sc, ctx):
     g.feat.add('reference-local')
     return [Simple('double &%s = %s;' % (r, target), deletable=False),
             Simple('%s = 0.5 * %s + %s;' % (r, r, e))]
+
+
+class StructDef:
+    """A struct definition among a program's helpers (rendered as text)."""
+
+    def __init__(self, text):
+        self.text = text
+        self.body = []
+
+    def render(self):
+        return self.text
+
+
+# Members keep |a|, |b| <= 1 when they start so: scale by at most 0.75, mix
+# and the helper average, dot() is at most 0.75.
+STRUCT_TEXT = """struct @S2 {
+  double a, b;
+  QUAL double dot() const { return 0.25 * (a * b) + 0.5 * sin(a); }
+  QUAL void scale(double s) {
+    a *= s;
+    b *= s;
+  }
+  QUAL @S2 operator+(const @S2 &o) const {
+    return {0.5 * (a + o.b), 0.5 * (b - o.a)};
+  }
+  QUAL double operator[](int i) const { return i == 0 ? a : b; }
+};
+
+QUAL @S2 @ps(@S2 p, double s) {
+  @S2 q;
+  q.a = p.a * 0.5 + 0.25 * sin(s);
+  q.b = p.b * cos(s) * 0.5;
+  return q;
+}"""
+
+
+def structHelper(g):
+    """The struct @S2 and its helper @ps, made once per program and placed
+    first."""
+    if getattr(g, 'structHelper', None) is None:
+        qual = '__host__ __device__ ' if g.prog.cuda else ''
+        g.structHelper = StructDef(STRUCT_TEXT.replace('QUAL ', qual))
+        g.prog.helpers.insert(0, g.structHelper)
+    return g.structHelper
+
+
+def structMethods(g, sc, ctx):
+    """`@S2 sv{e1, e2}; sv.scale(f); sv = sv + @ps(sv, s); v = 0.5 * v +
+    sv.dot() + sv[1];`"""
+    import gen
+    ds = g.assignable(sc)
+    if not ds:
+        return g.s_decl(sc, ctx)
+    v = g.r.choice(ds)
+    structHelper(g)
+    sv = sc.fresh(['sv', 'pt', 'st2'])
+    sc.names.add(sv)
+    e1, _ = g.wrap(g.expr(sc, 1), 1.0)
+    e2, _ = g.wrap(g.expr(sc, 1), 1.0)
+    s, _ = g.wrap(g.expr(sc, 1), gen.HARG)
+    v.bound = 0.5 * v.bound + 2.0 * ctx.trips + v.bound * ctx.trips
+    g.feat.add('struct-methods')
+    out = [Simple('@S2 %s{%s, %s};' % (sv, e1, e2), deletable=False),
+           Simple('%s.scale(0.5 + 0.25 * sin(%s));' % (sv, s))]
+    if g.chance(0.6):
+        out.append(Simple('%s = %s + @ps(%s, %s);' % (sv, sv, sv, s)))
+    out.append(Simple('%s = 0.5 * %s + %s.dot() + %s[%d];' % (
+        v.name, v.name, sv, sv, g.r.randrange(2))))
+    return out

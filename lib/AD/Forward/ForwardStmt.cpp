@@ -131,6 +131,12 @@ bool ForwardFunction::checkShadow(const Var *V, const Expr *Value,
                                   clang::SourceLocation Loc) {
   if (!V->getType()->isPointer() || !Value || Shadow || isNullPointer(Value))
     return true;
+  // An alias of an array differentiated w.r.t. one element: deriveVarRef
+  // said so at the array's use (Failed), which is the whole story.
+  if (const Var *Root = ActivityAnalysis::getRootVar(Value); Root && Failed)
+    if (const ParamSeed *S = seedOf(Root);
+        S && S->K == ParamSeed::Kind::UnitElement)
+      return false;
   error(Loc, "cannot find the tangent memory of pointer '" + V->getName() +
                  "': it is not derived from a differentiated parameter or "
                  "local array (dynamic shared memory and pointers returned "

@@ -204,6 +204,27 @@ ir::Function *RecordingPrimals::get(ir::Function *Primal,
     if (!C || C->getCalleeKind() != CallExpr::CalleeKind::User ||
         !writesThroughPointers(C->getUserCallee()))
       return nullptr;
+    // The callee may write only what the pointers passed to it designate:
+    // this function's own locals (`h(&k)`, a reference parameter) need no
+    // record, and a record of them would outlive them (the fuzzer: seed 1
+    // program 73, fuzz/regressions/record-local-reference.cpp).
+    bool Caller = false, Own = false;
+    for (const Expr *A : C->getArgs())
+      if (A->getType()->isPointer() && !A->getType()->getElement()->isConst())
+        (Memory.contains(ActivityAnalysis::getRootVar(A)) ? Caller : Own) =
+            true;
+    if (!Caller)
+      return nullptr;
+    if (Own) {
+      Diags.error(C->getLoc(),
+                  "cannot record the call of '" +
+                      C->getUserCallee()->getName() + "': it may write both "
+                      "memory that '" + Primal->getName() +
+                      "' was given and locals of '" + Primal->getName() +
+                      "'; write the local's result back after the call");
+      Failed = true;
+      return nullptr;
+    }
     ir::Function *Rec = get(C->getUserCallee(), C->getLoc());
     if (!Rec) {
       Failed = true;
