@@ -138,7 +138,7 @@ void exportProblem(const Options &O, const HostProblem &H, const char *Key,
 
 /// meshad's gradients of one problem (kernels.cu).
 struct MeshadFns {
-  GradientFn TwoPhase, Atomics;
+  GradientFn TwoPhase, Atomics, Gather;
 };
 
 void runProblem(const Options &O, const HostProblem &H, const char *Key,
@@ -180,6 +180,7 @@ void runProblem(const Options &O, const HostProblem &H, const char *Key,
   P.SlotBuf = upload(Zero);
 
   const Variant Variants[] = {{"meshad-twophase", Meshad.TwoPhase, true},
+                              {"meshad-gather", Meshad.Gather, true},
                               {"meshad-atomics", Meshad.Atomics, false},
                               {"hand scatter (atomics)", handScatter, false},
                               {"hand gather", handGather, true},
@@ -276,17 +277,21 @@ int main(int Argc, char **Argv) {
   try {
     if (wanted(O, "spring1m"))
       runProblem(O, springGrid(O.Small ? 40 : 1000), "spring1m",
-                 {springMeshadTwoPhase, springMeshadAtomics}, Rows);
+                 {springMeshadTwoPhase, springMeshadAtomics,
+                  springMeshadGather}, Rows);
     if (wanted(O, "spring4m") && !O.Small)
       runProblem(O, springGrid(2000), "spring4m",
-                 {springMeshadTwoPhase, springMeshadAtomics}, Rows);
+                 {springMeshadTwoPhase, springMeshadAtomics,
+                  springMeshadGather}, Rows);
     if (wanted(O, "dirichlet"))
       runProblem(O, dirichletMesh(O.MeshDir + "/camel.off", O.Small ? 20000 : 1000000),
                  "dirichlet",
-                 {dirichletMeshadTwoPhase, dirichletMeshadAtomics}, Rows);
+                 {dirichletMeshadTwoPhase, dirichletMeshadAtomics,
+                  dirichletMeshadGather}, Rows);
     if (wanted(O, "neohookean") && !O.Tets.empty())
       runProblem(O, neoHookeanMesh(O.Tets), "neohookean",
-                 {neoHookeanMeshadTwoPhase, neoHookeanMeshadAtomics}, Rows);
+                 {neoHookeanMeshadTwoPhase, neoHookeanMeshadAtomics,
+                  neoHookeanMeshadGather}, Rows);
   } catch (const meshad::runtime::MeshError &Err) {
     std::fprintf(stderr, "error: %s\n", Err.what());
     return 1;
