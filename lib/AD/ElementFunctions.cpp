@@ -203,7 +203,10 @@ const Expr *ElementRewriter::localIndex(const IndexExpr *I,
     return nullptr;
   // A constant local index is a literal (the Hessian's lanes need one to
   // fold); the builder folds 0 * j and 0 + k to null, element 0.
-  const Expr *Index = B.add(B.mul(B.intLit(Stride), J), K);
+  const Expr *Scaled = B.mul(B.intLit(Stride), J);
+  if (std::optional<long long> V = literalValue(J)) // x[3 * 2 + k]: x[6 + k]
+    Scaled = *V ? B.intLit(Stride * *V) : nullptr;
+  const Expr *Index = B.add(Scaled, K);
   if (!Index)
     return B.intLit(0);
   if (std::optional<long long> V = literalValue(Index))

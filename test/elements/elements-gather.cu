@@ -156,7 +156,7 @@ __global__ void strideSprings(int n, const int *edges, const double *x,
 // CHECK-LABEL: __device__ double triangles2_element(
 // CHECK-LABEL: __device__ void triangles2_element_grad(
 // CHECK-LABEL: __device__ double triangles3_element(
-// CHECK: w[k] = x[3 * 2 + k] - x[k];
+// CHECK: w[k] = x[6 + k] - x[k];
 // CHECK-LABEL: __device__ void triangles3_element_grad(
 // CHECK-LABEL: __device__ double tets_element(
 // CHECK-LABEL: __device__ void tets_element_grad(
