@@ -7,9 +7,10 @@
 /// \file
 /// Gradients of three element energies (mass-spring grid, symmetric
 /// Dirichlet on a subdivided real triangle mesh, neo-Hookean on a real tet
-/// mesh), each by meshad and by three hand-written kernels (atomic scatter,
-/// gather by recomputation, two-phase slots), in one process on the same
-/// inputs: every variant checked against a CPU sum of hand-derived local
+/// mesh), each by meshad (two-phase slots, gather, atomics) and by three
+/// hand-written kernels (atomic scatter, gather by recomputation, two-phase
+/// slots), in one process on the same inputs: every variant checked
+/// against a CPU sum of hand-derived local
 /// gradients (themselves checked by central differences), run three times
 /// to see whether it is bitwise reproducible, then timed (CUDA events,
 /// warm-up, median). --export=DIR writes each problem and meshad's gradient
