@@ -213,9 +213,12 @@ std::optional<ReverseJob> meshad::resolveReverse(const DerivativeRequest &R,
     Job.Name += "_keep_seeds";
   if (R.ElementStrategy == Strategy::Atomics)
     Job.Name += "_atomics";
-  // A gather kernel runs over vertices: another kernel than Auto's.
+  // An explicit strategy gets a kernel of its own (Auto's may be the
+  // other one).
   if (R.ElementStrategy == Strategy::Gather)
     Job.Name += "_gather";
+  if (R.ElementStrategy == Strategy::TwoPhase)
+    Job.Name += "_two_phase";
   if (R.WithValue)
     Job.Name += "_with_value";
   Job.KeepSeeds = R.KeepSeeds;

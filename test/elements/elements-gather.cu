@@ -118,7 +118,7 @@ __global__ void strideSprings(int n, const int *edges, const double *x,
 // CHECK-NEXT:     meshad::addVertexSum<3>(_d_x, _v, _sum);
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
-// CHECK-LABEL: __global__ void springs_grad_3_4(
+// CHECK-LABEL: __global__ void springs_grad_3_4_two_phase(
 // CHECK: meshad::slotAdd<2, 3>(_slots, n, e, 2 * e, k, _r0);
 // CHECK-LABEL: __global__ void springs_grad_3_4_atomics(
 // CHECK-LABEL: __global__ void triangles2_grad_gather(int nf, const int *tris, const double *x, double *E, double *_d_x, double *_d_E, const int *_offsets, const int *_incident, int _nv) {
@@ -128,24 +128,24 @@ __global__ void strideSprings(int n, const int *edges, const double *x,
 // CHECK: triangles2_element_grad(nf, tris, f, _xl, _d_E[0], _gl);
 // CHECK: meshad::keepVertexPart<3, 2>(_sum, _gl, _slot - 3 * f);
 // CHECK: meshad::addVertexSum<2>(_d_x, _v, _sum);
-// CHECK-LABEL: __global__ void triangles2_grad(
+// CHECK-LABEL: __global__ void triangles2_grad_two_phase(
 // CHECK-LABEL: __global__ void triangles2_grad_atomics(
 // CHECK-LABEL: __global__ void triangles3_grad_gather(
 // CHECK-NOT: atomicAdd
 // CHECK: triangles3_element_grad(nf, tris, f, _xl, _d_E[0], _gl);
-// CHECK-LABEL: __global__ void triangles3_grad(
+// CHECK-LABEL: __global__ void triangles3_grad_two_phase(
 // CHECK-LABEL: __global__ void triangles3_grad_atomics(
 // CHECK-LABEL: __global__ void tets_grad_gather(
 // CHECK-NOT: atomicAdd
 // CHECK: int t = _slot / 4;
 // CHECK: meshad::gatherElement<4, 3>(x, tet, t, _xl);
 // CHECK: meshad::keepVertexPart<4, 3>(_sum, _gl, _slot - 4 * t);
-// CHECK-LABEL: __global__ void tets_grad(
+// CHECK-LABEL: __global__ void tets_grad_two_phase(
 // CHECK-LABEL: __global__ void tets_grad_atomics(
 // CHECK-LABEL: __global__ void strideSprings_grad_gather(
 // CHECK-NOT: atomicAdd
 // CHECK: meshad::addVertexSum<1>(_d_x, _v, _sum);
-// CHECK-LABEL: __global__ void strideSprings_grad(
+// CHECK-LABEL: __global__ void strideSprings_grad_two_phase(
 // CHECK-LABEL: __global__ void strideSprings_grad_atomics(
 // CHECK-LABEL: __device__ double springs_element(int n, const int *edges, const double *rest, int e, const double *x) {
 // CHECK: double d = x[k] - x[3 + k];

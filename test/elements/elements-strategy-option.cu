@@ -30,7 +30,7 @@ __global__ void springs(int n, const int *edges, const double *x,
   }
   atomicAdd(E, l2 * sqrt(l2));
 }
-// CHECK-LABEL: __global__ void springs_grad_keep_seeds(int n, const int *edges, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
+// CHECK-LABEL: __global__ void springs_grad_keep_seeds_two_phase(int n, const int *edges, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
 // CHECK-NOT: atomicAdd(&_d_x
 // CHECK: {{^}$}}
 // CHECK-LABEL: __global__ void springs_grad_keep_seeds_atomics(

@@ -35,7 +35,7 @@ __global__ void springs(int n, const int *edges, const double *rest,
     atomicAdd(E, 0.5 * s * s);
   }
 }
-// CHECK-LABEL: __global__ void springs_grad_3_4(int n, const int *edges, const double *rest, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
+// CHECK-LABEL: __global__ void springs_grad_3_4_two_phase(int n, const int *edges, const double *rest, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
 // CHECK-NEXT: meshad::requireLaunch1D();
 // CHECK-NOT: _d_x
 // CHECK: meshad::slotAdd<2, 3>(_slots, n, e, 2 * e, k, _r0);
@@ -64,7 +64,7 @@ __global__ void triangles(int nf, const int *tris, const double *x,
   }
   atomicAdd(E, s * s);
 }
-// CHECK-LABEL: __global__ void triangles_grad(
+// CHECK-LABEL: __global__ void triangles_grad_two_phase(
 // CHECK-NOT: atomicAdd(&_d_x
 // CHECK: {{^}$}}
 
@@ -85,7 +85,7 @@ __global__ void tets(int nt, const int *tet, const double *x, double *E) {
     atomicAdd(E, log(1 + vol * vol));
   }
 }
-// CHECK-LABEL: __global__ void tets_grad(
+// CHECK-LABEL: __global__ void tets_grad_two_phase(
 // CHECK-NOT: atomicAdd(&_d_x
 // CHECK: meshad::slotAdd<4, 3>(_slots, nt, t, 4 * t + 3, k,
 // CHECK-NOT: atomicAdd(&_d_x
@@ -100,7 +100,7 @@ __global__ void strideSprings(int n, const int *edges, const double *x,
     atomicAdd(E, d * d * d * d);
   }
 }
-// CHECK-LABEL: __global__ void strideSprings_grad(
+// CHECK-LABEL: __global__ void strideSprings_grad_two_phase(
 // CHECK-NOT: atomicAdd(&_d_x
 // CHECK: {{^}$}}
 
