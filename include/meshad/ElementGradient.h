@@ -61,8 +61,9 @@
 namespace meshad {
 
 namespace detail {
-/// What an element gradient's kernel type says: its parameters end with
-/// the slot buffer (T *).
+/// What an element gradient's kernel type says: its adjoint's value type,
+/// its number of parameters (the atomic gradient's, then the slots or the
+/// incidence's).
 template <class F, int AdjointArg> struct ElementKernelTraits;
 template <class... P, int AdjointArg>
 struct ElementKernelTraits<void (*)(P...), AdjointArg> {
