@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Analysis/ElementMaps.h"
+#include "Driver/ElementCostModel.h"
 #include "OwnershipFixture.h"
 
 #include <set>
@@ -355,6 +356,12 @@ TEST_F(ElementMapsTest, BenchmarkEnergiesAndTheirWork) {
   expectNone("restInv", {"restInv + 4 * t"});
   EXPECT_EQ(Maps->getWork().cost(), 47u);
   EXPECT_TRUE(Maps->getWork().isSmall());
+  // The cost model (Driver/ElementCostModel.h): 3 * (47 + 9) for the
+  // gather, 47 + 24 * 9 for the slots: gather, as on the H100.
+  ElementCost C = estimateElementCost(Maps->getWork(), 3, 3);
+  EXPECT_EQ(C.GatherCost, 168u);
+  EXPECT_EQ(C.TwoPhaseCost, 263u);
+  EXPECT_EQ(C.Choice, ElementCost::Gather);
 }
 
 TEST_F(ElementMapsTest, NeoHookeanTetsAreLarge) {
@@ -391,6 +398,27 @@ TEST_F(ElementMapsTest, NeoHookeanTetsAreLarge) {
   EXPECT_EQ(Maps->getWork().MathCalls, 1u);
   EXPECT_EQ(Maps->getWork().cost(), 100u);
   EXPECT_FALSE(Maps->getWork().isSmall());
+  // 4 * (100 + 12) for the gather, 100 + 24 * 12 for the slots: two-phase,
+  // as on the H100; the atomics' 100 + 6 * 12 named in the remark.
+  ElementCost C = estimateElementCost(Maps->getWork(), 4, 3);
+  EXPECT_EQ(C.GatherCost, 448u);
+  EXPECT_EQ(C.TwoPhaseCost, 388u);
+  EXPECT_EQ(C.Choice, ElementCost::TwoPhase);
+  EXPECT_NE(C.describe().find("(atomics 172, not bitwise reproducible"),
+            std::string::npos);
+}
+
+TEST_F(ElementMapsTest, CostModelOfSpringsAndUnboundedWork) {
+  ElementWork Spring;
+  Spring.Operations = 11;
+  Spring.MathCalls = 1; // 19, the benchmark's 3D spring
+  ElementCost C = estimateElementCost(Spring, 2, 3);
+  EXPECT_EQ(C.GatherCost, 50u);
+  EXPECT_EQ(C.TwoPhaseCost, 163u);
+  EXPECT_EQ(C.Choice, ElementCost::Gather);
+  // A loop without a literal trip count: never recomputed per vertex.
+  Spring.Bounded = false;
+  EXPECT_EQ(estimateElementCost(Spring, 2, 3).Choice, ElementCost::TwoPhase);
 }
 
 //===----------------------------------------------------------------------===//

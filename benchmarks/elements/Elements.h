@@ -68,6 +68,12 @@ void neoHookeanMeshadTwoPhase(const Problem &, const double *, double *, double 
                               double *);
 void neoHookeanMeshadAtomics(const Problem &, const double *, double *, double *,
                              double *);
+void springMeshadGather(const Problem &, const double *, double *, double *,
+                        double *);
+void dirichletMeshadGather(const Problem &, const double *, double *, double *,
+                           double *);
+void neoHookeanMeshadGather(const Problem &, const double *, double *, double *,
+                            double *);
 
 // handwritten.cu: atomic scatter, gather by recomputation, two-phase slots.
 void handScatter(const Problem &, const double *, double *, double *,

@@ -115,11 +115,22 @@ void meshadMeshChanged() {
   meshad::gradient(neoHookeanKernel, "x, E", meshad::KeepSeeds,
                    meshad::ElementStrategy::TwoPhase)
       .connectivity_changed();
+  meshad::gradient(springKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::Gather)
+      .connectivity_changed();
+  meshad::gradient(dirichletKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::Gather)
+      .connectivity_changed();
+  meshad::gradient(neoHookeanKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::Gather)
+      .connectivity_changed();
 }
 
-// Each gradient twice: two-phase slots (meshad::ElementStrategy::TwoPhase,
-// what the default chooses for these kernels), and one atomicAdd per
-// contribution (Atomics). Gather by recomputation is not built yet.
+// Each gradient three times: two-phase slots (meshad::ElementStrategy::
+// TwoPhase), gather by recomputation (Gather: a kernel over the vertices,
+// launched by the handle with a shape of its own), and one atomicAdd per
+// contribution (Atomics). The default (Auto) picks gather for the springs
+// and the triangles, two-phase for the tets.
 void springMeshadTwoPhase(const Problem &P, const double *X, double *E,
                           double *DX, double *DE) {
   meshad::gradient(springKernel, "x, E", meshad::KeepSeeds,
@@ -159,6 +170,27 @@ void neoHookeanMeshadAtomics(const Problem &P, const double *X, double *E,
                              double *DX, double *DE) {
   meshad::gradient(neoHookeanKernel, "x, E", meshad::KeepSeeds,
                    meshad::ElementStrategy::Atomics)
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize), P.NumElements,
+                      P.Elements, P.Rest, P.Measure, X, E, DX, DE);
+}
+void springMeshadGather(const Problem &P, const double *X, double *E,
+                        double *DX, double *DE) {
+  meshad::gradient(springKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::Gather)
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize), P.NumElements,
+                      P.Elements, P.Rest, X, E, DX, DE);
+}
+void dirichletMeshadGather(const Problem &P, const double *X, double *E,
+                           double *DX, double *DE) {
+  meshad::gradient(dirichletKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::Gather)
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize), P.NumElements,
+                      P.Elements, P.Rest, P.Measure, X, E, DX, DE);
+}
+void neoHookeanMeshadGather(const Problem &P, const double *X, double *E,
+                            double *DX, double *DE) {
+  meshad::gradient(neoHookeanKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::Gather)
       .execute_kernel(grid1D(P.NumElements), dim3(BlockSize), P.NumElements,
                       P.Elements, P.Rest, P.Measure, X, E, DX, DE);
 }

@@ -7,9 +7,10 @@
 /// \file
 /// Gradients of three element energies (mass-spring grid, symmetric
 /// Dirichlet on a subdivided real triangle mesh, neo-Hookean on a real tet
-/// mesh), each by meshad and by three hand-written kernels (atomic scatter,
-/// gather by recomputation, two-phase slots), in one process on the same
-/// inputs: every variant checked against a CPU sum of hand-derived local
+/// mesh), each by meshad (two-phase slots, gather, atomics) and by three
+/// hand-written kernels (atomic scatter, gather by recomputation, two-phase
+/// slots), in one process on the same inputs: every variant checked
+/// against a CPU sum of hand-derived local
 /// gradients (themselves checked by central differences), run three times
 /// to see whether it is bitwise reproducible, then timed (CUDA events,
 /// warm-up, median). --export=DIR writes each problem and meshad's gradient
@@ -138,7 +139,7 @@ void exportProblem(const Options &O, const HostProblem &H, const char *Key,
 
 /// meshad's gradients of one problem (kernels.cu).
 struct MeshadFns {
-  GradientFn TwoPhase, Atomics;
+  GradientFn TwoPhase, Atomics, Gather;
 };
 
 void runProblem(const Options &O, const HostProblem &H, const char *Key,
@@ -180,6 +181,7 @@ void runProblem(const Options &O, const HostProblem &H, const char *Key,
   P.SlotBuf = upload(Zero);
 
   const Variant Variants[] = {{"meshad-twophase", Meshad.TwoPhase, true},
+                              {"meshad-gather", Meshad.Gather, true},
                               {"meshad-atomics", Meshad.Atomics, false},
                               {"hand scatter (atomics)", handScatter, false},
                               {"hand gather", handGather, true},
@@ -276,17 +278,21 @@ int main(int Argc, char **Argv) {
   try {
     if (wanted(O, "spring1m"))
       runProblem(O, springGrid(O.Small ? 40 : 1000), "spring1m",
-                 {springMeshadTwoPhase, springMeshadAtomics}, Rows);
+                 {springMeshadTwoPhase, springMeshadAtomics,
+                  springMeshadGather}, Rows);
     if (wanted(O, "spring4m") && !O.Small)
       runProblem(O, springGrid(2000), "spring4m",
-                 {springMeshadTwoPhase, springMeshadAtomics}, Rows);
+                 {springMeshadTwoPhase, springMeshadAtomics,
+                  springMeshadGather}, Rows);
     if (wanted(O, "dirichlet"))
       runProblem(O, dirichletMesh(O.MeshDir + "/camel.off", O.Small ? 20000 : 1000000),
                  "dirichlet",
-                 {dirichletMeshadTwoPhase, dirichletMeshadAtomics}, Rows);
+                 {dirichletMeshadTwoPhase, dirichletMeshadAtomics,
+                  dirichletMeshadGather}, Rows);
     if (wanted(O, "neohookean") && !O.Tets.empty())
       runProblem(O, neoHookeanMesh(O.Tets), "neohookean",
-                 {neoHookeanMeshadTwoPhase, neoHookeanMeshadAtomics}, Rows);
+                 {neoHookeanMeshadTwoPhase, neoHookeanMeshadAtomics,
+                  neoHookeanMeshadGather}, Rows);
   } catch (const meshad::runtime::MeshError &Err) {
     std::fprintf(stderr, "error: %s\n", Err.what());
     return 1;

@@ -539,10 +539,12 @@ constexpr GradientOption operator|(GradientOption A, GradientOption B) {
 ///                             meshad::ElementStrategy::Atomics);
 /// \endcode
 enum class ElementStrategy {
-  /// The cost model's choice (the remark says which and why): two-phase
-  /// slots where they apply, else atomics.
+  /// The cost model's choice (the remark says which and why): gather by
+  /// recomputation or two-phase slots where they apply, else atomics.
   Auto,
-  /// Gather by recomputation (not built yet: an error).
+  /// Gather by recomputation: a kernel over the vertices (an error where it
+  /// does not apply; named with a "_gather" suffix); the handle is a
+  /// meshad::ElementGradient.
   Gather,
   /// Two-phase slots (an error where they do not apply); the handle is a
   /// meshad::ElementGradient.

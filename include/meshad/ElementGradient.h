@@ -9,10 +9,11 @@
 /// (issue 11, docs/element-kernels.md). The request is the usual one; the
 /// plugin completes it with this handle when the kernel adds to an adjoint
 /// through an element map (`x[s*idx[c*t + j] + k]`) whose element count it
-/// finds (`if (t < n)`):
+/// finds (`if (t < n)`), by two-phase slots or by gather by recomputation
+/// (the cost model's choice, or meshad::ElementStrategy):
 ///
 /// \code
-///   auto g = meshad::gradient(springs, "x, E");       // two-phase slots
+///   auto g = meshad::gradient(springs, "x, E");       // gather or slots
 ///   g.execute_kernel(grid, block, n, edges, x, E, dx, dE); // as with atomics
 ///   g.execute_kernel(grid, block, n, edges, x, E, dx, dE); // same bits
 ///   ... edges rewritten on the device ...
@@ -24,12 +25,16 @@
 /// execute_kernel takes the arguments of the atomic gradient. On the first
 /// call it builds the incidence of the index array argument (its element
 /// count from the kernel's guard, its vertex count the largest index + 1;
-/// meshad/runtime/Incidence.h) and keeps it; then it zeroes a slot buffer
-/// of n * arity * stride values, launches the element kernel with the
-/// given grid and block (it writes each element's local adjoints into its
-/// slots), and launches meshad::slotSums over the vertices with a launch
-/// shape of its own (each vertex adds its slots in the incidence's order).
-/// Copies of a handle share its incidence and slots.
+/// meshad/runtime/Incidence.h) and keeps it. Two-phase slots: it zeroes a
+/// slot buffer of n * arity * stride values, launches the element kernel
+/// with the given grid and block (it writes each element's local adjoints
+/// into its slots), and launches meshad::slotSums over the vertices with a
+/// launch shape of its own (each vertex adds its slots in the incidence's
+/// order). Gather: it launches the generated vertex kernel over the
+/// incidence with a launch shape of its own (the given grid and block are
+/// not used; each vertex recomputes its incident elements' local gradients
+/// in the incidence's order). Copies of a handle share its incidence and
+/// slots.
 ///
 /// Misuse stops the program with a message rather than give a wrong
 /// gradient: an element count or arity that differs from the incidence's
@@ -43,6 +48,7 @@
 #ifndef MESHAD_ELEMENTGRADIENT_H
 #define MESHAD_ELEMENTGRADIENT_H
 
+#include <meshad/codegen/ElementGather.h>
 #include <meshad/codegen/SlotSums.h>
 #include <meshad/runtime/Incidence.h>
 
@@ -55,14 +61,17 @@
 namespace meshad {
 
 namespace detail {
-/// What an element gradient's kernel type says: its parameters end with
-/// the slot buffer (T *).
-template <class F> struct ElementKernelTraits;
-template <class... P> struct ElementKernelTraits<void (*)(P...)> {
+/// What an element gradient's kernel type says: its adjoint's value type,
+/// its number of parameters (the atomic gradient's, then the slots or the
+/// incidence's).
+template <class F, int AdjointArg> struct ElementKernelTraits;
+template <class... P, int AdjointArg>
+struct ElementKernelTraits<void (*)(P...), AdjointArg> {
   static constexpr size_t NumParams = sizeof...(P);
-  using Slots = std::tuple_element_t<sizeof...(P) - 1, std::tuple<P...>>;
-  using Value = std::remove_pointer_t<Slots>;
-  /// The element count n from the kernel's arguments (slots unused).
+  using Adjoint = std::tuple_element_t<AdjointArg, std::tuple<P...>>;
+  using Value = std::remove_pointer_t<Adjoint>;
+  /// The element count n from the kernel's arguments (those after the
+  /// atomic gradient's unused).
   using CountFn = long long (*)(P...);
 };
 
@@ -73,15 +82,21 @@ template <class... P> struct ElementKernelTraits<void (*)(P...)> {
 }
 } // namespace detail
 
-/// An element kernel's gradient by two-phase slots; see the file comment.
-/// \p KernelPtr is the element kernel (the atomic gradient's parameters,
-/// then the slots); the index array and the adjoint summed per vertex are
-/// its parameters \p IndexArg and \p AdjointArg; an element has \p Arity
+/// An element kernel's gradient by two-phase slots or gather; see the file
+/// comment. \p KernelPtr is the generated kernel: the atomic gradient's
+/// parameters, then the slots (TwoPhase: the element kernel) or the
+/// incidence's offsets, incident slots and vertex count (Gather: the vertex
+/// kernel); the index array and the adjoint summed per vertex are its
+/// parameters \p IndexArg and \p AdjointArg; an element has \p Arity
 /// vertices of \p Stride values.
-template <class KernelPtr, int IndexArg, int AdjointArg, int Arity, int Stride>
+template <class KernelPtr, int IndexArg, int AdjointArg, int Arity, int Stride,
+          ElementStrategy Strategy = ElementStrategy::TwoPhase>
 class ElementGradient {
-  using Traits = detail::ElementKernelTraits<KernelPtr>;
+  using Traits = detail::ElementKernelTraits<KernelPtr, AdjointArg>;
   using T = typename Traits::Value;
+  static constexpr bool Gather = Strategy == ElementStrategy::Gather;
+  /// Threads per block of the launches over vertices.
+  static constexpr int VertexBlock = Gather ? 128 : 256;
 
 public:
   using CountFn = typename Traits::CountFn;
@@ -94,29 +109,36 @@ public:
   /// Runs the gradient: the atomic gradient's arguments.
   template <class... Args>
   cudaError_t execute_kernel(dim3 Grid, dim3 Block, Args &&...A) const {
-    static_assert(sizeof...(Args) + 1 == Traits::NumParams,
+    static_assert(sizeof...(Args) + (Gather ? 3 : 1) == Traits::NumParams,
                   "execute_kernel: wrong number of arguments for the "
                   "gradient kernel (the primal's arguments, then one adjoint "
                   "array per selected or written array parameter)");
-    long long N = Count(A..., nullptr);
+    long long N = count(A...);
     auto Refs = std::forward_as_tuple(A...);
     const int *Indices = std::get<IndexArg>(Refs);
     T *Adjoint = std::get<AdjointArg>(Refs);
     if (N <= 0)
       return cudaSuccess;
     const runtime::Incidence &Inc = incidence(Indices, N);
-    size_t NumSlots = static_cast<size_t>(N) * Arity * Stride;
-    T *Slots = slots(NumSlots);
-    if (cudaError_t E = cudaMemset(Slots, 0, NumSlots * sizeof(T)))
-      return E;
-    if (cudaError_t E = launch(Kernel, Grid, Block, A..., Slots))
-      return E;
     int V = Inc.numVertices();
-    if (V == 0)
-      return cudaSuccess;
-    return launch(&slotSums<T, Stride>, dim3((V + 255) / 256), dim3(256),
-                  Inc.offsets(), Inc.slots(), static_cast<const T *>(Slots),
-                  Adjoint, V);
+    dim3 VertexGrid((V + VertexBlock - 1) / VertexBlock);
+    if constexpr (Gather) {
+      (void)Grid, (void)Block, (void)Adjoint;
+      return launch(Kernel, VertexGrid, dim3(VertexBlock), A...,
+                    Inc.offsets(), Inc.slots(), V);
+    } else {
+      size_t NumSlots = static_cast<size_t>(N) * Arity * Stride;
+      T *Slots = slots(NumSlots);
+      if (cudaError_t E = cudaMemset(Slots, 0, NumSlots * sizeof(T)))
+        return E;
+      if (cudaError_t E = launch(Kernel, Grid, Block, A..., Slots))
+        return E;
+      if (V == 0)
+        return cudaSuccess;
+      return launch(&slotSums<T, Stride>, VertexGrid, dim3(VertexBlock),
+                    Inc.offsets(), Inc.slots(), static_cast<const T *>(Slots),
+                    Adjoint, V);
+    }
   }
 
   /// Uses \p Inc (kept by the caller, who rebuilds it when the mesh
@@ -140,6 +162,14 @@ private:
     size_t Capacity = 0;
     ~State() { cudaFree(Slots); }
   };
+
+  /// The element count from the atomic gradient's arguments \p A.
+  template <class... Args> long long count(Args &&...A) const {
+    if constexpr (Gather)
+      return Count(A..., nullptr, nullptr, 0);
+    else
+      return Count(A..., nullptr);
+  }
 
   /// The incidence for \p N elements, built on first use.
   const runtime::Incidence &incidence(const int *Indices, long long N) const {
@@ -203,25 +233,25 @@ private:
 
 /// meshad::gradient completed with an element gradient's handle (see
 /// meshad::gradient in Differentiator.h for the options).
-template <class F, class K, int I, int A, int C, int S>
-ElementGradient<K, I, A, C, S> gradient(F &&, const char *,
-                                        ElementGradient<K, I, A, C, S> G) {
+template <class F, class K, int I, int A, int C, int S, ElementStrategy St>
+ElementGradient<K, I, A, C, S, St> gradient(F &&, const char *,
+                                        ElementGradient<K, I, A, C, S, St> G) {
   return G;
 }
-template <class F, class K, int I, int A, int C, int S>
-ElementGradient<K, I, A, C, S> gradient(F &&, const char *, GradientOption,
-                                        ElementGradient<K, I, A, C, S> G) {
+template <class F, class K, int I, int A, int C, int S, ElementStrategy St>
+ElementGradient<K, I, A, C, S, St> gradient(F &&, const char *, GradientOption,
+                                        ElementGradient<K, I, A, C, S, St> G) {
   return G;
 }
-template <class F, class K, int I, int A, int C, int S>
-ElementGradient<K, I, A, C, S> gradient(F &&, const char *, ElementStrategy,
-                                        ElementGradient<K, I, A, C, S> G) {
+template <class F, class K, int I, int A, int C, int S, ElementStrategy St>
+ElementGradient<K, I, A, C, S, St> gradient(F &&, const char *, ElementStrategy,
+                                        ElementGradient<K, I, A, C, S, St> G) {
   return G;
 }
-template <class F, class K, int I, int A, int C, int S>
-ElementGradient<K, I, A, C, S> gradient(F &&, const char *, GradientOption,
+template <class F, class K, int I, int A, int C, int S, ElementStrategy St>
+ElementGradient<K, I, A, C, S, St> gradient(F &&, const char *, GradientOption,
                                         ElementStrategy,
-                                        ElementGradient<K, I, A, C, S> G) {
+                                        ElementGradient<K, I, A, C, S, St> G) {
   return G;
 }
 

@@ -76,6 +76,7 @@
 #ifndef MESHAD_ELEMENTHESSIAN_H
 #define MESHAD_ELEMENTHESSIAN_H
 
+#include <meshad/codegen/ElementGather.h>
 #include <meshad/runtime/Incidence.h>
 #include <meshad/runtime/PsdProjection.h>
 #include <meshad/runtime/SparsePattern.h>
@@ -115,16 +116,6 @@ template <class T> struct ElementAssembly {
   bool ProjectPsd = false;
   T MinEigenvalue = 0;
 };
-
-/// Element \p E's Arity * S DOFs, X[S * Idx[Arity * E + a] + k], into \p Xl
-/// (local DOF a * S + k): called by the generated kernel.
-template <int Arity, int S, class T>
-__device__ inline void gatherElement(const T *X, const int *Idx, int E,
-                                     T *Xl) {
-  for (int A = 0; A < Arity; ++A)
-    for (int K = 0; K < S; ++K)
-      Xl[A * S + K] = X[S * Idx[Arity * E + A] + K];
-}
 
 /// Adds element \p E's energy \p Value into \p Energy (when not null), its
 /// local gradient \p Gl into the gradient and its local Hessian \p Hl (dense,

@@ -10,9 +10,8 @@
 /// (x[s*idx[c*t + j] + k], Analysis/ElementMaps.h) and adds a local energy
 /// into E with atomicAdd. From it:
 ///
-///   1. <k>_element(params..., t, x): a __device__ copy of the guarded body
-///      as a function of the element's c*s local DOFs (the loads read
-///      x[s*j + k], the atomicAdds add into a local E that it returns);
+///   1. <k>_element(params..., t, x) (AD/ElementFunctions.h, shared with
+///      the gather by recomputation of element gradients);
 ///   2. its gradient <k>_element_grad and dense Hessian <k>_element_hessian
 ///      (HessianTransformer: structural zeros, symmetry, repeated entries);
 ///   3. <k>_hessian(params..., meshad::ElementAssembly<T> _assembly): the
@@ -38,6 +37,7 @@
 #ifndef MESHAD_AD_HESSIANELEMENTKERNEL_H
 #define MESHAD_AD_HESSIANELEMENTKERNEL_H
 
+#include "AD/ElementFunctions.h"
 #include "AD/Hessian.h"
 #include "AD/Reverse/ReverseMode.h"
 
@@ -61,8 +61,8 @@ public:
                         HessianTransformer &Hessian,
                         ReverseModeTransformer &Reverse,
                         DerivedFunctionSet &Derived)
-      : M(M), Diags(Diags), Hessian(Hessian), Reverse(Reverse),
-        Derived(Derived) {}
+      : M(M), Diags(Diags), Hessian(Hessian), Derived(Derived),
+        Extract(M, Reverse, Derived) {}
 
   /// The generated kernel <k>_hessian of the element kernel \p Kernel with
   /// the selected array parameter \p XParam, with a remark at \p Loc; null
@@ -79,8 +79,8 @@ private:
   ir::Module &M;
   DiagnosticSink &Diags;
   HessianTransformer &Hessian;
-  ReverseModeTransformer &Reverse;
   DerivedFunctionSet &Derived;
+  ElementExtractor Extract;
   std::map<const ir::Function *, ElementHessianInfo> Infos;
   std::map<std::pair<const ir::Function *, unsigned>, ir::Function *> Done;
 };

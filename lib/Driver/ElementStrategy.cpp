@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Driver/ElementStrategy.h"
+#include "Driver/ElementCostModel.h"
+#include "GPU/ElementGather.h"
 #include "Analysis/ElementMaps.h"
 #include "Emit/CudaEmitter.h"
 #include "GPU/GpuPasses.h"
@@ -14,21 +16,22 @@
 using namespace meshad;
 using Strategy = DerivativeRequest::Strategy;
 
-/// Why the request gets the strategy it gets, for the remark.
-static std::string whyChosen(const DerivativeRequest &R,
-                             const ElementWork &Work) {
-  if (R.ElementStrategy == Strategy::TwoPhase)
-    return "as requested";
-  if (Work.isSmall())
-    return "cost model: element work " + Work.describe() +
-           ", gather by recomputation would suit it but is not built yet";
-  return "cost model: element work " + Work.describe();
+/// The name of a strategy in errors and remarks.
+static const char *spelled(Strategy S) {
+  switch (S) {
+  case Strategy::Gather:
+    return "meshad::ElementStrategy::Gather";
+  case Strategy::TwoPhase:
+    return "meshad::ElementStrategy::TwoPhase";
+  default:
+    return "meshad::ElementStrategy::Auto";
+  }
 }
 
-namespace {
 /// The selected array of a primal kernel whose adjoint goes through slots.
-struct Choice {
+struct ElementStrategies::Choice {
   SlotRequest Request;
+  unsigned XParam = 0;
   /// "x (element map through edges (arity 2, stride 3), n elements
   /// (guard))".
   std::string Description;
@@ -36,7 +39,6 @@ struct Choice {
   std::string WhyNot;
   bool Found = false;
 };
-} // namespace
 
 /// The adjoint parameter of \p P in the gradient \p D: "_d_<name>".
 static int adjointOf(const ir::Function &Primal, const ir::Var *P,
@@ -49,9 +51,9 @@ static int adjointOf(const ir::Function &Primal, const ir::Var *P,
 
 /// The one selected array of \p Primal read through an element map with a
 /// known element count.
-static Choice choose(const ir::Function &Primal, const ir::Function &D) {
+static ElementStrategies::Choice choose(const ir::Function &Primal, const ir::Function &D) {
   ElementMapAnalysis Maps(Primal);
-  Choice C;
+  ElementStrategies::Choice C;
   for (const ir::Var *P : Primal.getParams()) {
     const ElementMapResult &M = Maps.lookup(P);
     int Adjoint = adjointOf(Primal, P, D);
@@ -69,6 +71,7 @@ static Choice choose(const ir::Function &Primal, const ir::Function &D) {
       continue;
     }
     C.Found = true;
+    C.XParam = Primal.getParamIndex(P);
     C.Request.IndexParam = Primal.getParamIndex(M.Maps.front().IndexArray);
     C.Request.AdjointParam = Adjoint;
     C.Request.Arity = M.Maps.front().Arity;
@@ -82,9 +85,10 @@ static Choice choose(const ir::Function &Primal, const ir::Function &D) {
 
 /// The primal of \p D in \p Set, and a generated function that calls or
 /// launches \p D (null when none does).
-static std::pair<const ir::Function *, const ir::Function *>
+static std::pair<ir::Function *, const ir::Function *>
 primalAndCaller(const DerivedFunctionSet &Set, const ir::Function &D) {
-  const ir::Function *Primal = nullptr, *Caller = nullptr;
+  ir::Function *Primal = nullptr;
+  const ir::Function *Caller = nullptr;
   for (const DerivedFunction &E : Set.entries()) {
     if (E.Derived == &D) {
       Primal = E.Primal;
@@ -107,56 +111,120 @@ primalAndCaller(const DerivedFunctionSet &Set, const ir::Function &D) {
   return {Primal, Caller};
 }
 
-void ElementStrategies::finish(const DerivativeRequest &R,
-                               const DerivedFunctionSet &Set,
-                               ir::Function &D) {
-  auto [PrimalPtr, Caller] = primalAndCaller(Set, D);
-  if (!D.isKernel() || !PrimalPtr || R.ElementStrategy == Strategy::Atomics ||
-      R.ElementStrategy == Strategy::Gather ||
-      (ForceAtomics && R.ElementStrategy == Strategy::Auto))
-    return;
-  const ir::Function &Primal = *PrimalPtr;
-  const std::string &Kernel = Primal.getName();
-  if (!Finished.insert(&D).second) {
-    // Another request of the same gradient decided it already.
-    if (R.ElementStrategy == Strategy::TwoPhase && !layoutOf(&D))
-      Diags.error(R.StrategyLoc,
-                  "meshad::ElementStrategy::TwoPhase does not apply to '" +
-                      Kernel + "': " + WhyNots[&D]);
-    return;
+void ElementStrategies::report(const DerivativeRequest &R,
+                               const ir::Function &Primal,
+                               const ir::Function &D,
+                               const std::string &WhyNot) {
+  WhyNots[&D] =
+      WhyNot.empty() ? "no array is read through an element map" : WhyNot;
+  if (R.ElementStrategy == Strategy::TwoPhase ||
+      R.ElementStrategy == Strategy::Gather)
+    Diags.error(R.StrategyLoc, std::string(spelled(R.ElementStrategy)) +
+                                   " does not apply to '" + Primal.getName() +
+                                   "': " + WhyNots[&D]);
+  else if (!WhyNot.empty())
+    Diags.remark(R.Loc, "gradient of '" + Primal.getName() +
+                            "': no atomic-free strategy: " + WhyNot);
+}
+
+bool ElementStrategies::tryGather(const DerivativeRequest &R,
+                                  ir::Function &Primal, ir::Function &D,
+                                  const Choice &C, std::string &WhyNot) {
+  if (R.WithValue) {
+    WhyNot = "the gradient also leaves the energy's value (meshad::WithValue)";
+    return false;
   }
-  Choice C = choose(Primal, D);
-  auto Report = [&](const std::string &WhyNot) {
-    WhyNots[&D] = WhyNot.empty() ? "no array is read through an element map"
-                                 : WhyNot;
-    if (R.ElementStrategy == Strategy::TwoPhase)
-      Diags.error(R.StrategyLoc,
-                  "meshad::ElementStrategy::TwoPhase does not apply to '" +
-                      Kernel + "': " + WhyNots[&D]);
-    else if (!WhyNot.empty())
-      Diags.remark(R.Loc, "gradient of '" + Kernel +
-                              "': no atomic-free strategy: " + WhyNot);
-  };
-  if (C.Found && Caller)
-    return Report(D.getName() + " is also launched by " + Caller->getName());
-  if (!C.Found)
-    return Report(C.WhyNot);
-  ElementWork Work = estimateElementWork(Primal);
+  ElementFunctions E;
+  unsigned AdjointX = 0, Seed = 0;
+  const ir::Var *X = Primal.getParam(C.XParam);
+  if (!Extract.analyze(Primal, C.XParam, E, WhyNot) ||
+      !gatherAdjoints(Primal, D, E, X, AdjointX, Seed, WhyNot) ||
+      !Extract.extractEnergy(&Primal, C.XParam, E, WhyNot))
+    return false;
+  if (!Extract.derivePullback(E, R.Loc)) {
+    WhyNot = "the element's pullback could not be made";
+    return false;
+  }
+  SlotLayout &L = Layouts[&D];
+  L.Request = C.Request;
+  L.Gather = true;
+  L.SlotParam =
+      buildGatherKernel(M, Derived, Primal, C.XParam, D, E, AdjointX, Seed);
+  return true;
+}
+
+void ElementStrategies::twoPhase(const DerivativeRequest &R,
+                                 const ir::Function &Primal, ir::Function &D,
+                                 const Choice &C, const std::string &Why) {
   ElementKernelFacts Facts;
   Facts.Primal = &Primal;
   Facts.Request = C.Request;
   Facts.Done = [&](const SlotLayout *Layout, const std::string &WhyNot) {
     if (!Layout)
-      return Report(WhyNot);
+      return report(R, Primal, D, WhyNot);
     Layouts[&D] = *Layout;
-    Diags.remark(R.Loc, "gradient of '" + Kernel + "': two-phase slots for " +
-                            C.Description +
-                            ", no atomics, bitwise reproducible (" +
-                            whyChosen(R, Work) + ")");
+    Diags.remark(R.Loc, "gradient of '" + Primal.getName() +
+                            "': two-phase slots for " + C.Description +
+                            ", no atomics, bitwise reproducible (" + Why +
+                            ")");
   };
   PassPipeline Passes(Diags, Verify);
   addElementKernelPasses(Passes, M, std::move(Facts));
   Passes.run(D, &Primal);
+}
+
+void ElementStrategies::finish(const DerivativeRequest &R, ir::Function &D) {
+  auto [PrimalPtr, Caller] = primalAndCaller(Derived, D);
+  if (!D.isKernel() || !PrimalPtr || R.ElementStrategy == Strategy::Atomics ||
+      (ForceAtomics && R.ElementStrategy == Strategy::Auto))
+    return;
+  ir::Function &Primal = *PrimalPtr;
+  if (!Finished.insert(&D).second) {
+    // Another request of the same gradient decided it already.
+    const SlotLayout *L = layoutOf(&D);
+    bool Gather = L && L->Gather;
+    bool Conflict =
+        (R.ElementStrategy == Strategy::TwoPhase && (!L || Gather)) ||
+        (R.ElementStrategy == Strategy::Gather && !Gather);
+    std::string Option = spelled(R.ElementStrategy);
+    if (Conflict && !L)
+      Diags.error(R.StrategyLoc, Option + " does not apply to '" +
+                                     Primal.getName() + "': " + WhyNots[&D]);
+    else if (Conflict)
+      Diags.error(R.StrategyLoc, Option + ": another request of '" +
+                                     Primal.getName() + "' got " +
+                                     (Gather ? "gather by recomputation"
+                                             : "two-phase slots"));
+    return;
+  }
+  Choice C = choose(Primal, D);
+  if (C.Found && Caller)
+    return report(R, Primal, D,
+                  D.getName() + " is also launched by " + Caller->getName());
+  if (!C.Found)
+    return report(R, Primal, D, C.WhyNot);
+  ElementCost Cost = estimateElementCost(estimateElementWork(Primal),
+                                         C.Request.Arity, C.Request.Stride);
+  bool WantGather = R.ElementStrategy == Strategy::Gather ||
+                    (R.ElementStrategy == Strategy::Auto &&
+                     Cost.Choice == ElementCost::Gather);
+  std::string Why = R.ElementStrategy == Strategy::Auto
+                        ? "cost model: " + Cost.describe()
+                        : "as requested";
+  if (!WantGather)
+    return twoPhase(R, Primal, D, C, Why);
+  std::string WhyNot;
+  if (tryGather(R, Primal, D, C, WhyNot)) {
+    Diags.remark(R.Loc, "gradient of '" + Primal.getName() +
+                            "': gather by recomputation for " +
+                            C.Description +
+                            ", one thread per vertex, no atomics, bitwise "
+                            "reproducible (" + Why + ")");
+    return;
+  }
+  if (R.ElementStrategy == Strategy::Gather)
+    return report(R, Primal, D, WhyNot);
+  twoPhase(R, Primal, D, C, Why + "; gather does not apply: " + WhyNot);
 }
 
 const SlotLayout *ElementStrategies::layoutOf(const ir::Function *D) const {
@@ -182,7 +250,9 @@ std::string ElementStrategies::handle(const ir::Function &D,
                      std::to_string(L.Request.IndexParam) + ", " +
                      std::to_string(L.Request.AdjointParam) + ", " +
                      std::to_string(L.Request.Arity) + ", " +
-                     std::to_string(L.Request.Stride) + ">";
+                     std::to_string(L.Request.Stride) +
+                     (L.Gather ? ", meshad::ElementStrategy::Gather" : "") +
+                     ">";
   // Never destroyed: its device buffers may outlive the CUDA runtime (or
   // the CPU emulation's) at exit.
   return "static const " + Type + " &" + Name + " = *new " + Type + "(" +

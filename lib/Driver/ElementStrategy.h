@@ -8,13 +8,15 @@
 /// The choice of how the gradient of an element kernel adds to its mapped
 /// adjoint (issue 11, docs/element-kernels.md): the request's
 /// meshad::ElementStrategy, else the cost model; the remark says which and
-/// why. Two-phase slots rewrite the finished gradient kernel
-/// (GPU/TwoPhaseSlots) and complete the request with a
-/// meshad::ElementGradient handle instead of a meshad::Derived one.
+/// why (Driver/ElementCostModel.h). Two-phase slots rewrite the finished
+/// gradient kernel (GPU/TwoPhaseSlots), gather by recomputation replaces it
+/// by a kernel over the vertices (GPU/ElementGather); both complete the
+/// request with a meshad::ElementGradient handle instead of a
+/// meshad::Derived one.
 ///
 /// \code
-///   ElementStrategies Strategies(M, Diags, Verify);
-///   Strategies.finish(Request, Derived, *Gradient); // after reverse mode
+///   ElementStrategies Strategies(M, Diags, Verify, Reverse, Derived);
+///   Strategies.finish(Request, *Gradient); // after reverse mode
 ///   if (const SlotLayout *L = Strategies.layoutOf(Gradient))
 ///     Text = Strategies.handle(*Gradient, *L, HandleName, Code);
 /// \endcode
@@ -25,6 +27,7 @@
 #define MESHAD_DRIVER_ELEMENTSTRATEGY_H
 
 #include "AD/DerivedFunctions.h"
+#include "AD/ElementFunctions.h"
 #include "GPU/TwoPhaseSlots.h"
 #include "Plan/Request.h"
 #include "Support/Diagnostics.h"
@@ -37,21 +40,27 @@ namespace meshad {
 
 class ElementStrategies {
 public:
-  ElementStrategies(ir::Module &M, DiagnosticSink &Diags, bool Verify)
-      : M(M), Diags(Diags), Verify(Verify) {}
+  /// The array of a request whose adjoint may go atomic-free.
+  struct Choice;
+
+  ElementStrategies(ir::Module &M, DiagnosticSink &Diags, bool Verify,
+                    ReverseModeTransformer &Reverse,
+                    DerivedFunctionSet &Derived)
+      : M(M), Diags(Diags), Verify(Verify), Derived(Derived),
+        Extract(M, Reverse, Derived) {}
 
   /// -fplugin-arg-meshad-atomics=all: the default strategy (Auto) keeps the
   /// atomics, as every other shared adjoint store does; an explicit
-  /// ElementStrategy::TwoPhase still gets its slots.
+  /// ElementStrategy::TwoPhase or Gather still gets it.
   void setForceAtomics(bool Force) { ForceAtomics = Force; }
-  /// Applies the strategy of \p R to its finished gradient kernel \p D, one
-  /// of \p Set (once per kernel), with a remark; an error when the
-  /// request's explicit strategy does not apply.
-  void finish(const DerivativeRequest &R, const DerivedFunctionSet &Set,
-              ir::Function &D);
-  /// The slots of \p D when it writes them (a two-phase element kernel).
+  /// Applies the strategy of \p R to its finished gradient kernel \p D
+  /// (once per kernel), with a remark; an error when the request's explicit
+  /// strategy does not apply.
+  void finish(const DerivativeRequest &R, ir::Function &D);
+  /// The layout of \p D when it has a handle of its own (a two-phase or
+  /// gather element kernel).
   const SlotLayout *layoutOf(const ir::Function *D) const;
-  /// The declaration of the handle \p Name of the two-phase kernel \p D.
+  /// The declaration of the handle \p Name of the element kernel \p D.
   static std::string handle(const ir::Function &D, const SlotLayout &L,
                             const std::string &Name, const std::string &Code);
 
@@ -59,11 +68,24 @@ private:
   ir::Module &M;
   DiagnosticSink &Diags;
   bool Verify;
+  DerivedFunctionSet &Derived;
+  ElementExtractor Extract;
   bool ForceAtomics = false;
   std::set<const ir::Function *> Finished;
   std::map<const ir::Function *, SlotLayout> Layouts;
   /// Why the kernels without slots have none.
   std::map<const ir::Function *, std::string> WhyNots;
+
+  /// Rewrites \p D into a gather; false with \p WhyNot.
+  bool tryGather(const DerivativeRequest &R, ir::Function &Primal,
+                 ir::Function &D, const Choice &C, std::string &WhyNot);
+  /// Rewrites \p D to use two-phase slots, with the remark \p Why.
+  void twoPhase(const DerivativeRequest &R, const ir::Function &Primal,
+                ir::Function &D, const Choice &C, const std::string &Why);
+  /// Records that \p D keeps its atomics; an error when \p R asked for
+  /// an atomic-free strategy.
+  void report(const DerivativeRequest &R, const ir::Function &Primal,
+              const ir::Function &D, const std::string &WhyNot);
 };
 
 } // namespace meshad

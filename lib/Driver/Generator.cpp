@@ -388,7 +388,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   HessianTransformer Hessian(M, Diags, Hvp, Derived);
   ElementHessianBuilder ElementHessians(M, Diags, Hessian, Reverse, Derived);
   SparseLoopHessianBuilder SparseLoops(M, Diags, Hessian, Derived);
-  ElementStrategies Strategies(M, Diags, Verify);
+  ElementStrategies Strategies(M, Diags, Verify, Reverse, Derived);
   Strategies.setForceAtomics(Opts.ForceAtomics);
   size_t Verified = 0;
   for (const DerivativeRequest &R : Requests) {
@@ -419,7 +419,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   // code launches keeps its signature.
   for (auto &[R, D] : Done)
     if (R->Mode == DiffMode::Reverse && !Diags.hasErrors())
-      Strategies.finish(*R, Derived, *D);
+      Strategies.finish(*R, *D);
   if (Diags.hasErrors() || !checkHiddenCallees(Derived, Diags))
     return Result;
   // What every generated function goes through last, whatever its mode.

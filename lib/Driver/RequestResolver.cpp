@@ -208,17 +208,17 @@ std::optional<ReverseJob> meshad::resolveReverse(const DerivativeRequest &R,
                                    "' is not a __global__ function");
     return std::nullopt;
   }
-  if (R.ElementStrategy == Strategy::Gather) {
-    Diags.error(R.StrategyLoc,
-                "meshad::ElementStrategy::Gather (gather by recomputation) is "
-                "not implemented yet; TwoPhase, Atomics and Auto are");
-    return std::nullopt;
-  }
   Job.Name = derivedName(F, Job.Selected, "_grad");
   if (R.KeepSeeds)
     Job.Name += "_keep_seeds";
   if (R.ElementStrategy == Strategy::Atomics)
     Job.Name += "_atomics";
+  // An explicit strategy gets a kernel of its own (Auto's may be the
+  // other one).
+  if (R.ElementStrategy == Strategy::Gather)
+    Job.Name += "_gather";
+  if (R.ElementStrategy == Strategy::TwoPhase)
+    Job.Name += "_two_phase";
   if (R.WithValue)
     Job.Name += "_with_value";
   Job.KeepSeeds = R.KeepSeeds;

@@ -1,1 +1,1 @@
-set(SOURCES ElementStrategy.cpp GenerateAction.cpp GeneratedNames.cpp Generator.cpp HessianRequest.cpp Placement.cpp RequestResolver.cpp TextEdits.cpp)
+set(SOURCES ElementCostModel.cpp ElementStrategy.cpp GenerateAction.cpp GeneratedNames.cpp Generator.cpp HessianRequest.cpp Placement.cpp RequestResolver.cpp TextEdits.cpp)

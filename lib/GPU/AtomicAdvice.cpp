@@ -38,8 +38,9 @@ const Advice Table[] = {
    "(meshad::ElementStrategy); or process the elements in colour order and "
    "declare '%' MESHAD_THREAD_EXCLUSIVE"},
   {Gather::Map,
-   "two-phase slots replace these atomics under meshad::ElementStrategy::Auto "
-   "(the default) or TwoPhase, not under Atomics (the remark 'gradient of "
+   "gather by recomputation or two-phase slots replace these atomics under "
+   "meshad::ElementStrategy::Auto (the default), Gather or TwoPhase, not "
+   "under Atomics (the remark 'gradient of "
    "...' at the request says which applies; docs/element-kernels.md); or "
    "process the elements in colour order and declare '%' "
    "MESHAD_THREAD_EXCLUSIVE"},

@@ -58,10 +58,13 @@ struct SlotRequest {
 };
 
 /// What the handle of a two-phase gradient kernel needs: the request, and
-/// the slot buffer's parameter (the last one).
+/// the slot buffer's parameter (the last one). A gather kernel
+/// (GPU/ElementGather.h) has the same handle: Gather is set and SlotParam
+/// is the first of its incidence's parameters.
 struct SlotLayout {
   SlotRequest Request;
   unsigned SlotParam = 0;
+  bool Gather = false;
 };
 
 /// Rewrites the gradient kernel \p F of \p Primal: its adds to the

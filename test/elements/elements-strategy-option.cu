@@ -1,7 +1,7 @@
 // meshad::ElementStrategy (issue 11): TwoPhase asked explicitly and with
 // meshad::KeepSeeds, Atomics (the generated kernel named "_atomics"), the
-// errors for Gather (not built) and for TwoPhase where it does not apply
-// (no guard gives the element count), and the remark of Auto on a kernel
+// errors for Gather and for TwoPhase where they do not apply (no guard
+// gives the element count), and the remark of Auto on a kernel
 // whose map has no element count (atomics kept). Gradients against central
 // differences, bitwise equal across runs, close to the atomic gradient.
 //
@@ -30,7 +30,7 @@ __global__ void springs(int n, const int *edges, const double *x,
   }
   atomicAdd(E, l2 * sqrt(l2));
 }
-// CHECK-LABEL: __global__ void springs_grad_keep_seeds(int n, const int *edges, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
+// CHECK-LABEL: __global__ void springs_grad_keep_seeds_two_phase(int n, const int *edges, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
 // CHECK-NOT: atomicAdd(&_d_x
 // CHECK: {{^}$}}
 // CHECK-LABEL: __global__ void springs_grad_keep_seeds_atomics(
@@ -51,8 +51,8 @@ int main() {
   // REMARK: elements-strategy-option.cu:[[#@LINE+1]]:16: remark: gradient of 'unguarded': no atomic-free strategy: x: no element count: no guard t < n bounds the element id
   auto Plain = meshad::gradient(unguarded, "x, E");
 #ifdef GATHER
-  // GATHER: elements-strategy-option.cu:[[#@LINE+1]]:37: error: meshad::ElementStrategy::Gather (gather by recomputation) is not implemented yet; TwoPhase, Atomics and Auto are
-  meshad::gradient(springs, "x, E", meshad::ElementStrategy::Gather);
+  // GATHER: elements-strategy-option.cu:[[#@LINE+1]]:39: error: meshad::ElementStrategy::Gather does not apply to 'unguarded': x: no element count: no guard t < n bounds the element id
+  meshad::gradient(unguarded, "x, E", meshad::ElementStrategy::Gather);
 #endif
 #ifdef NO_COUNT
   // NOCOUNT: elements-strategy-option.cu:[[#@LINE+1]]:39: error: meshad::ElementStrategy::TwoPhase does not apply to 'unguarded': x: no element count: no guard t < n bounds the element id

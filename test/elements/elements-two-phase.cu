@@ -1,8 +1,10 @@
 // Two-phase slots (issue 11): the gradient of an element kernel writes each
 // element's local adjoint of x into its own slots (plain adds, no atomics),
 // then sums each vertex's slots in the fixed order of the incidence. The
-// request is the usual meshad::gradient(kernel, "x, E"); the handle builds
-// the incidence on first use. 3D springs (guard, vertices in locals, a loop
+// request is the usual meshad::gradient(kernel, "x, E") with
+// meshad::ElementStrategy::TwoPhase (for these small elements the default
+// picks gather by recomputation: elements-gather.cu, elements-cost-model.cu);
+// the handle builds the incidence on first use. 3D springs (guard, vertices in locals, a loop
 // over the components, a rest length read per element), triangles (early
 // return, a loop over the local vertices), tets (arity 4), springs in a
 // grid-stride loop. Each gradient: against central differences, bitwise
@@ -33,7 +35,7 @@ __global__ void springs(int n, const int *edges, const double *rest,
     atomicAdd(E, 0.5 * s * s);
   }
 }
-// CHECK-LABEL: __global__ void springs_grad_3_4(int n, const int *edges, const double *rest, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
+// CHECK-LABEL: __global__ void springs_grad_3_4_two_phase(int n, const int *edges, const double *rest, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
 // CHECK-NEXT: meshad::requireLaunch1D();
 // CHECK-NOT: _d_x
 // CHECK: meshad::slotAdd<2, 3>(_slots, n, e, 2 * e, k, _r0);
@@ -62,7 +64,7 @@ __global__ void triangles(int nf, const int *tris, const double *x,
   }
   atomicAdd(E, s * s);
 }
-// CHECK-LABEL: __global__ void triangles_grad(
+// CHECK-LABEL: __global__ void triangles_grad_two_phase(
 // CHECK-NOT: atomicAdd(&_d_x
 // CHECK: {{^}$}}
 
@@ -83,7 +85,7 @@ __global__ void tets(int nt, const int *tet, const double *x, double *E) {
     atomicAdd(E, log(1 + vol * vol));
   }
 }
-// CHECK-LABEL: __global__ void tets_grad(
+// CHECK-LABEL: __global__ void tets_grad_two_phase(
 // CHECK-NOT: atomicAdd(&_d_x
 // CHECK: meshad::slotAdd<4, 3>(_slots, nt, t, 4 * t + 3, k,
 // CHECK-NOT: atomicAdd(&_d_x
@@ -98,11 +100,11 @@ __global__ void strideSprings(int n, const int *edges, const double *x,
     atomicAdd(E, d * d * d * d);
   }
 }
-// CHECK-LABEL: __global__ void strideSprings_grad(
+// CHECK-LABEL: __global__ void strideSprings_grad_two_phase(
 // CHECK-NOT: atomicAdd(&_d_x
 // CHECK: {{^}$}}
 
-// REMARK-DAG: remark: gradient of 'springs': two-phase slots for x (element map through edges (arity 2, stride 3), n elements (guard)), no atomics, bitwise reproducible (cost model: element work small (12 operations, 1 math call), gather by recomputation would suit it but is not built yet)
+// REMARK-DAG: remark: gradient of 'springs': two-phase slots for x (element map through edges (arity 2, stride 3), n elements (guard)), no atomics, bitwise reproducible (as requested)
 // REMARK-DAG: remark: gradient of 'triangles': two-phase slots for x (element map through tris (arity 3, stride 2), nf elements (early return)), no atomics
 // REMARK-DAG: remark: gradient of 'tets': two-phase slots for x (element map through tet (arity 4, stride 3), nt elements (guard)), no atomics
 // REMARK-DAG: remark: gradient of 'strideSprings': two-phase slots for x (element map through edges (arity 2, stride 1), n elements (grid-stride loop)), no atomics
@@ -140,7 +142,8 @@ int main() {
     MESHAD_LAUNCH(springs, Blocks, Threads)(M, Edges.device(), Rest.device(),
                                             X3.device(), E.device());
   };
-  auto Springs = meshad::gradient(springs, "x, E");
+  auto Springs =
+      meshad::gradient(springs, "x, E", meshad::ElementStrategy::TwoPhase);
   auto SpringsAtomic =
       meshad::gradient(springs, "x, E", meshad::ElementStrategy::Atomics);
   mt::checkElementGradient(
@@ -163,7 +166,7 @@ int main() {
   mt::checkElementGradient(
       "triangles", X2, Energy(X2, TrianglesPrimal),
       [&](double *DX) {
-        meshad::gradient(triangles, "x, E")
+        meshad::gradient(triangles, "x, E", meshad::ElementStrategy::TwoPhase)
             .execute_kernel(dim3(Blocks), dim3(Threads), M, Tris.device(),
                             X2.device(), E.device(), DX, Seed());
       },
@@ -180,7 +183,7 @@ int main() {
   mt::checkElementGradient(
       "tets", X3, Energy(X3, TetsPrimal),
       [&](double *DX) {
-        meshad::gradient(tets, "x, E")
+        meshad::gradient(tets, "x, E", meshad::ElementStrategy::TwoPhase)
             .execute_kernel(dim3(Blocks), dim3(Threads), M, Tet.device(),
                             X3.device(), E.device(), DX, Seed());
       },
@@ -198,7 +201,8 @@ int main() {
   mt::checkElementGradient(
       "strideSprings", X1, Energy(X1, StridePrimal),
       [&](double *DX) {
-        meshad::gradient(strideSprings, "x, E")
+        meshad::gradient(strideSprings, "x, E",
+                         meshad::ElementStrategy::TwoPhase)
             .execute_kernel(dim3(1), dim3(Threads), M, Edges.device(),
                             X1.device(), E.device(), DX, Seed());
       },

@@ -2,9 +2,9 @@
 // gather through an index array, the remark says whether an element -> DOF
 // map is behind it (x[s*idx[c*t + j] + k], for the atomic-free strategies),
 // its element count and how much work an element does, or why there is no
-// map. The gradients of the kernels with one map and a count get two-phase
-// slots (test/elements); cloth (two index arrays) and strided keep an
-// atomicAdd per vertex contribution. All are checked against central finite
+// map. The gradients of the kernels with one map and a count get gather by
+// recomputation, the cost model's choice (test/elements); cloth (two index
+// arrays) and strided keep an atomicAdd per vertex contribution. All are checked against central finite
 // differences: 3D springs (edges, the vertex
 // loaded into locals, a loop over the components), triangles (a loop over
 // the local vertices), tets (arity 4), a grid-stride loop over springs and
@@ -37,8 +37,9 @@ __global__ void springs3(int n, const int *edges, const double *rest,
 }
 // REMARK: ownership-element-maps.cu:[[#@LINE-7]]:18: remark: adjoint store to 'x': atomicAdd (shared: x[3 * a + k]: gather through an index array edges; x: element map through edges (arity 2, stride 3), n elements (guard), element work small (12 operations, 1 math call): atomic-free strategies possible)
 // CHECK-LABEL: __global__ void springs3_grad_3_4(
-// CHECK: meshad::slotAdd<2, 3>(_slots, n, e, 2 * e, k, {{.*}});
-// CHECK: meshad::slotAdd<2, 3>(_slots, n, e, 2 * e + 1, k, {{.*}});
+// The default (Auto) gradient: gather by recomputation over the map.
+// CHECK: meshad::gatherElement<2, 3>(x, edges, e, _xl);
+// CHECK: meshad::keepVertexPart<2, 3>(_sum, _gl, _slot - 2 * e);
 
 __global__ void triangles(int nf, const int *tris, const double *x,
                           double *E) {
@@ -61,7 +62,7 @@ __global__ void triangles(int nf, const int *tris, const double *x,
 }
 // REMARK: ownership-element-maps.cu:[[#@LINE-11]]:11: remark: adjoint store to 'x': atomicAdd (shared: x[2 * v]: gather through an index array tris; x: element map through tris (arity 3, stride 2), nf elements (early return), element work small (31 operations, 0 math calls): atomic-free strategies possible)
 // CHECK-LABEL: __global__ void triangles_grad(
-// CHECK: meshad::slotAdd<3, 2>(_slots, nf, f, 3 * f + j_1, 0,
+// CHECK: meshad::keepVertexPart<3, 2>(_sum, _gl, _slot - 3 * f);
 
 __global__ void tets(int nt, const int *tet, const double *x, double *E) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -82,7 +83,7 @@ __global__ void tets(int nt, const int *tet, const double *x, double *E) {
 }
 // REMARK: ownership-element-maps.cu:[[#@LINE-10]]:14: remark: adjoint store to 'x': atomicAdd (shared: x[3 * b + k]: gather through an index array tet; x: element map through tet (arity 4, stride 3), nt elements (guard), element work small (25 operations, 1 math call): atomic-free strategies possible)
 // CHECK-LABEL: __global__ void tets_grad(
-// CHECK: meshad::slotAdd<4, 3>(_slots, nt, t, 4 * t, k,
+// CHECK: meshad::keepVertexPart<4, 3>(_sum, _gl, _slot - 4 * t);
 
 // Springs and hinges of a cloth, in a grid-stride loop: x is read through
 // two index arrays, each element's spring and its hinge's two far vertices.

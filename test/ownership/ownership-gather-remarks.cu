@@ -36,8 +36,8 @@ __global__ void triangles(int n, const int *tris, const double *x,
     atomicAdd(E, nx * nx + ny * ny + nz * nz);
   }
 }
-// REMARK-DAG: ownership-gather-remarks.cu:23:17: remark: adjoint store to 'x': atomicAdd (shared: {{.*}}), for the access x[3 * ia + 0]; to make it atomic-free: two-phase slots replace these atomics under meshad::ElementStrategy::Auto (the default) or TwoPhase, not under Atomics (the remark 'gradient of ...' at the request says which applies; docs/element-kernels.md); or process the elements in colour order and declare 'x' MESHAD_THREAD_EXCLUSIVE
-// REMARK-DAG: ownership-gather-remarks.cu:24:17: remark: adjoint store to 'x': atomicAdd (shared: {{.*}}), for the access x[3 * ia + 1]; to make it atomic-free: two-phase slots replace these atomics
+// REMARK-DAG: ownership-gather-remarks.cu:23:17: remark: adjoint store to 'x': atomicAdd (shared: {{.*}}), for the access x[3 * ia + 0]; to make it atomic-free: gather by recomputation or two-phase slots replace these atomics under meshad::ElementStrategy::Auto (the default), Gather or TwoPhase, not under Atomics (the remark 'gradient of ...' at the request says which applies; docs/element-kernels.md); or process the elements in colour order and declare 'x' MESHAD_THREAD_EXCLUSIVE
+// REMARK-DAG: ownership-gather-remarks.cu:24:17: remark: adjoint store to 'x': atomicAdd (shared: {{.*}}), for the access x[3 * ia + 1]; to make it atomic-free: gather by recomputation or two-phase slots replace these atomics
 // REMARK-DAG: ownership-gather-remarks.cu:25:17: remark: {{.*}}, for the access x[3 * ia + 2];
 // REMARK-DAG: ownership-gather-remarks.cu:26:17: remark: {{.*}}, for the access x[3 * ib + 0];
 // REMARK-DAG: ownership-gather-remarks.cu:27:17: remark: {{.*}}, for the access x[3 * ib + 1];

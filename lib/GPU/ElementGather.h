@@ -1,0 +1,73 @@
+//===- GPU/ElementGather.h - Element gradients by recomputation -*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Gather by recomputation (issue 11, docs/element-kernels.md): the gradient
+/// kernel of an element kernel becomes a kernel over the vertices (the DOF
+/// owners). Vertex v loops over its incident (element, local vertex) pairs in
+/// the fixed order of the incidence (CSR of the index array,
+/// meshad/runtime/Incidence.h), gathers each element's DOFs, recomputes the
+/// element's local gradient with <k>_element_grad (AD/ElementFunctions.h)
+/// and keeps its own part; then it adds its sums to the adjoint once. Plain
+/// stores, no atomics, bitwise reproducible:
+///
+/// \code
+///   __global__ void springs_grad(int n, const int *edges, const double *x,
+///                                double *E, double *_d_x, double *_d_E,
+///                                const int *_offsets, const int *_incident,
+///                                int _nv) {
+///     int _v = blockIdx.x * blockDim.x + threadIdx.x;
+///     if (_v < _nv) {
+///       double _sum[3] = {};
+///       for (int _i = _offsets[_v]; _i < _offsets[_v + 1]; ++_i) {
+///         int e = _incident[_i] / 2;
+///         double _xl[6];
+///         meshad::gatherElement<2, 3>(x, edges, e, _xl);
+///         double _gl[6] = {};
+///         springs_element_grad(n, edges, e, _xl, _d_E[0], _gl);
+///         meshad::keepVertexPart<2, 3>(_sum, _gl, _incident[_i] - 2 * e);
+///       }
+///       meshad::addVertexSum<3>(_d_x, _v, _sum);
+///     }
+///   }
+/// \endcode
+///
+/// The helpers are those of meshad/codegen/ElementGather.h. It applies when
+/// the gradient's only adjoints are the mapped array's and the energy's (the
+/// seed _d_E[0]) and the gradient leaves no value.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_GPU_ELEMENTGATHER_H
+#define MESHAD_GPU_ELEMENTGATHER_H
+
+#include "AD/ElementFunctions.h"
+
+#include <string>
+
+namespace meshad {
+
+/// The adjoint parameters of the gradient \p D of \p Primal that a gather
+/// needs: that of the DOF array \p X (\p AdjointX) and that of the energy
+/// (\p Seed); false with \p WhyNot when \p D has others.
+bool gatherAdjoints(const ir::Function &Primal, const ir::Function &D,
+                    const ElementFunctions &E, const ir::Var *X,
+                    unsigned &AdjointX, unsigned &Seed, std::string &WhyNot);
+
+/// Replaces the body of the gradient kernel \p D of the element kernel
+/// \p Primal (DOF array parameter \p XParam) by the gather over vertices
+/// and appends the incidence's parameters; \p E holds the element's
+/// functions (with its pullback). Records the calls in \p Derived. Returns
+/// the position of the first incidence parameter (offsets, incident slots,
+/// vertex count).
+unsigned buildGatherKernel(ir::Module &M, DerivedFunctionSet &Derived,
+                               const ir::Function &Primal, unsigned XParam,
+                               ir::Function &D, const ElementFunctions &E,
+                               unsigned AdjointX, unsigned Seed);
+
+} // namespace meshad
+
+#endif // MESHAD_GPU_ELEMENTGATHER_H
