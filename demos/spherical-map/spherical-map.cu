@@ -10,9 +10,13 @@
 // sphere (the cut vertex at the north pole). Then projected Newton on, per
 // triangle, with its corners projected onto the sphere (p = y / |y|):
 //   - the MIPS energy (conformal distortion) of the map from the 3D rest
-//     triangle, area |F|^2 / sqrt(det(F^T F)), F the 3 x 2 map of the edge
-//     vectors (2 area where the map is conformal; scale-invariant, so the
-//     crowded triangles of the initial map cost no more than others);
+//     triangle, area |F|^2 / s, F the 3 x 2 map of the edge vectors and
+//     s = sqrt(det(F^T F)) its area ratio (2 area where the map is
+//     conformal; scale-invariant);
+//   - an area term, lambda area (s + 1/s): MIPS alone crowds the cow's
+//     legs and horns into triangles of round-off size (orientations of
+//     4e-19, seen flipped by the GPU's fused arithmetic); this keeps them
+//     off it;
 //   - an orientation barrier, -mu log(p_a . (p_b x p_c)): positive while
 //     the triangle is seen counter-clockwise from outside;
 //   - a gauge term per vertex, k (|y|^2 - 1)^2, which fixes the radius the
@@ -20,8 +24,9 @@
 // The local gradients and Hessians (9 x 9, 3 x 3) are meshad's
 // (meshad::gradient, MESHAD_HESSIAN), one thread per element, minimized by
 // Newton (meshad/runtime/solve); the line search never leaves the
-// barrier's domain (a flipped triangle's energy is NaN: the step is
-// rejected). Checks: the energy decreasing
+// barrier's domain: every step stays below the first root of every
+// triangle's orientation along it (InjectiveStepSphere), and a flipped
+// triangle's energy is NaN. Checks: the energy decreasing
 // at every step, no flipped triangle on the sphere, and, near the solution
 // (the initial map's triangles can be smaller than a difference step), the
 // local derivatives against central differences on random elements and
@@ -29,8 +34,9 @@
 // the mesh | the initial map | the result, coloured by position on the
 // mesh.
 //
-// Usage: spherical-map [MESH [OUT.png [ITERATIONS]]]
-//   at most ITERATIONS Newton steps (default 100); without arguments,
+// Usage: spherical-map [MESH [OUT.png [ITERATIONS [LAMBDA]]]]
+//   at most ITERATIONS Newton steps (default 100), the area term's weight
+//   LAMBDA (default 1e-3); without arguments,
 //   cow.off (demo::meshPath) into spherical-map.png with 15 steps (CI, GPU
 //   suite).
 //

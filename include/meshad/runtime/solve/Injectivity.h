@@ -11,7 +11,9 @@
 /// det(t) = (e1 + t f1) x (e2 + t f2) = a t^2 + b t + c, and its smallest
 /// positive root (one thread per triangle), then a min-reduction over the
 /// triangles. Plugs into SolveOptions::MaxStep; the line search then starts
-/// at most at MaxStepFraction (0.8) of it.
+/// at most at MaxStepFraction (0.8) of it. On the sphere (InjectiveStepSphere,
+/// 3D points), the orientation a . (b x c) along the step is a cubic: its
+/// first positive root per triangle (smallestPositiveCubicRoot).
 ///
 /// \code
 ///   using namespace meshad::runtime::solve;
@@ -19,6 +21,7 @@
 ///   SolveOptions<double> O;
 ///   O.MaxStep = Flip;   // double(const double *X, const double *D)
 ///   newton(P, dUV, O);
+///   O.MaxStep = InjectiveStepSphere<double>(dTris, NumTriangles); // X: (x, y, z)
 /// \endcode
 ///
 //===----------------------------------------------------------------------===//

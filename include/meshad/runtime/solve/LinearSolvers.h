@@ -8,10 +8,12 @@
 /// The linear solves of Newton's method on a symmetric positive definite
 /// matrix in plain CSR (int32 offsets and columns, device arrays, the
 /// format SparseHessian<T> assembles):
-/// - conjugate gradients over any operator (`cg`): Jacobi-preconditioned on
-///   a CSR matrix (`pcg`: SpMV through cuSPARSE when MESHAD_SOLVE_CUSPARSE is
-///   defined, link -lcusparse; an own CSR kernel otherwise and under the CPU
-///   emulation), or matrix-free through an HVP;
+/// - conjugate gradients over any operator (`cg`, `cgWith`): on a CSR matrix
+///   (`pcg`) preconditioned by block-Jacobi (the inverses of the vertices'
+///   2x2 / 3x3 diagonal blocks, CgOptions::Precondition) or Jacobi, its
+///   SpMV through cuSPARSE when MESHAD_SOLVE_CUSPARSE is defined (link
+///   -lcusparse; the descriptors kept in an SpmvPlan across calls) or an own
+///   CSR kernel (and under the CPU emulation); or matrix-free through an HVP;
 /// - a direct sparse Cholesky (`choleskySolve`): cuSOLVER's
 ///   cusolverSpDcsrlsvchol when MESHAD_SOLVE_CUSOLVER is defined (double,
 ///   link -lcusolver -lcusparse), else a host skyline (envelope) Cholesky of
@@ -20,7 +22,9 @@
 /// \code
 ///   using namespace meshad::runtime::solve;
 ///   CsrView<double> A{N, H.csrRowOffsets(), H.csrColumns(), H.values()};
-///   CgResult R = pcg(A, B, X, CgOptions{1e-10, 1000});  // X: initial guess
+///   A.BlockSize = 3;                                     // DOFs per vertex
+///   PcgWorkspace<double> W;                              // kept across calls
+///   CgResult R = pcg(A, B, X, CgOptions{1e-10, 1000}, &W); // X: initial guess
 ///   choleskySolve(A, B, X);                              // X = A^-1 B
 /// \endcode
 ///

@@ -22,6 +22,7 @@
 ///   P.add<Bending>(dDiamonds, NumDiamonds, dBendParams, 2);
 ///   P.add<Inertia>(dVertices, NumVertices, dInertiaParams, 4);
 ///   P.pinVertices({0, N - 1});
+///   P.setDeterministic(true);   // optional: bitwise reproducible g and H
 ///   double E = P.energy(dX);
 ///   P.gradient(dX, dG);
 ///   CsrView<double> H = P.hessian(dX);        // PSD-projected, CSR
