@@ -25,6 +25,7 @@
 //
 //   cloth [--n=20] [--steps=10] [--dt=0.01] [--check] [--obj=cloth.obj]
 //         [--png=cloth.png] [--bench] [--reps=5] [--quiet]
+//         [--precond=block|jacobi]  (PCG: block-Jacobi, the default, or Jacobi)
 //
 // CPU emulation (CI: test/demos/cloth.cu):
 //   clang++ -x c++ -std=c++20 -include meshad/cpu/CudaOnCpu.h -pthread \
@@ -147,7 +148,12 @@ struct Options {
   double Dt = 0.01;
   bool Check = false, Bench = false, Quiet = false;
   std::string Obj, Png;
+  Preconditioner Precondition = Preconditioner::BlockJacobi; // --precond=
 };
+
+const char *precondName(const Options &O) {
+  return O.Precondition == Preconditioner::Jacobi ? "jacobi" : "block-jacobi";
+}
 
 /// The cloth: its mesh, parameters and problem in device memory.
 struct Cloth {
@@ -276,11 +282,11 @@ struct Cloth {
   }
 };
 
-SolveOptions<double> solveOptions(bool Quiet) {
+SolveOptions<double> solveOptions(bool Quiet, Preconditioner Precondition) {
   SolveOptions<double> O;
   O.GradientTolerance = 1e-8;
   O.MaxIterations = 50;
-  O.Cg = CgOptions{1e-10, 2000};
+  O.Cg = CgOptions{1e-10, 2000, Precondition};
   O.InexactNewton = true;
   O.Quiet = Quiet;
   return O;
@@ -336,7 +342,7 @@ void bench(const Options &Opt) {
   fill(N, 1.0, Dir.data());
   MESHAD_LAUNCH(predict, (C.NV + 127) / 128, 128)
   (C.NV, C.X.data(), C.V.data(), C.Dt, C.InertiaP.data());
-  SolveOptions<double> One = solveOptions(true);
+  SolveOptions<double> One = solveOptions(true, Opt.Precondition);
   One.MaxIterations = 1;
   DeviceBuffer<double> X0(N);
   copy(N, C.X.data(), X0.data());
@@ -350,14 +356,14 @@ void bench(const Options &Opt) {
   SolveReport R;
   double TS = timeMs(Opt.Reps, [&] {
     copy(N, X0.data(), C.X.data());
-    R = newton(C.P, C.X.data(), solveOptions(true));
+    R = newton(C.P, C.X.data(), solveOptions(true, Opt.Precondition));
   });
   std::printf("bench n=%d vertices=%d elements=%d: gradient %.3f ms, "
               "gradient+hessian %.3f ms, hvp %.3f ms, newton iteration %.3f "
-              "ms, solve %.3f ms (%d iterations, %ld cg)\n",
+              "ms, solve %.3f ms (%d iterations, %ld cg, %s)\n",
               Opt.N, C.NV,
               C.Top.numEdges() + C.Top.numDiamonds() + C.NV, TG, TH, TV, TN,
-              TS, R.Iterations, R.LinearIterations);
+              TS, R.Iterations, R.LinearIterations, precondName(Opt));
 }
 
 Options parse(int Argc, char **Argv) {
@@ -382,6 +388,10 @@ Options parse(int Argc, char **Argv) {
       O.Bench = true;
     else if (!std::strcmp(A, "--quiet"))
       O.Quiet = true;
+    else if (!std::strcmp(A, "--precond=jacobi"))
+      O.Precondition = Preconditioner::Jacobi;
+    else if (!std::strcmp(A, "--precond=block"))
+      O.Precondition = Preconditioner::BlockJacobi;
   }
   return O;
 }
@@ -406,11 +416,13 @@ int main(int Argc, char **Argv) {
               Opt.Dt);
   std::vector<double> Start = C.X.download();
   int Decreasing = 0, Iterations = 0;
+  long CgIterations = 0;
   for (int S = 0; S < Opt.Steps; ++S) {
     SolveReport R;
-    bool Ok = C.step(solveOptions(Opt.Quiet || S > 0), R);
+    bool Ok = C.step(solveOptions(Opt.Quiet || S > 0, Opt.Precondition), R);
     Decreasing += Ok;
     Iterations += R.Iterations;
+    CgIterations += R.LinearIterations;
     if (!Opt.Quiet)
       std::printf("step %3d: E %.9e -> %.9e, %d Newton iterations, %s\n", S,
                   R.Energies.front(), R.Energy, R.Iterations,
@@ -426,8 +438,9 @@ int main(int Argc, char **Argv) {
     for (int K = 0; K < 3; ++K)
       MESHAD_CHECK_CLOSE_TOL("pinned corner " + std::to_string(V), End[3 * V + K],
                              Start[3 * V + K], 0);
-  std::printf("cloth: %d Newton iterations, lowest point y = %.4f\n",
-              Iterations, Low);
+  std::printf("cloth: %d Newton iterations, %ld CG iterations (%s), lowest "
+              "point y = %.4f\n",
+              Iterations, CgIterations, precondName(Opt), Low);
   MESHAD_CHECK_CLOSE_TOL("the cloth sags", Low < -0.01, 1, 0);
   if (!Opt.Obj.empty())
     C.writeObj(Opt.Obj);

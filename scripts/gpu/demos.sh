@@ -29,7 +29,7 @@ if [[ ${1:-} == --run ]]; then
     >"$Out/parameterization.txt" 2>&1 || Rc=1
   "$Out/smoothing" "$Meshes/bunny00.off" 0 "$Out/smoothing.png" \
     >"$Out/smoothing.txt" 2>&1 || Rc=1
-  "$Out/spherical-map" "$Meshes/cow.off" "$Out/spherical-map.png" 100 \
+  "$Out/spherical-map" "$Meshes/cow.off" "$Out/spherical-map.png" 300 \
     >"$Out/spherical-map.txt" 2>&1 || Rc=1
   for D in "${Demos[@]}"; do
     grep -v '^PASS' "$Out/$D.txt" | tail -4

@@ -1,11 +1,13 @@
 // The spherical-map demo (demos/spherical-map) on CGAL's cow (genus 0,
 // 5.8k triangles), 15 Newton steps, on the CPU emulation: the initial map
 // (Tutte's embedding of the mesh less a vertex, stereographic projection),
-// Newton (runtime/solve) on MIPS + an orientation barrier on the sphere + a
-// radius gauge; the local gradients and Hessians (meshad::gradient,
+// Newton (runtime/solve) on MIPS + an area term + an orientation barrier on
+// the sphere + a radius gauge, its line search bounded by
+// InjectiveStepSphere; the local gradients and Hessians (meshad::gradient,
 // MESHAD_HESSIAN) of random triangles and vertices and the assembled
-// gradient against central differences, the energy decreasing, no flipped
-// triangle on the sphere, a PNG that reads back.
+// gradient against central differences (where the stencil stays far from
+// the barrier), the energy decreasing, no flipped triangle on the sphere,
+// a PNG that reads back.
 //
 // REQUIRES: meshes
 // RUN: %clangxx %cpu_cuda_flags -O2 -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%test_inputs %S/../../demos/spherical-map/spherical-map.cu -o %t 2> %t.dump
@@ -20,6 +22,9 @@
 // CHECK-LABEL: __host__ __device__ void sphereTriangle_grad_0(const double *y, const double *p, double *_d_y) {
 // CHECK-LABEL: __host__ __device__ void radiusGauge_grad_0(const double *y, double k, double *_d_y) {
 // NUM-NOT: FAIL
+// NUM: spherical-map: stop: max iterations after 15 Newton iterations
+// NUM: derivative checks: {{[1-9][0-9]*}} of 8712 DOFs far enough from the barrier
+// NUM: smallest orientation on the sphere {{[0-9.]+}}e-{{(0[0-9]|1[0-3])$}}
 // NUM: 0 flipped on the sphere
 // NUM: numeric checks: {{[1-9][0-9]*}} passed, 0 failed
 // NUM: spherical-map: OK

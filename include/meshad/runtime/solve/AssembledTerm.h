@@ -64,6 +64,22 @@ __global__ void mergeBlocksKernel(int NumBlocks, const int *Map,
   }
 }
 
+/// Deterministic problems: each own block into the global per-slot values
+/// at its first slot (SlotMap: own block -> global slot), which the problem
+/// sums in a fixed order; plain stores, one thread per own block.
+template <class T>
+__global__ void storeBlocksKernel(int NumBlocks, const int *SlotMap,
+                                  HessianSlots Own, const T *OwnValues,
+                                  T *SlotValues) {
+  MESHAD_SOLVE_GRID_STRIDE(Item, NumBlocks) {
+    int B = static_cast<int>(Item), S = Own.BlockSize;
+    T *To = SlotValues + static_cast<long>(SlotMap[B]) * S * S;
+    for (int I = 0; I < S; ++I)
+      for (int J = 0; J < S; ++J)
+        To[I * S + J] = OwnValues[Own.position(B, I, J)];
+  }
+}
+
 /// Out += H V over the own matrix's blocks (block b couples vertices
 /// BlockRows[b] and Columns[b]).
 template <class T>
@@ -113,6 +129,14 @@ public:
     if (!Own.numBlocks())
       return;
     buildMap(Own, Slots);
+    if (this->Targets.HessianValues) {
+      MESHAD_LAUNCH(detail::storeBlocksKernel<T>,
+                    detail::shapeFor(Own.numBlocks()).Blocks,
+                    detail::shapeFor(Own.numBlocks()).Threads)
+      (Own.numBlocks(), SlotMap.data(), Own.slots(C.Format), Own.values(),
+       this->Targets.HessianValues);
+      return;
+    }
     MESHAD_LAUNCH(detail::mergeBlocksKernel<T>,
                   detail::shapeFor(Own.numBlocks()).Blocks,
                   detail::shapeFor(Own.numBlocks()).Threads)
@@ -135,7 +159,8 @@ public:
 
 private:
   Callbacks C;
-  DeviceBuffer<int> Map; ///< own block -> global block
+  DeviceBuffer<int> Map;     ///< own block -> global block
+  DeviceBuffer<int> SlotMap; ///< own block -> its first slot, global
   const int *MappedOwn = nullptr, *MappedGlobal = nullptr;
 
   /// Once per own pattern: each own block's first slot, looked up in the
@@ -146,12 +171,16 @@ private:
       return; // the same patterns as last time
     HessianPatternArrays P = Own.toHost();
     long NumSlots = static_cast<long>(P.BlockSlots.size());
-    std::vector<int> GlobalBlocks(NumSlots), M(Own.numBlocks());
+    std::vector<int> GlobalBlocks(NumSlots), M(Own.numBlocks()),
+        First(Own.numBlocks());
     cudaMemcpy(GlobalBlocks.data(), Global.SlotBlocks + Global.SlotBase,
                NumSlots * sizeof(int), cudaMemcpyDeviceToHost);
-    for (int B = 0; B < Own.numBlocks(); ++B)
+    for (int B = 0; B < Own.numBlocks(); ++B) {
+      First[B] = Global.SlotBase + P.BlockSlots[P.SlotOffsets[B]];
       M[B] = GlobalBlocks[P.BlockSlots[P.SlotOffsets[B]]];
+    }
     Map.upload(M);
+    SlotMap.upload(First);
     MappedOwn = OwnSlots;
     MappedGlobal = Global.SlotBlocks;
   }

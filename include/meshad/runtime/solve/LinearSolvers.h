@@ -8,10 +8,12 @@
 /// The linear solves of Newton's method on a symmetric positive definite
 /// matrix in plain CSR (int32 offsets and columns, device arrays, the
 /// format SparseHessian<T> assembles):
-/// - conjugate gradients over any operator (`cg`): Jacobi-preconditioned on
-///   a CSR matrix (`pcg`: SpMV through cuSPARSE when MESHAD_SOLVE_CUSPARSE is
-///   defined, link -lcusparse; an own CSR kernel otherwise and under the CPU
-///   emulation), or matrix-free through an HVP;
+/// - conjugate gradients over any operator (`cg`, `cgWith`): on a CSR matrix
+///   (`pcg`) preconditioned by block-Jacobi (the inverses of the vertices'
+///   2x2 / 3x3 diagonal blocks, CgOptions::Precondition) or Jacobi, its
+///   SpMV through cuSPARSE when MESHAD_SOLVE_CUSPARSE is defined (link
+///   -lcusparse; the descriptors kept in an SpmvPlan across calls) or an own
+///   CSR kernel (and under the CPU emulation); or matrix-free through an HVP;
 /// - a direct sparse Cholesky (`choleskySolve`): cuSOLVER's
 ///   cusolverSpDcsrlsvchol when MESHAD_SOLVE_CUSOLVER is defined (double,
 ///   link -lcusolver -lcusparse), else a host skyline (envelope) Cholesky of
@@ -20,7 +22,9 @@
 /// \code
 ///   using namespace meshad::runtime::solve;
 ///   CsrView<double> A{N, H.csrRowOffsets(), H.csrColumns(), H.values()};
-///   CgResult R = pcg(A, B, X, CgOptions{1e-10, 1000});  // X: initial guess
+///   A.BlockSize = 3;                                     // DOFs per vertex
+///   PcgWorkspace<double> W;                              // kept across calls
+///   CgResult R = pcg(A, B, X, CgOptions{1e-10, 1000}, &W); // X: initial guess
 ///   choleskySolve(A, B, X);                              // X = A^-1 B
 /// \endcode
 ///
@@ -53,11 +57,23 @@ template <class T> struct CsrView {
   const int *RowOffsets = nullptr; ///< Rows + 1
   const int *Columns = nullptr;    ///< RowOffsets[Rows]
   const T *Values = nullptr;
+  /// DOFs per vertex: rows B v .. B v + B - 1 are one vertex's (the
+  /// diagonal blocks block-Jacobi inverts; Problem::csr() sets it).
+  int BlockSize = 1;
+};
+
+/// What `pcg` multiplies the residual by.
+enum class Preconditioner {
+  Jacobi,     ///< the inverse of the diagonal
+  BlockJacobi ///< the inverses of the B x B diagonal blocks (B = 2, 3)
 };
 
 struct CgOptions {
   double RelativeTolerance = 1e-10; ///< stop at |r| <= tol |b|
   int MaxIterations = 1000;
+  /// pcg's preconditioner; BlockJacobi is Jacobi where BlockSize is 1 or
+  /// above 3, and per vertex where a block is not positive definite.
+  Preconditioner Precondition = Preconditioner::BlockJacobi;
 };
 
 struct CgResult {
@@ -93,56 +109,190 @@ __global__ void inverseDiagonalKernel(CsrView<T> A, T *InvDiag) {
   }
 }
 
+/// Inv[v] = the inverse of vertex v's B x B diagonal block (row-major, B*B
+/// values a vertex; B <= 3) by Cholesky; the inverse of its diagonal where
+/// the block is not positive definite. One thread per vertex.
+template <class T>
+__global__ void blockJacobiInverseKernel(CsrView<T> A, T *Inv) {
+  const int B = A.BlockSize;
+  MESHAD_SOLVE_GRID_STRIDE(Item, A.Rows / B) {
+    int V = static_cast<int>(Item);
+    T M[9] = {}, L[9] = {}, *Out = Inv + static_cast<long>(B) * B * V;
+    for (int I = 0; I < B; ++I)
+      for (int P = A.RowOffsets[B * V + I]; P < A.RowOffsets[B * V + I + 1];
+           ++P)
+        if (A.Columns[P] >= B * V && A.Columns[P] < B * V + B)
+          M[I * B + A.Columns[P] - B * V] += A.Values[P];
+    bool Spd = true; // M = L L^T
+    for (int I = 0; I < B && Spd; ++I)
+      for (int J = 0; J <= I; ++J) {
+        T Sum = M[I * B + J];
+        for (int K = 0; K < J; ++K)
+          Sum -= L[I * B + K] * L[J * B + K];
+        if (J < I)
+          L[I * B + J] = Sum / L[J * B + J];
+        else if (Sum > T(0))
+          L[I * B + I] = sqrt(Sum);
+        else
+          Spd = false;
+      }
+    for (int C = 0; C < B; ++C) { // column C of M^-1: L L^T x = e_C
+      T X[3];
+      for (int I = 0; I < B; ++I) {
+        T Sum = I == C ? T(1) : T(0);
+        for (int K = 0; K < I; ++K)
+          Sum -= L[I * B + K] * X[K];
+        X[I] = Spd ? Sum / L[I * B + I] : T(0);
+      }
+      for (int I = B - 1; I >= 0 && Spd; --I) {
+        for (int K = I + 1; K < B; ++K)
+          X[I] -= L[K * B + I] * X[K];
+        X[I] /= L[I * B + I];
+      }
+      for (int I = 0; I < B; ++I) {
+        T Diag = M[I * B + I];
+        T Jacobi = I == C && Diag > T(0) ? T(1) / Diag : I == C ? T(1) : T(0);
+        Out[I * B + C] = Spd ? X[I] : Jacobi;
+      }
+    }
+  }
+}
+
+/// Z = Inv R, vertex by vertex (one thread per row).
+template <class T>
+__global__ void blockJacobiApplyKernel(long N, int B, const T *Inv, const T *R,
+                                    T *Z) {
+  MESHAD_SOLVE_GRID_STRIDE(I, N) {
+    long V = I / B, Row = I % B;
+    const T *M = Inv + (V * B + Row) * B;
+    T Acc = 0;
+    for (int J = 0; J < B; ++J)
+      Acc += M[J] * R[V * B + J];
+    Z[I] = Acc;
+  }
+}
+
 } // namespace detail
 
-/// Y = A X (X and Y distinct).
-template <class T> void spmv(const CsrView<T> &A, const T *X, T *Y) {
+/// Y = A X with a matrix's SpMV state kept across calls: with cuSPARSE
+/// (MESHAD_SOLVE_CUSPARSE), the handle, the matrix and vector descriptors
+/// and the work buffer, created on the first call for a matrix (its arrays
+/// and size) and again only when another matrix comes; freed with the
+/// plan. Without cuSPARSE, the own CSR kernel (nothing to keep).
+template <class T> class SpmvPlan {
+public:
+  SpmvPlan() = default;
+  SpmvPlan(const SpmvPlan &) = delete;
+  SpmvPlan &operator=(const SpmvPlan &) = delete;
+  ~SpmvPlan() { release(); }
+
+  /// Y = A X (X and Y distinct).
+  void operator()(const CsrView<T> &A, const T *X, T *Y) {
+    if (!A.Rows)
+      return;
 #if defined(__CUDACC__) && defined(MESHAD_SOLVE_CUSPARSE)
-  static thread_local cusparseHandle_t Handle = nullptr;
-  if (!Handle)
-    cusparseCreate(&Handle);
-  cudaDataType Ty = sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;
-  int Nnz = 0;
-  cudaMemcpy(&Nnz, A.RowOffsets + A.Rows, sizeof(int), cudaMemcpyDeviceToHost);
-  cusparseSpMatDescr_t M;
-  cusparseDnVecDescr_t VX, VY;
-  cusparseCreateCsr(&M, A.Rows, A.Rows, Nnz, const_cast<int *>(A.RowOffsets),
-                    const_cast<int *>(A.Columns), const_cast<T *>(A.Values),
-                    CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                    CUSPARSE_INDEX_BASE_ZERO, Ty);
-  cusparseCreateDnVec(&VX, A.Rows, const_cast<T *>(X), Ty);
-  cusparseCreateDnVec(&VY, A.Rows, Y, Ty);
-  T One = 1, Zero = 0;
-  size_t Bytes = 0;
-  cusparseSpMV_bufferSize(Handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &One, M,
-                          VX, &Zero, VY, Ty, CUSPARSE_SPMV_ALG_DEFAULT, &Bytes);
-  static thread_local DeviceBuffer<char> Work;
-  if (Work.size() < static_cast<long>(Bytes))
-    Work.resize(static_cast<long>(Bytes));
-  cusparseSpMV(Handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &One, M, VX, &Zero,
-               VY, Ty, CUSPARSE_SPMV_ALG_DEFAULT, Work.data());
-  cusparseDestroySpMat(M);
-  cusparseDestroyDnVec(VX);
-  cusparseDestroyDnVec(VY);
+    prepare(A, X, Y);
+    cusparseDnVecSetValues(VX, const_cast<T *>(X));
+    cusparseDnVecSetValues(VY, Y);
+    T One = 1, Zero = 0;
+    cusparseSpMV(Handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &One, M, VX, &Zero,
+                 VY, valueType(), CUSPARSE_SPMV_ALG_DEFAULT, Work.data());
 #else
-  if (A.Rows)
     MESHAD_LAUNCH(detail::csrSpmvKernel<T>, detail::shapeFor(A.Rows).Blocks,
                   detail::shapeFor(A.Rows).Threads)
     (A, X, Y);
 #endif
+  }
+  /// The descriptors were made (again) this many times: once per matrix.
+  int setups() const { return Setups; }
+
+private:
+  int Setups = 0;
+#if defined(__CUDACC__) && defined(MESHAD_SOLVE_CUSPARSE)
+  cusparseHandle_t Handle = nullptr;
+  cusparseSpMatDescr_t M = nullptr;
+  cusparseDnVecDescr_t VX = nullptr, VY = nullptr;
+  DeviceBuffer<char> Work;
+  CsrView<T> For;
+
+  static cudaDataType valueType() {
+    return sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;
+  }
+  void prepare(const CsrView<T> &A, const T *X, T *Y) {
+    if (M && A.Rows == For.Rows && A.RowOffsets == For.RowOffsets &&
+        A.Columns == For.Columns && A.Values == For.Values)
+      return;
+    release();
+    cusparseCreate(&Handle);
+    int Nnz = 0;
+    cudaMemcpy(&Nnz, A.RowOffsets + A.Rows, sizeof(int),
+               cudaMemcpyDeviceToHost);
+    cusparseCreateCsr(&M, A.Rows, A.Rows, Nnz, const_cast<int *>(A.RowOffsets),
+                      const_cast<int *>(A.Columns), const_cast<T *>(A.Values),
+                      CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                      CUSPARSE_INDEX_BASE_ZERO, valueType());
+    cusparseCreateDnVec(&VX, A.Rows, const_cast<T *>(X), valueType());
+    cusparseCreateDnVec(&VY, A.Rows, Y, valueType());
+    T One = 1, Zero = 0;
+    size_t Bytes = 0;
+    cusparseSpMV_bufferSize(Handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &One, M,
+                            VX, &Zero, VY, valueType(),
+                            CUSPARSE_SPMV_ALG_DEFAULT, &Bytes);
+    Work.resize(static_cast<long>(Bytes));
+    For = A;
+    ++Setups;
+  }
+  void release() {
+    if (M)
+      cusparseDestroySpMat(M);
+    if (VX)
+      cusparseDestroyDnVec(VX);
+    if (VY)
+      cusparseDestroyDnVec(VY);
+    if (Handle)
+      cusparseDestroy(Handle);
+    M = nullptr;
+    VX = VY = nullptr;
+    Handle = nullptr;
+  }
+#else
+  void release() {}
+#endif
+};
+
+/// Y = A X (X and Y distinct), without state kept: a plan made for the
+/// call (pcg keeps one for all its iterations).
+template <class T> void spmv(const CsrView<T> &A, const T *X, T *Y) {
+  SpmvPlan<T> Plan;
+  Plan(A, X, Y);
 }
 
+/// What pcg keeps across calls on matrices of one pattern (the owner of the
+/// matrix keeps it: Problem does): the SpMV plan, the preconditioner's
+/// values and the CG vectors.
+template <class T> struct PcgWorkspace {
+  SpmvPlan<T> Spmv;
+  DeviceBuffer<T> Preconditioner, R, Z, P, AP;
+};
+
 /// Preconditioned conjugate gradients for A X = B, A symmetric positive
-/// definite given as an operator: \p Apply(P, AP) sets AP = A P. \p InvDiag
-/// (a diagonal preconditioner, device, N values) may be null. X holds the
-/// initial guess and gets the solution. Stops at |r| <= tol |B|, at the
-/// iteration limit, or on non-positive curvature (X is then the last
-/// iterate; the first direction when it met it at once is B itself).
-template <class T, class ApplyFn>
-CgResult cg(long N, ApplyFn &&Apply, const T *InvDiag, const T *B, T *X,
-            const CgOptions &Opt = {}) {
+/// definite given as an operator: \p Apply(P, AP) sets AP = A P, and
+/// \p Precondition(R, Z) sets Z = M^-1 R. X holds the initial guess and
+/// gets the solution. Stops at |r| <= tol |B|, at the iteration limit, or
+/// on non-positive curvature (X is then the last iterate; the first
+/// direction when it met it at once is B itself). \p W: the vectors, kept
+/// by the caller across calls (null: allocated for this call).
+template <class T, class ApplyFn, class PreconditionFn>
+CgResult cgWith(long N, ApplyFn &&Apply, PreconditionFn &&Precondition,
+                const T *B, T *X, const CgOptions &Opt = {},
+                PcgWorkspace<T> *W = nullptr) {
   CgResult Res;
-  DeviceBuffer<T> R(N), Z(N), P(N), AP(N);
+  PcgWorkspace<T> Local;
+  PcgWorkspace<T> &Ws = W ? *W : Local;
+  for (DeviceBuffer<T> *V : {&Ws.R, &Ws.Z, &Ws.P, &Ws.AP})
+    if (V->size() != N)
+      V->resize(N);
+  DeviceBuffer<T> &R = Ws.R, &Z = Ws.Z, &P = Ws.P, &AP = Ws.AP;
   Apply(X, AP.data());
   addScaled(N, B, T(-1), AP.data(), R.data()); // r = b - A x
   double BNorm = norm(N, B);
@@ -151,13 +301,7 @@ CgResult cg(long N, ApplyFn &&Apply, const T *InvDiag, const T *B, T *X,
     Res.Converged = true;
     return Res;
   }
-  auto Precondition = [&] {
-    if (InvDiag)
-      multiply(N, InvDiag, R.data(), Z.data());
-    else
-      copy(N, R.data(), Z.data());
-  };
-  Precondition();
+  Precondition(static_cast<const T *>(R.data()), Z.data());
   copy(N, Z.data(), P.data());
   double RZ = dot(N, R.data(), Z.data());
   for (;;) {
@@ -179,7 +323,7 @@ CgResult cg(long N, ApplyFn &&Apply, const T *InvDiag, const T *B, T *X,
     double Alpha = RZ / PAP;
     axpy(N, T(Alpha), P.data(), X);
     axpy(N, T(-Alpha), AP.data(), R.data());
-    Precondition();
+    Precondition(static_cast<const T *>(R.data()), Z.data());
     double RZNew = dot(N, R.data(), Z.data());
     axpby(N, T(1), Z.data(), T(RZNew / RZ), P.data()); // p = z + beta p
     RZ = RZNew;
@@ -187,18 +331,61 @@ CgResult cg(long N, ApplyFn &&Apply, const T *InvDiag, const T *B, T *X,
   }
 }
 
-/// Jacobi-preconditioned CG on a CSR matrix.
+/// Preconditioned CG over any operator with a diagonal preconditioner
+/// \p InvDiag (device, N values; null: none).
+template <class T, class ApplyFn>
+CgResult cg(long N, ApplyFn &&Apply, const T *InvDiag, const T *B, T *X,
+            const CgOptions &Opt = {}) {
+  auto Precondition = [&](const T *R, T *Z) {
+    if (InvDiag)
+      multiply(N, InvDiag, R, Z);
+    else
+      copy(N, R, Z);
+  };
+  return cgWith(N, Apply, Precondition, B, X, Opt);
+}
+
+/// True when pcg inverts A's diagonal blocks (Opt.Precondition and A's
+/// block size 2 or 3).
 template <class T>
-CgResult pcg(const CsrView<T> &A, const T *B, T *X, const CgOptions &Opt = {}) {
-  DeviceBuffer<T> InvDiag(A.Rows);
-  if (A.Rows)
-    MESHAD_LAUNCH(detail::inverseDiagonalKernel<T>,
-                  detail::shapeFor(A.Rows).Blocks,
-                  detail::shapeFor(A.Rows).Threads)
-    (A, InvDiag.data());
-  return cg(
-      A.Rows, [&](const T *P, T *AP) { spmv(A, P, AP); }, InvDiag.data(), B,
-      X, Opt);
+bool usesBlockJacobi(const CsrView<T> &A, const CgOptions &Opt) {
+  return Opt.Precondition == Preconditioner::BlockJacobi &&
+         (A.BlockSize == 2 || A.BlockSize == 3) && A.Rows % A.BlockSize == 0;
+}
+
+/// Preconditioned CG on a CSR matrix: Jacobi or block-Jacobi
+/// (Opt.Precondition). \p W (kept by the matrix's owner across calls on
+/// one pattern; null: made for this call) keeps cuSPARSE's descriptors and
+/// the buffers.
+template <class T>
+CgResult pcg(const CsrView<T> &A, const T *B, T *X, const CgOptions &Opt = {},
+             PcgWorkspace<T> *W = nullptr) {
+  PcgWorkspace<T> Local;
+  PcgWorkspace<T> &Ws = W ? *W : Local;
+  bool Blocks = usesBlockJacobi(A, Opt);
+  long N = A.Rows, Size = Blocks ? N * A.BlockSize : N;
+  if (Ws.Preconditioner.size() != Size)
+    Ws.Preconditioner.resize(Size);
+  T *M = Ws.Preconditioner.data();
+  if (N && Blocks)
+    MESHAD_LAUNCH(detail::blockJacobiInverseKernel<T>,
+                  detail::shapeFor(N / A.BlockSize).Blocks,
+                  detail::shapeFor(N / A.BlockSize).Threads)
+    (A, M);
+  else if (N)
+    MESHAD_LAUNCH(detail::inverseDiagonalKernel<T>, detail::shapeFor(N).Blocks,
+                  detail::shapeFor(N).Threads)
+    (A, M);
+  auto Precondition = [&](const T *R, T *Z) {
+    if (!Blocks)
+      return multiply(N, static_cast<const T *>(M), R, Z);
+    MESHAD_LAUNCH(detail::blockJacobiApplyKernel<T>, detail::shapeFor(N).Blocks,
+                  detail::shapeFor(N).Threads)
+    (N, A.BlockSize, static_cast<const T *>(M), R, Z);
+  };
+  return cgWith(
+      N, [&](const T *P, T *AP) { Ws.Spmv(A, P, AP); }, Precondition, B, X,
+      Opt, &Ws);
 }
 
 namespace detail {

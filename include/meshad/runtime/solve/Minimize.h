@@ -269,7 +269,8 @@ template <class T> struct NewtonMethod : DescentMethod<T> {
     if (O.Linear == LinearSolver::Cholesky)
       choleskySolve(H, static_cast<const T *>(B.data()), D);
     else
-      Lin = pcg(H, static_cast<const T *>(B.data()), D, C).Iterations;
+      Lin = pcg(H, static_cast<const T *>(B.data()), D, C, &P.pcgWorkspace())
+                .Iterations;
     return 1;
   }
 };

@@ -22,6 +22,7 @@
 ///   P.add<Bending>(dDiamonds, NumDiamonds, dBendParams, 2);
 ///   P.add<Inertia>(dVertices, NumVertices, dInertiaParams, 4);
 ///   P.pinVertices({0, N - 1});
+///   P.setDeterministic(true);   // optional: bitwise reproducible g and H
 ///   double E = P.energy(dX);
 ///   P.gradient(dX, dG);
 ///   CsrView<double> H = P.hessian(dX);        // PSD-projected, CSR
@@ -58,6 +59,28 @@ __global__ void pinCsrKernel(int Rows, const int *Offsets, const int *Columns,
   }
 }
 
+/// The deterministic gradient: one thread per diagonal block (v, v) adds the
+/// gradient slots of its slots (e, a, a), in increasing slot order, to
+/// G[S v + k] (a block's other slots, (e, a, b) of a repeated vertex, hold
+/// zeros).
+template <class T>
+__global__ void sumGradientSlotsKernel(int NumBlocks, HessianSlots Slots,
+                                       const int *BlockSlots,
+                                       const int *Columns, const T *GradSlots,
+                                       T *G) {
+  MESHAD_SOLVE_GRID_STRIDE(Item, NumBlocks) {
+    int B = static_cast<int>(Item), S = Slots.BlockSize, V = Columns[B];
+    if (Slots.BlockRows[B] != V)
+      continue;
+    for (int K = 0; K < S; ++K) {
+      T Sum = 0;
+      for (int P = Slots.SlotOffsets[B]; P < Slots.SlotOffsets[B + 1]; ++P)
+        Sum += GradSlots[static_cast<long>(BlockSlots[P]) * S + K];
+      G[static_cast<long>(S) * V + K] += Sum;
+    }
+  }
+}
+
 /// Y[i] = 0 where pinned (or, with From, Y[i] = From[i] there).
 template <class T>
 __global__ void pinVectorKernel(long N, const unsigned char *Pinned,
@@ -88,6 +111,7 @@ public:
                       " DOFs per vertex in a problem of " + std::to_string(S));
     Terms.push_back(std::move(NewTerm));
     Hessian.reset(); // the pattern changes
+    Linear.reset();
     return *Terms.back();
   }
   /// Adds an ElementTerm<Local, T> over NumElements * Local::Arity indices.
@@ -137,11 +161,22 @@ public:
     return E;
   }
 
+  /// Deterministic: the gradient and the Hessian bitwise reproducible from
+  /// run to run (each element's results into slots of its own, summed in a
+  /// fixed order; AssembledTerm's own matrices must be assembled
+  /// deterministically too, e.g. the ElementHessian handle's option);
+  /// otherwise atomic adds where elements share a vertex (the default,
+  /// faster). The energy is reproducible either way (ElementTerm).
+  void setDeterministic(bool On) { Deterministic = On; }
+  bool deterministic() const { return Deterministic; }
+
   /// G = the gradient (0 at pinned DOFs).
   void gradient(const T *X, T *G) {
     fill(numDofs(), T(0), G);
+    prepareSlots(false);
     for (auto &Tm : Terms)
       Tm->addGradient(X, G);
+    finishGradient(G);
     zeroPinned(G);
   }
 
@@ -154,11 +189,16 @@ public:
     H.zero();
     if (G)
       fill(numDofs(), T(0), G);
+    prepareSlots(true);
     for (int K = 0; K < numTerms(); ++K)
       Terms[K]->addHessian(X, H.slots(SparseFormat::Csr, K), H.values(),
                            Project, G);
-    if (G)
+    if (Deterministic)
+      H.sumSlots(SparseFormat::Csr);
+    if (G) {
+      finishGradient(G);
       zeroPinned(G);
+    }
     CsrView<T> A = csr();
     if (A.Rows)
       MESHAD_LAUNCH(detail::pinCsrKernel<T>, detail::shapeFor(A.Rows).Blocks,
@@ -204,15 +244,59 @@ public:
   }
   CsrView<T> csr() {
     SparseHessian<T> &H = matrix();
-    return {H.numRows(), H.csrRowOffsets(), H.csrColumns(), H.values()};
+    return {H.numRows(), H.csrRowOffsets(), H.csrColumns(), H.values(), S};
+  }
+  /// What pcg keeps across Newton iterations on the global matrix (cuSPARSE
+  /// descriptors, preconditioner, CG vectors); made again with the pattern.
+  PcgWorkspace<T> &pcgWorkspace() {
+    if (!Linear)
+      Linear = std::make_unique<PcgWorkspace<T>>();
+    return *Linear;
   }
 
 private:
+  bool Deterministic = false;
+  DeviceBuffer<T> GradientSlots; ///< Deterministic: S values a slot
+
+  /// Tells every term where its elements' results go: their own slots,
+  /// zeroed (Deterministic; the Hessian's too when \p Hessian), or nowhere
+  /// special (atomic adds).
+  void prepareSlots(bool Hessian) {
+    for (int K = 0; K < numTerms(); ++K)
+      Terms[K]->setSlots({});
+    if (!Deterministic)
+      return;
+    SparseHessian<T> &H = matrix();
+    long Slots = 0;
+    for (auto &Tm : Terms)
+      Slots += Tm->elements().numSlots();
+    if (GradientSlots.size() != Slots * S)
+      GradientSlots.resize(Slots * S);
+    cudaMemset(GradientSlots.data(), 0, Slots * S * sizeof(T));
+    if (Hessian)
+      cudaMemset(H.slotValues(), 0, Slots * S * S * sizeof(T));
+    for (int K = 0; K < numTerms(); ++K)
+      Terms[K]->setSlots({H.slots(SparseFormat::Csr, K), GradientSlots.data(),
+                          Hessian ? H.slotValues() : nullptr});
+  }
+  /// Deterministic: G += the sums of the gradient slots.
+  void finishGradient(T *G) {
+    if (!Deterministic || !matrix().numBlocks())
+      return;
+    SparseHessian<T> &H = matrix();
+    MESHAD_LAUNCH(detail::sumGradientSlotsKernel<T>,
+                  detail::shapeFor(H.numBlocks()).Blocks,
+                  detail::shapeFor(H.numBlocks()).Threads)
+    (H.numBlocks(), H.slots(), H.blockSlots(), H.bsrColumns(),
+     static_cast<const T *>(GradientSlots.data()), G);
+  }
+
   int NumVertices, S;
   std::vector<std::unique_ptr<Term<T>>> Terms;
   DeviceBuffer<unsigned char> Pinned;
   DeviceBuffer<T> Direction;
   std::unique_ptr<SparseHessian<T>> Hessian;
+  std::unique_ptr<PcgWorkspace<T>> Linear;
 };
 
 } // namespace solve

@@ -54,12 +54,25 @@ namespace meshad {
 namespace runtime {
 namespace solve {
 
+/// Where a term's elements put their results when the problem is
+/// deterministic (Problem::setDeterministic): slots of their own that the
+/// problem sums in a fixed order, instead of atomic adds. Null pointers:
+/// add directly.
+template <class T> struct ElementSlots {
+  HessianSlots Slots;         ///< this term's list in the global matrix
+  T *Gradient = nullptr;      ///< local gradient (e, a, k) at slot(e, a, a) * S + k
+  T *HessianValues = nullptr; ///< per-slot values (SparseHessian::slotValues())
+};
+
 /// One term of an energy over the DOF vector X (S values per vertex, device
 /// memory). Every method adds its term's part; X, G, V, Out are device
 /// arrays of the problem's DOFs.
 template <class T> class Term {
 public:
   virtual ~Term() = default;
+  /// Set by the problem before each evaluation: where results go (see
+  /// ElementSlots).
+  void setSlots(const ElementSlots<T> &S) { Targets = S; }
   /// The elements (device indices), for the problem's global pattern.
   virtual ElementList elements() const = 0;
   /// The DOFs per vertex the local energy reads (the problem's S).
@@ -75,6 +88,11 @@ public:
                           bool Project, T *G) = 0;
   /// Out += H V (the local Hessians projected when \p Project).
   virtual void addHvp(const T *X, const T *V, T *Out, bool Project) = 0;
+
+protected:
+  ElementSlots<T> Targets;
+  /// True while the problem is deterministic (results into slots).
+  bool deterministic() const { return Targets.Gradient != nullptr; }
 };
 
 namespace detail {
@@ -119,6 +137,19 @@ __device__ void scatterElement(const ElementArgs<T> &A, int E, const T *G,
                 G[V * Local::Dofs + K]);
 }
 
+/// The element's local gradient G into the global gradient Out, or, when
+/// deterministic, into its own slots.
+template <class Local, class T>
+__device__ void addGradientOf(const ElementArgs<T> &A, const ElementSlots<T> &D,
+                              int E, const T *G, T *Out) {
+  if (!D.Gradient)
+    return scatterElement<Local>(A, E, G, Out);
+  for (int V = 0; V < Local::Arity; ++V)
+    for (int K = 0; K < Local::Dofs; ++K)
+      D.Gradient[static_cast<long>(D.Slots.slot(E, V, V)) * Local::Dofs + K] =
+          G[V * Local::Dofs + K];
+}
+
 template <class Local, class T>
 __global__ void elementEnergyKernel(ElementArgs<T> A, const T *X, T *Out) {
   MESHAD_SOLVE_GRID_STRIDE(Item, A.NumElements) {
@@ -130,7 +161,8 @@ __global__ void elementEnergyKernel(ElementArgs<T> A, const T *X, T *Out) {
 }
 
 template <class Local, class T>
-__global__ void elementGradientKernel(ElementArgs<T> A, const T *X, T *G) {
+__global__ void elementGradientKernel(ElementArgs<T> A, ElementSlots<T> D,
+                                      const T *X, T *G) {
   MESHAD_SOLVE_GRID_STRIDE(Item, A.NumElements) {
     int E = static_cast<int>(Item);
     constexpr int K = Local::Arity * Local::Dofs;
@@ -139,13 +171,13 @@ __global__ void elementGradientKernel(ElementArgs<T> A, const T *X, T *G) {
     for (int I = 0; I < K; ++I)
       Gl[I] = T(0);
     Local::gradient(Xl, A.Params + static_cast<long>(A.ParamStride) * E, Gl);
-    scatterElement<Local>(A, E, Gl, G);
+    addGradientOf<Local>(A, D, E, Gl, G);
   }
 }
 
 template <class Local, class T>
-__global__ void elementHessianKernel(ElementArgs<T> A, const T *X,
-                                     HessianSlots Slots, T *Values,
+__global__ void elementHessianKernel(ElementArgs<T> A, ElementSlots<T> D,
+                                     const T *X, HessianSlots Slots, T *Values,
                                      bool Project, T *G) {
   MESHAD_SOLVE_GRID_STRIDE(Item, A.NumElements) {
     int E = static_cast<int>(Item);
@@ -158,12 +190,15 @@ __global__ void elementHessianKernel(ElementArgs<T> A, const T *X,
       for (int I = 0; I < K; ++I)
         Gl[I] = T(0);
       Local::gradient(Xl, P, Gl);
-      scatterElement<Local>(A, E, Gl, G);
+      addGradientOf<Local>(A, D, E, Gl, G);
     }
     Local::hessian(Xl, P, Hl);
     if (Project)
       projectPsd(Hl, K, T(0));
-    addElementHessian(Slots, E, Hl, Values);
+    if (D.HessianValues)
+      storeElementHessian(Slots, E, Hl, D.HessianValues);
+    else
+      addElementHessian(Slots, E, Hl, Values);
   }
 }
 
@@ -229,13 +264,13 @@ public:
   void addGradient(const T *X, T *G) override {
     if (Args.NumElements)
       MESHAD_LAUNCH((detail::elementGradientKernel<Local, T>), blocks(),
-                    threads())(Args, X, G);
+                    threads())(Args, this->Targets, X, G);
   }
   void addHessian(const T *X, const HessianSlots &Slots, T *Values,
                   bool Project, T *G) override {
     if (Args.NumElements)
       MESHAD_LAUNCH((detail::elementHessianKernel<Local, T>), blocks(),
-                    threads())(Args, X, Slots, Values, Project, G);
+                    threads())(Args, this->Targets, X, Slots, Values, Project, G);
   }
   void addHvp(const T *X, const T *V, T *Out, bool Project) override {
     if (Args.NumElements)
