@@ -7,7 +7,8 @@
 #   bash scripts/gpu/peers-bench.sh run [--quick]   on the GPU machine: one
 #                                           command, ~6 minutes, the table last
 #   bash scripts/gpu/peers-bench.sh cpu     here: tiny sizes on the CPU
-#                                           emulation and the CPU peers
+#                                           emulation and the CPU peers, and
+#                                           selftest.py (synthetic CSVs)
 #
 # build writes .gpu/peers/ (git-ignored): bin/peers-meshad and the python
 # scripts of benchmarks/peers, log/ (the compiler's output with meshad's
@@ -32,7 +33,8 @@ Cuda=${CUDA_PATH:-/usr/local/cuda}
 Arch=${MESHAD_GPU_ARCH:-sm_90}
 Dir=$Root/.gpu/peers
 Src=$Root/benchmarks/peers
-Python=(peers.py peers_jax.py peers_torch.py local_energies.py table.py plot.py)
+Python=(peers.py peers_jax.py peers_torch.py local_energies.py table.py plot.py
+        selftest.py)
 
 compileAll() { # MODE BIN
   local Mode=$1 Bin=$2 Obj
@@ -144,9 +146,10 @@ cpu)
   PyDir=$Src
   runAll "$Dir/cpu/peers-meshad" "$Root/data/meshes" "$Tmp/ico.1" "$Dir/cpu/out"
   rm -rf "$Tmp"
+  "$Py" "$Src/selftest.py" "$Dir/cpu/selftest" # table.py and plot.py
   ;;
 *)
-  sed -n '3,23p' "$0"
+  sed -n '3,24p' "$0"
   exit 2
   ;;
 esac
