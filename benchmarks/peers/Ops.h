@@ -1,4 +1,4 @@
-//===- benchmarks/peers/Ops.h - meshad's operations for the peer comparison ===//
+//===- benchmarks/peers/Ops.h - meshad's operations for the peers ---------===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //

@@ -8,8 +8,8 @@
 /// Three sizes of each problem of benchmarks/elements/Meshes.h: spring grids
 /// of 256^2, 1000^2 and 2000^2 vertices; the camel Loop-subdivided 1, 2 and
 /// 3 times; the armadillo's tets, whole and its lowest 64k and 250k tets
-/// (by centroid height: a connected slab, vertices renumbered). --small
-/// gives sizes the CPU emulation runs in seconds.
+/// (by centroid height: the bottom slab of the mesh, vertices renumbered).
+/// --small gives sizes the CPU emulation runs in seconds.
 ///
 ///   for (const ProblemSpec &S : problemSpecs(Small))
 ///     HostProblem H = S.Make(MeshDir, TetBase);

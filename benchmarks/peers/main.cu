@@ -144,7 +144,8 @@ struct Run {
         << T.MedianMs << ',' << T.MinMs << ',' << T.Reps << ','
         << T.FirstMs / 1e3 << ',' << Err << ',' << Note << '\n';
     Csv.flush();
-    std::printf("   %-12s %-34s %10.4f ms  rel error %.1e  (first call %.1f ms)\n",
+    std::printf("   %-12s %-34s %10.4f ms  rel error %.1e  (first call "
+                "%.1f ms)\n",
                 Op, Variant, T.MedianMs, Err, T.FirstMs);
   }
   void zero(double *Ptr) { cudaMemset(Ptr, 0, Dofs * sizeof(double)); }

@@ -54,7 +54,8 @@ compileAll() { # MODE BIN
   "$Clang" "${Flags[@]}" -c "$Root/benchmarks/elements/handwritten.cu" \
     -o "$Obj/handwritten.o"
   if [[ $Mode == gpu ]]; then
-    "$Clang" "$Obj"/*.o -L"$Cuda/lib64" -lcudart_static -ldl -lrt -pthread -o "$Bin"
+    "$Clang" "$Obj"/*.o -L"$Cuda/lib64" -lcudart_static -ldl -lrt -pthread \
+      -o "$Bin"
   else
     "$Clang" "$Obj"/*.o -pthread -o "$Bin"
   fi
@@ -89,13 +90,15 @@ runAll() {
   rm -f "$Res"/*.csv
   local Start=$SECONDS
   "$Bin" "${MeshadFlags[@]}" --mesh-dir="$MeshDir" --tets="$Tets" \
-    --export="$Tmp/export" --csv="$Res/meshad.csv" || echo "peers-meshad: checks failed"
+    --export="$Tmp/export" --csv="$Res/meshad.csv" ||
+    echo "peers-meshad: checks failed"
   echo "meshad: $((SECONDS - Start)) s"
   for Fw in jax torch; do
     Start=$SECONDS
     if "$Py" -c "import $Fw" 2>/dev/null; then
-      "$Py" "$PyDir/peers.py" "$Tmp/export" --framework=$Fw --csv="$Res/$Fw.csv" \
-        "$@" "${PeerFlags[@]}" --budget="${Budgets[$Fw]}" || echo "peers.py $Fw failed"
+      "$Py" "$PyDir/peers.py" "$Tmp/export" --framework=$Fw \
+        --csv="$Res/$Fw.csv" "$@" "${PeerFlags[@]}" \
+        --budget="${Budgets[$Fw]}" || echo "peers.py $Fw failed"
     else
       echo "$Fw is not installed: skipped"
     fi
@@ -103,12 +106,14 @@ runAll() {
   done
   rm -rf "$Tmp"
   if "$Py" -c "import matplotlib" 2>/dev/null; then
-    "$Py" "$PyDir/plot.py" "$Res" "$Res/plots" >/dev/null || echo "plot.py failed"
+    "$Py" "$PyDir/plot.py" "$Res" "$Res/plots" >/dev/null ||
+      echo "plot.py failed"
   fi
   "$Py" "$PyDir/table.py" "$Res" | tee "$Res/table.md"
 }
 
-declare -A Budgets=([jax]=${PEERS_BUDGET_JAX:-140} [torch]=${PEERS_BUDGET_TORCH:-190})
+declare -A Budgets=([jax]=${PEERS_BUDGET_JAX:-140}
+                   [torch]=${PEERS_BUDGET_TORCH:-190})
 Py=${PYTHON:-python3}
 case ${1:-} in
 build)
