@@ -299,7 +299,7 @@ std::vector<double> runNewton(Run &R) {
   std::vector<double> D = download(R.Out, R.Dofs);
   std::string Name =
       "meshad::hessian + " + std::to_string(R.O.CgIters) + " CG";
-  R.row("newton", Name.c_str(), timeIt(std::max(5, R.Reps / 2), [&] {
+  R.row("newton", Name.c_str(), timeIt(R.Reps, [&] {
           newtonStep(R, Bufs[0], Bufs[1], Bufs[2]);
         }),
         0.0, "reference");

@@ -21,7 +21,7 @@
 # .gpu/peers/out). --quick: the smallest size of each energy only.
 # Environment: MESHAD_BUILD_DIR, MESHAD_CLANG, CUDA_PATH, MESHAD_GPU_ARCH as
 # for scripts/gpu/build.sh; PEERS_BUDGET_JAX, PEERS_BUDGET_TORCH (seconds,
-# default 140 and 190).
+# default 140 and 190); PEERS_FRAMEWORKS (default "jax torch").
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -93,7 +93,7 @@ runAll() {
     --export="$Tmp/export" --csv="$Res/meshad.csv" ||
     echo "peers-meshad: checks failed"
   echo "meshad: $((SECONDS - Start)) s"
-  for Fw in jax torch; do
+  for Fw in ${PEERS_FRAMEWORKS:-jax torch}; do
     Start=$SECONDS
     if "$Py" -c "import $Fw" 2>/dev/null; then
       "$Py" "$PyDir/peers.py" "$Tmp/export" --framework=$Fw \
@@ -154,7 +154,7 @@ cpu)
   "$Py" "$Src/selftest.py" "$Dir/cpu/selftest" # table.py and plot.py
   ;;
 *)
-  sed -n '3,24p' "$0"
+  sed -n '3,25p' "$0"
   exit 2
   ;;
 esac
