@@ -1,0 +1,259 @@
+//===- benchmarks/peers/ops.cu - meshad's derivatives for the peers ----===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The element kernels of benchmarks/elements/kernels.cu (the same text, in
+/// namespace peers) and what meshad generates from them: the gradient
+/// (two-phase slots and atomics), the gradient + block-CSR Hessian
+/// (meshad::hessian -> meshad::ElementHessian) and the matrix-free
+/// Hessian-vector product (meshad::hvp). The only file of benchmarks/peers
+/// compiled with the plugin.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Ops.h"
+
+#include <meshad/Differentiator.h>
+#include <meshad/ElementHessian.h>
+
+namespace peers {
+
+using elements::BlockSize;
+using elements::grid1D;
+using elements::NeoLambda;
+using elements::NeoMu;
+
+__global__ void springKernel(int nEdges, const int *edges, const double *rest,
+                             const double *x, double *E) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < nEdges) {
+    int a = edges[2 * t], b = edges[2 * t + 1];
+    double dx = x[3 * a] - x[3 * b];
+    double dy = x[3 * a + 1] - x[3 * b + 1];
+    double dz = x[3 * a + 2] - x[3 * b + 2];
+    double stretch = sqrt(dx * dx + dy * dy + dz * dz) - rest[t];
+    atomicAdd(&E[0], 0.5 * stretch * stretch);
+  }
+}
+
+__global__ void dirichletKernel(int nTris, const int *tris,
+                                const double *restInv, const double *area,
+                                const double *x, double *E) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < nTris) {
+    int a = tris[3 * t], b = tris[3 * t + 1], c = tris[3 * t + 2];
+    const double *m = restInv + 4 * t;
+    double e1x = x[3 * b] - x[3 * a], e2x = x[3 * c] - x[3 * a];
+    double e1y = x[3 * b + 1] - x[3 * a + 1], e2y = x[3 * c + 1] - x[3 * a + 1];
+    double e1z = x[3 * b + 2] - x[3 * a + 2], e2z = x[3 * c + 2] - x[3 * a + 2];
+    double j0x = e1x * m[0] + e2x * m[2], j1x = e1x * m[1] + e2x * m[3];
+    double j0y = e1y * m[0] + e2y * m[2], j1y = e1y * m[1] + e2y * m[3];
+    double j0z = e1z * m[0] + e2z * m[2], j1z = e1z * m[1] + e2z * m[3];
+    double g00 = j0x * j0x + j0y * j0y + j0z * j0z;
+    double g01 = j0x * j1x + j0y * j1y + j0z * j1z;
+    double g11 = j1x * j1x + j1y * j1y + j1z * j1z;
+    double tr = g00 + g11;
+    double det = g00 * g11 - g01 * g01;
+    atomicAdd(&E[0], area[t] * tr * (1.0 + 1.0 / det));
+  }
+}
+
+__global__ void neoHookeanKernel(int nTets, const int *tets,
+                                 const double *restInv, const double *volume,
+                                 const double *x, double *E) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < nTets) {
+    int i0 = tets[4 * t], i1 = tets[4 * t + 1];
+    int i2 = tets[4 * t + 2], i3 = tets[4 * t + 3];
+    const double *m = restInv + 9 * t;
+    double d0x = x[3 * i1] - x[3 * i0], d1x = x[3 * i2] - x[3 * i0],
+           d2x = x[3 * i3] - x[3 * i0];
+    double d0y = x[3 * i1 + 1] - x[3 * i0 + 1],
+           d1y = x[3 * i2 + 1] - x[3 * i0 + 1],
+           d2y = x[3 * i3 + 1] - x[3 * i0 + 1];
+    double d0z = x[3 * i1 + 2] - x[3 * i0 + 2],
+           d1z = x[3 * i2 + 2] - x[3 * i0 + 2],
+           d2z = x[3 * i3 + 2] - x[3 * i0 + 2];
+    double f00 = d0x * m[0] + d1x * m[3] + d2x * m[6];
+    double f01 = d0x * m[1] + d1x * m[4] + d2x * m[7];
+    double f02 = d0x * m[2] + d1x * m[5] + d2x * m[8];
+    double f10 = d0y * m[0] + d1y * m[3] + d2y * m[6];
+    double f11 = d0y * m[1] + d1y * m[4] + d2y * m[7];
+    double f12 = d0y * m[2] + d1y * m[5] + d2y * m[8];
+    double f20 = d0z * m[0] + d1z * m[3] + d2z * m[6];
+    double f21 = d0z * m[1] + d1z * m[4] + d2z * m[7];
+    double f22 = d0z * m[2] + d1z * m[5] + d2z * m[8];
+    double norm2 = f00 * f00 + f01 * f01 + f02 * f02 + f10 * f10 +
+                   f11 * f11 + f12 * f12 + f20 * f20 + f21 * f21 + f22 * f22;
+    double J = f00 * (f11 * f22 - f12 * f21) - f01 * (f10 * f22 - f12 * f20) +
+               f02 * (f10 * f21 - f11 * f20);
+    double logJ = log(J);
+    atomicAdd(&E[0], volume[t] * (0.5 * NeoMu * (norm2 - 3.0) -
+                                  NeoMu * logJ +
+                                  0.5 * NeoLambda * logJ * logJ));
+  }
+}
+
+// Each request's handle lives as long as the program (the two-phase
+// gradient keeps its incidence, the Hessian its pattern) until Changed().
+// Every request is written out: the plugin completes each call in place.
+
+//===-- mass-spring -------------------------------------------------------===//
+
+static auto &springHessian() {
+  static auto H = meshad::hessian(springKernel, "x");
+  return H;
+}
+static void springChanged() {
+  meshad::gradient(springKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::TwoPhase)
+      .connectivity_changed();
+  springHessian().connectivity_changed();
+}
+static void springGradient(const Problem &P, const double *X, double *E,
+                          double *DX, double *DE) {
+  meshad::gradient(springKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::TwoPhase)
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize),
+                      P.NumElements, P.Elements, P.Rest, X, E, DX, DE);
+}
+static void springGradientAtomics(const Problem &P, const double *X,
+                                 double *E, double *DX, double *DE) {
+  meshad::gradient(springKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::Atomics)
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize),
+                      P.NumElements, P.Elements, P.Rest, X, E, DX, DE);
+}
+static void springHessianRun(const Problem &P, const double *X, double *E,
+                            double *G) {
+  springHessian().execute_kernel(grid1D(P.NumElements), dim3(BlockSize),
+                                P.NumElements, P.Elements, P.Rest, X, E, G);
+}
+static void springMultiply(const double *V, double *HV) {
+  springHessian().multiply(V, HV);
+}
+static long springNumBlocks() {
+  return static_cast<long>(springHessian().matrix().nnz() / 9);
+}
+static void springHvp(const Problem &P, const double *X, double *E,
+                     const double *V, double *HV, double *DE) {
+  meshad::hvp(springKernel, "x")
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize),
+                      P.NumElements, P.Elements, P.Rest, X, E, V, HV, DE);
+}
+MeshadOps springOps() {
+  return {springChanged,    springGradient, springGradientAtomics,
+          springHessianRun, springMultiply, springNumBlocks,
+          springHvp};
+}
+
+//===-- symmetric Dirichlet -----------------------------------------------===//
+
+static auto &dirichletHessian() {
+  static auto H = meshad::hessian(dirichletKernel, "x");
+  return H;
+}
+static void dirichletChanged() {
+  meshad::gradient(dirichletKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::TwoPhase)
+      .connectivity_changed();
+  dirichletHessian().connectivity_changed();
+}
+static void dirichletGradient(const Problem &P, const double *X, double *E,
+                          double *DX, double *DE) {
+  meshad::gradient(dirichletKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::TwoPhase)
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize),
+                      P.NumElements, P.Elements, P.Rest, P.Measure,
+                      X, E, DX, DE);
+}
+static void dirichletGradientAtomics(const Problem &P, const double *X,
+                                 double *E, double *DX, double *DE) {
+  meshad::gradient(dirichletKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::Atomics)
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize),
+                      P.NumElements, P.Elements, P.Rest, P.Measure,
+                      X, E, DX, DE);
+}
+static void dirichletHessianRun(const Problem &P, const double *X, double *E,
+                            double *G) {
+  dirichletHessian().execute_kernel(grid1D(P.NumElements), dim3(BlockSize),
+                                P.NumElements, P.Elements, P.Rest,
+                                P.Measure, X, E, G);
+}
+static void dirichletMultiply(const double *V, double *HV) {
+  dirichletHessian().multiply(V, HV);
+}
+static long dirichletNumBlocks() {
+  return static_cast<long>(dirichletHessian().matrix().nnz() / 9);
+}
+static void dirichletHvp(const Problem &P, const double *X, double *E,
+                     const double *V, double *HV, double *DE) {
+  meshad::hvp(dirichletKernel, "x")
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize),
+                      P.NumElements, P.Elements, P.Rest, P.Measure,
+                      X, E, V, HV, DE);
+}
+MeshadOps dirichletOps() {
+  return {dirichletChanged,    dirichletGradient, dirichletGradientAtomics,
+          dirichletHessianRun, dirichletMultiply, dirichletNumBlocks,
+          dirichletHvp};
+}
+
+//===-- neo-Hookean -------------------------------------------------------===//
+
+static auto &neoHookeanHessian() {
+  static auto H = meshad::hessian(neoHookeanKernel, "x");
+  return H;
+}
+static void neoHookeanChanged() {
+  meshad::gradient(neoHookeanKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::TwoPhase)
+      .connectivity_changed();
+  neoHookeanHessian().connectivity_changed();
+}
+static void neoHookeanGradient(const Problem &P, const double *X, double *E,
+                          double *DX, double *DE) {
+  meshad::gradient(neoHookeanKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::TwoPhase)
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize),
+                      P.NumElements, P.Elements, P.Rest, P.Measure,
+                      X, E, DX, DE);
+}
+static void neoHookeanGradientAtomics(const Problem &P, const double *X,
+                                 double *E, double *DX, double *DE) {
+  meshad::gradient(neoHookeanKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::Atomics)
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize),
+                      P.NumElements, P.Elements, P.Rest, P.Measure,
+                      X, E, DX, DE);
+}
+static void neoHookeanHessianRun(const Problem &P, const double *X, double *E,
+                            double *G) {
+  neoHookeanHessian().execute_kernel(grid1D(P.NumElements), dim3(BlockSize),
+                                P.NumElements, P.Elements, P.Rest,
+                                P.Measure, X, E, G);
+}
+static void neoHookeanMultiply(const double *V, double *HV) {
+  neoHookeanHessian().multiply(V, HV);
+}
+static long neoHookeanNumBlocks() {
+  return static_cast<long>(neoHookeanHessian().matrix().nnz() / 9);
+}
+static void neoHookeanHvp(const Problem &P, const double *X, double *E,
+                     const double *V, double *HV, double *DE) {
+  meshad::hvp(neoHookeanKernel, "x")
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize),
+                      P.NumElements, P.Elements, P.Rest, P.Measure,
+                      X, E, V, HV, DE);
+}
+MeshadOps neoHookeanOps() {
+  return {neoHookeanChanged,    neoHookeanGradient, neoHookeanGradientAtomics,
+          neoHookeanHessianRun, neoHookeanMultiply, neoHookeanNumBlocks,
+          neoHookeanHvp};
+}
+
+} // namespace peers
