@@ -72,13 +72,22 @@ __device__ inline int warpMaxSteps(int N) {
 /// Adds the sum of \p V over the lanes of the warp whose \p At is set to
 /// \p *At (the same element in every such lane), with one atomicAdd; lanes
 /// whose \p At is null add nothing. Nothing is added when no lane is set or
-/// the sum is zero. Every lane of the warp calls it.
+/// the sum is zero. Should the set lanes name different elements after all,
+/// each adds its own value atomically: the result never depends on the
+/// compiler's proof, only the speed does. Every lane of the warp calls it.
 template <class T> __device__ inline void warpUniformAdd(T *At, T V) {
   unsigned Lane;
   unsigned Mask = detail::warpLanes(Lane);
   unsigned Set = __ballot_sync(Mask, At != nullptr);
   if (Set == 0)
     return;
+  auto Addr = reinterpret_cast<unsigned long long>(At);
+  unsigned long long First = __shfl_sync(Mask, Addr, __ffs(int(Set)) - 1);
+  if (!__all_sync(Mask, !At || Addr == First)) {
+    if (At)
+      atomicAdd(At, V);
+    return;
+  }
   if (!At)
     V = T(0);
   for (unsigned Off = 16; Off > 0; Off /= 2) {
@@ -86,11 +95,8 @@ template <class T> __device__ inline void warpUniformAdd(T *At, T V) {
     if (Lane + Off < 32 && ((Mask >> (Lane + Off)) & 1u))
       V += Other;
   }
-  // Lane 0 holds the sum; the first lane that is set holds the address.
-  unsigned long long Addr = __shfl_sync(
-      Mask, reinterpret_cast<unsigned long long>(At), __ffs(int(Set)) - 1);
   if (Lane == 0 && V != T(0))
-    atomicAdd(reinterpret_cast<T *>(Addr), V);
+    atomicAdd(reinterpret_cast<T *>(First), V);
 }
 
 } // namespace meshad
