@@ -135,7 +135,8 @@ TEST_F(PassPipelineTest, ReversePassListsInOrder) {
   addReversePasses(Gradient, M, Diags, AccumulationFacts(),
                    GradientKernelFacts());
   EXPECT_EQ(Gradient.getPassNames(),
-            (std::vector<std::string>{"lower-gpu-accumulations",
+            (std::vector<std::string>{"uniform-adds",
+                                      "lower-gpu-accumulations",
                                       "gather-tiles", "exclusive-adds"}));
 }
 

@@ -8,7 +8,9 @@
 // N random Gaussians (binned with Thrust), one row per variant:
 //   handwritten     SplatBackward.h (gsplat style: back-to-front replay from
 //                   the stored final T, warp sums, one atomicAdd per warp)
-//   meshad          meshad::gradient(renderTiles, ...) (this file)
+//   meshad          meshad::gradient(renderTiles, ...) (this file): the
+//                   Gaussians' adds summed per warp, the reverse loop run in
+//                   step across each warp (GPU/BlockUniformReduce)
 //   meshad-atomics  the same compiled with -fplugin-arg-meshad-atomics=all
 //                   (atomics.cu)
 // Each: 3 warm-up runs, then the median of --reps runs timed with CUDA

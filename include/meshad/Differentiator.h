@@ -61,6 +61,7 @@
 #include <meshad/codegen/AdjointTile.h>
 #include <meshad/codegen/BlockReduce.h>
 #include <meshad/codegen/WarpAtomics.h>
+#include <meshad/codegen/WarpStep.h>
 #include <meshad/codegen/CudaAdjoint.h>
 // The adjoints of Thrust primitives, when Thrust is included first.
 #ifdef THRUST_VERSION

@@ -6,6 +6,7 @@
 
 #include "GPU/GpuPasses.h"
 #include "GPU/AccumulationPolicy.h"
+#include "GPU/BlockUniformReduce.h"
 #include "GPU/ExclusiveAdds.h"
 #include "GPU/LowerAccumulations.h"
 #include "IR/Builder.h"
@@ -48,6 +49,14 @@ void meshad::addReversePasses(PassPipeline &P, ir::Module &M,
   // The gradient kernel passes finish the remarks of the tile stores.
   auto Policy = std::make_shared<AccumulationPolicy>(Adds.Target, Diags);
   Adds.configure(*Policy);
+  // Issue 15: a gradient kernel's block-uniform adds in reverse loops are
+  // summed per warp first.
+  if (Kernel)
+    P.add("uniform-adds", [&M, &Diags, Targets = uniformAddTargets(Adds)](
+                              ir::Function &F) {
+      ir::IRBuilder B(M);
+      reduceUniformAdds(B, F, Targets, Diags);
+    });
   P.add(
       "lower-gpu-accumulations",
       [&M, Policy, Adds](ir::Function &F) {

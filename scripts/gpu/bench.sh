@@ -151,8 +151,9 @@ build() {
 
 # summarize FILE: per generated __global__ gradient kernel, how its adjoint
 # stores look: `_d_...[...] +=` (plain), atomicAdd into an adjoint, the meshad
-# runtime helpers it calls (blockReduceAtomicAdd, warpAtomicAdd, tile...,
-# push: tape), and atomicAdds of the forward sweep (the primal's own).
+# runtime helpers it calls (blockReduceAtomicAdd, warpAtomicAdd,
+# warpUniformAdd: a reverse loop in step with per-warp sums, tile..., push:
+# tape), and atomicAdds of the forward sweep (the primal's own).
 summarize() {
   awk '
     /^__global__ void .*_grad.*\) \{$/ {
@@ -160,7 +161,7 @@ summarize() {
     !inside { next }
     /^}$/ {
       inside = 0; line = sprintf("  %-24s", name)
-      split("plain+= atomicAdd blockReduceAtomicAdd warpAtomicAdd " \
+      split("plain+= atomicAdd blockReduceAtomicAdd warpAtomicAdd warpUniformAdd " \
             "tileWriteBack push forward-atomicAdd", order, " ")
       for (i = 1; i in order; i++)
         if (order[i] in n) { line = line sprintf(" %s %d,", order[i], n[order[i]]); delete n[order[i]] }

@@ -30,10 +30,14 @@ __global__ void blend(const double *p, double *out, int n, int K) {
 // CHECK-LABEL: __global__ void blend_grad(
 // CHECK-NOT: meshad::Tape
 // CHECK-NOT: {{^ *(double )?acc}}
-// CHECK: for (; _cnt0 > 0; --_cnt0) {
+// The reverse loop runs in step across each warp (the adds into p summed
+// per warp, GPU/BlockUniformReduce).
+// CHECK: for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {
+// CHECK: if (_step <= _steps) {
 // CHECK-NEXT: k = _cnt0 - 1;
 // CHECK-NEXT: d = ((double)i - p[2 * k]) * 0.1;
-// CHECK-NEXT: g = exp(-d * d);
+// CHECK-NEXT: double _t0 = exp(-d * d);
+// CHECK-NEXT: g = _t0;
 
 __global__ void product(const double *x, double *out, int K) {
   double prod = 1;

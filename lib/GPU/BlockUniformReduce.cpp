@@ -1,0 +1,437 @@
+//===- GPU/BlockUniformReduce.cpp - Uniform adjoint adds in loops ---------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPU/BlockUniformReduce.h"
+#include "Analysis/IRWalk.h"
+#include "GPU/BlockUniformity.h"
+#include "GPU/LowerAccumulations.h"
+#include "IR/Intrinsics.h"
+#include "IR/Traversal.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace meshad;
+using namespace meshad::ir;
+using llvm::cast;
+using llvm::dyn_cast;
+
+UniformAddTargets meshad::uniformAddTargets(const AccumulationFacts &Facts) {
+  UniformAddTargets T;
+  if (Facts.ForceAtomics)
+    return T;
+  for (const AccumulationFacts::Owned &O : Facts.Ownership)
+    if (O.Result.Class == OwnershipClass::Uniform ||
+        O.Result.Class == OwnershipClass::Shared)
+      T.Names[O.Adjoint] = O.PrimalName;
+  for (const AccumulationFacts::UniformElement &U : Facts.UniformElements)
+    T.Names.erase(U.Adjoint);
+  return T;
+}
+
+namespace {
+
+const Var *refVar(const Expr *E) {
+  const auto *R = llvm::dyn_cast_or_null<VarRefExpr>(E);
+  return R ? R->getVar() : nullptr;
+}
+
+/// The counter c of `for (; c > 0; --c)`, the reverse loop of reverse mode,
+/// or null.
+const Var *reverseCounter(const ForStmt *L) {
+  const auto *Cond = llvm::dyn_cast_or_null<BinaryExpr>(L->getCond());
+  const auto *Inc = llvm::dyn_cast_or_null<AssignStmt>(L->getInc());
+  if (L->getInit() || !Cond || Cond->getOp() != BinaryOp::Gt || !Inc ||
+      Inc->getOp() != AssignOp::Dec)
+    return nullptr;
+  const auto *Zero = dyn_cast<IntLitExpr>(Cond->getRHS());
+  const Var *C = refVar(Cond->getLHS());
+  if (!Zero || Zero->getValue() != 0 || !C || refVar(Inc->getLHS()) != C ||
+      !C->getType()->isIntegral())
+    return nullptr;
+  return C;
+}
+
+/// The block that a one-sided `if` runs: `if (g) {...}`, or
+/// `if (g) {} else {...}` as reverse mode leaves it; null for two sides.
+const BlockStmt *guardedBlock(const IfStmt *I) {
+  if (!I->getElse())
+    return I->getThen();
+  return I->getThen()->getBody().empty() ? I->getElse() : nullptr;
+}
+
+/// A reverse loop at the top level of a kernel: alone, or last in the
+/// block of a one-sided guard.
+struct LoopPlace {
+  const ForStmt *Loop = nullptr;
+  const BlockStmt *Guard = nullptr;
+  const Var *Counter = nullptr;
+};
+
+/// An add summed per warp.
+struct Site {
+  const AssignStmt *Add;
+  const Var *Target;
+};
+
+class UniformAddReducer {
+public:
+  UniformAddReducer(IRBuilder &B, Function &F, const UniformAddTargets &T,
+                    DiagnosticSink &Diags)
+      : B(B), M(B.getModule()), F(F), Targets(T), Diags(Diags), Uniform(F) {
+    for (const Var *P : F.getParams())
+      Taken.insert(P->getName());
+    forEachStmt(F.getBody(), [&](const Stmt *S) {
+      if (const auto *D = dyn_cast<DeclStmt>(S))
+        Taken.insert(D->getVar()->getName());
+      HasReturn |= llvm::isa<ReturnStmt>(S);
+    });
+  }
+
+  void run() {
+    std::vector<const Stmt *> Body;
+    for (const Stmt *S : F.getBody()->getBody()) {
+      LoopPlace P;
+      if (!findLoop(S, P) || !addsToTargets(P.Loop)) {
+        Body.push_back(S);
+        continue;
+      }
+      // Loops without a uniform add keep the policy's remarks alone.
+      std::string Why = checkLoop(P);
+      if (!findSites(P)) {
+        Body.push_back(S);
+        continue;
+      }
+      if (!Why.empty()) {
+        remarkKept(P.Loop, Why);
+        Body.push_back(S);
+        continue;
+      }
+      rewrite(P, S, Body);
+    }
+    F.getBody()->setBody(std::move(Body));
+  }
+
+private:
+  static bool isAccumulate(const Stmt *S) {
+    const auto *A = dyn_cast<AssignStmt>(S);
+    return A && A->getOp() == AssignOp::Accumulate;
+  }
+  const Var *targetOf(const AssignStmt *A) const {
+    const auto *I = dyn_cast<IndexExpr>(A->getLHS());
+    const Var *V = I ? refVar(I->getBase()) : nullptr;
+    return V && Targets.Names.count(V) ? V : nullptr;
+  }
+
+  bool findLoop(const Stmt *S, LoopPlace &P) const {
+    if (const auto *I = dyn_cast<IfStmt>(S)) {
+      P.Guard = guardedBlock(I);
+      if (!P.Guard || P.Guard->getBody().empty())
+        return false;
+      S = P.Guard->getBody().back();
+    }
+    P.Loop = dyn_cast<ForStmt>(S);
+    return P.Loop != nullptr;
+  }
+
+  bool addsToTargets(const ForStmt *L) const {
+    bool Any = false;
+    forEachStmt(L->getBody(), [&](const Stmt *S) {
+      Any |= isAccumulate(S) && targetOf(cast<AssignStmt>(S));
+    });
+    return Any;
+  }
+
+  /// Why \p P cannot run in step across a warp, or "".
+  std::string checkLoop(LoopPlace &P) const {
+    if (HasReturn)
+      return "the kernel has a return statement, so a lane may leave before "
+             "its warp's sum";
+    P.Counter = reverseCounter(P.Loop);
+    if (!P.Counter)
+      return "the loop is not a counted reverse loop (for (; c > 0; --c))";
+    if (P.Guard && readsGuardLocals(P))
+      return "it reads locals declared in its guard's scope";
+    std::string Why;
+    checkBody(P.Loop->getBody(), /*InInner=*/false, P.Counter, Why);
+    return Why;
+  }
+
+  /// True when the loop of \p P reads a local declared beside it.
+  static bool readsGuardLocals(const LoopPlace &P) {
+    VarSet Locals;
+    for (const Stmt *S : P.Guard->getBody())
+      if (const auto *D = dyn_cast<DeclStmt>(S))
+        Locals.insert(D->getVar());
+    bool Reads = false;
+    forEachStmt(P.Loop, [&](const Stmt *S) {
+      for (const Expr *E : ownExprs(S))
+        forEachExpr(E, [&](const Expr *X) {
+          const Var *V = refVar(X);
+          Reads |= V && Locals.count(V);
+        });
+    });
+    return Reads;
+  }
+
+  void checkBody(const BlockStmt *Blk, bool InInner, const Var *Counter,
+                 std::string &Why) const {
+    for (const Stmt *S : Blk->getBody()) {
+      if (!Why.empty())
+        return;
+      if (!InInner && (llvm::isa<BreakStmt>(S) || llvm::isa<ContinueStmt>(S)))
+        Why = "its body leaves an iteration early (break or continue)";
+      if (const auto *A = dyn_cast<AssignStmt>(S))
+        if (refVar(A->getLHS()) == Counter)
+          Why = "its body changes the counter " + Counter->getName();
+      for (const Expr *E : ownExprs(S))
+        forEachExpr(E, [&](const Expr *X) {
+          const IntrinsicInfo *I = lookupIntrinsic(dyn_cast<CallExpr>(X));
+          if (I && (I->isBarrier() || I->has(IF_Collective)))
+            Why = "its body waits in a barrier or a warp collective, which "
+                  "the lanes past their trip count would skip";
+        });
+      forEachNested(S, [&](const BlockStmt *Sub, bool Loop) {
+        checkBody(Sub, InInner || Loop, Counter, Why);
+      });
+    }
+  }
+
+  /// Calls \p Fn on the blocks directly nested in \p S, with whether they
+  /// are a loop's body.
+  static void forEachNested(const Stmt *S,
+                            llvm::function_ref<void(const BlockStmt *, bool)> Fn) {
+    if (const auto *Blk = dyn_cast<BlockStmt>(S))
+      Fn(Blk, false);
+    else if (const auto *I = dyn_cast<IfStmt>(S)) {
+      Fn(I->getThen(), false);
+      if (I->getElse())
+        Fn(I->getElse(), false);
+    } else if (const auto *L = dyn_cast<ForStmt>(S))
+      Fn(L->getBody(), true);
+    else if (const auto *W = dyn_cast<WhileStmt>(S))
+      Fn(W->getBody(), true);
+    else if (const auto *D = dyn_cast<DoStmt>(S))
+      Fn(D->getBody(), true);
+  }
+
+  /// Finds the adds of \p P's body whose index is uniform (the counter
+  /// of a reverse loop taken as uniform); false when there are none.
+  bool findSites(const LoopPlace &P) {
+    Sites.clear();
+    VarSet Env = Uniform.global();
+    if (P.Counter)
+      Env.insert(P.Counter);
+    walk(P.Loop->getBody(), /*Depth=*/0, /*InInner=*/false, Env);
+    return !Sites.empty();
+  }
+
+  /// Walks \p Blk in order, \p Env holding the locals uniform at each
+  /// point: an assignment at the body's top level (\p Depth 0) from a
+  /// uniform value makes its local uniform, any other assignment not.
+  void walk(const BlockStmt *Blk, unsigned Depth, bool InInner, VarSet &Env) {
+    for (const Stmt *S : Blk->getBody()) {
+      for (const Expr *E : ownExprs(S))
+        forEachExpr(E, [&](const Expr *X) {
+          const auto *U = dyn_cast<UnaryExpr>(X);
+          if (U && U->getOp() == UnaryOp::AddrOf)
+            if (const Var *V = refVar(U->getSub()))
+              Env.erase(V);
+        });
+      if (const auto *D = dyn_cast<DeclStmt>(S)) {
+        const Expr *Init = D->getInit();
+        if (Init && Uniform.isUniform(Init, Env) &&
+            !Uniform.isAddressTaken(D->getVar()))
+          Env.insert(D->getVar());
+        else
+          Env.erase(D->getVar());
+      } else if (const auto *A = dyn_cast<AssignStmt>(S)) {
+        if (isAccumulate(A))
+          noteAdd(A, InInner, Env);
+        else if (const Var *V = refVar(A->getLHS())) {
+          if (Depth == 0 && !InInner && A->getOp() == AssignOp::Assign &&
+              Uniform.isUniform(A->getRHS(), Env) &&
+              !Uniform.isAddressTaken(V))
+            Env.insert(V);
+          else
+            Env.erase(V);
+        }
+      } else {
+        bool Loop = !llvm::isa<BlockStmt>(S) && !llvm::isa<IfStmt>(S);
+        if (Loop)
+          forgetAssigned(S, Env);
+        unsigned Inner = llvm::isa<BlockStmt>(S) ? Depth : Depth + 1;
+        forEachNested(S, [&](const BlockStmt *Sub, bool IsLoop) {
+          walk(Sub, Inner, InInner || IsLoop, Env);
+        });
+      }
+    }
+  }
+
+  /// Removes from \p Env the locals that \p S assigns anywhere.
+  static void forgetAssigned(const Stmt *S, VarSet &Env) {
+    forEachStmt(S, [&](const Stmt *X) {
+      if (const auto *A = dyn_cast<AssignStmt>(X))
+        if (const Var *V = refVar(A->getLHS()))
+          Env.erase(V);
+      if (const auto *D = dyn_cast<DeclStmt>(X))
+        Env.erase(D->getVar());
+    });
+  }
+
+  void noteAdd(const AssignStmt *A, bool InInner, const VarSet &Env) {
+    const Var *T = targetOf(A);
+    if (!T)
+      return;
+    // An add in a nested loop may reach several elements per iteration.
+    const Expr *Index = cast<IndexExpr>(A->getLHS())->getIndex();
+    if (!InInner && A->getLHS()->getType()->isFloatingScalar() &&
+        Uniform.isUniform(Index, Env))
+      Sites.push_back({A, T});
+  }
+
+  std::string fresh(const std::string &Base) {
+    std::string Name = Base;
+    for (unsigned N = 1; Taken.count(Name); ++N)
+      Name = Base + std::to_string(N);
+    Taken.insert(Name);
+    return Name;
+  }
+
+  void rewrite(const LoopPlace &P, const Stmt *S,
+               std::vector<const Stmt *> &Out);
+  BlockStmt *replaceSites(const BlockStmt *Body);
+  void remarkKept(const ForStmt *L, const std::string &Why);
+  void remarkSite(const Site &S);
+
+  IRBuilder &B;
+  Module &M;
+  Function &F;
+  const UniformAddTargets &Targets;
+  DiagnosticSink &Diags;
+  BlockUniformity Uniform;
+  llvm::StringSet<> Taken;
+  bool HasReturn = false;
+  std::vector<Site> Sites;
+  /// Per site: its sum and address registers.
+  llvm::DenseMap<const Stmt *, std::pair<Var *, Var *>> Registers;
+};
+
+} // namespace
+
+/// The in-step loop (see meshad/codegen/WarpStep.h):
+///   int _steps = 0;  if (g) { ...; _steps = c; }
+///   for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {
+///     <sum and address registers>
+///     if (_step <= _steps) { <body, adds into registers>; --c; }
+///     meshad::warpUniformAdd(at, sum); ...
+///   }
+void UniformAddReducer::rewrite(const LoopPlace &P, const Stmt *S,
+                                std::vector<const Stmt *> &Out) {
+  TypeContext &Types = M.getTypes();
+  const Type *Int = Types.getInt("int");
+  Var *Steps = M.createVar(fresh("_steps"), Int);
+  Var *Step = M.createVar(fresh("_step"), Int);
+  const Expr *Count = B.ref(const_cast<Var *>(P.Counter));
+  if (P.Guard) {
+    std::vector<const Stmt *> Guarded = P.Guard->getBody();
+    Guarded.back() = B.assign(B.ref(Steps), AssignOp::Assign, Count);
+    const_cast<BlockStmt *>(P.Guard)->setBody(std::move(Guarded));
+    Out.push_back(B.decl(Steps, B.zero(Int)));
+    Out.push_back(S);
+  } else {
+    Out.push_back(B.decl(Steps, Count));
+  }
+  BlockStmt *Loop = B.block();
+  std::vector<const Stmt *> Reduce;
+  for (const Site &X : Sites) {
+    const Type *Elem = X.Add->getLHS()->getType()->getUnqualified();
+    std::string Base = X.Target->getName();
+    Var *Sum = M.createVar(fresh(Base + "_sum"), Elem);
+    Var *At = M.createVar(fresh(Base + "_at"), Types.getPointer(Elem));
+    Registers[X.Add] = {Sum, At};
+    Loop->append(B.decl(Sum, B.zero(Elem)));
+    Loop->append(B.decl(At, B.zero(At->getType())));
+    Reduce.push_back(M.create<ExprStmt>(M.create<CallExpr>(
+        Types.getVoid(), CallExpr::CalleeKind::Intrinsic,
+        "meshad::warpUniformAdd", -1,
+        std::vector<const Expr *>{B.ref(At), B.ref(Sum)})));
+    remarkSite(X);
+  }
+  BlockStmt *Active = replaceSites(P.Loop->getBody());
+  Active->append(P.Loop->getInc());
+  Loop->append(M.create<IfStmt>(
+      B.binary(BinaryOp::Le, B.ref(Step), B.ref(Steps)), Active, nullptr));
+  for (const Stmt *R : Reduce)
+    Loop->append(R);
+  const Expr *Max = M.create<CallExpr>(
+      Int, CallExpr::CalleeKind::Intrinsic, "meshad::warpMaxSteps", -1,
+      std::vector<const Expr *>{B.ref(Steps)});
+  auto *For = M.create<ForStmt>(
+      B.decl(Step, Max), B.binary(BinaryOp::Gt, B.ref(Step), B.intLit(0)),
+      B.assign(B.ref(Step), AssignOp::Dec, nullptr), Loop);
+  For->setLoc(P.Loop->getLoc());
+  Out.push_back(For);
+}
+
+/// A copy of \p Body whose sites store into their registers instead.
+BlockStmt *UniformAddReducer::replaceSites(const BlockStmt *Body) {
+  BlockStmt *Out = B.block();
+  for (const Stmt *S : Body->getBody()) {
+    auto It = Registers.find(S);
+    if (It != Registers.end()) {
+      const auto *A = cast<AssignStmt>(S);
+      auto [Sum, At] = It->second;
+      Out->append(
+          B.assign(B.ref(At), AssignOp::Assign, B.addrOf(A->getLHS())));
+      Out->append(B.assign(B.ref(Sum), AssignOp::Assign, A->getRHS()));
+      continue;
+    }
+    forEachNested(S, [&](const BlockStmt *Sub, bool) {
+      const_cast<BlockStmt *>(Sub)->setBody(replaceSites(Sub)->getBody());
+    });
+    Out->append(S);
+  }
+  return Out;
+}
+
+void UniformAddReducer::remarkSite(const Site &S) {
+  if (!Diags.areRemarksEnabled() || !S.Add->getLoc().isValid())
+    return;
+  const std::string &Name = Targets.Names.at(S.Target);
+  std::string Access =
+      Name + "[" +
+      irwalk::spell(cast<IndexExpr>(S.Add->getLHS())->getIndex()) + "]";
+  Diags.remark(S.Add->getLoc(),
+               "adjoint store to '" + Name +
+                   "': summed per warp, one atomicAdd per warp and iteration "
+                   "(the address " + Access +
+                   " is the same in every thread at an iteration of the "
+                   "reverse loop; the loop runs in step across the warp, "
+                   "from its largest trip count, lanes past their own count "
+                   "or outside the guard adding nothing)");
+}
+
+void UniformAddReducer::remarkKept(const ForStmt *L, const std::string &Why) {
+  if (!Diags.areRemarksEnabled())
+    return;
+  clang::SourceLocation Loc = L->getLoc();
+  if (!Loc.isValid())
+    forEachStmt(L->getBody(), [&](const Stmt *S) {
+      if (!Loc.isValid() && isAccumulate(S) && targetOf(cast<AssignStmt>(S)))
+        Loc = S->getLoc();
+    });
+  if (Loc.isValid())
+    Diags.remark(Loc, "adjoint adds of this loop not summed per warp: " + Why);
+}
+
+void meshad::reduceUniformAdds(IRBuilder &B, Function &F,
+                               const UniformAddTargets &Targets,
+                               DiagnosticSink &Diags) {
+  if (!F.isKernel() || Targets.Names.empty())
+    return;
+  UniformAddReducer(B, F, Targets, Diags).run();
+}
