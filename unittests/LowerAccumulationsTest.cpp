@@ -17,6 +17,7 @@
 
 #include "GPU/AccumulationPolicy.h"
 #include "GPU/LowerAccumulations.h"
+#include "IR/Markers.h"
 #include "IR/Traversal.h"
 #include "OwnershipFixture.h"
 
@@ -277,14 +278,24 @@ TEST_F(LowerAccumulationsTest, ReverseFactsDecideTheForms) {
       << remarks();
 }
 
+/// Puts the region marker \p R before the body's statement \p At.
+static void insertMarker(Module &M, Function &F, MarkerStmt::Region R,
+                         size_t At) {
+  std::vector<const Stmt *> Body = F.getBody()->getBody();
+  Body.insert(Body.begin() + At, M.create<MarkerStmt>(R));
+  F.getBody()->setBody(std::move(Body));
+}
+
 TEST_F(LowerAccumulationsTest, ReverseAddsOutsideTheSweepAreNotCombined) {
   ASSERT_TRUE(toAccumulates(Scatter));
   AccumulationFacts Facts = reverseFacts(*Kernel);
-  Facts.Uncombined.insert(Kernel->getBody()->getBody()[2]);
+  // The second add to dx[i % n] is the epilogue's.
+  insertMarker(M, *Kernel, MarkerStmt::Region::EpilogueBegin, 2);
   AccumulationPolicy Policy(Kernel->getTarget(), *Diags);
   Facts.configure(Policy);
   lowerReverseAccumulations(M, *Kernel, Policy, Facts);
   EXPECT_EQ(countCalls("atomicAdd"), 2u);
+  EXPECT_FALSE(hasMarkers(*Kernel));
 }
 
 TEST_F(LowerAccumulationsTest, ReverseLaunchCheckAfterTheSetup) {
@@ -294,7 +305,7 @@ TEST_F(LowerAccumulationsTest, ReverseLaunchCheckAfterTheSetup) {
   Facts.Ownership[0].Result.Class = OwnershipClass::ThreadExclusive;
   Facts.Ownership[0].Result.LaunchDims = 1;
   const Stmt *Setup = Kernel->getBody()->getBody()[0];
-  Facts.SetupVars.insert(llvm::cast<DeclStmt>(Setup)->getVar());
+  insertMarker(M, *Kernel, MarkerStmt::Region::SetupEnd, 1);
   AccumulationPolicy Policy(Kernel->getTarget(), *Diags);
   Facts.configure(Policy);
   lowerReverseAccumulations(M, *Kernel, Policy, Facts);
@@ -303,6 +314,7 @@ TEST_F(LowerAccumulationsTest, ReverseLaunchCheckAfterTheSetup) {
   EXPECT_EQ(Body[0], Setup);
   EXPECT_EQ(callName(Body[1]), "meshad::requireLaunch1D");
   EXPECT_EQ(countCalls("atomicAdd"), 0u);
+  EXPECT_FALSE(hasMarkers(*Kernel));
 }
 
 } // namespace

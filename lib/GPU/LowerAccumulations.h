@@ -94,13 +94,6 @@ struct AccumulationFacts {
   };
   /// Tile-exclusive adjoint arrays and their shared-memory tiles.
   std::vector<Tile> Tiles;
-  /// Accumulates outside the reverse sweep (the epilogue's), which are
-  /// not combined with others.
-  llvm::SmallPtrSet<const ir::Stmt *, 4> Uncombined;
-  /// The variables declared before the sweep's own declarations (the
-  /// primal's locals, registers, tiles): the launch-shape check that a
-  /// proof of Ownership assumes goes after the last of them.
-  llvm::SmallPtrSet<const ir::Var *, 16> SetupVars;
 
   /// Configures \p P with these facts.
   void configure(AccumulationPolicy &P) const;
@@ -109,8 +102,10 @@ struct AccumulationFacts {
 /// Replaces every Accumulate of \p F, a function of reverse mode, by the
 /// form that \p Policy (configured from \p Facts) decides, with its remark;
 /// then, in device code, combines the adds of the reverse sweep to the same
-/// element (GPU/AtomicCombiner), leaving the Uncombined apart; and adds the
-/// launch-shape check that the plain adds of the Ownership rely on.
+/// element (GPU/AtomicCombiner), leaving those of the epilogue (after the
+/// region marker EpilogueBegin, IR/Markers.h) apart; adds the launch-shape
+/// check that the plain adds of the Ownership rely on where the setup ends
+/// (the marker SetupEnd); and removes the markers.
 void lowerReverseAccumulations(ir::Module &M, ir::Function &F,
                                AccumulationPolicy &Policy,
                                const AccumulationFacts &Facts);

@@ -27,6 +27,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <functional>
+#include <initializer_list>
 #include <memory>
 
 namespace meshad {
@@ -77,6 +78,15 @@ private:
   static OwnershipResult assertedExclusive(const ir::Var *P,
                                            const OwnershipResult &R);
   ir::Var *adjointVar(ir::Var *V);
+  /// The marker of where region \p R begins or ends (IR/IR.h, MarkerStmt).
+  const ir::Stmt *marker(ir::MarkerStmt::Region R);
+  /// The function's body: the declarations (ending with the marker
+  /// SetupEnd), the zeroing of shared adjoints, the forward sweep, the
+  /// reverse sweep and the epilogue in \p Regions, each of the last four
+  /// followed by its marker (ForwardBegin ... EpilogueEnd), then the seed
+  /// resets deferred past the epilogue's barriers, \p Resets.
+  ir::BlockStmt *assemble(std::initializer_list<ir::BlockStmt *> Regions,
+                          const ir::BlockStmt *Resets);
   ir::Var *newVar(const std::string &Prefix, const ir::Type *Ty,
                   const ir::Expr *Init = nullptr);
   std::string freshName(const std::string &Prefix);

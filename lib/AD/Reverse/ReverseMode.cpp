@@ -442,6 +442,10 @@ void ReverseFunction::resetSeed(const Expr *AL, const Var *Root,
   DeferredResets.push_back(Z);
 }
 
+const ir::Stmt *ReverseFunction::marker(MarkerStmt::Region R) {
+  return M.create<MarkerStmt>(R);
+}
+
 ir::Var *ReverseFunction::adjointVar(Var *V) {
   auto It = Adjoints.find(V);
   if (It != Adjoints.end())
@@ -536,8 +540,7 @@ bool ReverseFunction::run() {
   }
   // The sweep's own declarations follow these (the launch-shape check, which
   // the lowering adds, goes between).
-  for (const Stmt *S : Decls->getBody())
-    Adds.SetupVars.insert(cast<DeclStmt>(S)->getVar());
+  Decls->append(marker(MarkerStmt::Region::SetupEnd));
   findDeferredFrees(Body);
   DeferResets = Primal->isKernel() && Kind == Flavor::Gradient &&
                 (!Tiles.empty() || !BlockSums.empty() || !UniformSums.empty());
@@ -559,29 +562,26 @@ bool ReverseFunction::run() {
   for (auto &[Adj, Local] : LocalParamAdjoints) {
     const Expr *Target = B.unary(UnaryOp::Deref, B.ref(Adj), Local->getType());
     AssignStmt *Add = B.accumulate(Target, B.ref(Local));
-    if (!Unlowered) {
+    if (!Unlowered)
       Add->setLoc(Primal->getLoc());
-      Adds.Uncombined.insert(Add); // Not part of the reverse sweep.
-    }
     Epilogue->append(Add);
   }
   for (const UniformSum &U : UniformSums)
     Reduce(B.addrOf(B.index(B.ref(U.Adjoint), B.intLit(U.Index))), U.Part);
   for (const AdjointTile &T : Tiles)
     TileCall("tileWriteBack", {B.ref(T.Tile), B.ref(T.Adjoint)}, T, Epilogue);
+  // The deferred resets wait for the write-backs: after the epilogue.
+  BlockStmt *Resets = B.block();
   for (Var *Z : DeferredResets) {
     const Type *Ty = Z->getType()->getElement();
-    Epilogue->append(M.create<IfStmt>(
+    Resets->append(M.create<IfStmt>(
         B.ref(Z),
         M.create<BlockStmt>(std::vector<const Stmt *>{B.assign(
             B.unary(UnaryOp::Deref, B.ref(Z), Ty), AssignOp::Assign,
             B.zero(Ty))}),
         nullptr));
   }
-  BlockStmt *Out = B.block();
-  for (BlockStmt *Part : {Decls, Zero, Fwd, Rev, Epilogue})
-    for (const Stmt *S : Part->getBody())
-      Out->append(S);
+  BlockStmt *Out = assemble({Decls, Zero, Fwd, Rev, Epilogue}, Resets);
   finishValue(Out);
   Result->setBody(Out);
   if (KeepSeeds && !keepOutputSeeds())
@@ -590,6 +590,28 @@ bool ReverseFunction::run() {
   // The reverse sweep recomputes these before reading them.
   removeUnreadDefinitions(Fwd, Recomputed);
   return finish();
+}
+
+ir::BlockStmt *
+ReverseFunction::assemble(std::initializer_list<BlockStmt *> Regions,
+                          const BlockStmt *Resets) {
+  // Decls ends with its own marker, SetupEnd: the sweep's temporaries follow.
+  using Region = MarkerStmt::Region;
+  const Region After[] = {Region::SetupEnd, Region::ForwardBegin,
+                          Region::ReverseBegin, Region::EpilogueBegin,
+                          Region::EpilogueEnd};
+  BlockStmt *Out = B.block();
+  unsigned I = 0;
+  for (const BlockStmt *Part : Regions) {
+    for (const Stmt *S : Part->getBody())
+      Out->append(S);
+    if (I != 0)
+      Out->append(marker(After[I]));
+    ++I;
+  }
+  for (const Stmt *S : Resets->getBody())
+    Out->append(S);
+  return Out;
 }
 
 bool ReverseFunction::keepOutputSeeds() {
