@@ -7,34 +7,45 @@
 #include "GPU/GpuPasses.h"
 #include "GPU/AccumulationPolicy.h"
 #include "GPU/ExclusiveAdds.h"
+#include "GPU/KernelAdjoints.h"
 #include "GPU/LowerAccumulations.h"
 #include "IR/Builder.h"
 #include "IR/Traversal.h"
 #include "Simplify/DeadLocals.h"
 
+#include <memory>
 #include <set>
 
 using namespace meshad;
 
-/// Turns the tiles of \p Facts into gathers where the kernel allows it.
+/// Turns the tiles of \p Facts, and those the lowering gave the kernel
+/// (\p Lowered, if any), into gathers where the kernel allows it.
 static void gatherTileAdjoints(ir::Module &M, ir::Function &F,
-                               const GradientKernelFacts &Facts) {
-  if (Facts.Tiles.empty())
+                               const GradientKernelFacts &Facts,
+                               const AccumulationFacts *Lowered) {
+  std::vector<GatherTile> Tiles = Facts.Tiles;
+  if (Lowered)
+    for (const AccumulationFacts::Tile &T : Lowered->Tiles)
+      Tiles.push_back({T.Adjoint, T.Tile, T.Result.TileStride});
+  if (Tiles.empty())
     return;
   ir::IRBuilder B(M);
   std::string WhyNot;
-  bool Done = gatherTiles(B, F, Facts.Tiles, Facts.FreshName, WhyNot);
+  bool Done = gatherTiles(B, F, Tiles, Facts.FreshName, WhyNot);
   if (Done)
     removeDeadLocals(F);
   Facts.TilesDone(Done, WhyNot);
 }
 
-void meshad::addGradientKernelPasses(PassPipeline &P, ir::Module &M,
-                                     GradientKernelFacts Facts) {
+/// The gradient kernel passes; \p Lowered: the facts of the lowering that
+/// runs before them (its tiles), or null.
+static void addKernelPasses(PassPipeline &P, ir::Module &M,
+                            GradientKernelFacts Facts,
+                            std::shared_ptr<const AccumulationFacts> Lowered) {
   unsigned FirstAdjoint = Facts.FirstAdjoint;
   P.add("gather-tiles",
-        [&M, Facts = std::move(Facts)](ir::Function &F) {
-          gatherTileAdjoints(M, F, Facts);
+        [&M, Facts = std::move(Facts), Lowered](ir::Function &F) {
+          gatherTileAdjoints(M, F, Facts, Lowered.get());
         })
       .add("exclusive-adds", [&M, FirstAdjoint](ir::Function &F) {
         ir::IRBuilder B(M);
@@ -42,26 +53,33 @@ void meshad::addGradientKernelPasses(PassPipeline &P, ir::Module &M,
       });
 }
 
+void meshad::addGradientKernelPasses(PassPipeline &P, ir::Module &M,
+                                     GradientKernelFacts Facts) {
+  addKernelPasses(P, M, std::move(Facts), nullptr);
+}
+
 void meshad::addReversePasses(PassPipeline &P, ir::Module &M,
                               DiagnosticSink &Diags, AccumulationFacts Adds,
                               std::optional<GradientKernelFacts> Kernel) {
-  // The gradient kernel passes finish the remarks of the tile stores.
+  // The lowering decides the kernel's tiles and registers, which the
+  // gradient kernel passes read; they finish the remarks of the tile stores.
   auto Policy = std::make_shared<AccumulationPolicy>(Adds.Target, Diags);
-  Adds.configure(*Policy);
+  auto Facts = std::make_shared<AccumulationFacts>(std::move(Adds));
   P.add(
       "lower-gpu-accumulations",
-      [&M, Policy, Adds](ir::Function &F) {
-        lowerReverseAccumulations(M, F, *Policy, Adds);
+      [&M, Policy, Facts](ir::Function &F) {
+        planKernelAdjoints(M, F, *Facts);
+        settleDeferredResets(M, F);
+        Facts->configure(*Policy);
+        lowerReverseAccumulations(M, F, *Policy, *Facts);
       },
       ir::VerifyStage::Lowered);
   if (!Kernel)
     return;
-  for (const AccumulationFacts::Tile &T : Adds.Tiles)
-    Kernel->Tiles.push_back({T.Adjoint, T.Tile, T.Result.TileStride});
   Kernel->TilesDone = [Policy](bool Gathered, const std::string &WhyNot) {
     Policy->finishTileRemarks(Gathered, WhyNot);
   };
-  addGradientKernelPasses(P, M, std::move(*Kernel));
+  addKernelPasses(P, M, std::move(*Kernel), Facts);
 }
 
 /// A name that no variable of \p F has, from \p Prefix.

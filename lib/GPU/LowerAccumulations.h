@@ -50,6 +50,7 @@
 
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -58,11 +59,28 @@ namespace meshad {
 
 class AccumulationPolicy;
 
-/// What reverse mode decided about the adjoints of a function it built
-/// (gradient or pullback), which the finished IR does not say yet; the
-/// lowering of its Accumulates (lower-gpu-accumulations) reads them.
+/// The adjoint array \p Adjoint of a kernel's pointer parameter \p Param.
+struct AdjointArray {
+  const ir::Var *Adjoint;
+  const ir::Var *Param;
+};
+
+/// What reverse mode knows about the adjoints of a function it built
+/// (gradient or pullback) that the finished IR does not say, and what the
+/// lowering of its Accumulates (lower-gpu-accumulations) decides about its
+/// kernel adjoint arrays (GPU/KernelAdjoints: Ownership, UniformElements,
+/// Tiles).
 struct AccumulationFacts {
   ir::CudaTarget Target = ir::CudaTarget::HostOnly;
+  /// The primal function, and whether this is its gradient (not a
+  /// pullback).
+  const ir::Function *Primal = nullptr;
+  bool Gradient = false;
+  /// The adjoint arrays of the kernel's selected pointer parameters, in
+  /// parameter order.
+  std::vector<AdjointArray> KernelArrays;
+  /// Unused names for new locals (the function's name scope).
+  std::function<std::string(const std::string &)> FreshName;
   /// atomics=all: the ownership analysis is off.
   bool ForceAtomics = false;
   /// Adjoint parameters (and registers) named by the user's parameter
@@ -78,7 +96,7 @@ struct AccumulationFacts {
     OwnershipResult Result;
     std::string PrimalName;
   };
-  /// The ownership of each kernel adjoint array.
+  /// The ownership of each kernel adjoint array (decided by the lowering).
   std::vector<Owned> Ownership;
   struct UniformElement {
     const ir::Var *Adjoint;

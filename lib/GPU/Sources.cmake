@@ -1,1 +1,1 @@
-set(SOURCES AccumulationPolicy.cpp AtomicAdvice.cpp AtomicCombiner.cpp ExclusiveAdds.cpp GatherTiles.cpp GpuPasses.cpp LowerAccumulations.cpp Ownership.cpp OwnershipAccesses.cpp SeedResets.cpp TwoPhaseSlots.cpp VertexDefs.cpp)
+set(SOURCES AccumulationPolicy.cpp AtomicAdvice.cpp AtomicCombiner.cpp ExclusiveAdds.cpp GatherTiles.cpp KernelAdjoints.cpp GpuPasses.cpp LowerAccumulations.cpp Ownership.cpp OwnershipAccesses.cpp SeedResets.cpp TwoPhaseSlots.cpp VertexDefs.cpp)

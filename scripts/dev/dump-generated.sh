@@ -8,14 +8,18 @@
 # checked with `diff -r`:
 #   <test>.txt         -fplugin-arg-meshad-dump and -remarks (syntax only;
 #                      kernels under the CPU emulation, as measure-simplify)
-#   <test>.raw.txt     the same with -fplugin-arg-meshad-no-simplify (what
-#                      the GPU lowering leaves, before the simplifier)
+#   <test>.raw.txt     with MESHAD_DUMP_RAW=1: the same with
+#                      -fplugin-arg-meshad-no-simplify (what the GPU
+#                      lowering leaves, before the simplifier)
 #   <test>.atomics.txt with -fplugin-arg-meshad-atomics=all, for the tests
 #                      whose RUN lines use it
 #   bench/<variant>.txt  patterns.cu as bench.sh builds it (meshad, atomics,
 #                      meshad-keep, atomics-keep), and bench/decisions.txt
 #                      (the summary bench.sh prints)
-# Every run verifies the IR (-fplugin-arg-meshad-verify).
+# Every run verifies the IR (-fplugin-arg-meshad-verify). Each source takes
+# a few seconds: MESHAD_DUMP_ONLY=REGEX dumps only the sources whose text
+# matches it (e.g. 'gradient|hvp|hessian|pullback' for reverse mode and what
+# composes over it: 145 of 183 sources).
 #
 # Usage: bash scripts/dev/dump-generated.sh OUT-DIR [build dir]
 #   e.g. on main:    bash scripts/dev/dump-generated.sh /tmp/gen-main
@@ -52,9 +56,14 @@ dumpOne() {
 
 find "$Root/test" \( -name '*.cpp' -o -name '*.cu' -o -name '*.c' \) \
   -not -path '*/Inputs/*' | sort | while read -r F; do
+  if [[ -n ${MESHAD_DUMP_ONLY:-} ]] && ! grep -Eq "$MESHAD_DUMP_ONLY" "$F"; then
+    continue
+  fi
   Rel=${F#$Root/}
   dumpOne "$F" "$Out/$Rel.txt"
-  dumpOne "$F" "$Out/$Rel.raw.txt" -fplugin-arg-meshad-no-simplify
+  if [[ -n ${MESHAD_DUMP_RAW:-} ]]; then
+    dumpOne "$F" "$Out/$Rel.raw.txt" -fplugin-arg-meshad-no-simplify
+  fi
   if grep -q 'meshad-atomics=all' "$F"; then
     dumpOne "$F" "$Out/$Rel.atomics.txt" -fplugin-arg-meshad-atomics=all
   fi
