@@ -58,15 +58,17 @@ void meshad::addGradientKernelPasses(PassPipeline &P, ir::Module &M,
   addKernelPasses(P, M, std::move(Facts), nullptr);
 }
 
-void meshad::addReversePasses(PassPipeline &P, ir::Module &M,
-                              DiagnosticSink &Diags, AccumulationFacts Adds,
-                              std::optional<GradientKernelFacts> Kernel) {
+/// lower-accumulations for a function of reverse mode, then, for a
+/// gradient kernel, its passes.
+static void addReversePasses(PassPipeline &P, ir::Module &M,
+                             DiagnosticSink &Diags, AccumulationFacts Adds,
+                             std::optional<GradientKernelFacts> Kernel) {
   // The lowering decides the kernel's tiles and registers, which the
   // gradient kernel passes read; they finish the remarks of the tile stores.
   auto Policy = std::make_shared<AccumulationPolicy>(Adds.Target, Diags);
   auto Facts = std::make_shared<AccumulationFacts>(std::move(Adds));
   P.add(
-      "lower-gpu-accumulations",
+      "lower-accumulations",
       [&M, Policy, Facts](ir::Function &F) {
         planKernelAdjoints(M, F, *Facts);
         settleDeferredResets(M, F);
@@ -80,6 +82,21 @@ void meshad::addReversePasses(PassPipeline &P, ir::Module &M,
     Policy->finishTileRemarks(Gathered, WhyNot);
   };
   addKernelPasses(P, M, std::move(*Kernel), Facts);
+}
+
+void meshad::addLoweringPasses(PassPipeline &P, ir::Module &M,
+                               DiagnosticSink &Diags, LoweringRequest R) {
+  if (R.Reverse)
+    return addReversePasses(P, M, Diags, std::move(*R.Reverse),
+                            std::move(R.Kernel));
+  P.add("dead-locals", [](ir::Function &F) { removeDeadLocals(F); })
+      .add(
+          "lower-accumulations",
+          [&M, &Diags, ForceAtomics = R.ForceAtomics,
+           Names = std::move(R.UserNames)](ir::Function &F) {
+            lowerAccumulations(M, F, Diags, ForceAtomics, Names);
+          },
+          ir::VerifyStage::Lowered);
 }
 
 /// A name that no variable of \p F has, from \p Prefix.
@@ -110,19 +127,6 @@ void meshad::addElementKernelPasses(PassPipeline &P, ir::Module &M,
                                  Layout, WhyNot);
     Facts.Done(Done ? &Layout : nullptr, WhyNot);
   });
-}
-
-void meshad::addComposedPasses(
-    PassPipeline &P, ir::Module &M, DiagnosticSink &Diags, bool ForceAtomics,
-    std::map<const ir::Var *, std::string> UserNames) {
-  P.add("dead-locals", [](ir::Function &F) { removeDeadLocals(F); })
-      .add(
-          "lower-accumulations",
-          [&M, &Diags, ForceAtomics,
-           Names = std::move(UserNames)](ir::Function &F) {
-            lowerAccumulations(M, F, Diags, ForceAtomics, Names);
-          },
-          ir::VerifyStage::Lowered);
 }
 
 void meshad::addKeepSeedsPass(PassPipeline &P, DiagnosticSink &Diags,

@@ -1,11 +1,11 @@
-//===- GPU/KernelAdjoints.h - Ownership, tiles, registers of kernels -*- C++ -*-===//
+//===- GPU/KernelAdjoints.h - Tiles, registers of kernels -------*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The part of the GPU lowering (pass lower-gpu-accumulations) that decides,
+/// The part of the GPU lowering (pass lower-accumulations) that decides,
 /// for a function reverse mode built from a kernel, how each adjoint array
 /// of a selected pointer parameter is added to, before its Accumulates are
 /// lowered; reverse mode knows none of it:

@@ -5,14 +5,15 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The last passes before emission: every AssignOp::Accumulate of the
-/// finished function becomes the form the accumulation policy decides for
-/// its target, with one remark each. A function of reverse mode (gradient,
-/// pullback) is lowered as the AccumulationFacts that reverse mode hands
-/// over decide (lowerReverseAccumulations, pass lower-gpu-accumulations),
-/// then the adds of its reverse sweep to one element are combined
-/// (GPU/AtomicCombiner). A composed derivative (AD/Hvp) is lowered from the
-/// finished function alone (lowerAccumulations, pass lower-accumulations):
+/// The pass lower-accumulations (GPU/GpuPasses, addLoweringPasses): every
+/// AssignOp::Accumulate of the finished function becomes the form the
+/// accumulation policy decides for its target, with one remark each. A
+/// function of reverse mode (gradient, pullback) is lowered as the
+/// AccumulationFacts decide, those reverse mode hands over and those
+/// GPU/KernelAdjoints adds (lowerReverseAccumulations), then the adds of its
+/// reverse sweep to one element are combined (GPU/AtomicCombiner). A
+/// composed derivative (AD/Hvp) is lowered from the finished function alone
+/// (lowerAccumulations):
 /// - host code, a thread's locals and memory private to it: plain +=;
 /// - a kernel's pointer parameters: the ownership analysis runs on the
 ///   finished function itself (its own accesses decide, whatever modes
@@ -67,7 +68,7 @@ struct AdjointArray {
 
 /// What reverse mode knows about the adjoints of a function it built
 /// (gradient or pullback) that the finished IR does not say, and what the
-/// lowering of its Accumulates (lower-gpu-accumulations) decides about its
+/// lowering of its Accumulates (lower-accumulations) decides about its
 /// kernel adjoint arrays (GPU/KernelAdjoints: Ownership, UniformElements,
 /// Tiles).
 struct AccumulationFacts {

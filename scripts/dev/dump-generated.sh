@@ -21,7 +21,9 @@
 # matches it (e.g. 'gradient|hvp|hessian|pullback' for reverse mode and what
 # composes over it: 145 of 183 sources).
 #
-# Usage: bash scripts/dev/dump-generated.sh OUT-DIR [build dir]
+# Usage: bash scripts/dev/dump-generated.sh OUT-DIR [build dir [SOURCE...]]
+#   SOURCE...: only these test sources or folders (paths from the root),
+#   e.g. test/ownership test/hvp (the benchmark is dumped either way)
 #   e.g. on main:    bash scripts/dev/dump-generated.sh /tmp/gen-main
 #        after:      bash scripts/dev/dump-generated.sh /tmp/gen-new
 #                    diff -r /tmp/gen-main /tmp/gen-new
@@ -32,6 +34,8 @@ set -uo pipefail
 Root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 Out=${1:?usage: dump-generated.sh OUT-DIR [build dir]}
 Build=${2:-$Root/build}
+shift $(( $# < 2 ? $# : 2 ))
+Sources=("${@:-test}")
 Clang=${MESHAD_CLANG:-/usr/lib/llvm-22/bin/clang++}
 Plugin=$Build/lib/libmeshad.so
 [[ -f $Plugin ]] || { echo "no plugin at $Plugin" >&2; exit 1; }
@@ -54,8 +58,9 @@ dumpOne() {
     | sed "s|$Root/||g" > "$Dst"
 }
 
-find "$Root/test" \( -name '*.cpp' -o -name '*.cu' -o -name '*.c' \) \
-  -not -path '*/Inputs/*' | sort | while read -r F; do
+(cd "$Root" && find "${Sources[@]}" \
+  \( -name '*.cpp' -o -name '*.cu' -o -name '*.c' \) -not -path '*/Inputs/*') \
+  | sed "s|^|$Root/|" | sort | while read -r F; do
   if [[ -n ${MESHAD_DUMP_ONLY:-} ]] && ! grep -Eq "$MESHAD_DUMP_ONLY" "$F"; then
     continue
   fi

@@ -295,7 +295,7 @@ private:
   clang::SourceLocation RequestLoc;
   /// What the lowering of the Accumulates needs to know (the primal, the
   /// kernel adjoint arrays, the block sums, the names), handed to
-  /// lower-gpu-accumulations, which decides the ownership, tiles and
+  /// lower-accumulations, which decides the ownership, tiles and
   /// uniform registers itself (GPU/KernelAdjoints).
   AccumulationFacts Adds;
   /// Array parameters whose adjoints are private to the calling thread.

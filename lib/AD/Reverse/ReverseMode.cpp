@@ -567,15 +567,16 @@ bool ReverseFunction::keepOutputSeeds() {
 bool ReverseFunction::finish() {
   if (Unlowered)
     return true; // The composition lowers the finished function.
-  std::optional<GradientKernelFacts> Kernel;
+  LoweringRequest Lowering;
+  Lowering.Reverse = std::move(Adds);
   if (Primal->isKernel() && Kind == Flavor::Gradient) {
-    Kernel.emplace();
-    Kernel->FirstAdjoint = Primal->getNumParams();
-    Kernel->FreshName = [this](const std::string &Prefix) {
+    Lowering.Kernel.emplace();
+    Lowering.Kernel->FirstAdjoint = Primal->getNumParams();
+    Lowering.Kernel->FreshName = [this](const std::string &Prefix) {
       return Names.unique(Prefix);
     };
   }
   PassPipeline Passes(Diags, Owner.isVerifying());
-  addReversePasses(Passes, M, Diags, std::move(Adds), std::move(Kernel));
+  addLoweringPasses(Passes, M, Diags, std::move(Lowering));
   return Passes.run(*Result, Primal);
 }
