@@ -4,7 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "IR/Builder.h"
+#include "IR/Clone.h"
 #include "IR/IR.h"
+#include "IR/Markers.h"
 #include "IR/NameScope.h"
 
 #include "gtest/gtest.h"
@@ -230,6 +233,35 @@ TEST(NameScopeTest, AddFunctionReservesEveryIdentifier) {
   EXPECT_EQ(Names.numbered("_t"), "_t1");
   EXPECT_EQ(Names.numbered("_r"), "_r1");
   EXPECT_EQ(Names.derivative("g"), "_d_g_1");
+}
+
+TEST(MarkerTest, CloneKeepsMarkersAndTheLoweringDropsThem) {
+  Module M;
+  IRBuilder B(M);
+  using Region = MarkerStmt::Region;
+  Function *F = M.createFunction("f_grad", M.getTypes().getVoid(),
+                                 CudaTarget::Global);
+  Var *X = M.createVar("x", M.getTypes().getDouble());
+  F->setBody(B.block());
+  F->getBody()->append(B.decl(X, B.zero(X->getType())));
+  F->getBody()->append(M.create<MarkerStmt>(Region::SetupEnd));
+  F->getBody()->append(
+      B.assign(B.ref(X), AssignOp::Assign, B.zero(X->getType())));
+  F->getBody()->append(M.create<MarkerStmt>(Region::EpilogueBegin));
+  EXPECT_TRUE(hasMarkers(*F));
+  EXPECT_EQ(findMarker(*F->getBody(), Region::SetupEnd), 1u);
+  EXPECT_EQ(findMarker(*F->getBody(), Region::EpilogueBegin), 3u);
+  EXPECT_EQ(findMarker(*F->getBody(), Region::ReverseBegin), NoMarker);
+  IRCloner C(M);
+  BlockStmt *Copy = C.cloneBlock(F->getBody());
+  ASSERT_EQ(Copy->getBody().size(), 4u);
+  const auto *Kept = llvm::dyn_cast<MarkerStmt>(Copy->getBody()[3]);
+  ASSERT_NE(Kept, nullptr);
+  EXPECT_EQ(Kept->getRegion(), Region::EpilogueBegin);
+  EXPECT_STREQ(MarkerStmt::getRegionName(Kept->getRegion()), "epilogue-begin");
+  dropMarkers(*F);
+  EXPECT_FALSE(hasMarkers(*F));
+  EXPECT_EQ(F->getBody()->getBody().size(), 2u);
 }
 
 } // namespace

@@ -16,7 +16,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "GPU/AccumulationPolicy.h"
+#include "GPU/KernelAdjoints.h"
 #include "GPU/LowerAccumulations.h"
+#include "IR/Markers.h"
+#include "IR/Verifier.h"
 #include "IR/Traversal.h"
 #include "OwnershipFixture.h"
 
@@ -277,14 +280,24 @@ TEST_F(LowerAccumulationsTest, ReverseFactsDecideTheForms) {
       << remarks();
 }
 
+/// Puts the region marker \p R before the body's statement \p At.
+static void insertMarker(Module &M, Function &F, MarkerStmt::Region R,
+                         size_t At) {
+  std::vector<const Stmt *> Body = F.getBody()->getBody();
+  Body.insert(Body.begin() + At, M.create<MarkerStmt>(R));
+  F.getBody()->setBody(std::move(Body));
+}
+
 TEST_F(LowerAccumulationsTest, ReverseAddsOutsideTheSweepAreNotCombined) {
   ASSERT_TRUE(toAccumulates(Scatter));
   AccumulationFacts Facts = reverseFacts(*Kernel);
-  Facts.Uncombined.insert(Kernel->getBody()->getBody()[2]);
+  // The second add to dx[i % n] is the epilogue's.
+  insertMarker(M, *Kernel, MarkerStmt::Region::EpilogueBegin, 2);
   AccumulationPolicy Policy(Kernel->getTarget(), *Diags);
   Facts.configure(Policy);
   lowerReverseAccumulations(M, *Kernel, Policy, Facts);
   EXPECT_EQ(countCalls("atomicAdd"), 2u);
+  EXPECT_FALSE(hasMarkers(*Kernel));
 }
 
 TEST_F(LowerAccumulationsTest, ReverseLaunchCheckAfterTheSetup) {
@@ -294,7 +307,7 @@ TEST_F(LowerAccumulationsTest, ReverseLaunchCheckAfterTheSetup) {
   Facts.Ownership[0].Result.Class = OwnershipClass::ThreadExclusive;
   Facts.Ownership[0].Result.LaunchDims = 1;
   const Stmt *Setup = Kernel->getBody()->getBody()[0];
-  Facts.SetupVars.insert(llvm::cast<DeclStmt>(Setup)->getVar());
+  insertMarker(M, *Kernel, MarkerStmt::Region::SetupEnd, 1);
   AccumulationPolicy Policy(Kernel->getTarget(), *Diags);
   Facts.configure(Policy);
   lowerReverseAccumulations(M, *Kernel, Policy, Facts);
@@ -303,6 +316,128 @@ TEST_F(LowerAccumulationsTest, ReverseLaunchCheckAfterTheSetup) {
   EXPECT_EQ(Body[0], Setup);
   EXPECT_EQ(callName(Body[1]), "meshad::requireLaunch1D");
   EXPECT_EQ(countCalls("atomicAdd"), 0u);
+  EXPECT_FALSE(hasMarkers(*Kernel));
+}
+
+/// A kernel that adds to the adjoints of its stencil input x (tile-exclusive)
+/// and of c[0] (uniform), as if reverse mode had built it from itself.
+static const char *StencilAndUniform =
+    "__global__ void k(const double *x, const double *c, double *dx,\n"
+    "                  double *dc, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  double v = x[i - 1] + x[i + 1] + c[0];\n"
+    "  dx[i - 1] += v;\n"
+    "  dx[i + 1] += v;\n"
+    "  dc[0] += v;\n"
+    "}\n";
+
+TEST_F(LowerAccumulationsTest, LoweringDecidesTilesAndRegistersAtTheMarkers) {
+  ASSERT_TRUE(toAccumulates(StencilAndUniform));
+  using Region = MarkerStmt::Region;
+  // [i, SetupEnd, ForwardBegin, v, ReverseBegin, adds, EpilogueBegin,
+  //  EpilogueEnd]
+  insertMarker(M, *Kernel, Region::SetupEnd, 1);
+  insertMarker(M, *Kernel, Region::ForwardBegin, 2);
+  insertMarker(M, *Kernel, Region::ReverseBegin, 4);
+  insertMarker(M, *Kernel, Region::EpilogueBegin, 8);
+  insertMarker(M, *Kernel, Region::EpilogueEnd, 9);
+  AccumulationFacts Facts;
+  Facts.Target = Kernel->getTarget();
+  Facts.Primal = Kernel;
+  Facts.Gradient = true;
+  Facts.KernelArrays = {{Kernel->getParam(2), Kernel->getParam(0)},
+                        {Kernel->getParam(3), Kernel->getParam(1)}};
+  Facts.FreshName = [](const std::string &Prefix) { return Prefix; };
+  planKernelAdjoints(M, *Kernel, Facts);
+  ASSERT_EQ(Facts.Ownership.size(), 2u);
+  EXPECT_EQ(Facts.Ownership[0].Result.Class, OwnershipClass::TileExclusive);
+  EXPECT_EQ(Facts.Ownership[1].Result.Class, OwnershipClass::Uniform);
+  ASSERT_EQ(Facts.Tiles.size(), 1u);
+  EXPECT_EQ(Facts.Tiles[0].Tile->getName(), "dx_tile");
+  ASSERT_EQ(Facts.UniformElements.size(), 1u);
+  EXPECT_EQ(Facts.UniformElements[0].Part->getName(), "dc_0_part");
+  // The register, then the tile, where the setup ends; the tile zeroed
+  // before the forward sweep; the reduction, then the write-back, last in
+  // the epilogue.
+  const std::vector<const Stmt *> &Body = Kernel->getBody()->getBody();
+  size_t Setup = findMarker(*Kernel->getBody(), Region::SetupEnd);
+  size_t Fwd = findMarker(*Kernel->getBody(), Region::ForwardBegin);
+  size_t End = findMarker(*Kernel->getBody(), Region::EpilogueEnd);
+  ASSERT_EQ(Setup, 3u);
+  EXPECT_EQ(llvm::cast<DeclStmt>(Body[1])->getVar()->getName(), "dc_0_part");
+  EXPECT_EQ(llvm::cast<DeclStmt>(Body[2])->getVar()->getName(), "dx_tile");
+  EXPECT_EQ(Fwd, 5u);
+  EXPECT_EQ(callName(Body[4]).rfind("meshad::tileZero", 0), 0u);
+  EXPECT_EQ(callName(Body[End - 2]), "meshad::blockReduceAtomicAdd");
+  EXPECT_EQ(callName(Body[End - 1]).rfind("meshad::tileWriteBack", 0), 0u);
+  AccumulationPolicy Policy(Kernel->getTarget(), *Diags);
+  Facts.configure(Policy);
+  lowerReverseAccumulations(M, *Kernel, Policy, Facts);
+  EXPECT_EQ(countCalls("meshad::tileAdd"), 2u);
+  EXPECT_EQ(countCalls("atomicAdd"), 0u);
+  EXPECT_EQ(countPlainAdds(), 1u); // dc_0_part += v
+  EXPECT_EQ(countCalls("meshad::requireLaunch1D"), 1u);
+  std::string Errors;
+  EXPECT_TRUE(verifyFunction(*Kernel, VerifyStage::Lowered, Errors)) << Errors;
+}
+
+/// `double *z = 0;` ... `z = &dy[i];` ... `if (z) { *z = 0; }` in kernel k
+/// of \p Code (dy its first parameter, i its first local), with the
+/// epilogue's markers; \p Barrier: the epilogue reduces a sum per block.
+static void deferReset(Module &M, Function &K, bool Barrier) {
+  IRBuilder B(M);
+  Var *DY = K.getParam(0);
+  Var *I = llvm::cast<DeclStmt>(K.getBody()->getBody()[0])->getVar();
+  const Type *Ty = M.getTypes().getDouble();
+  Var *Z = M.createVar("_z0", M.getTypes().getPointer(Ty));
+  std::vector<const Stmt *> Body = K.getBody()->getBody();
+  Body.insert(Body.begin() + 1, B.decl(Z, B.zero(Z->getType())));
+  Body.push_back(B.assign(B.ref(Z), AssignOp::Assign,
+                          B.addrOf(B.index(B.ref(DY), B.ref(I)))));
+  Body.push_back(M.create<MarkerStmt>(MarkerStmt::Region::EpilogueBegin));
+  if (Barrier)
+    Body.push_back(M.create<ExprStmt>(M.create<CallExpr>(
+        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+        "meshad::blockReduceAtomicAdd", -1,
+        std::vector<const Expr *>{B.ref(DY), B.zero(Ty)})));
+  Body.push_back(M.create<MarkerStmt>(MarkerStmt::Region::EpilogueEnd));
+  Body.push_back(M.create<IfStmt>(
+      B.ref(Z),
+      M.create<BlockStmt>(std::vector<const Stmt *>{
+          B.assign(B.unary(UnaryOp::Deref, B.ref(Z), Ty), AssignOp::Assign,
+                   B.zero(Ty))}),
+      nullptr));
+  K.getBody()->setBody(std::move(Body));
+}
+
+static const char *Output =
+    "__global__ void k(double *dy, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "}\n";
+
+TEST_F(LowerAccumulationsTest, DeferredResetsWithoutABarrierGoBackInPlace) {
+  ASSERT_TRUE(toAccumulates(Output));
+  deferReset(M, *Kernel, /*Barrier=*/false);
+  settleDeferredResets(M, *Kernel);
+  const std::vector<const Stmt *> &Body = Kernel->getBody()->getBody();
+  ASSERT_EQ(Body.size(), 4u); // i, the reset, the two markers
+  const auto *Reset = llvm::dyn_cast<AssignStmt>(Body[1]);
+  ASSERT_NE(Reset, nullptr);
+  EXPECT_TRUE(Reset->isSeedReset());
+  EXPECT_TRUE(llvm::isa<IndexExpr>(Reset->getLHS()));
+  std::string Errors;
+  EXPECT_TRUE(verifyFunction(*Kernel, VerifyStage::Transformed, Errors))
+      << Errors;
+}
+
+TEST_F(LowerAccumulationsTest, DeferredResetsStayPastAnEpilogueBarrier) {
+  ASSERT_TRUE(toAccumulates(Output));
+  deferReset(M, *Kernel, /*Barrier=*/true);
+  size_t Before = Kernel->getBody()->getBody().size();
+  settleDeferredResets(M, *Kernel);
+  const std::vector<const Stmt *> &Body = Kernel->getBody()->getBody();
+  EXPECT_EQ(Body.size(), Before);
+  EXPECT_TRUE(llvm::isa<IfStmt>(Body.back()));
 }
 
 } // namespace

@@ -121,23 +121,33 @@ TEST_F(PassPipelineTest, GpuPassListsInOrder) {
   EXPECT_EQ(Gradient.getPassNames(),
             (std::vector<std::string>{"gather-tiles", "exclusive-adds"}));
   PassPipeline Composed(Diags, /*Verify=*/true);
-  addComposedPasses(Composed, M, Diags, /*ForceAtomics=*/false, {});
+  addLoweringPasses(Composed, M, Diags, LoweringRequest());
   EXPECT_EQ(Composed.getPassNames(),
             (std::vector<std::string>{"dead-locals", "lower-accumulations"}));
 }
 
+/// The request of a function of reverse mode, a gradient kernel with
+/// \p Kernel.
+static LoweringRequest reverseRequest(AccumulationFacts Facts, bool Kernel) {
+  LoweringRequest R;
+  R.Reverse = std::move(Facts);
+  if (Kernel)
+    R.Kernel.emplace();
+  return R;
+}
+
 TEST_F(PassPipelineTest, ReversePassListsInOrder) {
   PassPipeline Pullback(Diags, /*Verify=*/true);
-  addReversePasses(Pullback, M, Diags, AccumulationFacts(), std::nullopt);
+  addLoweringPasses(Pullback, M, Diags,
+                    reverseRequest(AccumulationFacts(), false));
   EXPECT_EQ(Pullback.getPassNames(),
-            (std::vector<std::string>{"lower-gpu-accumulations"}));
+            (std::vector<std::string>{"lower-accumulations"}));
   PassPipeline Gradient(Diags, /*Verify=*/true);
-  addReversePasses(Gradient, M, Diags, AccumulationFacts(),
-                   GradientKernelFacts());
+  addLoweringPasses(Gradient, M, Diags,
+                    reverseRequest(AccumulationFacts(), true));
   EXPECT_EQ(Gradient.getPassNames(),
-            (std::vector<std::string>{"uniform-adds",
-                                      "lower-gpu-accumulations",
-                                      "gather-tiles", "exclusive-adds"}));
+            (std::vector<std::string>{"lower-accumulations", "gather-tiles",
+                                      "exclusive-adds"}));
 }
 
 TEST_F(PassPipelineTest, ReversePassesLowerEveryAccumulate) {
@@ -146,7 +156,7 @@ TEST_F(PassPipelineTest, ReversePassesLowerEveryAccumulate) {
   AccumulationFacts Facts;
   Facts.Target = F->getTarget();
   PassPipeline Reverse(Diags, /*Verify=*/true);
-  addReversePasses(Reverse, M, Diags, std::move(Facts), std::nullopt);
+  addLoweringPasses(Reverse, M, Diags, reverseRequest(std::move(Facts), false));
   EXPECT_TRUE(Reverse.run(*F));
   EXPECT_FALSE(Diags.hasErrors());
 }
@@ -155,7 +165,9 @@ TEST_F(PassPipelineTest, ComposedPassesLowerEveryAccumulate) {
   F->getBody()->append(B.accumulate(B.index(B.ref(P), B.intLit(0)),
                                     B.floatLit(M.getTypes().getDouble(), 3.0)));
   PassPipeline Composed(Diags, /*Verify=*/true);
-  addComposedPasses(Composed, M, Diags, /*ForceAtomics=*/true, {});
+  LoweringRequest Request;
+  Request.ForceAtomics = true;
+  addLoweringPasses(Composed, M, Diags, std::move(Request));
   EXPECT_TRUE(Composed.run(*F));
   EXPECT_FALSE(Diags.hasErrors());
 }

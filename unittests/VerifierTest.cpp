@@ -404,3 +404,37 @@ TEST_F(VerifierTest, RolesOfTapesAndPrimals) {
 }
 
 } // namespace
+
+TEST_F(VerifierTest, RegionMarkersInOrderAtTopLevel) {
+  using Region = MarkerStmt::Region;
+  auto Mark = [&](Region R) { return M.create<MarkerStmt>(R); };
+  Body->append(Mark(Region::SetupEnd));
+  Body->append(Mark(Region::ForwardBegin));
+  Body->append(Mark(Region::ReverseBegin));
+  Body->append(Mark(Region::EpilogueBegin));
+  Body->append(Mark(Region::EpilogueEnd));
+  EXPECT_EQ(verify(VerifyStage::Transformed), "");
+  // Not at emission: the GPU lowering consumes them.
+  expectError("marker setup-end is left after the GPU lowering");
+}
+
+TEST_F(VerifierTest, RegionMarkersOutOfOrderOrTwice) {
+  using Region = MarkerStmt::Region;
+  Body->append(M.create<MarkerStmt>(Region::ReverseBegin));
+  Body->append(M.create<MarkerStmt>(Region::ForwardBegin));
+  expectError("marker forward-begin follows the marker reverse-begin",
+              VerifyStage::Transformed);
+  Body->setBody({M.create<MarkerStmt>(Region::ReverseBegin),
+                 M.create<MarkerStmt>(Region::ReverseBegin)});
+  expectError("marker reverse-begin follows the marker reverse-begin",
+              VerifyStage::Transformed);
+}
+
+TEST_F(VerifierTest, RegionMarkerOnlyInTheFunctionsBody) {
+  Body->append(M.create<IfStmt>(
+      B.binary(BinaryOp::Lt, B.ref(N), B.intLit(2)),
+      blockOf({M.create<MarkerStmt>(MarkerStmt::Region::EpilogueBegin)}),
+      nullptr));
+  expectError("marker epilogue-begin is not a statement of the function's body",
+              VerifyStage::Transformed);
+}

@@ -413,7 +413,9 @@ ir::Function *HvpTransformer::deriveHvp(Function *Primal,
     cleanUp(F);
     dropUnusedFunctions(Mark, &F);
   });
-  addComposedPasses(Finish, M, Diags, Reverse.getForceAtomics(),
-                    std::move(UserNames));
+  LoweringRequest Lowering;
+  Lowering.ForceAtomics = Reverse.getForceAtomics();
+  Lowering.UserNames = std::move(UserNames);
+  addLoweringPasses(Finish, M, Diags, std::move(Lowering));
   return Finish.run(*H, Primal) ? H : nullptr;
 }

@@ -188,6 +188,8 @@ void StmtPrinter::printKind(const Stmt *S, unsigned Indent) {
   case Stmt::Kind::Launch:
     line(Indent, launchText(llvm::cast<LaunchStmt>(S)) + ";");
     return;
+  case Stmt::Kind::Marker:
+    return; // Only for the passes; the verifier reports a leftover one.
   case Stmt::Kind::Comment: {
     // One "//" line per line of the text.
     const std::string &Text = llvm::cast<CommentStmt>(S)->getText();

@@ -5,12 +5,15 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The lists of GPU passes, per kind of generated function, that run last
-/// on the finished function (see IR/PassPipeline.h):
+/// The GPU passes that run last on a finished function, one pipeline per
+/// kind of generated function (see IR/PassPipeline.h), all appended by one
+/// entry point, addLoweringPasses:
 /// - every function of reverse mode (gradient or pullback, host or device):
-///   lower-gpu-accumulations (its Accumulates get the forms that the facts
-///   reverse mode hands over decide, with their remarks, and the adds of the
-///   reverse sweep to one element are combined, GPU/LowerAccumulations);
+///   lower-accumulations (GPU/KernelAdjoints decides the ownership, tiles and
+///   uniform registers of a kernel's adjoint arrays and places them at the
+///   region markers, then every Accumulate gets its form, with its remark,
+///   and the adds of the reverse sweep to one element are combined,
+///   GPU/LowerAccumulations);
 /// - then on a gradient kernel of reverse mode: gather-tiles (a stencil's
 ///   shared-memory tiles become gathers where the kernel allows it,
 ///   GPU/GatherTiles), then exclusive-adds (adds to adjoints that the kernel
@@ -20,13 +23,17 @@
 ///   analysis of the finished function decides, GPU/LowerAccumulations);
 /// - an element kernel's gradient with an atomic-free strategy (run by the
 ///   driver after the gradient's own passes): two-phase-slots.
+/// A new strategy for the adds of a reverse function's kernel arrays plugs
+/// into GPU/KernelAdjoints (the decision per array, what it declares at the
+/// markers) and AccumulationPolicy (the form of each add).
 ///
 /// \code
-///   AccumulationFacts Adds;  ...            // ownership, tiles, block sums
-///   GradientKernelFacts Facts;
-///   Facts.FirstAdjoint = Primal->getNumParams();  ...
+///   LoweringRequest R;
+///   R.Reverse = std::move(Adds);            // AccumulationFacts
+///   R.Kernel.emplace();                     // a gradient kernel
+///   R.Kernel->FirstAdjoint = Primal->getNumParams();  ...
 ///   PassPipeline Passes(Diags, Verify);
-///   addReversePasses(Passes, M, Diags, std::move(Adds), std::move(Facts));
+///   addLoweringPasses(Passes, M, Diags, std::move(R));
 ///   Passes.run(*Gradient, Primal);
 /// \endcode
 ///
@@ -67,13 +74,27 @@ struct GradientKernelFacts {
 void addGradientKernelPasses(PassPipeline &P, ir::Module &M,
                              GradientKernelFacts Facts);
 
-/// Appends the passes that finish a function of reverse mode: its
-/// Accumulates lowered as \p Adds decide, then, for a gradient kernel
-/// (\p Kernel; its Tiles and TilesDone are filled in from \p Adds), the
-/// gradient kernel passes.
-void addReversePasses(PassPipeline &P, ir::Module &M, DiagnosticSink &Diags,
-                      AccumulationFacts Adds,
-                      std::optional<GradientKernelFacts> Kernel);
+/// What the GPU lowering of one function starts from besides its IR.
+struct LoweringRequest {
+  /// A function of reverse mode: what reverse mode hands over. None: a
+  /// composed derivative, which the finished function alone decides.
+  std::optional<AccumulationFacts> Reverse;
+  /// A gradient kernel of reverse mode: what its gather-tiles and
+  /// exclusive-adds need (its Tiles and TilesDone are filled in).
+  std::optional<GradientKernelFacts> Kernel;
+  /// A composed derivative: atomics=all, and remarks naming a target by its
+  /// entry in UserNames.
+  bool ForceAtomics = false;
+  std::map<const ir::Var *, std::string> UserNames;
+};
+
+/// Appends the passes that finish the derivative \p R describes: its
+/// Accumulates lowered (lower-accumulations), after dead-locals for a
+/// composed derivative, before the gradient kernel passes for a gradient
+/// kernel.
+void addLoweringPasses(PassPipeline &P, ir::Module &M, DiagnosticSink &Diags,
+                       LoweringRequest R);
+
 /// What the element strategies of issue 11 need of a gradient kernel and
 /// report about it.
 struct ElementKernelFacts {
@@ -97,13 +118,6 @@ void addElementKernelPasses(PassPipeline &P, ir::Module &M,
 /// error.
 void addKeepSeedsPass(PassPipeline &P, DiagnosticSink &Diags,
                       KeepSeedsFacts Facts, bool &Kept);
-
-/// Appends the passes that finish a composed derivative: its Accumulates
-/// lowered (all atomic with \p ForceAtomics), remarks naming a target by its
-/// entry in \p UserNames.
-void addComposedPasses(PassPipeline &P, ir::Module &M, DiagnosticSink &Diags,
-                       bool ForceAtomics,
-                       std::map<const ir::Var *, std::string> UserNames);
 
 } // namespace meshad
 

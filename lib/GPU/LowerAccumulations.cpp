@@ -10,6 +10,7 @@
 #include "GPU/AccumulationPolicy.h"
 #include "GPU/AtomicCombiner.h"
 #include "GPU/GatherTiles.h"
+#include "IR/Markers.h"
 #include "IR/Traversal.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -129,23 +130,22 @@ public:
   }
 
   /// Lowers the Accumulates of a function of reverse mode, whose policy
-  /// holds its \p Facts, combines the adds of its reverse sweep, and adds
-  /// the launch-shape check after the declarations of its setup.
+  /// holds its \p Facts: the adds of its reverse sweep are combined, not
+  /// those of the epilogue (after the marker EpilogueBegin), and the
+  /// launch-shape check goes where its setup ends (the marker SetupEnd).
+  /// The markers go last.
   void runOnReverse(const AccumulationFacts &Facts) {
-    Uncombined = &Facts.Uncombined;
+    llvm::SmallPtrSet<const Stmt *, 4> Epilogue = epilogueStmts();
+    Uncombined = &Epilogue;
     lowerBlock(F.getBody());
     combineLowered();
     for (const AccumulationFacts::Owned &O : Facts.Ownership)
       mergeLaunchDims(LaunchDims, O.Result);
-    if (LaunchDims != 1 && LaunchDims != 2)
-      return;
-    const std::vector<const Stmt *> &Body = F.getBody()->getBody();
-    size_t At = 0;
-    for (size_t I = 0; I < Body.size(); ++I)
-      if (const auto *D = dyn_cast<DeclStmt>(Body[I]))
-        if (Facts.SetupVars.count(D->getVar()))
-          At = I + 1;
-    requireLaunchShape(At);
+    if (LaunchDims == 1 || LaunchDims == 2) {
+      size_t At = findMarker(*F.getBody(), MarkerStmt::Region::SetupEnd);
+      requireLaunchShape(At == NoMarker ? 0 : At);
+    }
+    dropMarkers(F);
   }
 
 private:
@@ -156,6 +156,18 @@ private:
       return;
     combineAtomics(B, F.getBody(),
                    [&](const Stmt *S) { return Lowered.count(S) != 0; });
+  }
+
+  /// The statements of the epilogue of a function of reverse mode: those
+  /// after its marker EpilogueBegin, at any depth.
+  llvm::SmallPtrSet<const Stmt *, 4> epilogueStmts() const {
+    llvm::SmallPtrSet<const Stmt *, 4> Result;
+    const std::vector<const Stmt *> &Body = F.getBody()->getBody();
+    size_t Begin = findMarker(*F.getBody(), MarkerStmt::Region::EpilogueBegin);
+    for (size_t I = Begin == NoMarker ? Body.size() : Begin + 1;
+         I < Body.size(); ++I)
+      forEachStmt(Body[I], [&](const Stmt *S) { Result.insert(S); });
+    return Result;
   }
 
   /// Runs the ownership analysis on the finished kernel for each pointer
@@ -374,6 +386,7 @@ private:
 void meshad::lowerAccumulations(
     Module &M, Function &F, DiagnosticSink &Diags, bool ForceAtomics,
     const std::map<const Var *, std::string> &UserNames) {
+  dropMarkers(F);
   AccumulationPolicy Policy(F.getTarget(), Diags);
   Policy.setForceAtomics(ForceAtomics);
   for (auto &[V, Name] : UserNames)

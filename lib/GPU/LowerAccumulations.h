@@ -5,14 +5,15 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The last passes before emission: every AssignOp::Accumulate of the
-/// finished function becomes the form the accumulation policy decides for
-/// its target, with one remark each. A function of reverse mode (gradient,
-/// pullback) is lowered as the AccumulationFacts that reverse mode hands
-/// over decide (lowerReverseAccumulations, pass lower-gpu-accumulations),
-/// then the adds of its reverse sweep to one element are combined
-/// (GPU/AtomicCombiner). A composed derivative (AD/Hvp) is lowered from the
-/// finished function alone (lowerAccumulations, pass lower-accumulations):
+/// The pass lower-accumulations (GPU/GpuPasses, addLoweringPasses): every
+/// AssignOp::Accumulate of the finished function becomes the form the
+/// accumulation policy decides for its target, with one remark each. A
+/// function of reverse mode (gradient, pullback) is lowered as the
+/// AccumulationFacts decide, those reverse mode hands over and those
+/// GPU/KernelAdjoints adds (lowerReverseAccumulations), then the adds of its
+/// reverse sweep to one element are combined (GPU/AtomicCombiner). A
+/// composed derivative (AD/Hvp) is lowered from the finished function alone
+/// (lowerAccumulations):
 /// - host code, a thread's locals and memory private to it: plain +=;
 /// - a kernel's pointer parameters: the ownership analysis runs on the
 ///   finished function itself (its own accesses decide, whatever modes
@@ -50,6 +51,7 @@
 
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -58,11 +60,28 @@ namespace meshad {
 
 class AccumulationPolicy;
 
-/// What reverse mode decided about the adjoints of a function it built
-/// (gradient or pullback), which the finished IR does not say yet; the
-/// lowering of its Accumulates (lower-gpu-accumulations) reads them.
+/// The adjoint array \p Adjoint of a kernel's pointer parameter \p Param.
+struct AdjointArray {
+  const ir::Var *Adjoint;
+  const ir::Var *Param;
+};
+
+/// What reverse mode knows about the adjoints of a function it built
+/// (gradient or pullback) that the finished IR does not say, and what the
+/// lowering of its Accumulates (lower-accumulations) decides about its
+/// kernel adjoint arrays (GPU/KernelAdjoints: Ownership, UniformElements,
+/// Tiles).
 struct AccumulationFacts {
   ir::CudaTarget Target = ir::CudaTarget::HostOnly;
+  /// The primal function, and whether this is its gradient (not a
+  /// pullback).
+  const ir::Function *Primal = nullptr;
+  bool Gradient = false;
+  /// The adjoint arrays of the kernel's selected pointer parameters, in
+  /// parameter order.
+  std::vector<AdjointArray> KernelArrays;
+  /// Unused names for new locals (the function's name scope).
+  std::function<std::string(const std::string &)> FreshName;
   /// atomics=all: the ownership analysis is off.
   bool ForceAtomics = false;
   /// Adjoint parameters (and registers) named by the user's parameter
@@ -78,7 +97,7 @@ struct AccumulationFacts {
     OwnershipResult Result;
     std::string PrimalName;
   };
-  /// The ownership of each kernel adjoint array.
+  /// The ownership of each kernel adjoint array (decided by the lowering).
   std::vector<Owned> Ownership;
   struct UniformElement {
     const ir::Var *Adjoint;
@@ -94,13 +113,6 @@ struct AccumulationFacts {
   };
   /// Tile-exclusive adjoint arrays and their shared-memory tiles.
   std::vector<Tile> Tiles;
-  /// Accumulates outside the reverse sweep (the epilogue's), which are
-  /// not combined with others.
-  llvm::SmallPtrSet<const ir::Stmt *, 4> Uncombined;
-  /// The variables declared before the sweep's own declarations (the
-  /// primal's locals, registers, tiles): the launch-shape check that a
-  /// proof of Ownership assumes goes after the last of them.
-  llvm::SmallPtrSet<const ir::Var *, 16> SetupVars;
 
   /// Configures \p P with these facts.
   void configure(AccumulationPolicy &P) const;
@@ -109,8 +121,10 @@ struct AccumulationFacts {
 /// Replaces every Accumulate of \p F, a function of reverse mode, by the
 /// form that \p Policy (configured from \p Facts) decides, with its remark;
 /// then, in device code, combines the adds of the reverse sweep to the same
-/// element (GPU/AtomicCombiner), leaving the Uncombined apart; and adds the
-/// launch-shape check that the plain adds of the Ownership rely on.
+/// element (GPU/AtomicCombiner), leaving those of the epilogue (after the
+/// region marker EpilogueBegin, IR/Markers.h) apart; adds the launch-shape
+/// check that the plain adds of the Ownership rely on where the setup ends
+/// (the marker SetupEnd); and removes the markers.
 void lowerReverseAccumulations(ir::Module &M, ir::Function &F,
                                AccumulationPolicy &Policy,
                                const AccumulationFacts &Facts);

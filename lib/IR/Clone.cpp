@@ -171,6 +171,8 @@ const Stmt *IRCloner::cloneUnhooked(const Stmt *S) {
     return M.create<ReturnStmt>(clone(cast<ReturnStmt>(S)->getValue()));
   case Stmt::Kind::Comment:
     return M.create<CommentStmt>(cast<CommentStmt>(S)->getText());
+  case Stmt::Kind::Marker:
+    return M.create<MarkerStmt>(cast<MarkerStmt>(S)->getRegion());
   case Stmt::Kind::Launch: {
     const auto *L = cast<LaunchStmt>(S);
     std::vector<const Expr *> Args;

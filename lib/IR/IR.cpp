@@ -57,3 +57,19 @@ std::string VarRoles::str() const {
       S += (S.empty() ? "" : "|") + std::string(Name);
   return S.empty() ? "none" : S;
 }
+
+const char *MarkerStmt::getRegionName(Region R) {
+  switch (R) {
+  case Region::SetupEnd:
+    return "setup-end";
+  case Region::ForwardBegin:
+    return "forward-begin";
+  case Region::ReverseBegin:
+    return "reverse-begin";
+  case Region::EpilogueBegin:
+    return "epilogue-begin";
+  case Region::EpilogueEnd:
+    return "epilogue-end";
+  }
+  return "?";
+}

@@ -403,6 +403,7 @@ public:
     Return,
     Comment,
     Launch,
+    Marker,
   };
   Kind getKind() const { return K; }
   clang::SourceLocation getLoc() const { return Loc; }
@@ -591,6 +592,30 @@ public:
 
 private:
   std::string Text;
+};
+
+/// Where a region of a function built by reverse mode begins or ends, for
+/// the passes that run after it (the GPU lowering places registers, tiles,
+/// their write-backs and deferred resets by them): a top-level statement of
+/// the body that emits nothing. Reverse mode puts one of each kind, in this
+/// order, between its regions: the function-scope declarations that come
+/// before the sweep's own temporaries (SetupEnd), the zeroing of shared
+/// adjoints (ForwardBegin), the forward sweep (ReverseBegin), the reverse
+/// sweep (EpilogueBegin), the epilogue (EpilogueEnd), and the return of a
+/// gradient's value. Clone keeps them; the verifier checks their order and
+/// place, and that none is left at emission (pass drop-markers removes them).
+class MarkerStmt : public Stmt {
+public:
+  enum class Region { SetupEnd, ForwardBegin, ReverseBegin, EpilogueBegin,
+                      EpilogueEnd };
+  explicit MarkerStmt(Region R) : Stmt(Kind::Marker), R(R) {}
+  Region getRegion() const { return R; }
+  /// The marker's name in dumps and verifier messages ("reverse-begin").
+  static const char *getRegionName(Region R);
+  static bool classof(const Stmt *S) { return S->getKind() == Kind::Marker; }
+
+private:
+  Region R;
 };
 
 /// Kernel<<<Grid, Block, SharedBytes, Stream>>>(Args): a kernel launch from

@@ -130,6 +130,7 @@ private:
   void checkReturn(const ReturnStmt *R);
   void checkLaunch(const LaunchStmt *L);
   void checkBarrier(const CallExpr *C);
+  void checkMarker(const MarkerStmt *M);
   void checkBody(const BlockStmt *Body, const Expr *Cond);
 
   // Expressions.
@@ -147,6 +148,10 @@ private:
   std::vector<llvm::StringMap<const Var *>> Scopes;
   llvm::SmallPtrSet<const Var *, 16> Declared;
   unsigned LoopDepth = 0;
+  /// The region markers seen so far (top level, in order).
+  std::vector<MarkerStmt::Region> Markers;
+  /// The block being checked is the function's body.
+  bool AtTopLevel = false;
   /// Enclosing ifs and loops whose condition depends on the thread index.
   unsigned DivergentDepth = 0;
   std::vector<std::string> Problems;
@@ -253,8 +258,11 @@ void Verifier::checkBlock(const BlockStmt *B, bool NewScope) {
   }
   if (NewScope)
     pushScope();
-  for (const Stmt *S : B->getBody())
+  bool Top = B == F.getBody();
+  for (const Stmt *S : B->getBody()) {
+    AtTopLevel = Top;
     checkStmt(S);
+  }
   if (NewScope)
     popScope();
 }
@@ -292,7 +300,23 @@ void Verifier::checkStmt(const Stmt *S) {
     return checkLaunch(cast<LaunchStmt>(S));
   case Stmt::Kind::Comment:
     return;
+  case Stmt::Kind::Marker:
+    return checkMarker(cast<MarkerStmt>(S));
   }
+}
+
+void Verifier::checkMarker(const MarkerStmt *M) {
+  std::string Name =
+      std::string("marker ") + MarkerStmt::getRegionName(M->getRegion());
+  if (Stage == VerifyStage::Lowered)
+    fail("the " + Name + " is left after the GPU lowering");
+  if (!AtTopLevel)
+    fail("the " + Name + " is not a statement of the function's body");
+  if (!Markers.empty() && Markers.back() >= M->getRegion())
+    fail("the " + Name + " follows the marker " +
+         MarkerStmt::getRegionName(Markers.back()) +
+         " (one of each, in order)");
+  Markers.push_back(M->getRegion());
 }
 
 void Verifier::checkDecl(const DeclStmt *D) {

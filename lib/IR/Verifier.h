@@ -36,8 +36,10 @@
 ///   threadIdx, or a local variable assigned such a value (through variables
 ///   only: memory and control dependence are not followed). blockIdx is
 ///   uniform across a block and does not count;
+/// - region markers (MarkerStmt) are statements of the function's body, at
+///   most one of each region, in order (IR.h);
 /// - at VerifyStage::Lowered (what the emitter receives), no
-///   AssignOp::Accumulate is left.
+///   AssignOp::Accumulate and no region marker is left.
 ///
 //===----------------------------------------------------------------------===//
 

@@ -230,6 +230,7 @@ WriteSet simplify::writesOf(const Stmt *S, const VarFacts &Facts) {
   }
   case Stmt::Kind::ExprStmt:
   case Stmt::Kind::Comment:
+  case Stmt::Kind::Marker:
     return W;
   default:
     W.Everything = true;

@@ -65,6 +65,7 @@ void ForwardFunction::deriveStmt(const Stmt *S, BlockStmt *Out) {
   case Stmt::Kind::Break:
   case Stmt::Kind::Continue:
   case Stmt::Kind::Comment:
+  case Stmt::Kind::Marker: // Forward over a gradient keeps its regions.
     Out->append(S);
     return;
   case Stmt::Kind::Launch:

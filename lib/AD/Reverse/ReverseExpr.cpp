@@ -48,7 +48,7 @@ void ReverseFunction::accumulate(const Expr *LValue, const Expr *Value,
   if (AL->getType()->isVector()) // Added component by component.
     Value = cheap(Value, Rev);
   Value = B.cast(AL->getType()->getUnqualified(), Value);
-  // Its form is chosen by the lowering (lower-gpu-accumulations).
+  // Its form is chosen by the lowering (lower-accumulations).
   AssignStmt *Acc = B.accumulate(AL, Value);
   Acc->setLoc(LValue->getLoc()); // Remarks of the lowering point here.
   Rev->append(Acc);

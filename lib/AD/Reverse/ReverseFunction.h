@@ -27,6 +27,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <functional>
+#include <initializer_list>
 #include <memory>
 
 namespace meshad {
@@ -69,14 +70,16 @@ private:
   /// kernel gathers for the tiles, exclusive adds) on the finished function,
   /// with what they need to know of it; false after an internal error.
   bool finish();
-  /// Gives the tile-exclusive array \p P (adjoint \p Adjoint) a shared
-  /// tile, or demotes \p R to Shared with the reason why it cannot have one.
-  void addTile(const ir::Var *P, ir::Var *Adjoint, OwnershipResult &R);
-  /// The ownership of \p P that the user asserted thread-exclusive, with
-  /// what the analysis found (\p R) in the reason.
-  static OwnershipResult assertedExclusive(const ir::Var *P,
-                                           const OwnershipResult &R);
   ir::Var *adjointVar(ir::Var *V);
+  /// The marker of where region \p R begins or ends (IR/IR.h, MarkerStmt).
+  const ir::Stmt *marker(ir::MarkerStmt::Region R);
+  /// The function's body: the declarations (ending with the marker
+  /// SetupEnd), the zeroing of shared adjoints, the forward sweep, the
+  /// reverse sweep and the epilogue in \p Regions, each of the last four
+  /// followed by its marker (ForwardBegin ... EpilogueEnd), then the seed
+  /// resets deferred past the epilogue's barriers, \p Resets.
+  ir::BlockStmt *assemble(std::initializer_list<ir::BlockStmt *> Regions,
+                          const ir::BlockStmt *Resets);
   ir::Var *newVar(const std::string &Prefix, const ir::Type *Ty,
                   const ir::Expr *Init = nullptr);
   std::string freshName(const std::string &Prefix);
@@ -290,42 +293,28 @@ private:
   std::vector<bool> Selected;
   Flavor Kind;
   clang::SourceLocation RequestLoc;
-  /// What the lowering of the Accumulates needs to know (the ownership of
-  /// the adjoints, tiles, block sums), handed to lower-gpu-accumulations.
+  /// What the lowering of the Accumulates needs to know (the primal, the
+  /// kernel adjoint arrays, the block sums, the names), handed to
+  /// lower-accumulations, which decides the ownership, tiles and
+  /// uniform registers itself (GPU/KernelAdjoints).
   AccumulationFacts Adds;
   /// Array parameters whose adjoints are private to the calling thread.
   std::vector<bool> Private;
-  /// Kernels: who owns each array parameter's elements.
-  std::unique_ptr<OwnershipAnalysis> Ownership;
   /// Kernels: (adjoint parameter, this thread's partial sum) of scalar
   /// parameters, reduced per block at the end.
   std::vector<std::pair<ir::Var *, ir::Var *>> BlockSums;
   /// (adjoint parameter, local adjoint) of scalar parameters that the
   /// function overwrites, added to the parameter's adjoint at the end.
   std::vector<std::pair<ir::Var *, ir::Var *>> LocalParamAdjoints;
-  /// Kernels: (adjoint array, element, partial sum) of uniform read-only
-  /// elements, reduced per block at the end.
-  struct UniformSum {
-    ir::Var *Adjoint;
-    long long Index;
-    ir::Var *Part;
-  };
-  std::vector<UniformSum> UniformSums;
-  /// Kernels: tile-exclusive adjoint arrays and their shared-memory tiles
-  /// (meshad/codegen/AdjointTile.h), zeroed first and written out at the end.
-  struct AdjointTile {
-    ir::Var *Adjoint;
-    ir::Var *Tile;
-    OwnershipResult Result;
-  };
-  std::vector<AdjointTile> Tiles;
   /// Kernels: pointer parameters whose memory the kernel only writes; the
   /// forward sweep leaves those stores out.
   llvm::SmallPtrSet<const ir::Var *, 4> WriteOnly;
-  /// Kernels whose end has a barrier (tiles, block reductions): the resets
-  /// of write-only outputs' seeds wait until after it (a global store in
-  /// flight before __syncthreads stalls the block). Each such reset records
-  /// the element's address in a pointer, cleared at the end.
+  /// Gradient kernels (unless atomics=all or unlowered): the resets of
+  /// write-only outputs' seeds are deferred past the epilogue (a global
+  /// store in flight before __syncthreads stalls the block). Each such reset
+  /// records the element's address in a pointer, cleared after the marker
+  /// EpilogueEnd; the lowering resets them in place again when the epilogue
+  /// has no barrier (GPU/KernelAdjoints, settleDeferredResets).
   bool DeferResets = false;
   std::vector<ir::Var *> DeferredResets;
   /// How many statements store to each write-only output.
@@ -378,8 +367,6 @@ private:
   void addReplayReads(const ir::Expr *E);
   /// Counters of the counted loops being swept (recomputed in reverse).
   llvm::SmallPtrSet<const ir::Var *, 4> Counters;
-  /// Shared memory that the tiles take so far.
-  unsigned long long TileBytes = 0;
 
   ir::BlockStmt *Body = nullptr; ///< The normalized primal body.
   std::unique_ptr<ActivityAnalysis> Activity;

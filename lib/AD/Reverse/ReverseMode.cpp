@@ -11,7 +11,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "AD/Reverse/ReverseMode.h"
-#include "GPU/AccumulationPolicy.h"
 #include "GPU/GpuPasses.h"
 #include "IR/Traversal.h"
 #include "Simplify/DeadLocals.h"
@@ -186,6 +185,11 @@ ReverseFunction::ReverseFunction(ReverseModeTransformer &Owner, Module &M,
   this->Selected.resize(Primal->getNumParams());
   Adds.Target = Primal->getTarget();
   Adds.ForceAtomics = Owner.getForceAtomics();
+  Adds.Primal = Primal;
+  Adds.Gradient = Kind == Flavor::Gradient;
+  Adds.FreshName = [this](const std::string &Prefix) {
+    return Names.unique(Prefix);
+  };
   this->Private.resize(Primal->getNumParams());
 }
 
@@ -361,68 +365,12 @@ void ReverseFunction::addParameters() {
       Adjoints[P] = Local;
       LocalParamAdjoints.push_back({A, Local});
     }
-    if (Primal->isKernel() && Ty->isPointer() && !Force) {
-      if (!Ownership)
-        Ownership = std::make_unique<OwnershipAnalysis>(*Primal);
-      OwnershipResult R = Ownership->classify(P);
-      if (P->isAssertedExclusive())
-        R = assertedExclusive(P, R);
-      if (R.Class == OwnershipClass::TileExclusive)
-        addTile(P, A, R);
-      Adds.Ownership.push_back({A, R, P->getName()});
-      // A read-only element every thread reads: its adjoint is summed in a
-      // register and reduced per block.
-      if (R.Class == OwnershipClass::Uniform && R.HasLiteralIndex &&
-          Kind == Flavor::Gradient &&
-          Ty->getElement()->isConst() && Ty->getElement()->isFloatingScalar()) {
-        std::string PartName = Names.unique(
-            Name + "_" + std::to_string(R.UniformIndex) + "_part");
-        Var *Part = M.createVar(PartName, Ty->getElement()->getUnqualified());
-        Adds.UniformElements.push_back({A, R.UniformIndex, Part});
-        UniformSums.push_back({A, R.UniformIndex, Part});
-      }
-    }
+    // The lowering decides how the kernel's adjoint arrays are added to.
+    if (Primal->isKernel() && Ty->isPointer() && !Force)
+      Adds.KernelArrays.push_back({A, P});
     Adjoints.try_emplace(P, A); // Unless it sums in a register (above).
     Result->addParam(A);
   }
-}
-
-OwnershipResult ReverseFunction::assertedExclusive(const Var *P,
-                                                  const OwnershipResult &R) {
-  if (R.Class == OwnershipClass::ThreadExclusive)
-    return R; // Proven anyway: keep the proof's reason.
-  OwnershipResult A;
-  A.Class = OwnershipClass::ThreadExclusive;
-  A.Asserted = true;
-  A.Reason = "MESHAD_THREAD_EXCLUSIVE on " + P->getName() +
-             "; the analysis alone found it " + getOwnershipName(R.Class) +
-             " (" + R.Reason + ")";
-  return A;
-}
-
-void ReverseFunction::addTile(const Var *P, Var *Adjoint, OwnershipResult &R) {
-  const Type *Elem = P->getType()->getElement();
-  unsigned long long Slots = 0;
-  std::string Why;
-  if (Kind != Flavor::Gradient)
-    Why = "pullbacks do not tile";
-  else if (!Elem->isFloatingScalar())
-    Why = "its elements are not floating-point scalars";
-  else if (writesMemoryOf(Primal->getBody(), P))
-    Why = "the kernel also writes " + P->getName();
-  else
-    Slots = AccumulationPolicy::tileSlots(Elem, R, M.getTypes(), TileBytes,
-                                          Why);
-  if (!Why.empty()) {
-    R.Class = OwnershipClass::Shared;
-    R.Reason += "; not tiled: " + Why;
-    return;
-  }
-  Var *Tile = M.createVar(Names.unique(Adjoint->getName() + "_tile"),
-                          M.getTypes().getArray(Elem->getUnqualified(), Slots),
-                          Var::Storage::Shared);
-  Adds.Tiles.push_back({Adjoint, Tile, R});
-  Tiles.push_back({Adjoint, Tile, R});
 }
 
 void ReverseFunction::resetSeed(const Expr *AL, const Var *Root,
@@ -440,6 +388,10 @@ void ReverseFunction::resetSeed(const Expr *AL, const Var *Root,
   Var *Z = newVar("_z", PtrTy, B.zero(PtrTy));
   Rev->append(B.assign(B.ref(Z), AssignOp::Assign, B.addrOf(AL)));
   DeferredResets.push_back(Z);
+}
+
+const ir::Stmt *ReverseFunction::marker(MarkerStmt::Region R) {
+  return M.create<MarkerStmt>(R);
 }
 
 ir::Var *ReverseFunction::adjointVar(Var *V) {
@@ -519,28 +471,17 @@ bool ReverseFunction::run() {
     Decls->append(B.decl(Part, B.zero(Part->getType())));
   for (auto &[Adj, Local] : LocalParamAdjoints)
     Decls->append(B.decl(Local, B.zero(Local->getType())));
-  for (const UniformSum &U : UniformSums)
-    Decls->append(B.decl(U.Part, B.zero(U.Part->getType())));
   BlockStmt *Zero = B.block();
   if (Primal->isKernel())
     zeroSharedAdjoints(Zero);
-  auto TileCall = [&](const char *Fn, std::vector<const Expr *> Args,
-                      const AdjointTile &T, BlockStmt *Out) {
-    Out->append(M.create<ExprStmt>(M.create<CallExpr>(
-        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
-        AccumulationPolicy::tileFunction(Fn, T.Result), -1, Args)));
-  };
-  for (const AdjointTile &T : Tiles) {
-    Decls->append(B.decl(T.Tile, nullptr));
-    TileCall("tileZero", {B.ref(T.Tile)}, T, Zero);
-  }
-  // The sweep's own declarations follow these (the launch-shape check, which
-  // the lowering adds, goes between).
-  for (const Stmt *S : Decls->getBody())
-    Adds.SetupVars.insert(cast<DeclStmt>(S)->getVar());
+  // The sweep's own declarations follow these (the lowering puts the tiles,
+  // then the launch-shape check, between).
+  Decls->append(marker(MarkerStmt::Region::SetupEnd));
   findDeferredFrees(Body);
+  // The lowering keeps the deferral only when the epilogue has a barrier
+  // (GPU/KernelAdjoints, settleDeferredResets).
   DeferResets = Primal->isKernel() && Kind == Flavor::Gradient &&
-                (!Tiles.empty() || !BlockSums.empty() || !UniformSums.empty());
+                !Owner.getForceAtomics() && !Unlowered;
   BlockStmt *Fwd = B.block();
   BlockStmt *Rev = B.block();
   sweepBlock(Body, Fwd, Rev);
@@ -559,29 +500,22 @@ bool ReverseFunction::run() {
   for (auto &[Adj, Local] : LocalParamAdjoints) {
     const Expr *Target = B.unary(UnaryOp::Deref, B.ref(Adj), Local->getType());
     AssignStmt *Add = B.accumulate(Target, B.ref(Local));
-    if (!Unlowered) {
+    if (!Unlowered)
       Add->setLoc(Primal->getLoc());
-      Adds.Uncombined.insert(Add); // Not part of the reverse sweep.
-    }
     Epilogue->append(Add);
   }
-  for (const UniformSum &U : UniformSums)
-    Reduce(B.addrOf(B.index(B.ref(U.Adjoint), B.intLit(U.Index))), U.Part);
-  for (const AdjointTile &T : Tiles)
-    TileCall("tileWriteBack", {B.ref(T.Tile), B.ref(T.Adjoint)}, T, Epilogue);
+  // The deferred resets wait for the write-backs: after the epilogue.
+  BlockStmt *Resets = B.block();
   for (Var *Z : DeferredResets) {
     const Type *Ty = Z->getType()->getElement();
-    Epilogue->append(M.create<IfStmt>(
+    Resets->append(M.create<IfStmt>(
         B.ref(Z),
         M.create<BlockStmt>(std::vector<const Stmt *>{B.assign(
             B.unary(UnaryOp::Deref, B.ref(Z), Ty), AssignOp::Assign,
             B.zero(Ty))}),
         nullptr));
   }
-  BlockStmt *Out = B.block();
-  for (BlockStmt *Part : {Decls, Zero, Fwd, Rev, Epilogue})
-    for (const Stmt *S : Part->getBody())
-      Out->append(S);
+  BlockStmt *Out = assemble({Decls, Zero, Fwd, Rev, Epilogue}, Resets);
   finishValue(Out);
   Result->setBody(Out);
   if (KeepSeeds && !keepOutputSeeds())
@@ -590,6 +524,28 @@ bool ReverseFunction::run() {
   // The reverse sweep recomputes these before reading them.
   removeUnreadDefinitions(Fwd, Recomputed);
   return finish();
+}
+
+ir::BlockStmt *
+ReverseFunction::assemble(std::initializer_list<BlockStmt *> Regions,
+                          const BlockStmt *Resets) {
+  // Decls ends with its own marker, SetupEnd: the sweep's temporaries follow.
+  using Region = MarkerStmt::Region;
+  const Region After[] = {Region::SetupEnd, Region::ForwardBegin,
+                          Region::ReverseBegin, Region::EpilogueBegin,
+                          Region::EpilogueEnd};
+  BlockStmt *Out = B.block();
+  unsigned I = 0;
+  for (const BlockStmt *Part : Regions) {
+    for (const Stmt *S : Part->getBody())
+      Out->append(S);
+    if (I != 0)
+      Out->append(marker(After[I]));
+    ++I;
+  }
+  for (const Stmt *S : Resets->getBody())
+    Out->append(S);
+  return Out;
 }
 
 bool ReverseFunction::keepOutputSeeds() {
@@ -611,15 +567,16 @@ bool ReverseFunction::keepOutputSeeds() {
 bool ReverseFunction::finish() {
   if (Unlowered)
     return true; // The composition lowers the finished function.
-  std::optional<GradientKernelFacts> Kernel;
+  LoweringRequest Lowering;
+  Lowering.Reverse = std::move(Adds);
   if (Primal->isKernel() && Kind == Flavor::Gradient) {
-    Kernel.emplace();
-    Kernel->FirstAdjoint = Primal->getNumParams();
-    Kernel->FreshName = [this](const std::string &Prefix) {
+    Lowering.Kernel.emplace();
+    Lowering.Kernel->FirstAdjoint = Primal->getNumParams();
+    Lowering.Kernel->FreshName = [this](const std::string &Prefix) {
       return Names.unique(Prefix);
     };
   }
   PassPipeline Passes(Diags, Owner.isVerifying());
-  addReversePasses(Passes, M, Diags, std::move(Adds), std::move(Kernel));
+  addLoweringPasses(Passes, M, Diags, std::move(Lowering));
   return Passes.run(*Result, Primal);
 }

@@ -125,6 +125,8 @@ void ReverseFunction::sweepStmtKind(const Stmt *S, BlockStmt *Fwd,
   case Stmt::Kind::Comment:
     Fwd->append(S);
     return;
+  case Stmt::Kind::Marker:
+    return; // The regions of a derivative, not of this function's sweep.
   case Stmt::Kind::Launch:
     return sweepLaunch(cast<LaunchStmt>(S), Fwd, Rev);
   }

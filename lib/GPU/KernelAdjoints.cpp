@@ -1,0 +1,321 @@
+//===- GPU/KernelAdjoints.cpp - Tiles and registers of kernel adjoints ----===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPU/KernelAdjoints.h"
+#include "AD/Analysis/Activity.h"
+#include "AD/Analysis/ReverseNeeds.h"
+#include "GPU/AccumulationPolicy.h"
+#include "IR/Builder.h"
+#include "IR/Intrinsics.h"
+#include "IR/Markers.h"
+#include "IR/Traversal.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace meshad;
+using namespace meshad::ir;
+using llvm::cast;
+using llvm::dyn_cast;
+
+using Region = MarkerStmt::Region;
+
+OwnershipResult meshad::assertedExclusive(const Var *P,
+                                          const OwnershipResult &R) {
+  if (R.Class == OwnershipClass::ThreadExclusive)
+    return R; // Proven anyway: keep the proof's reason.
+  OwnershipResult A;
+  A.Class = OwnershipClass::ThreadExclusive;
+  A.Asserted = true;
+  A.Reason = "MESHAD_THREAD_EXCLUSIVE on " + P->getName() +
+             "; the analysis alone found it " + getOwnershipName(R.Class) +
+             " (" + R.Reason + ")";
+  return A;
+}
+
+/// `meshad::<Fn>(Args...);`.
+static const Stmt *callStmt(Module &M, const std::string &Fn,
+                            std::vector<const Expr *> Args) {
+  return M.create<ExprStmt>(M.create<CallExpr>(M.getTypes().getVoid(),
+                                               CallExpr::CalleeKind::Intrinsic,
+                                               Fn, -1, std::move(Args)));
+}
+
+/// Inserts \p New into the body of \p F before its statement \p At.
+static void insertAt(Function &F, size_t At, std::vector<const Stmt *> New) {
+  std::vector<const Stmt *> Body = F.getBody()->getBody();
+  Body.insert(Body.begin() + At, New.begin(), New.end());
+  F.getBody()->setBody(std::move(Body));
+}
+
+/// Inserts \p New before the marker \p R of \p F (at the end without one).
+static void insertBefore(Function &F, Region R, std::vector<const Stmt *> New) {
+  size_t At = findMarker(*F.getBody(), R);
+  insertAt(F, At == NoMarker ? F.getBody()->getBody().size() : At,
+           std::move(New));
+}
+
+namespace {
+
+/// Decides and places the tiles and registers of one function's kernel
+/// adjoint arrays.
+class KernelAdjointPlanner {
+public:
+  KernelAdjointPlanner(Module &M, Function &F, AccumulationFacts &Facts)
+      : M(M), F(F), B(M), Facts(Facts), Ownership(*Facts.Primal) {}
+
+  void run() {
+    for (const AdjointArray &A : Facts.KernelArrays)
+      classify(A);
+    placeRegisters();
+    placeTiles();
+  }
+
+private:
+  void classify(const AdjointArray &A) {
+    const Var *P = A.Param;
+    OwnershipResult R = Ownership.classify(P);
+    if (P->isAssertedExclusive())
+      R = assertedExclusive(P, R);
+    if (R.Class == OwnershipClass::TileExclusive)
+      addTile(A, R);
+    Facts.Ownership.push_back({A.Adjoint, R, P->getName()});
+    // A read-only element every thread reads: its adjoint is summed in a
+    // register and reduced per block.
+    const Type *Elem = P->getType()->getElement();
+    if (R.Class == OwnershipClass::Uniform && R.HasLiteralIndex &&
+        Facts.Gradient && Elem->isConst() && Elem->isFloatingScalar()) {
+      std::string Name = Facts.FreshName(A.Adjoint->getName() + "_" +
+                                         std::to_string(R.UniformIndex) +
+                                         "_part");
+      Var *Part = M.createVar(Name, Elem->getUnqualified());
+      Facts.UniformElements.push_back({A.Adjoint, R.UniformIndex, Part});
+    }
+  }
+
+  /// Gives the tile-exclusive array of \p A a shared-memory tile, or
+  /// demotes \p R to Shared, saying why not.
+  void addTile(const AdjointArray &A, OwnershipResult &R) {
+    const Type *Elem = A.Param->getType()->getElement();
+    unsigned long long Slots = 0;
+    std::string Why;
+    if (!Facts.Gradient)
+      Why = "pullbacks do not tile";
+    else if (!Elem->isFloatingScalar())
+      Why = "its elements are not floating-point scalars";
+    else if (writesMemoryOf(Facts.Primal->getBody(), A.Param))
+      Why = "the kernel also writes " + A.Param->getName();
+    else
+      Slots = AccumulationPolicy::tileSlots(Elem, R, M.getTypes(), TileBytes,
+                                            Why);
+    if (!Why.empty()) {
+      R.Class = OwnershipClass::Shared;
+      R.Reason += "; not tiled: " + Why;
+      return;
+    }
+    const Type *TileTy = M.getTypes().getArray(Elem->getUnqualified(), Slots);
+    Var *Tile = M.createVar(Facts.FreshName(A.Adjoint->getName() + "_tile"),
+                            TileTy, Var::Storage::Shared);
+    Facts.Tiles.push_back({A.Adjoint, Tile, R});
+  }
+
+  /// The uniform elements' registers: declared after the function's other
+  /// registers, before the adjoints of its __shared__ memory (which end the
+  /// setup), and reduced per block at the end of the epilogue.
+  void placeRegisters() {
+    if (Facts.UniformElements.empty())
+      return;
+    const std::vector<const Stmt *> &Body = F.getBody()->getBody();
+    size_t At = findMarker(*F.getBody(), Region::SetupEnd);
+    if (At == NoMarker)
+      At = 0;
+    while (At > 0 && isSharedAdjointDecl(Body[At - 1]))
+      --At;
+    std::vector<const Stmt *> Decls, Reductions;
+    for (const AccumulationFacts::UniformElement &U : Facts.UniformElements) {
+      Var *Part = const_cast<Var *>(U.Part);
+      Decls.push_back(B.decl(Part, B.zero(Part->getType())));
+      Var *Adjoint = const_cast<Var *>(U.Adjoint);
+      Reductions.push_back(callStmt(
+          M, "meshad::blockReduceAtomicAdd",
+          {B.addrOf(B.index(B.ref(Adjoint), B.intLit(U.Index))), B.ref(Part)}));
+    }
+    insertAt(F, At, std::move(Decls));
+    insertBefore(F, Region::EpilogueEnd, std::move(Reductions));
+  }
+
+  static bool isSharedAdjointDecl(const Stmt *S) {
+    const auto *D = dyn_cast<DeclStmt>(S);
+    return D && D->getVar()->isShared() &&
+           D->getVar()->getRoles().has(VarRoles::Adjoint);
+  }
+
+  /// The tiles: declared last in the setup, zeroed last before the forward
+  /// sweep, written back last in the epilogue.
+  void placeTiles() {
+    std::vector<const Stmt *> Decls, Zeros, WriteBacks;
+    for (const AccumulationFacts::Tile &T : Facts.Tiles) {
+      Var *Tile = const_cast<Var *>(T.Tile);
+      Var *Adjoint = const_cast<Var *>(T.Adjoint);
+      Decls.push_back(B.decl(Tile, nullptr));
+      Zeros.push_back(
+          callStmt(M, AccumulationPolicy::tileFunction("tileZero", T.Result),
+                   {B.ref(Tile)}));
+      WriteBacks.push_back(callStmt(
+          M, AccumulationPolicy::tileFunction("tileWriteBack", T.Result),
+          {B.ref(Tile), B.ref(Adjoint)}));
+    }
+    if (Decls.empty())
+      return;
+    insertBefore(F, Region::SetupEnd, std::move(Decls));
+    insertBefore(F, Region::ForwardBegin, std::move(Zeros));
+    insertBefore(F, Region::EpilogueEnd, std::move(WriteBacks));
+  }
+
+  Module &M;
+  Function &F;
+  IRBuilder B;
+  AccumulationFacts &Facts;
+  OwnershipAnalysis Ownership;
+  /// Shared memory that the tiles take so far.
+  unsigned long long TileBytes = 0;
+};
+
+} // namespace
+
+void meshad::planKernelAdjoints(Module &M, Function &F,
+                                AccumulationFacts &Facts) {
+  if (!Facts.Primal || Facts.KernelArrays.empty() || Facts.ForceAtomics)
+    return;
+  KernelAdjointPlanner(M, F, Facts).run();
+}
+
+//===----------------------------------------------------------------------===//
+// Deferred seed resets
+//===----------------------------------------------------------------------===//
+
+/// The pointer \p S resets when it is `if (Z) { *Z = 0; }`, else null.
+static const Var *deferredReset(const Stmt *S) {
+  const auto *If = dyn_cast<IfStmt>(S);
+  if (!If || If->getElse() || If->getThen()->getBody().size() != 1)
+    return nullptr;
+  const auto *Z = dyn_cast<VarRefExpr>(If->getCond());
+  const auto *A = dyn_cast<AssignStmt>(If->getThen()->getBody()[0]);
+  const auto *Deref = A ? dyn_cast<UnaryExpr>(A->getLHS()) : nullptr;
+  if (!Z || !Deref || Deref->getOp() != UnaryOp::Deref)
+    return nullptr;
+  const auto *Target = dyn_cast<VarRefExpr>(Deref->getSub());
+  return Target && Target->getVar() == Z->getVar() ? Z->getVar() : nullptr;
+}
+
+/// True when a statement of \p F between the markers EpilogueBegin and
+/// EpilogueEnd calls a block barrier.
+static bool epilogueHasBarrier(const Function &F) {
+  const std::vector<const Stmt *> &Body = F.getBody()->getBody();
+  size_t Begin = findMarker(*F.getBody(), Region::EpilogueBegin);
+  size_t End = findMarker(*F.getBody(), Region::EpilogueEnd);
+  if (Begin == NoMarker || End == NoMarker)
+    return false;
+  bool Barrier = false;
+  for (size_t I = Begin + 1; I < End; ++I)
+    forEachStmt(Body[I], [&](const Stmt *S) {
+      for (const Expr *E : ownExprs(S))
+        forEachExpr(E, [&](const Expr *Sub) {
+          const auto *C = dyn_cast<CallExpr>(Sub);
+          const IntrinsicInfo *Info = C ? lookupIntrinsic(C) : nullptr;
+          Barrier |= Info && Info->isBlockBarrier();
+        });
+    });
+  return Barrier;
+}
+
+namespace {
+
+/// Resets the seeds whose resets were deferred through the pointers Zs in
+/// place again.
+class ResetsInPlace {
+public:
+  ResetsInPlace(Module &M, const llvm::SmallPtrSetImpl<const Var *> &Zs)
+      : B(M), Zs(Zs) {}
+
+  void rewrite(const BlockStmt *Block) {
+    if (!Block)
+      return;
+    std::vector<const Stmt *> Body;
+    for (const Stmt *S : Block->getBody()) {
+      if (const Stmt *Reset = resetOf(S)) {
+        Body.push_back(Reset);
+        continue;
+      }
+      const auto *D = dyn_cast<DeclStmt>(S);
+      if (D && Zs.count(D->getVar()))
+        continue;
+      rewriteNested(S);
+      Body.push_back(S);
+    }
+    const_cast<BlockStmt *>(Block)->setBody(std::move(Body));
+  }
+
+private:
+  /// `E = 0;` for `Z = &E;`, else null.
+  const Stmt *resetOf(const Stmt *S) {
+    const auto *A = dyn_cast<AssignStmt>(S);
+    const auto *Z = A ? dyn_cast<VarRefExpr>(A->getLHS()) : nullptr;
+    const auto *Addr =
+        A ? llvm::dyn_cast_or_null<UnaryExpr>(A->getRHS()) : nullptr;
+    if (!Z || !Zs.count(Z->getVar()) || !Addr ||
+        Addr->getOp() != UnaryOp::AddrOf)
+      return nullptr;
+    const Expr *Seed = Addr->getSub();
+    const Var *Root = ActivityAnalysis::getRootVar(Seed);
+    AssignStmt *Zero = B.assign(Seed, AssignOp::Assign,
+                                B.zero(Seed->getType()->getUnqualified()));
+    Zero->setSeedReset(Root && Root->isParam());
+    Zero->setLoc(S->getLoc());
+    return Zero;
+  }
+
+  void rewriteNested(const Stmt *S) {
+    if (const auto *Sub = dyn_cast<BlockStmt>(S))
+      return rewrite(Sub);
+    if (const auto *I = dyn_cast<IfStmt>(S)) {
+      rewrite(I->getThen());
+      return rewrite(I->getElse());
+    }
+    if (const auto *L = dyn_cast<ForStmt>(S))
+      return rewrite(L->getBody());
+    if (const auto *W = dyn_cast<WhileStmt>(S))
+      return rewrite(W->getBody());
+    if (const auto *D = dyn_cast<DoStmt>(S))
+      return rewrite(D->getBody());
+  }
+
+  IRBuilder B;
+  const llvm::SmallPtrSetImpl<const Var *> &Zs;
+};
+
+} // namespace
+
+void meshad::settleDeferredResets(Module &M, Function &F) {
+  const std::vector<const Stmt *> &Body = F.getBody()->getBody();
+  size_t End = findMarker(*F.getBody(), Region::EpilogueEnd);
+  if (End == NoMarker)
+    return;
+  llvm::SmallPtrSet<const Var *, 4> Zs;
+  llvm::SmallPtrSet<const Stmt *, 4> Resets;
+  for (size_t I = End + 1; I < Body.size(); ++I)
+    if (const Var *Z = deferredReset(Body[I])) {
+      Zs.insert(Z);
+      Resets.insert(Body[I]);
+    }
+  if (Zs.empty() || epilogueHasBarrier(F))
+    return;
+  std::vector<const Stmt *> Kept;
+  for (const Stmt *S : Body)
+    if (!Resets.count(S))
+      Kept.push_back(S);
+  F.getBody()->setBody(std::move(Kept));
+  ResetsInPlace(M, Zs).rewrite(F.getBody());
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+#===- scripts/dev/dump-generated.sh - The generated code of the corpus ----===#
+#
+# Dumps what meshad generates for every lit test source under test/ and for
+# the ownership benchmark (benchmarks/ownership/patterns.cu, the four builds
+# of scripts/gpu/bench.sh) into a folder, one file per source and variant,
+# so that a refactoring that must not change the generated code can be
+# checked with `diff -r`:
+#   <test>.txt         -fplugin-arg-meshad-dump and -remarks (syntax only;
+#                      kernels under the CPU emulation, as measure-simplify)
+#   <test>.raw.txt     with MESHAD_DUMP_RAW=1: the same with
+#                      -fplugin-arg-meshad-no-simplify (what the GPU
+#                      lowering leaves, before the simplifier)
+#   <test>.atomics.txt with -fplugin-arg-meshad-atomics=all, for the tests
+#                      whose RUN lines use it
+#   bench/<variant>.txt  patterns.cu as bench.sh builds it (meshad, atomics,
+#                      meshad-keep, atomics-keep), and bench/decisions.txt
+#                      (the summary bench.sh prints)
+# Every run verifies the IR (-fplugin-arg-meshad-verify). Each source takes
+# a few seconds: MESHAD_DUMP_ONLY=REGEX dumps only the sources whose text
+# matches it (e.g. 'gradient|hvp|hessian|pullback' for reverse mode and what
+# composes over it: 145 of 183 sources).
+#
+# Usage: bash scripts/dev/dump-generated.sh OUT-DIR [build dir [SOURCE...]]
+#   SOURCE...: only these test sources or folders (paths from the root),
+#   e.g. test/ownership test/hvp (the benchmark is dumped either way)
+#   e.g. on main:    bash scripts/dev/dump-generated.sh /tmp/gen-main
+#        after:      bash scripts/dev/dump-generated.sh /tmp/gen-new
+#                    diff -r /tmp/gen-main /tmp/gen-new
+#
+#===----------------------------------------------------------------------===#
+set -uo pipefail
+
+Root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+Out=${1:?usage: dump-generated.sh OUT-DIR [build dir]}
+Build=${2:-$Root/build}
+shift $(( $# < 2 ? $# : 2 ))
+Sources=("${@:-test}")
+Clang=${MESHAD_CLANG:-/usr/lib/llvm-22/bin/clang++}
+Plugin=$Build/lib/libmeshad.so
+[[ -f $Plugin ]] || { echo "no plugin at $Plugin" >&2; exit 1; }
+mkdir -p "$Out"
+
+# dumpOne SOURCE OUTPUT EXTRA-FLAGS...: the plugin's dump and remarks.
+dumpOne() {
+  local Src=$1 Dst=$2
+  shift 2
+  local Flags=(-fsyntax-only -fplugin="$Plugin" -fplugin-arg-meshad-dump
+               -fplugin-arg-meshad-remarks -fplugin-arg-meshad-verify
+               -I"$Root/include" -I"$Root/test/Inputs" -Wno-everything)
+  case "$Src" in
+    *.cu) Flags+=(-x c++ -std=c++20 -include meshad/cpu/CudaOnCpu.h) ;;
+    *) Flags+=(-std=c++17) ;;
+  esac
+  mkdir -p "$(dirname "$Dst")"
+  # Paths relative to the root: dumps of two checkouts compare equal.
+  (cd "$Root" && "$Clang" "${Flags[@]}" "$@" "${Src#$Root/}") 2>&1 \
+    | sed "s|$Root/||g" > "$Dst"
+}
+
+(cd "$Root" && find "${Sources[@]}" \
+  \( -name '*.cpp' -o -name '*.cu' -o -name '*.c' \) -not -path '*/Inputs/*') \
+  | sed "s|^|$Root/|" | sort | while read -r F; do
+  if [[ -n ${MESHAD_DUMP_ONLY:-} ]] && ! grep -Eq "$MESHAD_DUMP_ONLY" "$F"; then
+    continue
+  fi
+  Rel=${F#$Root/}
+  dumpOne "$F" "$Out/$Rel.txt"
+  if [[ -n ${MESHAD_DUMP_RAW:-} ]]; then
+    dumpOne "$F" "$Out/$Rel.raw.txt" -fplugin-arg-meshad-no-simplify
+  fi
+  if grep -q 'meshad-atomics=all' "$F"; then
+    dumpOne "$F" "$Out/$Rel.atomics.txt" -fplugin-arg-meshad-atomics=all
+  fi
+done
+
+Bench=$Root/benchmarks/ownership
+Common=(-I"$Bench" -DMESHAD_TAPE_CAPACITY=64)
+Atomics=(-DMESHAD_BENCH_ATOMICS_ALL -fplugin-arg-meshad-atomics=all)
+Keep=(-DMESHAD_BENCH_KEEP_SEEDS)
+dumpOne "$Bench/patterns.cu" "$Out/bench/meshad.txt" "${Common[@]}" \
+  -DMESHAD_BENCH_NS=bench_meshad
+dumpOne "$Bench/patterns.cu" "$Out/bench/atomics.txt" "${Common[@]}" \
+  -DMESHAD_BENCH_NS=bench_atomics "${Atomics[@]}"
+dumpOne "$Bench/patterns.cu" "$Out/bench/meshad-keep.txt" "${Common[@]}" \
+  -DMESHAD_BENCH_NS=bench_meshad_keep "${Keep[@]}"
+dumpOne "$Bench/patterns.cu" "$Out/bench/atomics-keep.txt" "${Common[@]}" \
+  -DMESHAD_BENCH_NS=bench_atomics_keep "${Keep[@]}" "${Atomics[@]}"
+# decisions.txt as bench.sh summarizes it, from the dumps.
+Summary=$(sed -n '/^summarize() {/,/^}$/p' "$Root/scripts/gpu/bench.sh")
+eval "$Summary"
+for Variant in meshad atomics meshad-keep atomics-keep; do
+  echo "$Variant: adjoint stores per gradient kernel:"
+  summarize "$Out/bench/$Variant.txt"
+done > "$Out/bench/decisions.txt"
+echo "dumped $(find "$Out" -type f | wc -l) files into $Out"
