@@ -63,6 +63,10 @@ public:
   /// Pointers to buffers of `new T[N]` lowered as local arrays
   /// (LowerHeap.cpp): their `delete[]` is left out.
   llvm::DenseSet<const clang::VarDecl *> NewArrays;
+  /// Locals initialized with a lambda (LowerFunctors.cpp): no IR variable,
+  /// their calls pass the captures; the local's name for the lambda's.
+  llvm::DenseMap<const clang::VarDecl *, const clang::LambdaExpr *> Lambdas;
+  llvm::DenseMap<const clang::CXXRecordDecl *, std::string> LambdaNames;
 
   /// Reports \p Msg as an error at \p Loc; returns null for `return fail()`.
   std::nullptr_t fail(clang::SourceLocation Loc, const llvm::Twine &Msg);
@@ -84,6 +88,10 @@ public:
 /// Reserves in \p Names every identifier that \p FD declares (parameters,
 /// locals at any depth) or refers to (globals, functions, enumerators).
 void reserveUserNames(const clang::FunctionDecl *FD, ir::NameScope &Names);
+
+/// The lambda that initializes \p VD (`auto f = [=](double x) {...}`), or
+/// null (Lower/LowerFunctors.cpp).
+const clang::LambdaExpr *getLambdaInit(const clang::VarDecl *VD);
 
 /// True for functions of namespace `thrust` (Lower/LowerThrust.cpp).
 bool isThrustFunction(const clang::FunctionDecl *FD);
@@ -164,6 +172,8 @@ public:
     /// The function's identifiers: hoisted temporaries take free names.
     ir::NameScope Names;
     std::vector<const ir::Stmt *> Hoisted;
+    /// The object parameter of a functor's operator() (`this`).
+    ir::Var *Self = nullptr;
   };
 
   ExprLowering(LoweringState &S, TypeLowering &Types,
@@ -225,6 +235,8 @@ public:
   /// Starts lowering the body of \p FD; returns the caller's state.
   FunctionScope enterFunction(const clang::FunctionDecl *FD);
   void leaveFunction(FunctionScope Saved);
+  /// Members of `this` in the function being lowered are members of \p V.
+  void setSelf(ir::Var *V) { Scope.Self = V; }
 
   /// Strips parentheses and wrappers that carry no meaning for the IR.
   static const clang::Expr *skipWrappers(const clang::Expr *E);
@@ -257,6 +269,20 @@ private:
                                   const clang::FunctionDecl *FD);
   const ir::Expr *lowerThrustArg(const clang::Expr *Arg, ThrustArg Role,
                                  llvm::StringRef Name);
+  // Calls of operator() on functors and lambdas (LowerFunctors.cpp).
+  const ir::Expr *lowerCallOperator(const clang::CXXOperatorCallExpr *E,
+                                    const clang::CXXMethodDecl *MD);
+  /// Why a call of the lambda \p LE is not supported, or "".
+  std::string lambdaProblem(const clang::LambdaExpr *LE);
+  /// The lambda a call's object is (written there or named by a local).
+  const clang::LambdaExpr *findCalledLambda(const clang::Expr *Obj);
+  bool lowerCaptureArgs(const clang::LambdaExpr *LE, clang::SourceLocation Loc,
+                        std::vector<const ir::Expr *> &Args);
+  /// The functor object of a call; a temporary is copied into a local.
+  const ir::Expr *lowerFunctorObject(const clang::Expr *Obj);
+  /// `s` or `this->s` in a functor's operator(): `self.s`.
+  const ir::Expr *lowerThisMember(const clang::MemberExpr *E,
+                                  const clang::FieldDecl *Field);
   const ir::Expr *lowerConstruct(const clang::CXXConstructExpr *E);
   const ir::Expr *lowerInitList(const clang::InitListExpr *E);
   const ir::Expr *lowerTypeTrait(const clang::UnaryExprOrTypeTraitExpr *E);
@@ -338,6 +364,10 @@ private:
   const ir::Expr *lowerAliasIndex(const clang::Expr *Idx,
                                   llvm::ArrayRef<const clang::Stmt *> Scope,
                                   ir::BlockStmt *B);
+  /// `auto f = [..](..) {..};`: recorded for its calls, no IR (checks that
+  /// what it captures by copy does not change after it; LowerFunctors.cpp).
+  bool lowerLambdaLocal(const clang::VarDecl *VD, const clang::LambdaExpr *LE,
+                        const clang::DeclStmt *DS);
   // new T[N] and delete[] (LowerHeap.cpp).
   bool isNewArray(const clang::VarDecl *VD) const;
   /// `T *t = new T[N];` as the local array `T t[N]`.
@@ -443,6 +473,8 @@ public:
 
   ir::Function *lowerFunction(const clang::FunctionDecl *FD);
   const clang::FunctionDecl *getDecl(const ir::Function *F) const;
+  /// The lowered lambdas, whose primals are emitted (LowerFunctors.cpp).
+  std::vector<ir::Function *> Lambdas;
 
   LoweringState S;
   TypeLowering Types;
@@ -464,6 +496,18 @@ private:
   /// "ns::inner" for a function of namespace ns::inner, "" for a global one.
   static std::string getNamespace(const clang::FunctionDecl *FD);
   bool checkSupported(const clang::FunctionDecl *FD);
+  // operator() of functors and lambdas (LowerFunctors.cpp).
+  /// The object's parameters before the operator's own: `self` for a
+  /// functor, the captures of a lambda; names \p F.
+  bool lowerObjectParams(const clang::FunctionDecl *FD, ir::Function *F);
+  /// Binds `this` or the captured variables to \p F's parameters while its
+  /// body is lowered; returns what unbindObject restores.
+  std::vector<std::pair<const clang::VarDecl *, ir::Var *>>
+  bindObject(ir::Function *F);
+  void unbindObject(
+      const std::vector<std::pair<const clang::VarDecl *, ir::Var *>> &Saved);
+  llvm::DenseMap<const ir::Function *, std::vector<const clang::VarDecl *>>
+      Captures;
 
   llvm::DenseMap<const clang::FunctionDecl *, ir::Function *> Functions;
   llvm::DenseMap<const ir::Function *, const clang::FunctionDecl *> Decls;

@@ -136,7 +136,9 @@ void ReverseFunction::sweepDecl(const DeclStmt *D, BlockStmt *Fwd,
   const Expr *Init = D->getInit();
   if (!Init)
     return;
-  if (const auto *List = dyn_cast<InitListExpr>(Init))
+  // A struct's brace list (`Spring s{2.0, 0.25}`) is one assignment.
+  if (const auto *List = dyn_cast<InitListExpr>(Init);
+      List && V->getType()->isArray())
     return sweepInitList(B.ref(V), List, D->getLoc(), Fwd, Rev);
   sweepAssign(B.ref(V), AssignOp::Assign, Init, true, D->getLoc(), Fwd, Rev);
 }
