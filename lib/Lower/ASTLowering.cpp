@@ -269,6 +269,13 @@ ir::CudaTarget ASTLowering::Impl::getCudaTarget(const FunctionDecl *FD) {
       FD->hasAttr<CUDAHostAttr>() || hasAnnotation(FD, "meshad.cuda.host");
   if (Device)
     return Host ? ir::CudaTarget::HostDevice : ir::CudaTarget::Device;
+  // A lambda written in device code runs where that code runs.
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+      MD && MD->getParent()->isLambda() && !Host)
+    if (const auto *Outer = dyn_cast_or_null<FunctionDecl>(
+            MD->getParent()->getParentFunctionOrMethod());
+        Outer && getCudaTarget(Outer) != ir::CudaTarget::HostOnly)
+      return ir::CudaTarget::HostDevice;
   return ir::CudaTarget::HostOnly;
 }
 
