@@ -234,6 +234,9 @@ bool ASTLowering::Impl::lowerObjectParams(const FunctionDecl *FD,
   if (!MD)
     return true;
   const CXXRecordDecl *RD = MD->getParent();
+  // A template operator() (a generic lambda) becomes an overload of a
+  // plain function: its instances differ in their parameter types.
+  F->setTemplateArgs("");
   if (!RD->isLambda()) {
     F->setName(RD->getNameAsString() + "_call");
     F->setCallOperatorKind(ir::Function::CallOperatorKind::Functor);

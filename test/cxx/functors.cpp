@@ -68,10 +68,36 @@ double lambdas(double x, double y) {
 // CHECK: add_lambda_pullback(s, a, x, _r8, &_r9, &_r10, &_r11);
 // CHECK-LABEL: inline void f_lambda_pullback(double a, double t, double _d_y, double *_d_a, double *_d_t) {
 // CHECK-LABEL: void lambdas_hvp(double x, double y, double _d2_x, double _d2_y, double *_d2_d_x, double *_d2_d_y) {
+
+// A generic lambda (its instance is an overload of a plain function), a
+// lambda made in each iteration of a loop (it captures the counter), a
+// functor class template.
+template <class T> struct Quad {
+  T k;
+  T operator()(T x) const { return k * x * x; }
+};
+double generic(double x, double y) {
+  auto sq = [](auto t) { return t * t; };
+  double s = 0;
+  for (int i = 0; i < 3; ++i) {
+    auto g = [=](double t) { return t * i * y; };
+    s += g(x);
+  }
+  return sq(x) + sq(2 * y) + Quad<double>{3.0}(x * y) + s;
+}
+// CHECK-LABEL: double generic_darg0(double x, double y) {
+// CHECK: sq_lambda_pushforward(x, 1.);
+// CHECK-LABEL: void generic_grad(double x, double y, double *_d_x, double *_d_y) {
+// CHECK: Quad_call_pullback(_t{{[0-9]+}}, x * y,
+// CHECK: g_lambda_pullback(i, y, x,
+// CHECK-LABEL: void generic_hvp(double x, double y, double _d2_x, double _d2_y, double *_d2_d_x, double *_d2_d_y) {
+// The lambdas' primals, emitted after the generated functions:
 // CHECK-LABEL: inline double f_lambda(double a, double t) {
 // CHECK-NEXT: return a * sin(t) + t;
+// CHECK-LABEL: inline double sq_lambda(double t) {
 
 double springs_v(const double *X) { return springs(X[0], X[1]); }
+double generic_v(const double *X) { return generic(X[0], X[1]); }
 double lambdas_v(const double *X) { return lambdas(X[0], X[1]); }
 
 template <class F, class Fwd0, class Fwd1, class Grad, class Hvp>
@@ -127,6 +153,19 @@ int main() {
       [&](double *X, double *G) { lg.execute(X[0], X[1], &G[0], &G[1]); },
       [&](double *X, double *V, double *H) {
         lh.execute(X[0], X[1], V[0], V[1], &H[0], &H[1]);
+      },
+      Rng);
+  auto q0 = meshad::differentiate(generic, "x");
+  auto q1 = meshad::differentiate(generic, "y");
+  auto qg = meshad::gradient(generic, "x, y");
+  auto qh = meshad::hvp(generic, "x, y");
+  check(
+      "generic", generic_v,
+      [&](double X, double Y) { return q0.execute(X, Y); },
+      [&](double X, double Y) { return q1.execute(X, Y); },
+      [&](double *X, double *G) { qg.execute(X[0], X[1], &G[0], &G[1]); },
+      [&](double *X, double *V, double *H) {
+        qh.execute(X[0], X[1], V[0], V[1], &H[0], &H[1]);
       },
       Rng);
   return mt::summary();
