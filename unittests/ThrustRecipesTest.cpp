@@ -43,7 +43,10 @@ TEST(ThrustRecipesTest, RowsAreWellFormed) {
     EXPECT_EQ(Args.count('e'), 1u);
     EXPECT_LE(Args.count('S'), 1u); // The helper returns one adjoint.
     EXPECT_EQ(Args.count('K'), R->hasForwardHelper() ? 1u : 0u);
-    EXPECT_EQ(Args.find_first_not_of("eFXLOKMSf"), llvm::StringRef::npos);
+    EXPECT_EQ(Args.find_first_not_of("eFXLOKMSfxC"), llvm::StringRef::npos);
+    // A constant scalar goes with a maximum or minimum, after a saved input.
+    EXPECT_EQ(Args.count('C'), Args.count('x'));
+    EXPECT_TRUE(!Args.contains('x') || Args.contains('X'));
     // An end follows the start of its range.
     for (unsigned I = 0; I < R->numArgs(); ++I) {
       if (R->role(I) == ThrustArg::Last) {
@@ -65,7 +68,12 @@ TEST(ThrustRecipesTest, RowsAreWellFormed) {
 
 TEST(ThrustRecipesTest, Lookup) {
   EXPECT_NE(lookupThrustRecipe("reduce", 4), nullptr);
-  EXPECT_EQ(lookupThrustRecipe("reduce", 5), nullptr); // binary op: not yet
+  // reduce with maximum or minimum (a constant init).
+  const ThrustRecipe *Extremum = lookupThrustRecipe("reduce", 5);
+  ASSERT_NE(Extremum, nullptr);
+  EXPECT_EQ(Extremum->role(3), ThrustArg::Constant);
+  EXPECT_EQ(Extremum->role(4), ThrustArg::Extremum);
+  EXPECT_EQ(lookupThrustRecipe("reduce", 6), nullptr);
   EXPECT_EQ(lookupThrustCall("thrust::exclusive_scan", 5),
             lookupThrustRecipe("exclusive_scan", 5));
   EXPECT_EQ(lookupThrustCall("std::reduce", 4), nullptr);

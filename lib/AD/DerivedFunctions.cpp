@@ -17,6 +17,14 @@ using namespace meshad;
 std::string meshad::structArgMessage(const ir::Function &Callee,
                                      unsigned I) {
   const ir::Var *P = Callee.getParam(I);
+  if (I == 0 && Callee.getCallOperatorKind() ==
+                    ir::Function::CallOperatorKind::Functor)
+    return "cannot differentiate the call of the functor '" +
+           P->getType()->getSpelling() +
+           "': its members carry derivatives (values computed from the "
+           "inputs), and meshad does not differentiate through a functor's "
+           "members yet; pass those values as arguments of operator(), or "
+           "call a lambda that captures them";
   return "cannot differentiate the call of '" + Callee.getName() +
          "': its argument '" + P->getName() + "' is a '" +
          P->getType()->getSpelling() +

@@ -415,6 +415,11 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
       Verified = verifyDerived(Derived, Verified, ir::VerifyStage::Transformed,
                                transformName(R.Mode), Diags);
   }
+  // The lambdas that lowered code calls: generated code calls their
+  // primals, emitted beside it (Lower/LowerFunctors.cpp).
+  for (ir::Function *L : Lower.getLambdas())
+    if (L->getBody())
+      Derived.add(DerivedFunctionSet::keyFor(L, L->getName()), L, L);
   // Once every request is derived: a gradient kernel that other generated
   // code launches keeps its signature.
   for (auto &[R, D] : Done)

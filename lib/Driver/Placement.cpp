@@ -8,6 +8,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -70,6 +71,22 @@ bool SourcePlacement::lookup(SourceLocation Loc, std::string &File,
 /// The declaration as it stands in the source: the template for a function
 /// template's pattern.
 static const Decl *outermost(const FunctionDecl *FD) {
+  // A functor's operator(): after its outermost class; a lambda's: after
+  // the function it is written in (Lower/LowerFunctors.cpp).
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
+    const CXXRecordDecl *RD = MD->getParent();
+    if (RD->isLambda())
+      if (const auto *Outer =
+              dyn_cast_or_null<FunctionDecl>(RD->getParentFunctionOrMethod()))
+        return outermost(Outer);
+    while (const auto *Outer = dyn_cast<CXXRecordDecl>(RD->getDeclContext()))
+      RD = Outer;
+    if (const CXXRecordDecl *Pattern = RD->getTemplateInstantiationPattern())
+      RD = Pattern;
+    if (const ClassTemplateDecl *T = RD->getDescribedClassTemplate())
+      return T;
+    return RD;
+  }
   if (const FunctionTemplateDecl *T = FD->getDescribedFunctionTemplate())
     return T;
   return FD;

@@ -361,12 +361,17 @@ std::string ExprPrinter::printCall(const CallExpr *E) {
   Callee = CudaEmitter::spellCallee(F, Ctx);
   // The user's own function takes its reference parameters by reference:
   // pass the object the IR's pointer points to (`&acc` is spelled `acc`).
-  if (F.getDerivativeOrder() != 0 || !F.getSourceDecl())
+  // A lambda's primal is emitted with the IR's parameters.
+  bool Functor =
+      F.getCallOperatorKind() == Function::CallOperatorKind::Functor;
+  if (F.getDerivativeOrder() != 0 || !F.getSourceDecl() ||
+      F.getCallOperatorKind() == Function::CallOperatorKind::Lambda)
     return Callee + "(" + printList(E->getArgs()) + ")";
   std::string Text;
-  for (unsigned I = 0, N = E->getNumArgs(); I != N; ++I) {
+  // A functor's operator() is called on the object: `f(x)`.
+  for (unsigned I = Functor ? 1 : 0, N = E->getNumArgs(); I != N; ++I) {
     const Expr *Arg = E->getArg(I);
-    if (I != 0)
+    if (I != (Functor ? 1u : 0u))
       Text += ", ";
     if (I >= F.getNumParams() || !F.getParam(I)->isReferenceParam())
       Text += print(Arg);
@@ -376,6 +381,9 @@ std::string ExprPrinter::printCall(const CallExpr *E) {
     else
       Text += "*" + operand(Arg, precedenceOf(Arg) < PrecUnary);
   }
+  if (Functor)
+    return operand(E->getArg(0), precedenceOf(E->getArg(0)) < PrecPostfix) +
+           "(" + Text + ")";
   return Callee + "(" + Text + ")";
 }
 

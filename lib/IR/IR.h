@@ -703,7 +703,17 @@ public:
   clang::SourceLocation getLoc() const { return Loc; }
   void setLoc(clang::SourceLocation L) { Loc = L; }
 
+  /// What a lowered `operator()` is called on (Lower/LowerFunctors.cpp): a
+  /// functor object, passed as the first parameter `self` (a call of the
+  /// primal is spelled `f(x)`), or a lambda, whose captures are the first
+  /// parameters (its primal is emitted as a free function). Derivatives
+  /// are ordinary functions (None).
+  enum class CallOperatorKind { None, Functor, Lambda };
+  CallOperatorKind getCallOperatorKind() const { return CallOperator; }
+  void setCallOperatorKind(CallOperatorKind K) { CallOperator = K; }
+
 private:
+  CallOperatorKind CallOperator = CallOperatorKind::None;
   std::string Name;
   std::string TemplateArgs;
   std::string Namespace;

@@ -134,7 +134,9 @@ ir::Function *ASTLowering::Impl::lowerFunction(const FunctionDecl *FD) {
   if (const auto *CS = dyn_cast<CompoundStmt>(Def->getBody())) {
     // A callee is lowered in the middle of its caller's expression.
     ExprLowering::FunctionScope Caller = Exprs.enterFunction(Def);
+    auto Bound = bindObject(F);
     Body = Stmts.lowerBody(CS, Def);
+    unbindObject(Bound);
     Exprs.leaveFunction(std::move(Caller));
   } else
     S.fail(Def->getBody()->getBeginLoc(),
@@ -163,7 +165,9 @@ ASTLowering::Impl::findDefinition(const FunctionDecl *FD) {
 
 bool ASTLowering::Impl::checkSupported(const FunctionDecl *FD) {
   const char *Reason = nullptr;
-  if (isa<CXXMethodDecl>(FD))
+  // A call operator's own checks are made at its call (LowerFunctors.cpp).
+  if (isa<CXXMethodDecl>(FD) &&
+      cast<CXXMethodDecl>(FD)->getOverloadedOperator() != OO_Call)
     Reason = "meshad: member functions are not supported yet; write a "
              "free function that takes the object";
   else if (FD->isDependentContext())
@@ -188,7 +192,7 @@ ir::Function *ASTLowering::Impl::createSignature(const FunctionDecl *FD) {
   F->setQualifiers(getQualifiers(FD));
   F->setSourceDecl(FD);
   F->setLoc(FD->getLocation());
-  return lowerParams(FD, F) ? F : nullptr;
+  return lowerObjectParams(FD, F) && lowerParams(FD, F) ? F : nullptr;
 }
 
 bool ASTLowering::Impl::lowerParams(const FunctionDecl *FD, ir::Function *F) {
@@ -265,6 +269,13 @@ ir::CudaTarget ASTLowering::Impl::getCudaTarget(const FunctionDecl *FD) {
       FD->hasAttr<CUDAHostAttr>() || hasAnnotation(FD, "meshad.cuda.host");
   if (Device)
     return Host ? ir::CudaTarget::HostDevice : ir::CudaTarget::Device;
+  // A lambda written in device code runs where that code runs.
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+      MD && MD->getParent()->isLambda() && !Host)
+    if (const auto *Outer = dyn_cast_or_null<FunctionDecl>(
+            MD->getParent()->getParentFunctionOrMethod());
+        Outer && getCudaTarget(Outer) != ir::CudaTarget::HostOnly)
+      return ir::CudaTarget::HostDevice;
   return ir::CudaTarget::HostOnly;
 }
 
@@ -319,4 +330,8 @@ const ir::Type *ASTLowering::lowerType(QualType T) {
 
 const FunctionDecl *ASTLowering::getDecl(const ir::Function *F) const {
   return P->getDecl(F);
+}
+
+const std::vector<ir::Function *> &ASTLowering::getLambdas() const {
+  return P->Lambdas;
 }

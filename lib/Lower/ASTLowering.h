@@ -51,6 +51,10 @@ public:
   /// The Clang declaration an IR function was lowered from.
   const clang::FunctionDecl *getDecl(const ir::Function *F) const;
 
+  /// The lambdas lowered so far (called from lowered code): their primals
+  /// are emitted with the generated code (Lower/LowerFunctors.cpp).
+  const std::vector<ir::Function *> &getLambdas() const;
+
 private:
   class Impl;
   std::unique_ptr<Impl> P;

@@ -409,6 +409,10 @@ const ir::Expr *ExprLowering::lowerVarRef(const VarDecl *VD,
     return S.make<ir::VarRefExpr>(Loc, V);
   if (S.Vars.count(VD) || S.Aliases.count(VD))
     return lowerAliasUse(VD, Loc);
+  if (S.Lambdas.count(VD))
+    return S.fail(Loc, Twine("meshad: the lambda '") + VD->getName() +
+                           "' can only be called here (" + VD->getName() +
+                           "(x)); passing it on is not supported");
   if (VD->getName() == "warpSize" && isTopLevelGlobal(VD))
     return S.make<ir::BuiltinExpr>(
         Loc, Types.lowerType(VD->getType())->getUnqualified(),
@@ -513,8 +517,11 @@ const ir::Expr *ExprLowering::lowerMember(const MemberExpr *E) {
   if (!E->isArrow())
     if (std::optional<IRBuiltin> B = getBuiltinVar(E->getBase()))
       return lowerBuiltinIndex(*B, Field->getName(), Loc);
-  // `x` and `this->x` in an inlined member function: the object's member.
+  // `x` and `this->x` in an inlined member function: the object's member;
+  // in a functor's operator() lowered on its own: a member of `self`.
   bool OfThis = isa<CXXThisExpr>(E->getBase()->IgnoreParenImpCasts());
+  if (OfThis && !S.ThisObject)
+    return lowerThisMember(E, Field);
   const ir::Expr *Base =
       OfThis ? lowerThis(E->getBase()) : lower(E->getBase());
   if (!Base)
@@ -649,12 +656,16 @@ const ir::Expr *ExprLowering::lowerCall(const CallExpr *E) {
       return lowerDirectCall(E, Op, nullptr);
     if (OC->isAssignmentOp())
       return lowerNestedUpdate(OC, OC->getArg(0), /*Post=*/false);
+    if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Op);
+        MD && OC->getOperator() == OO_Call && isUserFunction(MD))
+      return lowerCallOperator(OC, MD);
     if (OC->getOperator() == OO_Call)
       return S.fail(Loc, Twine("meshad: calls of operator() on '") +
                              OC->getArg(0)->getType().getUnqualifiedType()
                                  .getAsString(S.Policy) +
-                             "' (functors, lambdas) are not supported yet; "
-                             "call a free function that takes the members");
+                             "' are not supported: its definition is not "
+                             "visible; call a free function that takes the "
+                             "members");
     return S.fail(Loc, Twine("meshad: overloaded operator '") +
                            getOperatorSpelling(OC->getOperator()) + "' on '" +
                            OC->getArg(0)->getType().getAsString(S.Policy) +

@@ -189,6 +189,12 @@ bool StmtLowering::lowerDeclStmt(const DeclStmt *DS, ir::BlockStmt *B) {
       Ok &= lowerReferenceLocal(VD, DS, B);
       continue;
     }
+    if (const auto *VD = dyn_cast<VarDecl>(D)) {
+      if (const LambdaExpr *LE = getLambdaInit(VD)) {
+        Ok &= lowerLambdaLocal(VD, LE, DS);
+        continue;
+      }
+    }
     if (const auto *VD = dyn_cast<VarDecl>(D); VD && isStructCopy(VD)) {
       Ok &= lowerStructDecl(VD, B);
       continue;

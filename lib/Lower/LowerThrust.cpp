@@ -45,6 +45,15 @@ static bool isKnownFunctor(const CXXRecordDecl *RD) {
          isKnownThrustFunctor(RD->getName());
 }
 
+/// A literal, negated or converted.
+static bool isConstant(const ir::Expr *E) {
+  if (const auto *U = dyn_cast<ir::UnaryExpr>(E))
+    return U->getOp() == ir::UnaryOp::Neg && isConstant(U->getSub());
+  if (const auto *C = dyn_cast<ir::CastExpr>(E))
+    return isConstant(C->getSub());
+  return isa<ir::FloatLitExpr, ir::IntLitExpr>(E);
+}
+
 /// True when \p E names `thrust::device`.
 static bool isThrustDevicePolicy(const Expr *E) {
   const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
@@ -85,10 +94,27 @@ const ir::Expr *ExprLowering::lowerThrustArg(const Expr *Arg, ThrustArg Role,
         (ThrustFunctorTypePrefix + RD->getName()).str());
     return S.make<ir::IntLitExpr>(Loc, Ty, 0, Text);
   }
+  if (Role == ThrustArg::Extremum) {
+    const CXXRecordDecl *RD = Arg->getType()->getAsCXXRecordDecl();
+    StringRef NS = RD ? outerNamespace(RD) : "";
+    if (!RD || (NS != "thrust" && NS != "cuda") ||
+        (RD->getName() != "maximum" && RD->getName() != "minimum"))
+      return S.fail(Loc, Twine("meshad: thrust::") + Name +
+                             " in a derivative reduces with thrust::plus, "
+                             "maximum or minimum only");
+    std::string Text = S.getSourceText(Arg->getSourceRange());
+    const ir::Type *Ty = S.M.getTypes().getOpaque(
+        (ThrustFunctorTypePrefix + RD->getName()).str());
+    return S.make<ir::IntLitExpr>(Loc, Ty, 0, Text);
+  }
   const ir::Expr *Lowered = lower(Arg);
   if (!Lowered)
     return nullptr;
-  bool Scalar = Role == ThrustArg::Scalar;
+  if (Role == ThrustArg::Constant && !isConstant(Lowered))
+    return S.fail(Loc, Twine("meshad: the initial value of thrust::") + Name +
+                           " with thrust::maximum or minimum must be a "
+                           "constant in a derivative (a literal)");
+  bool Scalar = Role == ThrustArg::Scalar || Role == ThrustArg::Constant;
   if (!Scalar && !Lowered->getType()->isPointer())
     return S.fail(Loc, Twine("meshad: thrust::") + Name +
                            " in a derivative needs raw device pointers for "
@@ -114,7 +140,10 @@ const ir::Expr *ExprLowering::lowerThrustCall(const CallExpr *E,
           : nullptr;
   if (Reduction && Reduction->getName() != "plus")
     return S.fail(Loc, Twine("meshad: thrust::") + Name +
-                           " in a derivative reduces with thrust::plus only");
+                           " in a derivative reduces with thrust::plus only" +
+                           (Name == "transform_reduce"
+                                ? ""
+                                : " (reduce: also maximum or minimum)"));
   std::vector<const ir::Expr *> Args;
   for (unsigned I = 0; I < E->getNumArgs(); ++I) {
     const ir::Expr *A = lowerThrustArg(E->getArg(I), R->role(I), Name);

@@ -68,6 +68,10 @@ public:
   /// object `this` names in the innermost member function (an lvalue).
   std::vector<const clang::FunctionDecl *> Inlining;
   const ir::Expr *ThisObject = nullptr;
+  /// Locals initialized with a lambda (LowerFunctors.cpp): no IR variable,
+  /// their calls pass the captures; the local's name for the lambda's.
+  llvm::DenseMap<const clang::VarDecl *, const clang::LambdaExpr *> Lambdas;
+  llvm::DenseMap<const clang::CXXRecordDecl *, std::string> LambdaNames;
 
   /// Reports \p Msg as an error at \p Loc; returns null for `return fail()`.
   std::nullptr_t fail(clang::SourceLocation Loc, const llvm::Twine &Msg);
@@ -113,6 +117,9 @@ bool holdsDerivatives(const LoweringState &S, const clang::CXXRecordDecl *RD);
 /// user structs, and user functions taking or returning such a struct that
 /// holds derivative-carrying values.
 bool isInlinedCall(const LoweringState &S, const clang::CallExpr *E);
+/// The lambda that initializes \p VD (`auto f = [=](double x) {...}`), or
+/// null (Lower/LowerFunctors.cpp).
+const clang::LambdaExpr *getLambdaInit(const clang::VarDecl *VD);
 
 /// True for functions of namespace `thrust` (Lower/LowerThrust.cpp).
 bool isThrustFunction(const clang::FunctionDecl *FD);
@@ -195,6 +202,8 @@ public:
     /// The function's identifiers: hoisted temporaries take free names.
     ir::NameScope Names;
     std::vector<const ir::Stmt *> Hoisted;
+    /// The object parameter of a functor's operator() (`this`).
+    ir::Var *Self = nullptr;
   };
 
   ExprLowering(LoweringState &S, TypeLowering &Types,
@@ -279,6 +288,8 @@ public:
   /// Starts lowering the body of \p FD; returns the caller's state.
   FunctionScope enterFunction(const clang::FunctionDecl *FD);
   void leaveFunction(FunctionScope Saved);
+  /// Members of `this` in the function being lowered are members of \p V.
+  void setSelf(ir::Var *V) { Scope.Self = V; }
 
   /// Strips parentheses and wrappers that carry no meaning for the IR.
   static const clang::Expr *skipWrappers(const clang::Expr *E);
@@ -311,6 +322,20 @@ private:
                                   const clang::FunctionDecl *FD);
   const ir::Expr *lowerThrustArg(const clang::Expr *Arg, ThrustArg Role,
                                  llvm::StringRef Name);
+  // Calls of operator() on functors and lambdas (LowerFunctors.cpp).
+  const ir::Expr *lowerCallOperator(const clang::CXXOperatorCallExpr *E,
+                                    const clang::CXXMethodDecl *MD);
+  /// Why a call of the lambda \p LE is not supported, or "".
+  std::string lambdaProblem(const clang::LambdaExpr *LE);
+  /// The lambda a call's object is (written there or named by a local).
+  const clang::LambdaExpr *findCalledLambda(const clang::Expr *Obj);
+  bool lowerCaptureArgs(const clang::LambdaExpr *LE, clang::SourceLocation Loc,
+                        std::vector<const ir::Expr *> &Args);
+  /// The functor object of a call; a temporary is copied into a local.
+  const ir::Expr *lowerFunctorObject(const clang::Expr *Obj);
+  /// `s` or `this->s` in a functor's operator(): `self.s`.
+  const ir::Expr *lowerThisMember(const clang::MemberExpr *E,
+                                  const clang::FieldDecl *Field);
   const ir::Expr *lowerConstruct(const clang::CXXConstructExpr *E);
   const ir::Expr *lowerInitList(const clang::InitListExpr *E);
   const ir::Expr *lowerTypeTrait(const clang::UnaryExprOrTypeTraitExpr *E);
@@ -457,6 +482,10 @@ private:
                              clang::SourceLocation Loc,
                              std::vector<const ir::Stmt *> &Out);
 
+  /// `auto f = [..](..) {..};`: recorded for its calls, no IR (checks that
+  /// what it captures by copy does not change after it; LowerFunctors.cpp).
+  bool lowerLambdaLocal(const clang::VarDecl *VD, const clang::LambdaExpr *LE,
+                        const clang::DeclStmt *DS);
   // new T[N] and delete[] (LowerHeap.cpp).
   bool isNewArray(const clang::VarDecl *VD) const;
   /// `T *t = new T[N];` as the local array `T t[N]`.
@@ -562,6 +591,8 @@ public:
 
   ir::Function *lowerFunction(const clang::FunctionDecl *FD);
   const clang::FunctionDecl *getDecl(const ir::Function *F) const;
+  /// The lowered lambdas, whose primals are emitted (LowerFunctors.cpp).
+  std::vector<ir::Function *> Lambdas;
 
   LoweringState S;
   TypeLowering Types;
@@ -583,6 +614,18 @@ private:
   /// "ns::inner" for a function of namespace ns::inner, "" for a global one.
   static std::string getNamespace(const clang::FunctionDecl *FD);
   bool checkSupported(const clang::FunctionDecl *FD);
+  // operator() of functors and lambdas (LowerFunctors.cpp).
+  /// The object's parameters before the operator's own: `self` for a
+  /// functor, the captures of a lambda; names \p F.
+  bool lowerObjectParams(const clang::FunctionDecl *FD, ir::Function *F);
+  /// Binds `this` or the captured variables to \p F's parameters while its
+  /// body is lowered; returns what unbindObject restores.
+  std::vector<std::pair<const clang::VarDecl *, ir::Var *>>
+  bindObject(ir::Function *F);
+  void unbindObject(
+      const std::vector<std::pair<const clang::VarDecl *, ir::Var *>> &Saved);
+  llvm::DenseMap<const ir::Function *, std::vector<const clang::VarDecl *>>
+      Captures;
 
   llvm::DenseMap<const clang::FunctionDecl *, ir::Function *> Functions;
   llvm::DenseMap<const ir::Function *, const clang::FunctionDecl *> Decls;

@@ -36,6 +36,8 @@ enum class ThrustArg : char {
   Map = 'M',
   Scalar = 'S',
   Functor = 'f',
+  Extremum = 'x',
+  Constant = 'C',
 };
 
 /// One row of Rules/ThrustRecipes.def.

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 #===- scripts/gpu/demos.sh - Build and run the mesh demos on a GPU -------===#
 #
-# Builds demos/parameterization, demos/smoothing and demos/spherical-map with
+# Builds demos/parameterization, demos/smoothing, demos/spherical-map and
+# demos/splat-fit (the Adam fit of 2D Gaussians to a photo, issue 15) with
 # clang and the meshad plugin for a real GPU (no GPU needed here), with
 # cuSPARSE SpMV (MESHAD_SOLVE_CUSPARSE), into the git-ignored .gpu/demos/
 # (each binary and its .build log). With --run (on the GPU machine, from the
 # repository root, data/meshes/ present: scripts/fetch-meshes.sh, or
 # MESHAD_MESH_DIR set): each demo on its full mesh, its output in
-# .gpu/demos/<demo>.txt and its picture in .gpu/demos/<demo>.png.
+# .gpu/demos/<demo>.txt and its picture in .gpu/demos/<demo>.png (splat-fit:
+# 4096 Gaussians on the 256 x 256 photo, 1000 steps, its PNGs and loss curve
+# in .gpu/demos/splat-fit-out/).
 # Environment: MESHAD_BUILD_DIR, MESHAD_CLANG, CUDA_PATH, MESHAD_GPU_ARCH,
 # MESHAD_GPU_OUT as for scripts/gpu/build.sh.
 #
@@ -20,7 +23,7 @@ Cuda=${CUDA_PATH:-/usr/local/cuda}
 Arch=${MESHAD_GPU_ARCH:-sm_90}
 Out=${MESHAD_GPU_OUT:-$Root/.gpu}/demos
 Meshes=${MESHAD_MESH_DIR:-data/meshes}
-Demos=(parameterization smoothing spherical-map)
+Demos=(parameterization smoothing spherical-map splat-fit)
 mkdir -p "$Out"
 if [[ ${1:-} == --run ]]; then
   nvidia-smi --query-gpu=name --format=csv,noheader || true
@@ -31,6 +34,10 @@ if [[ ${1:-} == --run ]]; then
     >"$Out/smoothing.txt" 2>&1 || Rc=1
   "$Out/spherical-map" "$Meshes/cow.off" "$Out/spherical-map.png" 300 \
     >"$Out/spherical-map.txt" 2>&1 || Rc=1
+  mkdir -p "$Out/splat-fit-out"
+  "$Out/splat-fit" --target demos/splat-fit/astronaut-256.ppm \
+    --gaussians 4096 --steps 1000 --out "$Out/splat-fit-out" --check \
+    >"$Out/splat-fit.txt" 2>&1 || Rc=1
   for D in "${Demos[@]}"; do
     grep -v '^PASS' "$Out/$D.txt" | tail -4
   done

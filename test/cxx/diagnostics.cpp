@@ -71,7 +71,10 @@ double caseRange(double x, int m) {
 }
 
 double lambda(double x) {
-  auto sq = [](double v) { return v * v; }; // expected-error {{lambda expression is not supported; write a named function}}
+  // Calling a lambda is supported (functors.cpp); copying or passing it on
+  // is not.
+  auto sq = [](double v) { return v * v; };
+  auto copy = sq; // expected-error {{the lambda 'sq' can only be called here (sq(x)); passing it on is not supported}}
   return x;
 }
 

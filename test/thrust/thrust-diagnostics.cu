@@ -1,9 +1,10 @@
 // Thrust calls that meshad cannot differentiate correctly are errors at the
 // call, never wrong gradients: other execution policies, user functors and
 // lambdas, iterators other than raw pointers, primitives outside the recipe
-// table, saves inside loops, forward mode of the nonlinear recipes, calls of
-// operator(), Hessian-vector products, the iterator a copy returns used in
-// reverse mode,, a scatter into a buffer the reverse sweep still
+// table, saves inside loops, forward mode of the nonlinear recipes,
+// Hessian-vector products (calls of operator() outside Thrust calls are
+// supported: test/cxx/functors.cpp), the iterator a copy returns used in
+// reverse mode, a non-constant init of a reduce with maximum, a scatter into a buffer the reverse sweep still
 // reads (other outputs are saved and restored: thrust-reductions-scans.cu).
 //
 // REQUIRES: thrust
@@ -43,8 +44,16 @@ double devicePtrMade(double *x, int n) {
   return thrust::reduce(thrust::device, p, p + n, 0.0); // expected-error {{thrust::reduce in a derivative needs raw device pointers}}
 }
 
-double maxReduce(const double *x, int n) {
-  return thrust::reduce(thrust::device, x, x + n, 0.0, thrust::maximum<double>()); // expected-error {{thrust::reduce with 5 arguments is not supported in derivatives; supported (with thrust::device first): reduce, transform_reduce, inclusive_scan, exclusive_scan, transform, copy, fill, sequence, gather, scatter, sort_by_key}}
+double maxReduce(const double *x, int n, double c) {
+  return thrust::reduce(thrust::device, x, x + n, c, thrust::maximum<double>()); // expected-error {{the initial value of thrust::reduce with thrust::maximum or minimum must be a constant in a derivative (a literal)}}
+}
+
+double plusReduce5(const double *x, int n) {
+  return thrust::reduce(thrust::device, x, x + n, 0.0, thrust::multiplies<double>()); // expected-error {{thrust::reduce in a derivative reduces with thrust::plus, maximum or minimum only}}
+}
+
+double forwardMax(const double *x, int n) {
+  return thrust::reduce(thrust::device, x, x + n, 0.0, thrust::maximum<double>()); // expected-error {{forward mode of thrust::reduce is not supported yet (reverse mode is)}}
 }
 
 double gatherInLoop(const int *map, const double *x, double *y, int n) {
@@ -68,11 +77,6 @@ double overwritesRead(const double *x, const int *map, double *y, int n) {
   double s = sumOf(y, n);
   thrust::scatter(thrust::device, x, x + n, map, y); // expected-error {{thrust::scatter overwrites 'y', whose contents the reverse sweep reads; scatter into another buffer}}
   return s + sumOf(y, n);
-}
-
-double callsFunctor(double x) {
-  Scale f{2.0};
-  return f(x); // expected-error {{calls of operator() on 'Scale' (functors, lambdas) are not supported yet; call a free function that takes the members}}
 }
 
 double forwardSort(double *x, double *y, int n) {
@@ -100,9 +104,10 @@ int main() {
   meshad::gradient(devicePtr, "c");
   meshad::gradient(devicePtrMade, "x");
   meshad::gradient(maxReduce, "x");
+  meshad::gradient(plusReduce5, "x");
+  meshad::differentiate(forwardMax, "x");
   meshad::gradient(gatherInLoop, "x, y");
   meshad::gradient(overwritesRead, "x, y");
-  meshad::gradient(callsFunctor, "x");
   meshad::differentiate(forwardSort, "x");
   meshad::differentiate(forwardSquare, "x");
   meshad::hvp(hvpReduce, "x");

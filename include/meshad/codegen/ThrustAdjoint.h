@@ -34,6 +34,7 @@
 #include <thrust/copy.h>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
+#include <thrust/extrema.h>
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
 #include <thrust/functional.h>
@@ -45,6 +46,8 @@
 #include <thrust/scatter.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
+
+#include <type_traits>
 
 namespace meshad::thrust_ad {
 
@@ -116,6 +119,9 @@ template <class T> Saved<T> suffixSums(long N, const T *D) {
 
 /// The partials of the functors of the table: d op(x) / dx (unary) and
 /// d op(x, y) / dx, / dy (binary).
+template <class Op> struct IsMaximum : std::false_type {};
+template <class U> struct IsMaximum<::thrust::maximum<U>> : std::true_type {};
+
 template <class Op> struct Partials;
 template <class U> struct Partials<::thrust::square<U>> {
   template <class T> __host__ __device__ static T dx(T X) { return 2 * X; }
@@ -197,6 +203,26 @@ template <class T> T reduceAdjoint(long N, T Seed, T *DIn) {
   if (DIn)
     detail::forEachIndex(N, detail::AddConstant<T>{DIn, Seed});
   return Seed;
+}
+
+/// thrust::reduce(first, last, init, maximum or minimum) with a constant
+/// init: the seed goes to the first element equal to the result, none when
+/// init is strictly greater (maximum) or smaller (minimum) than every
+/// element.
+template <class T, class Op>
+void extremumReduceAdjoint(long N, T Seed, T *DIn, T Init, Op,
+                           const Saved<T> &X) {
+  if (!DIn || N == 0)
+    return;
+  constexpr bool Max = detail::IsMaximum<Op>::value;
+  auto It = Max ? ::thrust::max_element(::thrust::device, X.begin(), X.end())
+                : ::thrust::min_element(::thrust::device, X.begin(), X.end());
+  T Best = *It;
+  if (Max ? Init > Best : Init < Best)
+    return;
+  ::thrust::device_ptr<T> D(DIn);
+  long K = It - X.begin();
+  D[K] = D[K] + Seed;
 }
 
 /// thrust::transform_reduce(first, last, op, init, plus).

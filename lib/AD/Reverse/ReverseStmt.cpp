@@ -138,7 +138,10 @@ void ReverseFunction::sweepDecl(const DeclStmt *D, BlockStmt *Fwd,
   const Expr *Init = D->getInit();
   if (!Init)
     return;
-  if (const auto *List = dyn_cast<InitListExpr>(Init))
+  // A struct's brace list (`Spring s{2.0, 0.25}`, of constants: the
+  // lowering rejects computed ones) is one assignment.
+  if (const auto *List = dyn_cast<InitListExpr>(Init);
+      List && V->getType()->getKind() != Type::Kind::Opaque)
     return sweepInitList(B.ref(V), List, D->getLoc(), Fwd, Rev);
   sweepAssign(B.ref(V), AssignOp::Assign, Init, true, D->getLoc(), Fwd, Rev);
 }

@@ -158,6 +158,8 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
       ScalarArg = Arg;
       break;
     case ThrustArg::Functor:
+    case ThrustArg::Extremum:
+    case ThrustArg::Constant:
       Args.push_back(Arg);
       break;
     case ThrustArg::Map:
