@@ -32,7 +32,9 @@ double springs(double x, double y) {
   return s(x, y) + s(y, x * x) + Wave{3.0}(y);
 }
 // CHECK-LABEL: double springs_darg0(double x, double y) {
-// CHECK: Spring s = {2.0, 0.25};
+// CHECK: Spring s;
+// CHECK-NEXT: s.k = 2.0;
+// CHECK-NEXT: s.rest = 0.25;
 // CHECK: Spring_call_pushforward_1(s, x, y, 1.);
 // CHECK-LABEL: meshad::ValueAndPushforward<double, double> Spring_call_pushforward_1(Spring self, double a, double b, double _d_a) {
 // CHECK: double d = b - a - self.rest;
