@@ -14,6 +14,7 @@
 // CHECK: numeric checks: 3 passed, 0 failed
 #include "NumericCheck.h"
 #include <meshad/Differentiator.h>
+#include <meshad/cpu/Portable.h>
 
 __global__ void steps(int *Out) {
   int T = threadIdx.x;
