@@ -21,27 +21,8 @@ namespace {
 /// included.
 void forEachExprIn(const Stmt *Body, llvm::function_ref<void(const Expr *)> F) {
   forEachStmt(Body, [&](const Stmt *S) {
-    auto Visit = [&](const Expr *E) {
-      if (E)
-        forEachExpr(E, F);
-    };
-    if (const auto *D = dyn_cast<DeclStmt>(S))
-      Visit(D->getInit());
-    else if (const auto *A = dyn_cast<AssignStmt>(S)) {
-      Visit(A->getLHS());
-      Visit(A->getRHS());
-    } else if (const auto *E = dyn_cast<ExprStmt>(S))
-      Visit(E->getExpr());
-    else if (const auto *I = dyn_cast<IfStmt>(S))
-      Visit(I->getCond());
-    else if (const auto *L = dyn_cast<ForStmt>(S))
-      Visit(L->getCond());
-    else if (const auto *W = dyn_cast<WhileStmt>(S))
-      Visit(W->getCond());
-    else if (const auto *D = dyn_cast<DoStmt>(S))
-      Visit(D->getCond());
-    else if (const auto *R = dyn_cast<ReturnStmt>(S))
-      Visit(R->getValue());
+    for (const Expr *E : ownExprs(S))
+      forEachExpr(E, F);
   });
 }
 

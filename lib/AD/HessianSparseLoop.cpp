@@ -57,27 +57,8 @@ bool refersTo(const Expr *E, const Var *V) {
 void forEachTopExpr(const Stmt *S,
                     llvm::function_ref<void(const Stmt *, const Expr *)> F) {
   forEachStmt(S, [&](const Stmt *Sub) {
-    auto Visit = [&](const Expr *E) {
-      if (E)
-        F(Sub, E);
-    };
-    if (const auto *D = dyn_cast<DeclStmt>(Sub))
-      Visit(D->getInit());
-    else if (const auto *A = dyn_cast<AssignStmt>(Sub)) {
-      Visit(A->getLHS());
-      Visit(A->getRHS());
-    } else if (const auto *E = dyn_cast<ExprStmt>(Sub))
-      Visit(E->getExpr());
-    else if (const auto *I = dyn_cast<IfStmt>(Sub))
-      Visit(I->getCond());
-    else if (const auto *L = dyn_cast<ForStmt>(Sub))
-      Visit(L->getCond());
-    else if (const auto *W = dyn_cast<WhileStmt>(Sub))
-      Visit(W->getCond());
-    else if (const auto *D = dyn_cast<DoStmt>(Sub))
-      Visit(D->getCond());
-    else if (const auto *R = dyn_cast<ReturnStmt>(Sub))
-      Visit(R->getValue());
+    for (const Expr *E : ownExprs(Sub))
+      F(Sub, E);
   });
 }
 
