@@ -197,6 +197,27 @@ MESHAD_HOST_DEVICE inline void requireLaunch1D() {
 #endif
 }
 
+/// Called first by gradients under meshad::WithValue, once per output they
+/// keep: the gradient stores the output while it reads the output's seed
+/// from the adjoint argument, so the two must be separate buffers. Stops
+/// the program (trap on the GPU, abort on the host) when they are one.
+template <class T>
+MESHAD_HOST_DEVICE inline void requireSeparateSeed(const T *Output,
+                                                   const T *Seed) {
+  if (Output && Output == Seed) {
+    const char *Message =
+        "meshad: a seed is the output itself (meshad::WithValue keeps the "
+        "output and reads the seed from the adjoint argument): pass a "
+        "separate buffer as the output's adjoint\n";
+#if defined(__CUDA_ARCH__) || defined(MESHAD_CPU_CUDA)
+    detail::launchShapeError(Message);
+#else
+    std::fprintf(stderr, "%s", Message);
+    std::abort();
+#endif
+  }
+}
+
 /// Like requireLaunch1D, for proofs over 2D thread indices: blockDim.z and
 /// gridDim.z must be 1.
 MESHAD_HOST_DEVICE inline void requireLaunch2D() {

@@ -10,6 +10,7 @@
 #include "Analysis/IndexForms.h"
 #include "AD/Analysis/ReverseNeeds.h"
 #include "IR/Clone.h"
+#include "IR/Intrinsics.h"
 #include "IR/Traversal.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -178,6 +179,9 @@ bool GatherCheck::checkCall(const CallExpr *C) {
     if (isTileCall(C, "tileAdd"))
       return checkTileAdd(C);
     if (isPureIntrinsic(C->getName()))
+      return true;
+    // A check may run once per gathered neighbour.
+    if (const IntrinsicInfo *I = lookupIntrinsic(C); I && I->has(IF_Check))
       return true;
     return fail("the sweeps call " + C->getName());
   case CallExpr::CalleeKind::User:

@@ -35,6 +35,9 @@ enum IntrinsicFlag : unsigned {
   IF_ReturnsOld = 1u << 5,
   IF_Collective = 1u << 6,
   IF_Fence = 1u << 7,
+  /// A run-time check: no memory effect, stops the program when it fails;
+  /// repeating it is harmless, dropping it is not.
+  IF_Check = 1u << 8,
 };
 
 /// Where an intrinsic may be called.

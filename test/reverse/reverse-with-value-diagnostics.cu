@@ -3,7 +3,8 @@
 // sweep restores (an in-place update of a kernel's array, each store of a
 // host function's output that overwrites a value the derivative reads), a callee whose writes
 // to the caller's memory are rolled back after its pullback, a host
-// function that launches kernels; meshad::KeepSeeds in the combination
+// function that launches a kernel whose gradient kernel writes the caller's
+// device memory again; meshad::KeepSeeds in the combination
 // still applies to kernels only.
 //
 // RUN: %clangxx %cpu_cuda_flags -fsyntax-only -fplugin=%meshad_plugin %s -Xclang -verify
@@ -35,7 +36,7 @@ __global__ void square(int n, double *x) {
 }
 
 void launches(double *x, int n) {
-  MESHAD_LAUNCH(square, dim3(1), dim3(32))(n, x); // expected-error {{meshad::WithValue: the gradient of a host function that launches kernels cannot keep the launches' outputs yet (the gradient kernels restore what they overwrite); request the gradient without meshad::WithValue and run the primal for the value}}
+  MESHAD_LAUNCH(square, dim3(1), dim3(32))(n, x); // expected-error {{meshad::WithValue: the gradient kernel 'square_grad' writes 'x' again, memory the caller sees, so it would not keep the primal's result; request the gradient without meshad::WithValue and run the primal for the value}}
 }
 
 double hostSquare(double x) { return x * x; }

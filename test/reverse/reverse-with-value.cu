@@ -7,13 +7,16 @@
 // default, kept with meshad::KeepSeeds | meshad::WithValue); an element
 // kernel's two-phase gradient (meshad::ElementStrategy's default) keeps its
 // energy too. Values are checked against the primal, gradients against
-// central differences.
+// central differences. An output passed as its own seed stops the program
+// (meshad::requireSeparateSeed, first thing in the gradient).
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -fplugin-arg-meshad-remarks -I%test_inputs %s -o %t 2> %t.dump
 // RUN: FileCheck %s < %t.dump
 // RUN: FileCheck %s --check-prefix=REMARK < %t.dump
 // RUN: FileCheck %s --check-prefix=ELEM < %t.dump
 // RUN: %t | FileCheck %s --check-prefix=NUM
+// RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DSEED_IS_OUTPUT %s -o %t.same
+// RUN: not --crash %t.same 2>&1 | FileCheck %s --check-prefix=SAME
 #include "KernelCheck.h"
 #include <cmath>
 #include <meshad/Differentiator.h>
@@ -73,6 +76,8 @@ __global__ void springs(int n, const double *x, double k, double *E,
 // REMARK: remark: meshad::WithValue: 'E' is left with the primal's values (its stores are kept); its seed is read from the adjoint argument, which must be a separate buffer
 // REMARK: remark: meshad::WithValue: 'f' is left with the primal's values
 // CHECK-LABEL: __global__ void springs_grad_with_value(int n, const double *x, double k, double *E, double *f, double *_d_x, double *_d_k, double *_d_E, double *_d_f) {
+// CHECK: meshad::requireSeparateSeed(E, _d_E);
+// CHECK-NEXT: meshad::requireSeparateSeed(f, _d_f);
 // CHECK: f[i] = k * d * x[i];
 // CHECK: atomicAdd(&E[0], e);
 // CHECK: _z0 = &_d_f[i];
@@ -236,6 +241,16 @@ void checkElements(mt::RandomInputs &Rng) {
 
 int main() {
   mt::RandomInputs Rng;
+#ifdef SEED_IS_OUTPUT
+  // The output passed as its own seed: stopped before anything is computed.
+  {
+    mt::DeviceArray<double> X(9), E(1), F(8), DX(9), DK(1);
+    auto G = meshad::gradient(springs, "x, k, E, f", meshad::WithValue);
+    G.execute_kernel(dim3(1), dim3(8), 8, X.device(), 1.0, E.device(),
+                     F.device(), DX.device(), DK.device(), E.device(),
+                     F.device());
+  }
+#endif
   checkElements(Rng);
   checkHost(Rng);
   checkDevice(Rng);
@@ -247,5 +262,6 @@ int main() {
               true);
   return mt::summary();
 }
+// SAME: meshad: a seed is the output itself (meshad::WithValue keeps the output and reads the seed from the adjoint argument): pass a separate buffer as the output's adjoint
 // NUM-NOT: FAIL
 // NUM: numeric checks: 325 passed, 0 failed

@@ -26,6 +26,7 @@
 
 #if defined(__CUDACC__) || defined(MESHAD_CPU_CUDA)
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -132,6 +133,87 @@ template <class T> T takeScalar(T *P) {
   cudaFree(P);
   return V;
 }
+
+/// Device copies of buffers that a reversed launch must see as they were
+/// before the launch, when the launch or a later operation overwrote them.
+/// Host gradients declare one; the forward sweep records the function's
+/// allocations and pushes copies, the reverse sweep pops them back (last in,
+/// first out, mirroring the forward sweep):
+///
+/// \code
+///   meshad::cuda::DeviceSnapshots _snapshots;
+///   cudaMalloc(&y, Bytes);
+///   meshad::cuda::trackAllocation(_snapshots, y, Bytes);
+///   meshad::cuda::snapshotPush(_snapshots, y); // before square<<<>>>(y)
+///   ...
+///   meshad::cuda::snapshotPop(_snapshots, y);  // before square_grad<<<>>>
+/// \endcode
+class DeviceSnapshots {
+public:
+  DeviceSnapshots() = default;
+  DeviceSnapshots(const DeviceSnapshots &) = delete;
+  DeviceSnapshots &operator=(const DeviceSnapshots &) = delete;
+  ~DeviceSnapshots() {
+    for (const Copy &C : Stack)
+      cudaFree(C.Data);
+  }
+
+  void track(const void *Base, size_t Bytes) {
+    Allocations.push_back({(char *)Base, nullptr, Bytes});
+  }
+
+  /// Copies the allocation that contains \p P.
+  void push(const void *P) {
+    const Copy *A = find((const char *)P);
+    if (!A)
+      fail("a buffer to copy was not allocated by the differentiated "
+           "function");
+    Copy C = {A->Base, nullptr, A->Bytes};
+    if (cudaMalloc((void **)&C.Data, C.Bytes) != cudaSuccess ||
+        cudaMemcpy(C.Data, C.Base, C.Bytes, cudaMemcpyDeviceToDevice) !=
+            cudaSuccess)
+      fail("copying a device buffer failed");
+    Stack.push_back(C);
+  }
+
+  /// Restores the last copy, which must be of the allocation of \p P.
+  void pop(const void *P) {
+    if (Stack.empty() || (const char *)P < Stack.back().Base ||
+        (const char *)P >= Stack.back().Base + Stack.back().Bytes)
+      fail("the reverse sweep restores buffers out of order");
+    Copy C = Stack.back();
+    Stack.pop_back();
+    if (cudaMemcpy(C.Base, C.Data, C.Bytes, cudaMemcpyDeviceToDevice) !=
+        cudaSuccess)
+      fail("restoring a device buffer failed");
+    cudaFree(C.Data);
+  }
+
+private:
+  struct Copy {
+    char *Base;
+    char *Data;
+    size_t Bytes;
+  };
+  const Copy *find(const char *P) const {
+    for (size_t I = Allocations.size(); I-- > 0;)
+      if (P >= Allocations[I].Base &&
+          P < Allocations[I].Base + Allocations[I].Bytes)
+        return &Allocations[I];
+    return nullptr;
+  }
+  [[noreturn]] static void fail(const char *Why) {
+    std::fprintf(stderr, "meshad: %s\n", Why);
+    std::abort();
+  }
+  std::vector<Copy> Allocations, Stack;
+};
+
+inline void trackAllocation(DeviceSnapshots &S, const void *P, size_t Bytes) {
+  S.track(P, Bytes);
+}
+inline void snapshotPush(DeviceSnapshots &S, const void *P) { S.push(P); }
+inline void snapshotPop(DeviceSnapshots &S, const void *P) { S.pop(P); }
 
 } // namespace cuda
 } // namespace meshad

@@ -311,14 +311,30 @@ bool ActivityAnalysis::visitBlock(const BlockStmt *B) {
   return Changed;
 }
 
+/// The variables whose memory the pointer \p E may designate: its root, or
+/// the roots of both branches of a `?:` (through casts).
+static llvm::SmallVector<const Var *, 2> pointerSources(const Expr *E) {
+  while (const auto *C = dyn_cast<CastExpr>(E))
+    E = C->getSub();
+  if (const auto *C = dyn_cast<ConditionalExpr>(E)) {
+    llvm::SmallVector<const Var *, 2> Both = pointerSources(C->getTrue());
+    Both.append(pointerSources(C->getFalse()));
+    return Both;
+  }
+  if (const Var *Root = ActivityAnalysis::getRootVar(E))
+    return {Root};
+  return {};
+}
+
 bool ActivityAnalysis::visitStore(const Var *Root, const Type *TargetTy,
                                   const Expr *RHS) {
   if (!Root || !RHS)
     return false;
   bool Changed = false;
-  // Pointer copies alias: p = q + 1 makes p and q share activity.
+  // Pointer copies alias: p = q + 1 makes p and q share activity, and
+  // p = c ? q : r all three.
   if (TargetTy->isPointer())
-    if (const Var *Src = getRootVar(RHS)) {
+    for (const Var *Src : pointerSources(RHS)) {
       bool Before = isActive(Root);
       unite(Root, Src);
       Changed |= !Before && isActive(Root);

@@ -301,6 +301,16 @@ const Expr *ReverseFunction::adjointPointer(const Expr *P) {
     const Expr *Sub = adjointPointer(cast<CastExpr>(P)->getSub());
     return Sub ? M.create<CastExpr>(P->getType(), Sub) : nullptr;
   }
+  case Expr::Kind::Conditional: {
+    // Both branches alias one adjoint class (ActivityAnalysis): both have
+    // adjoints or neither has.
+    const auto *C = cast<ConditionalExpr>(P);
+    const Expr *T = adjointPointer(C->getTrue());
+    const Expr *F = adjointPointer(C->getFalse());
+    if (!T || !F)
+      return nullptr;
+    return B.select(C->getCond(), T, F, T->getType());
+  }
   case Expr::Kind::Index: {
     const auto *I = cast<IndexExpr>(P);
     const Expr *Base = adjointPointer(I->getBase());

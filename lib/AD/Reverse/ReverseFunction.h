@@ -16,6 +16,7 @@
 #define MESHAD_TRANSFORM_REVERSEFUNCTION_H
 
 #include "AD/Analysis/Activity.h"
+#include "AD/Reverse/DeviceBufferHistory.h"
 #include "AD/Analysis/ReverseNeeds.h"
 #include "IR/Builder.h"
 #include "IR/NameScope.h"
@@ -208,6 +209,17 @@ private:
   bool sweepCudaApi(const ir::CallExpr *C, const ir::Stmt *Original,
                     ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
   void findDeferredFrees(const ir::Stmt *S);
+  /// Host code: finds the buffers a launch's gradient needs restored
+  /// (DeviceBufferHistory) and declares the snapshot stack if any may be.
+  void prepareSnapshots();
+  /// Copies the buffers \p Grad reads that are overwritten from \p L on
+  /// into the snapshot stack before \p L (\p Fwd) and restores them
+  /// before the gradient's launch (\p Rev). False after an error.
+  bool snapshotLaunch(const ir::LaunchStmt *L, const ir::Function &Grad,
+                      ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  std::unique_ptr<DeviceBufferHistory> History;
+  /// meshad::cuda::DeviceSnapshots of the host function, once needed.
+  ir::Var *Snapshots = nullptr;
 
   // Thrust primitives (ReverseThrust.cpp; Rules/ThrustRecipes.def).
   /// The recipe of a call of a Thrust primitive, or null.
@@ -331,6 +343,9 @@ private:
   /// Checks that the request can keep the primal's results; declares the
   /// local of the return value. False after an error.
   bool prepareValue();
+  /// Appends to \p Setup a meshad::requireSeparateSeed per write-only
+  /// output that the gradient keeps and whose seed it reads.
+  void checkSeparateSeeds(ir::BlockStmt *Setup);
   /// Whether a store to write-only memory is left out of the forward sweep
   /// (not under WithValue).
   bool dropsStoreTo(const ir::Var *Root) const;

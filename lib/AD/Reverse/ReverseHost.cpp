@@ -13,11 +13,17 @@
 ///   (meshad::cuda::adjointMemcpy);
 /// - cudaMemset(p, v, n) reverses to zeroing _d_p;
 /// - a launch k<<<g, b>>>(args) reverses to the launch of k's gradient
-///   kernel with the adjoint buffers, in reverse order of the launches.
+///   kernel with the adjoint buffers, in reverse order of the launches;
+///   a buffer that gradient reads and that the launch or a later operation
+///   overwrites is copied before the launch and restored before its
+///   gradient (meshad::cuda::DeviceSnapshots, DeviceBufferHistory).
 ///
 //===----------------------------------------------------------------------===//
 
 #include "AD/Reverse/ReverseFunction.h"
+#include "AD/Reverse/DeviceBufferHistory.h"
+
+#include "llvm/ADT/STLExtras.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -70,6 +76,10 @@ bool ReverseFunction::sweepCudaApi(const CallExpr *C, const Stmt *Original,
     Var *P = const_cast<Var *>(ActivityAnalysis::getRootVar(C->getArg(0)));
     if (!P)
       return true;
+    if (Snapshots && History->isCandidate(P))
+      Fwd->append(M.create<ExprStmt>(intrinsicCall(
+          M, M.getTypes().getVoid(), "meshad::cuda::trackAllocation",
+          {B.ref(Snapshots), B.ref(P), C->getArg(1)})));
     if (Activity->isActive(P)) {
       Var *A = adjointVar(P);
       const Expr *Addr = B.cast(C->getArg(0)->getType(), B.addrOf(B.ref(A)));
@@ -109,9 +119,75 @@ bool ReverseFunction::sweepCudaApi(const CallExpr *C, const Stmt *Original,
   return false;
 }
 
+void ReverseFunction::prepareSnapshots() {
+  if (Primal->isKernel())
+    return;
+  History = std::make_unique<DeviceBufferHistory>(*Primal, *Body, *Activity);
+  if (!History->anyCandidate())
+    return;
+  Snapshots = M.createVar(Names.unique("_snapshots"),
+                          M.getTypes().getOpaque("meshad::cuda::DeviceSnapshots"),
+                          Var::Storage::Local, VarRoles::Temporary);
+  Decls->append(B.decl(Snapshots, nullptr));
+}
+
+bool ReverseFunction::snapshotLaunch(const LaunchStmt *L,
+                                     const ir::Function &Grad,
+                                     BlockStmt *Fwd, BlockStmt *Rev) {
+  const ir::Function &K = *L->getKernel();
+  std::vector<const Var *> Saved;
+  for (unsigned I = 0; I < L->getArgs().size() && I < K.getNumParams(); ++I) {
+    const Var *Root = ActivityAnalysis::getRootVar(L->getArgs()[I]);
+    if (!Root || !K.getParam(I)->getType()->isPointer())
+      continue;
+    if (WithValue && History->callerVisible(Root) &&
+        DeviceBufferHistory::kernelMayWrite(Grad, I)) {
+      error(L->getLoc(),
+            "meshad::WithValue: the gradient kernel '" + Grad.getName() +
+                "' writes '" + Root->getName() +
+                "' again, memory the caller sees, so it would not keep the "
+                "primal's result; request the gradient without "
+                "meshad::WithValue and run the primal for the value");
+      return false;
+    }
+    if (!DeviceBufferHistory::readsParam(Grad, I) ||
+        !History->writtenFrom(L, Root) ||
+        llvm::is_contained(Saved, Root))
+      continue;
+    if (!Snapshots || !History->allocatedHere(Root)) {
+      error(L->getLoc(),
+            "the gradient of this launch of '" + K.getName() + "' reads '" +
+                Root->getName() +
+                "' as it was before the launch, but the launch or a later "
+                "operation overwrites it; meshad restores it from a device "
+                "copy, which needs its size: allocate '" + Root->getName() +
+                "' with cudaMalloc in '" + Primal->getName() +
+                "' (not a parameter or an alias of one), or write the "
+                "kernel's result to a separate buffer");
+      return false;
+    }
+    Saved.push_back(Root);
+  }
+  const Type *Void = M.getTypes().getVoid();
+  for (const Var *Root : Saved)
+    Diags.remark(L->getLoc(),
+                 "copies '" + Root->getName() + "' before this launch of '" +
+                     K.getName() + "' and restores it before '" +
+                     Grad.getName() + "': the gradient reads it as it was, "
+                     "and the launch or a later operation overwrites it");
+  for (const Var *Root : Saved)
+    Fwd->append(M.create<ExprStmt>(
+        intrinsicCall(M, Void, "meshad::cuda::snapshotPush",
+                      {B.ref(Snapshots), B.ref(const_cast<Var *>(Root))})));
+  for (const Var *Root : llvm::reverse(Saved))
+    Rev->append(M.create<ExprStmt>(
+        intrinsicCall(M, Void, "meshad::cuda::snapshotPop",
+                      {B.ref(Snapshots), B.ref(const_cast<Var *>(Root))})));
+  return true;
+}
+
 void ReverseFunction::sweepLaunch(const LaunchStmt *L, BlockStmt *Fwd,
                                   BlockStmt *Rev) {
-  Fwd->append(L);
   ir::Function *Kernel = L->getKernel();
   std::vector<bool> Active;
   bool Any = false;
@@ -123,16 +199,19 @@ void ReverseFunction::sweepLaunch(const LaunchStmt *L, BlockStmt *Fwd,
     Active.push_back(A);
     Any |= A;
   }
-  if (!Any)
+  if (!Any) {
+    Fwd->append(L);
     return;
+  }
   std::string Name =
       derivedName(*Kernel, Active, "_grad");
   ir::Function *Grad =
       Owner.deriveGradient(Kernel, Active, Name, L->getLoc());
-  if (!Grad) {
+  if (!Grad || !snapshotLaunch(L, *Grad, Fwd, Rev)) {
     Failed = true;
     return;
   }
+  Fwd->append(L);
   Derived.addCall(Result, Grad);
   std::vector<const Expr *> Args(L->getArgs());
   std::vector<std::pair<const Expr *, Var *>> Scalars;

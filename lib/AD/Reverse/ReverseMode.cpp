@@ -16,6 +16,7 @@
 #include "Simplify/DeadLocals.h"
 #include "AD/Reverse/JumpNormalizer.h"
 #include "AD/Reverse/ReverseFunction.h"
+#include "AD/Reverse/DeviceBufferHistory.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -476,8 +477,10 @@ bool ReverseFunction::run() {
     zeroSharedAdjoints(Zero);
   // The sweep's own declarations follow these (the lowering puts the tiles,
   // then the launch-shape check, between).
+  checkSeparateSeeds(Decls);
   Decls->append(marker(MarkerStmt::Region::SetupEnd));
   findDeferredFrees(Body);
+  prepareSnapshots();
   // The lowering keeps the deferral only when the epilogue has a barrier
   // (GPU/KernelAdjoints, settleDeferredResets).
   DeferResets = Primal->isKernel() && Kind == Flavor::Gradient &&

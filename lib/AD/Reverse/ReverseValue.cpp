@@ -14,8 +14,10 @@
 /// - memory the caller sees that the reverse sweep would restore (an
 ///   overwritten value the derivative reads, a callee's logged writes) is
 ///   an error at the store: afterwards it would hold its initial contents;
-/// - host functions that launch kernels are an error at the launch (the
-///   gradient kernels' restores are not tracked yet).
+/// - host functions that launch kernels keep what the forward sweep's
+///   launches computed: the gradient kernels write only the function's own
+///   device buffers (a launch whose gradient kernel writes memory the caller
+///   sees again is an error at the launch, ReverseHost.cpp).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -39,15 +41,6 @@ static bool isCallerVisible(const Var *Root) {
 bool ReverseFunction::prepareValue() {
   if (!WithValue)
     return true;
-  forEachStmt(Body, [&](const Stmt *S) {
-    if (const auto *L = dyn_cast<LaunchStmt>(S))
-      error(L->getLoc(),
-            std::string(Option) + "the gradient of a host function that "
-            "launches kernels cannot keep the launches' outputs yet (the "
-            "gradient kernels restore what they overwrite); request the "
-            "gradient without meshad::WithValue and run the primal for the "
-            "value");
-  });
   const Type *RetTy = Primal->getReturnType()->getUnqualified();
   if (!RetTy->isVoid()) {
     if (!RetTy->isFloatingScalar() && !RetTy->isIntegral()) {
@@ -69,6 +62,20 @@ bool ReverseFunction::prepareValue() {
                        "kept); its seed is read from the adjoint argument, "
                        "which must be a separate buffer");
   return !Failed;
+}
+
+void ReverseFunction::checkSeparateSeeds(BlockStmt *Setup) {
+  if (!WithValue)
+    return;
+  for (Var *Out : Primal->getParams()) {
+    if (!WriteOnly.count(Out) || !Out->getType()->isPointer() ||
+        !Activity->isActive(Out))
+      continue;
+    Setup->append(M.create<ExprStmt>(M.create<CallExpr>(
+        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+        "meshad::requireSeparateSeed", -1,
+        std::vector<const Expr *>{B.ref(Out), B.ref(adjointVar(Out))})));
+  }
 }
 
 bool ReverseFunction::dropsStoreTo(const Var *Root) const {
