@@ -1,9 +1,9 @@
 // A launch whose gradient kernel reads a buffer that the launch (or a later
-// operation) overwrites needs the buffer restored from a copy taken before
-// the launch (reverse-host-overwritten-buffers.cu); the copy needs the
-// buffer's size, known only for buffers the function allocates itself. A
-// parameter, or a pointer that may alias one, is an error at the launch,
-// never a gradient computed from the overwritten values.
+// operation) overwrites gets the buffer put back before the gradient kernel
+// (reverse-host-overwritten-buffers.cu). Under meshad::WithValue, that
+// buffer, or one the gradient kernel writes, must not be memory the caller
+// sees (a parameter or a pointer that may alias one): the caller would get
+// the earlier contents, not the primal's result. An error at the launch.
 //
 // RUN: %clangxx %cpu_cuda_flags -fsyntax-only -fplugin=%meshad_plugin %s -Xclang -verify
 #include <meshad/Differentiator.h>
@@ -17,25 +17,39 @@ __global__ void damp(int n, double *y) {
 __global__ void copyOut(int n, const double *y, double *z) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    z[i] = y[i];
+    z[i] = 2 * y[i];
+}
+
+__global__ void energy(int n, const double *y, double *E) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(E, y[i] * y[i]);
 }
 
 void inPlace(double *y, int n) {
-  MESHAD_LAUNCH(damp, dim3(1), dim3(32))(n, y); // expected-error {{the gradient of this launch of 'damp' reads 'y' as it was before the launch, but the launch or a later operation overwrites it; meshad restores it from a device copy, which needs its size: allocate 'y' with cudaMalloc in 'inPlace' (not a parameter or an alias of one), or write the kernel's result to a separate buffer}}
+  MESHAD_LAUNCH(damp, dim3(1), dim3(32))(n, y); // expected-error {{meshad::WithValue: the gradient kernel 'damp_grad' writes 'y' again, memory the caller sees, so it would not keep the primal's result; request the gradient without meshad::WithValue and run the primal for the value}}
 }
 
-void viaAlias(double *y, double *z, int n, bool Swap) {
+/// z is read by energy's gradient and overwritten afterwards.
+void reused(double *y, double *z, double *E, int n, bool Swap) {
   double *a = Swap ? z : y;
-  MESHAD_LAUNCH(damp, dim3(1), dim3(32))(n, a); // expected-error {{the gradient of this launch of 'damp' reads 'a' as it was before the launch}}
-}
-
-/// Nothing overwrites y after it is read: no copy, no error.
-void readOnly(const double *y, double *z, int n) {
+  MESHAD_LAUNCH(copyOut, dim3(1), dim3(32))(n, a, z);
+  MESHAD_LAUNCH(energy, dim3(1), dim3(32))(n, z, E); // expected-error {{meshad::WithValue: the gradient of this launch of 'energy' reads 'z' as it was before the launch, so the reverse sweep puts back its earlier contents, memory the caller sees; request the gradient without meshad::WithValue, or let the kernel write a separate buffer}}
   MESHAD_LAUNCH(copyOut, dim3(1), dim3(32))(n, y, z);
 }
 
+/// Nothing overwrites y after it is read: no copy, no error.
+double readOnly(const double *y, double *E, int n) {
+  double *z;
+  cudaMalloc(&z, n * sizeof(double));
+  MESHAD_LAUNCH(copyOut, dim3(1), dim3(32))(n, y, z);
+  MESHAD_LAUNCH(energy, dim3(1), dim3(32))(n, z, E);
+  cudaFree(z);
+  return 0;
+}
+
 void requests() {
-  meshad::gradient(inPlace, "y");
-  meshad::gradient(viaAlias, "y, z");
-  meshad::gradient(readOnly, "y, z");
+  meshad::gradient(inPlace, "y", meshad::WithValue);
+  meshad::gradient(reused, "y, z, E", meshad::WithValue);
+  meshad::gradient(readOnly, "y, E", meshad::WithValue);
 }

@@ -134,16 +134,46 @@ template <class T> T takeScalar(T *P) {
   return V;
 }
 
+namespace detail {
+/// The device allocation that contains \p P: its start and size (the
+/// driver's cuMemGetAddressRange, reached through the runtime; the CPU
+/// emulation's heap). False when \p P is not device memory.
+inline bool allocationRange(const void *P, char *&Base, size_t &Bytes) {
+#if defined(MESHAD_CPU_CUDA)
+  uintptr_t B = 0;
+  if (!meshad::cpu::detail::deviceHeap().rangeOf((uintptr_t)P, B, Bytes))
+    return false;
+  Base = (char *)B;
+  return true;
+#else
+  using RangeFn = int (*)(unsigned long long *, size_t *, unsigned long long);
+  static RangeFn Range = [] {
+    void *Fn = nullptr;
+    cudaDriverEntryPointQueryResult Status;
+    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &Fn, 3020,
+                                         cudaEnableDefault,
+                                         &Status) != cudaSuccess ||
+        Status != cudaDriverEntryPointSuccess)
+      Fn = nullptr;
+    return (RangeFn)Fn;
+  }();
+  unsigned long long B = 0;
+  if (!Range || Range(&B, &Bytes, (unsigned long long)P) != 0)
+    return false;
+  Base = (char *)B;
+  return true;
+#endif
+}
+} // namespace detail
+
 /// Device copies of buffers that a reversed launch must see as they were
 /// before the launch, when the launch or a later operation overwrote them.
-/// Host gradients declare one; the forward sweep records the function's
-/// allocations and pushes copies, the reverse sweep pops them back (last in,
-/// first out, mirroring the forward sweep):
+/// Host gradients declare one; the forward sweep pushes a copy of the
+/// allocation that holds the buffer, the reverse sweep pops it back (last
+/// in, first out, mirroring the forward sweep):
 ///
 /// \code
 ///   meshad::cuda::DeviceSnapshots _snapshots;
-///   cudaMalloc(&y, Bytes);
-///   meshad::cuda::trackAllocation(_snapshots, y, Bytes);
 ///   meshad::cuda::snapshotPush(_snapshots, y); // before square<<<>>>(y)
 ///   ...
 ///   meshad::cuda::snapshotPop(_snapshots, y);  // before square_grad<<<>>>
@@ -158,17 +188,12 @@ public:
       cudaFree(C.Data);
   }
 
-  void track(const void *Base, size_t Bytes) {
-    Allocations.push_back({(char *)Base, nullptr, Bytes});
-  }
-
   /// Copies the allocation that contains \p P.
   void push(const void *P) {
-    const Copy *A = find((const char *)P);
-    if (!A)
-      fail("a buffer to copy was not allocated by the differentiated "
-           "function");
-    Copy C = {A->Base, nullptr, A->Bytes};
+    Copy C = {nullptr, nullptr, 0};
+    if (!detail::allocationRange(P, C.Base, C.Bytes))
+      fail("a buffer that a gradient kernel reads and a launch overwrites "
+           "is not device memory from cudaMalloc");
     if (cudaMalloc((void **)&C.Data, C.Bytes) != cudaSuccess ||
         cudaMemcpy(C.Data, C.Base, C.Bytes, cudaMemcpyDeviceToDevice) !=
             cudaSuccess)
@@ -195,23 +220,13 @@ private:
     char *Data;
     size_t Bytes;
   };
-  const Copy *find(const char *P) const {
-    for (size_t I = Allocations.size(); I-- > 0;)
-      if (P >= Allocations[I].Base &&
-          P < Allocations[I].Base + Allocations[I].Bytes)
-        return &Allocations[I];
-    return nullptr;
-  }
   [[noreturn]] static void fail(const char *Why) {
     std::fprintf(stderr, "meshad: %s\n", Why);
     std::abort();
   }
-  std::vector<Copy> Allocations, Stack;
+  std::vector<Copy> Stack;
 };
 
-inline void trackAllocation(DeviceSnapshots &S, const void *P, size_t Bytes) {
-  S.track(P, Bytes);
-}
 inline void snapshotPush(DeviceSnapshots &S, const void *P) { S.push(P); }
 inline void snapshotPop(DeviceSnapshots &S, const void *P) { S.pop(P); }
 

@@ -132,6 +132,21 @@ public:
     return It->second.Managed ? Space::Managed : Space::Device;
   }
 
+  /// The allocation that contains \p Addr: its start and size; false when
+  /// \p Addr is not in one.
+  bool rangeOf(uintptr_t Addr, uintptr_t &Base, size_t &Bytes) const {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    auto It = Blocks.upper_bound(Addr);
+    if (It == Blocks.begin())
+      return false;
+    --It;
+    if (Addr - It->first >= It->second.Bytes)
+      return false;
+    Base = It->first;
+    Bytes = It->second.Bytes;
+    return true;
+  }
+
 private:
   struct Block {
     size_t Bytes;

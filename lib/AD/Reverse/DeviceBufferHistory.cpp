@@ -93,8 +93,6 @@ void DeviceBufferHistory::recordWrites(const Stmt *S, unsigned Index) {
       const auto *C = dyn_cast<CallExpr>(X);
       if (!C || C->getCalleeKind() == CallExpr::CalleeKind::Math)
         return;
-      if (C->getName() == "cudaMalloc" && C->getNumArgs() == 2)
-        Allocated.insert(leader(ActivityAnalysis::getRootVar(C->getArg(0))));
       if (C->getName() == "cudaFree")
         return;
       for (const Expr *Arg : C->getArgs()) {
@@ -120,11 +118,6 @@ bool DeviceBufferHistory::writtenFrom(const LaunchStmt *L,
     if (Index >= It->second && Written == Buffer)
       return true;
   return false;
-}
-
-bool DeviceBufferHistory::allocatedHere(const Var *Root) const {
-  const Var *Buffer = leader(Root);
-  return Allocated.count(Buffer) && !callerVisible(Root);
 }
 
 bool DeviceBufferHistory::callerVisible(const Var *Root) const {

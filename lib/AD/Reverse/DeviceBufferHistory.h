@@ -47,11 +47,6 @@ public:
   /// it (a later iteration).
   bool writtenFrom(const ir::LaunchStmt *L, const ir::Var *Root) const;
 
-  /// True when \p Root's buffer is certainly one that the function
-  /// allocated with cudaMalloc (no parameter may alias it), so that a
-  /// snapshot knows its size.
-  bool allocatedHere(const ir::Var *Root) const;
-
   /// True when the buffer may be memory the caller sees (a parameter, or
   /// a pointer aliasing one).
   bool callerVisible(const ir::Var *Root) const;
@@ -60,10 +55,6 @@ public:
   /// that is written from that launch on (computed from the primal
   /// kernels; the gradient kernels read at most what they read).
   bool anyCandidate() const { return !Candidates.empty(); }
-  /// True when \p Root's buffer may need a snapshot.
-  bool isCandidate(const ir::Var *Root) const {
-    return Root && Candidates.count(leader(Root));
-  }
 
   /// True when kernel \p K may write the memory of its parameter \p I
   /// (stores, atomics, or letting it escape: a call, a pointer copy).
@@ -84,7 +75,7 @@ private:
   /// Per launch: the first index whose writes it must see (its own, or
   /// the start of the outermost loop around it).
   llvm::DenseMap<const ir::LaunchStmt *, unsigned> From;
-  llvm::SmallPtrSet<const ir::Var *, 8> Allocated, FromParams, Candidates;
+  llvm::SmallPtrSet<const ir::Var *, 8> FromParams, Candidates;
   std::vector<const ir::LaunchStmt *> Launches;
   unsigned Next = 0;
 };

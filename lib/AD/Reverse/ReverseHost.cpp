@@ -16,7 +16,9 @@
 ///   kernel with the adjoint buffers, in reverse order of the launches;
 ///   a buffer that gradient reads and that the launch or a later operation
 ///   overwrites is copied before the launch and restored before its
-///   gradient (meshad::cuda::DeviceSnapshots, DeviceBufferHistory).
+///   gradient (meshad::cuda::DeviceSnapshots, DeviceBufferHistory: the
+///   copy is of the whole allocation that holds the buffer, found at run
+///   time).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -76,10 +78,6 @@ bool ReverseFunction::sweepCudaApi(const CallExpr *C, const Stmt *Original,
     Var *P = const_cast<Var *>(ActivityAnalysis::getRootVar(C->getArg(0)));
     if (!P)
       return true;
-    if (Snapshots && History->isCandidate(P))
-      Fwd->append(M.create<ExprStmt>(intrinsicCall(
-          M, M.getTypes().getVoid(), "meshad::cuda::trackAllocation",
-          {B.ref(Snapshots), B.ref(P), C->getArg(1)})));
     if (Activity->isActive(P)) {
       Var *A = adjointVar(P);
       const Expr *Addr = B.cast(C->getArg(0)->getType(), B.addrOf(B.ref(A)));
@@ -154,16 +152,19 @@ bool ReverseFunction::snapshotLaunch(const LaunchStmt *L,
         !History->writtenFrom(L, Root) ||
         llvm::is_contained(Saved, Root))
       continue;
-    if (!Snapshots || !History->allocatedHere(Root)) {
+    if (WithValue && History->callerVisible(Root)) {
       error(L->getLoc(),
-            "the gradient of this launch of '" + K.getName() + "' reads '" +
-                Root->getName() +
-                "' as it was before the launch, but the launch or a later "
-                "operation overwrites it; meshad restores it from a device "
-                "copy, which needs its size: allocate '" + Root->getName() +
-                "' with cudaMalloc in '" + Primal->getName() +
-                "' (not a parameter or an alias of one), or write the "
-                "kernel's result to a separate buffer");
+            "meshad::WithValue: the gradient of this launch of '" +
+                K.getName() + "' reads '" + Root->getName() +
+                "' as it was before the launch, so the reverse sweep puts "
+                "back its earlier contents, memory the caller sees; request "
+                "the gradient without meshad::WithValue, or let the kernel "
+                "write a separate buffer");
+      return false;
+    }
+    if (!Snapshots) { // DeviceBufferHistory found no candidate: a bug.
+      error(L->getLoc(), "internal error: meshad found no buffer to copy "
+                         "before this launch, but its gradient needs one");
       return false;
     }
     Saved.push_back(Root);
