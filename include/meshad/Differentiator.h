@@ -553,7 +553,8 @@ constexpr GradientOption operator|(GradientOption A, GradientOption B) {
 
 /// How the gradient of an element kernel (an energy read through an index
 /// array, docs/element-kernels.md) adds to the adjoint of the mapped array:
-/// an option of meshad::gradient, alone or after meshad::KeepSeeds.
+/// an option of meshad::gradient, alone or with the other options in any
+/// order.
 ///
 /// \code
 ///   auto g = meshad::gradient(springs, "x, E");  // Auto: atomic-free
@@ -576,30 +577,53 @@ enum class ElementStrategy {
   Atomics
 };
 
-/// Reverse mode (gradient): see the README for the status of this mode.
-template <class F, class FnPtr, bool K>
-constexpr Derived<FnPtr, K> gradient(F &&, const char *,
-                                     Derived<FnPtr, K> Generated) {
-  return Generated;
-}
-/// Reverse mode with an option (meshad::KeepSeeds).
-template <class F, class FnPtr, bool K>
-constexpr Derived<FnPtr, K> gradient(F &&, const char *, GradientOption,
-                                     Derived<FnPtr, K> Generated) {
-  return Generated;
-}
+namespace detail {
+/// An option of meshad::gradient.
+template <class T>
+inline constexpr bool IsGradientOption =
+    std::is_same_v<T, GradientOption> || std::is_same_v<T, ElementStrategy>;
+template <class... Ts> struct Last;
+template <class T> struct Last<T> {
+  using type = T;
+};
+template <class T, class... Ts> struct Last<T, Ts...> : Last<Ts...> {};
+/// The number of options among \p Ts.
+template <class... Ts>
+inline constexpr size_t NumGradientOptions = (0 + ... + size_t(IsGradientOption<Ts>));
+} // namespace detail
 
-/// Reverse mode with an element strategy (and KeepSeeds, or not).
-template <class F, class FnPtr, bool K>
-constexpr Derived<FnPtr, K> gradient(F &&, const char *, ElementStrategy,
-                                     Derived<FnPtr, K> Generated) {
-  return Generated;
-}
-template <class F, class FnPtr, bool K>
-constexpr Derived<FnPtr, K> gradient(F &&, const char *, GradientOption,
-                                     ElementStrategy,
-                                     Derived<FnPtr, K> Generated) {
-  return Generated;
+/// Reverse mode (gradient): see the README for the status of this mode.
+/// Options follow the spec in any order: meshad::KeepSeeds,
+/// meshad::WithValue (or both: `meshad::KeepSeeds | meshad::WithValue`)
+/// and one meshad::ElementStrategy.
+///
+/// \code
+///   auto g = meshad::gradient(springs, "x, E", meshad::ElementStrategy::Gather,
+///                             meshad::KeepSeeds);
+/// \endcode
+///
+/// The plugin completes the call with the generated handle (its last
+/// argument), which it returns: a meshad::Derived, or a
+/// meshad::ElementGradient for an element kernel's atomic-free gradient.
+/// Without the plugin the call is a compile-time error.
+template <class F, class... Opts>
+constexpr auto gradient(F &&, const char * = "", Opts... O) {
+  constexpr size_t N = sizeof...(Opts);
+  constexpr size_t Options = detail::NumGradientOptions<Opts...>;
+  if constexpr (N > 0 && Options == N - 1) {
+    return std::get<N - 1>(std::tuple<Opts...>(O...));
+  } else {
+    static_assert(detail::DependentBool<Options == N, F>,
+                  "meshad::gradient: after the spec come options only: "
+                  "meshad::KeepSeeds, meshad::WithValue, a "
+                  "meshad::ElementStrategy");
+#ifndef MESHAD_PLANNING
+    static_assert(detail::AlwaysFalse<F>::value,
+                  "meshad::gradient needs the meshad plugin "
+                  "(-fplugin=libmeshad.so) or meshad-gen");
+#endif
+    return 0;
+  }
 }
 
 /// Hessian-vector product of a scalar function or of a kernel's energy,
@@ -676,34 +700,6 @@ template <class F> constexpr int differentiate(F &&, const char * = "") {
 #ifndef MESHAD_PLANNING
   static_assert(detail::AlwaysFalse<F>::value,
                 "meshad::differentiate needs the meshad plugin "
-                "(-fplugin=libmeshad.so) or meshad-gen");
-#endif
-  return 0;
-}
-template <class F>
-constexpr int gradient(F &&, const char * = "",
-                       GradientOption = GradientOption::ResetSeeds) {
-#ifndef MESHAD_PLANNING
-  static_assert(detail::AlwaysFalse<F>::value,
-                "meshad::gradient needs the meshad plugin "
-                "(-fplugin=libmeshad.so) or meshad-gen");
-#endif
-  return 0;
-}
-template <class F>
-constexpr int gradient(F &&, const char *, ElementStrategy) {
-#ifndef MESHAD_PLANNING
-  static_assert(detail::AlwaysFalse<F>::value,
-                "meshad::gradient needs the meshad plugin "
-                "(-fplugin=libmeshad.so) or meshad-gen");
-#endif
-  return 0;
-}
-template <class F>
-constexpr int gradient(F &&, const char *, GradientOption, ElementStrategy) {
-#ifndef MESHAD_PLANNING
-  static_assert(detail::AlwaysFalse<F>::value,
-                "meshad::gradient needs the meshad plugin "
                 "(-fplugin=libmeshad.so) or meshad-gen");
 #endif
   return 0;

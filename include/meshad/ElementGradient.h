@@ -231,30 +231,6 @@ private:
   std::shared_ptr<State> S;
 };
 
-/// meshad::gradient completed with an element gradient's handle (see
-/// meshad::gradient in Differentiator.h for the options).
-template <class F, class K, int I, int A, int C, int S, ElementStrategy St>
-ElementGradient<K, I, A, C, S, St> gradient(F &&, const char *,
-                                        ElementGradient<K, I, A, C, S, St> G) {
-  return G;
-}
-template <class F, class K, int I, int A, int C, int S, ElementStrategy St>
-ElementGradient<K, I, A, C, S, St> gradient(F &&, const char *, GradientOption,
-                                        ElementGradient<K, I, A, C, S, St> G) {
-  return G;
-}
-template <class F, class K, int I, int A, int C, int S, ElementStrategy St>
-ElementGradient<K, I, A, C, S, St> gradient(F &&, const char *, ElementStrategy,
-                                        ElementGradient<K, I, A, C, S, St> G) {
-  return G;
-}
-template <class F, class K, int I, int A, int C, int S, ElementStrategy St>
-ElementGradient<K, I, A, C, S, St> gradient(F &&, const char *, GradientOption,
-                                        ElementStrategy,
-                                        ElementGradient<K, I, A, C, S, St> G) {
-  return G;
-}
-
 } // namespace meshad
 
 #endif // MESHAD_ELEMENTGRADIENT_H

@@ -156,7 +156,18 @@ bool RequestVisitor::parseOption(DerivativeRequest &R, const Expr *Arg) {
     return false;
   }
   const EnumDecl *Enum = Arg->IgnoreParenImpCasts()->getType()->getAsEnumDecl();
+  auto Twice = [&](clang::SourceLocation Earlier, const char *What) {
+    if (Earlier.isInvalid())
+      return false;
+    Diags.error(Arg->getBeginLoc(),
+                std::string("meshad request with two ") + What +
+                    "; give one (flags combine with |: meshad::KeepSeeds | "
+                    "meshad::WithValue)");
+    return true;
+  };
   if (Enum && Enum->getName() == "ElementStrategy") {
+    if (Twice(R.StrategyLoc, "element strategies"))
+      return false;
     // meshad::ElementStrategy: Auto, Gather, TwoPhase, Atomics.
     R.ElementStrategy = static_cast<DerivativeRequest::Strategy>(
         Value.Val.getInt().getExtValue());
@@ -170,6 +181,8 @@ bool RequestVisitor::parseOption(DerivativeRequest &R, const Expr *Arg) {
     return true;
   }
   // meshad::GradientOption, flags: 1 KeepSeeds, 2 WithValue (0 ResetSeeds).
+  if (Twice(R.OptionLoc, "option arguments"))
+    return false;
   int64_t Flags = Value.Val.getInt().getExtValue();
   R.KeepSeeds = Flags & 1;
   R.WithValue = Flags & 2;

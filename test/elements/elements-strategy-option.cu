@@ -2,7 +2,9 @@
 // meshad::KeepSeeds, Atomics (the generated kernel named "_atomics"), the
 // errors for Gather and for TwoPhase where they do not apply (no guard
 // gives the element count), and the remark of Auto on a kernel
-// whose map has no element count (atomics kept). Gradients against central
+// whose map has no element count (atomics kept). Options come in any order
+// (the strategy before meshad::KeepSeeds for Atomics); two strategies, or
+// an argument that is no option, are errors. Gradients against central
 // differences, bitwise equal across runs, close to the atomic gradient.
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
@@ -11,6 +13,8 @@
 // RUN: %t | FileCheck %s --check-prefix=NUM
 // RUN: not %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DGATHER %s -o %t.gather 2>&1 | FileCheck %s --check-prefix=GATHER
 // RUN: not %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DNO_COUNT %s -o %t.nocount 2>&1 | FileCheck %s --check-prefix=NOCOUNT
+// RUN: not %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DTWICE %s -o %t.twice 2>&1 | FileCheck %s --check-prefix=TWICE
+// RUN: not %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DNOT_OPTION %s -o %t.notoption 2>&1 | FileCheck %s --check-prefix=NOTOPTION
 #include "ElementCheck.h"
 #include <cmath>
 #include <meshad/Differentiator.h>
@@ -46,13 +50,23 @@ __global__ void unguarded(const int *edges, const double *x, double *E) {
 int main() {
   auto TwoPhase = meshad::gradient(springs, "x, E", meshad::KeepSeeds,
                                    meshad::ElementStrategy::TwoPhase);
-  auto Atomic = meshad::gradient(springs, "x, E", meshad::KeepSeeds,
-                                 meshad::ElementStrategy::Atomics);
+  auto Atomic = meshad::gradient(springs, "x, E",
+                                 meshad::ElementStrategy::Atomics,
+                                 meshad::KeepSeeds);
   // REMARK: elements-strategy-option.cu:[[#@LINE+1]]:16: remark: gradient of 'unguarded': no atomic-free strategy: x: no element count: no guard t < n bounds the element id
   auto Plain = meshad::gradient(unguarded, "x, E");
 #ifdef GATHER
   // GATHER: elements-strategy-option.cu:[[#@LINE+1]]:39: error: meshad::ElementStrategy::Gather does not apply to 'unguarded': x: no element count: no guard t < n bounds the element id
   meshad::gradient(unguarded, "x, E", meshad::ElementStrategy::Gather);
+#endif
+#ifdef TWICE
+  // TWICE: elements-strategy-option.cu:[[#@LINE+2]]:20: error: meshad request with two element strategies; give one (flags combine with |: meshad::KeepSeeds | meshad::WithValue)
+  meshad::gradient(springs, "x, E", meshad::ElementStrategy::Atomics,
+                   meshad::ElementStrategy::TwoPhase);
+#endif
+#ifdef NOT_OPTION
+  // NOTOPTION: error: static assertion failed{{.*}}meshad::gradient: after the spec come options only: meshad::KeepSeeds, meshad::WithValue, a meshad::ElementStrategy
+  meshad::gradient(springs, "x, E", 3);
 #endif
 #ifdef NO_COUNT
   // NOCOUNT: elements-strategy-option.cu:[[#@LINE+1]]:39: error: meshad::ElementStrategy::TwoPhase does not apply to 'unguarded': x: no element count: no guard t < n bounds the element id
