@@ -23,6 +23,8 @@ static const char *spelled(Strategy S) {
     return "meshad::ElementStrategy::Gather";
   case Strategy::TwoPhase:
     return "meshad::ElementStrategy::TwoPhase";
+  case Strategy::Fastest:
+    return "meshad::ElementStrategy::Fastest";
   default:
     return "meshad::ElementStrategy::Auto";
   }
@@ -175,8 +177,10 @@ void ElementStrategies::twoPhase(const DerivativeRequest &R,
 
 void ElementStrategies::finish(const DerivativeRequest &R, ir::Function &D) {
   auto [PrimalPtr, Caller] = primalAndCaller(Derived, D);
+  bool ByModel = R.ElementStrategy == Strategy::Auto ||
+                 R.ElementStrategy == Strategy::Fastest;
   if (!D.isKernel() || !PrimalPtr || R.ElementStrategy == Strategy::Atomics ||
-      (ForceAtomics && R.ElementStrategy == Strategy::Auto))
+      (ForceAtomics && ByModel))
     return;
   ir::Function &Primal = *PrimalPtr;
   if (!Finished.insert(&D).second) {
@@ -203,14 +207,18 @@ void ElementStrategies::finish(const DerivativeRequest &R, ir::Function &D) {
                   D.getName() + " is also launched by " + Caller->getName());
   if (!C.Found)
     return report(R, Primal, D, C.WhyNot);
-  ElementCost Cost = estimateElementCost(estimateElementWork(Primal),
-                                         C.Request.Arity, C.Request.Stride);
+  ElementCost Cost = estimateElementCost(
+      estimateElementWork(Primal), C.Request.Arity, C.Request.Stride,
+      /*AllowAtomics=*/R.ElementStrategy == Strategy::Fastest);
+  std::string Why = ByModel ? "cost model: " + Cost.describe() : "as requested";
+  if (ByModel && Cost.Choice == ElementCost::Atomics) {
+    Diags.remark(R.Loc, "gradient of '" + Primal.getName() +
+                            "': atomics for " + C.Description +
+                            ", not bitwise reproducible (" + Why + ")");
+    return;
+  }
   bool WantGather = R.ElementStrategy == Strategy::Gather ||
-                    (R.ElementStrategy == Strategy::Auto &&
-                     Cost.Choice == ElementCost::Gather);
-  std::string Why = R.ElementStrategy == Strategy::Auto
-                        ? "cost model: " + Cost.describe()
-                        : "as requested";
+                    (ByModel && Cost.Choice == ElementCost::Gather);
   if (!WantGather)
     return twoPhase(R, Primal, D, C, Why);
   std::string WhyNot;

@@ -157,7 +157,7 @@ bool RequestVisitor::parseOption(DerivativeRequest &R, const Expr *Arg) {
   }
   const EnumDecl *Enum = Arg->IgnoreParenImpCasts()->getType()->getAsEnumDecl();
   if (Enum && Enum->getName() == "ElementStrategy") {
-    // meshad::ElementStrategy: Auto, Gather, TwoPhase, Atomics.
+    // meshad::ElementStrategy: Auto, Gather, TwoPhase, Atomics, Fastest.
     R.ElementStrategy = static_cast<DerivativeRequest::Strategy>(
         Value.Val.getInt().getExtValue());
     R.StrategyLoc = Arg->getBeginLoc();
