@@ -85,6 +85,15 @@ static ElementStrategies::Choice choose(const ir::Function &Primal, const ir::Fu
   return C;
 }
 
+/// What the gradient of a request that chose \p C guarantees: another
+/// selected array read through an element map keeps its atomicAdds.
+static std::string guarantee(const ElementStrategies::Choice &C) {
+  if (C.WhyNot.empty())
+    return "no atomics, bitwise reproducible";
+  return "no atomics for it, but " + C.WhyNot +
+         ": its adds stay atomic, not bitwise reproducible";
+}
+
 /// The primal of \p D in \p Set, and a generated function that calls or
 /// launches \p D (null when none does).
 static std::pair<ir::Function *, const ir::Function *>
@@ -167,8 +176,7 @@ void ElementStrategies::twoPhase(const DerivativeRequest &R,
     Layouts[&D] = *Layout;
     Diags.remark(R.Loc, "gradient of '" + Primal.getName() +
                             "': two-phase slots for " + C.Description +
-                            ", no atomics, bitwise reproducible (" + Why +
-                            ")");
+                            ", " + guarantee(C) + " (" + Why + ")");
   };
   PassPipeline Passes(Diags, Verify);
   addElementKernelPasses(Passes, M, std::move(Facts));
@@ -205,7 +213,7 @@ void ElementStrategies::finish(const DerivativeRequest &R, ir::Function &D) {
   if (C.Found && Caller)
     return report(R, Primal, D,
                   D.getName() + " is also launched by " + Caller->getName());
-  if (!C.Found)
+  if (!C.Found || (!ByModel && !C.WhyNot.empty()))
     return report(R, Primal, D, C.WhyNot);
   ElementCost Cost = estimateElementCost(
       estimateElementWork(Primal), C.Request.Arity, C.Request.Stride,
@@ -225,9 +233,8 @@ void ElementStrategies::finish(const DerivativeRequest &R, ir::Function &D) {
   if (tryGather(R, Primal, D, C, WhyNot)) {
     Diags.remark(R.Loc, "gradient of '" + Primal.getName() +
                             "': gather by recomputation for " +
-                            C.Description +
-                            ", one thread per vertex, no atomics, bitwise "
-                            "reproducible (" + Why + ")");
+                            C.Description + ", one thread per vertex, " +
+                            guarantee(C) + " (" + Why + ")");
     return;
   }
   if (R.ElementStrategy == Strategy::Gather)
