@@ -25,6 +25,8 @@
 #ifndef MESHAD_BENCHMARKS_OWNERSHIP_PATTERNS_H
 #define MESHAD_BENCHMARKS_OWNERSHIP_PATTERNS_H
 
+#include <vector>
+
 /// 1. Elementwise map y[i] = x[i] sin x[i] + exp(-x[i]), i < N.
 struct MapArgs {
   int N;
@@ -88,11 +90,24 @@ struct GradientSet {
   void (*Spring)(const SpringArgs &);
 };
 
+/// Pattern 6's gradient with one meshad::ElementStrategy asked explicitly
+/// (issue 11): which strategy wins depends on the order of the mesh's
+/// vertices and edges, which the compile-time cost model cannot see.
+struct SpringStrategy {
+  const char *Name;
+  void (*Spring)(const SpringArgs &);
+};
+
 namespace bench_atomics {
 const GradientSet &gradients();
 } // namespace bench_atomics
 namespace bench_meshad {
 const GradientSet &gradients();
+/// Auto, Gather, TwoPhase, Atomics (meshad's decisions otherwise).
+const std::vector<SpringStrategy> &springStrategies();
+/// Tells their handles that the mesh changed (a new edge array of the same
+/// size is not noticed otherwise: meshad::ElementGradient).
+void springConnectivityChanged();
 } // namespace bench_meshad
 namespace bench_atomics_keep {
 const GradientSet &gradients();

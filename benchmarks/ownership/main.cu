@@ -60,7 +60,7 @@ void printUsage() {
       "                       [--n=N] [--image=SIDE] [--splat-k=K] "
       "[--mesh-side=SIDE]\n"
       "                       [--only=map,stencil,broadcast,energy,splat,"
-      "mesh]\n"
+      "mesh,strategies]\n"
       "  --small      tiny sizes (a quick correctness run, e.g. on the CPU)\n");
 }
 
@@ -333,14 +333,17 @@ Case splatCase(const Options &O, std::mt19937_64 &Rng) {
   return C;
 }
 
-/// A Side x Side grid of vertices with right, up and diagonal springs,
-/// vertex numbers shuffled (the gathers and scatters hit random addresses),
-/// positions stretched by 5% and jittered (no spring at rest).
-Case meshCase(const Options &O, std::mt19937_64 &Rng) {
+/// A Side x Side grid of vertices with right, up and diagonal springs (the
+/// edges in grid order), positions stretched by 5% and jittered (no spring
+/// at rest). \p Shuffle: vertex numbers shuffled (the gathers and scatters
+/// hit random addresses), else in grid order (neighbours close in memory,
+/// as in a mesh file).
+Case springMesh(const Options &O, std::mt19937_64 &Rng, bool Shuffle) {
   const int Side = O.MeshSide, NV = Side * Side;
   std::vector<int> Perm(NV);
   std::iota(Perm.begin(), Perm.end(), 0);
-  std::shuffle(Perm.begin(), Perm.end(), Rng);
+  if (Shuffle)
+    std::shuffle(Perm.begin(), Perm.end(), Rng);
   std::uniform_real_distribution<double> Jitter(-0.1, 0.1);
   std::vector<double> X(3 * static_cast<size_t>(NV));
   for (int J = 0; J < Side; ++J)
@@ -386,7 +389,8 @@ Case meshCase(const Options &O, std::mt19937_64 &Rng) {
          DDX = makeBuffer(X.size());
   Case C;
   C.Name = "6 mesh";
-  C.Shape = format("%lld vertices, %lld edges (grid mesh, shuffled)", NV, NE);
+  C.Shape = format("%lld vertices, %lld edges (grid mesh, ", NV, NE) +
+            (Shuffle ? "shuffled)" : "grid order)");
   C.Reset = resetter(DE, Seed, {DDX, E});
   C.Launch = [=](const GradientSet &S) {
     S.Spring({NE, NV, DEdges->get(), DRest->get(), DX->get(), E->get(),
@@ -411,6 +415,10 @@ Case meshCase(const Options &O, std::mt19937_64 &Rng) {
   C.Reference = {fullPart(Ref)};
   C.FullReference = true;
   return C;
+}
+
+Case meshCase(const Options &O, std::mt19937_64 &Rng) {
+  return springMesh(O, Rng, /*Shuffle=*/true);
 }
 
 /// The implementations in table order.
@@ -524,6 +532,80 @@ void printTable(const std::vector<Row> &Rows, const Options &O) {
   }
 }
 
+/// Runs \p S once and compares its gradient with the CPU reference.
+bool checkAgainstReference(const Case &C, const GradientSet &S) {
+  C.Reset();
+  C.Launch(S);
+  bench::checkLaunch((C.Name + " " + S.Name).c_str());
+  std::vector<GradientPart> Got = C.Gradient();
+  double Error = 0;
+  for (size_t P = 0; P < Got.size(); ++P)
+    Error = std::max(Error, bench::relativeError(Got[P], C.Reference[P]));
+  std::printf("%s check %-12s %-12s rel. error vs CPU reference %.2e\n",
+              Error <= Tolerance ? "PASS" : "FAIL", C.Name.c_str(), S.Name,
+              Error);
+  return Error <= Tolerance;
+}
+
+/// Prints the table of timeStrategies: a row per vertex order.
+void printStrategyTable(
+    const std::vector<std::pair<const char *, std::vector<Timing>>> &Rows,
+    const Options &O) {
+  const std::vector<SpringStrategy> &All = bench_meshad::springStrategies();
+  std::printf("\nPattern 6 (springs) per element strategy: median (min-max) "
+              "ms\n\n| vertex order |");
+  for (const SpringStrategy &S : All)
+    std::printf(" meshad %s |", S.Name);
+  std::printf(" hand-written gather |\n|---|");
+  for (size_t I = 0; I <= All.size(); ++I)
+    std::printf("---:|");
+  std::printf("\n");
+  for (const auto &[Order, Times] : Rows) {
+    std::printf("| %s |", Order);
+    for (const Timing &T : Times)
+      std::printf(" %s |", cell(T, O).c_str());
+    std::printf("\n");
+  }
+}
+
+/// Pattern 7, "strategies" (issue 11): pattern 6's gradient with each
+/// meshad::ElementStrategy asked explicitly, and the hand-written gather,
+/// on the shuffled grid of pattern 6 and on the same grid in grid order.
+/// The cost model chooses at compile time and cannot see the order; this
+/// table shows what the order does to each strategy. Returns false on a
+/// failed check.
+bool timeStrategies(const Options &O) {
+  std::vector<GradientSet> Sets;
+  for (const SpringStrategy &S : bench_meshad::springStrategies()) {
+    Sets.push_back(bench_meshad::gradients());
+    Sets.back().Name = S.Name;
+    Sets.back().Spring = S.Spring;
+  }
+  Sets.push_back(bench_hand::gradients());
+  std::vector<std::pair<const char *, std::vector<Timing>>> Rows;
+  bool Ok = true;
+  for (bool Shuffle : {true, false}) {
+    std::mt19937_64 Rng(12345);
+    Case C = springMesh(O, Rng, Shuffle);
+    C.Name = "7 strategies";
+    bench_meshad::springConnectivityChanged();
+    std::printf("\n== %s: %s\n", C.Name.c_str(), C.Shape.c_str());
+    std::vector<Timing> Times;
+    for (const GradientSet &S : Sets) {
+      Ok &= checkAgainstReference(C, S);
+      Times.push_back(timeVariant(C, S, O));
+      const Timing &T = Times.back();
+      std::printf("time  %-12s %-12s median %.3f ms (min %.3f, max %.3f, %d "
+                  "runs)\n",
+                  C.Name.c_str(), S.Name, T.Median, T.Min, T.Max, T.Runs);
+      std::fflush(stdout);
+    }
+    Rows.push_back({Shuffle ? "shuffled" : "grid order", std::move(Times)});
+  }
+  printStrategyTable(Rows, O);
+  return Ok;
+}
+
 void printDevice() {
 #if defined(MESHAD_CPU_CUDA)
   std::printf("device: CPU emulation (meshad/cpu): timings are meaningless\n");
@@ -587,8 +669,11 @@ int main(int Argc, char **Argv) {
     }
     Rows.push_back(R);
   }
+  if (!Rows.empty())
+    printTable(Rows, O);
+  if (selected(O, "7 strategies"))
+    AllOk &= timeStrategies(O);
   std::printf("\n%s\n", AllOk ? "all gradient checks passed"
                               : "FAIL: some gradient checks failed");
-  printTable(Rows, O);
   return AllOk ? 0 : 1;
 }

@@ -144,7 +144,47 @@ void springGradient(const SpringArgs &A) {
                       A.Rest, A.X, A.E, A.DX, A.DE);
 }
 
+#if !defined(MESHAD_BENCH_ATOMICS_ALL) && !defined(MESHAD_BENCH_KEEP_SEEDS)
+// Each request names its strategy as a constant (the plugin reads it).
+void springGather(const SpringArgs &A) {
+  meshad::gradient(springKernel, "x, E", meshad::ElementStrategy::Gather)
+      .execute_kernel(grid1D(A.NEdges), dim3(BlockSize1D), A.NEdges, A.Edges,
+                      A.Rest, A.X, A.E, A.DX, A.DE);
+}
+
+void springTwoPhase(const SpringArgs &A) {
+  meshad::gradient(springKernel, "x, E", meshad::ElementStrategy::TwoPhase)
+      .execute_kernel(grid1D(A.NEdges), dim3(BlockSize1D), A.NEdges, A.Edges,
+                      A.Rest, A.X, A.E, A.DX, A.DE);
+}
+
+void springAtomics(const SpringArgs &A) {
+  meshad::gradient(springKernel, "x, E", meshad::ElementStrategy::Atomics)
+      .execute_kernel(grid1D(A.NEdges), dim3(BlockSize1D), A.NEdges, A.Edges,
+                      A.Rest, A.X, A.E, A.DX, A.DE);
+}
+#endif
+
 } // namespace
+
+#if !defined(MESHAD_BENCH_ATOMICS_ALL) && !defined(MESHAD_BENCH_KEEP_SEEDS)
+const std::vector<SpringStrategy> &springStrategies() {
+  static const std::vector<SpringStrategy> All = {
+      {"Auto", springGradient},
+      {"Gather", springGather},
+      {"TwoPhase", springTwoPhase},
+      {"Atomics", springAtomics}};
+  return All;
+}
+
+void springConnectivityChanged() {
+  meshad::gradient(springKernel, "x, E", Seeds).connectivity_changed();
+  meshad::gradient(springKernel, "x, E", meshad::ElementStrategy::Gather)
+      .connectivity_changed();
+  meshad::gradient(springKernel, "x, E", meshad::ElementStrategy::TwoPhase)
+      .connectivity_changed();
+}
+#endif
 
 const GradientSet &gradients() {
   static const GradientSet Set = {

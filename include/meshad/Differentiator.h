@@ -574,7 +574,11 @@ enum class ElementStrategy {
   TwoPhase,
   /// One atomicAdd per contribution (not bitwise reproducible); the
   /// generated kernel is named with an "_atomics" suffix.
-  Atomics
+  Atomics,
+  /// The cost model's cheapest of the three, atomics included: for callers
+  /// that do not need bitwise reproducible gradients (the remark says
+  /// which); named with a "_fastest" suffix.
+  Fastest
 };
 
 namespace detail {

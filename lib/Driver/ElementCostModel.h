@@ -5,28 +5,37 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The cost model of issue 11 (docs/element-kernels.md): which atomic-free
-/// strategy suits the gradient of an element kernel, from one element's
-/// work W (Analysis/ElementWork.h), its arity c and the DOFs per vertex s.
-/// Per element, in operations:
+/// The cost model of issue 11 (docs/element-kernels.md): which strategy
+/// suits the gradient of an element kernel, from one element's work W
+/// (Analysis/ElementWork.h), its arity c and the DOFs per vertex s (the
+/// element's c * s local DOFs). Per element, in operations:
 ///
-///   gather by recomputation   c * (W + GatherLoad * c * s)
-///                             (each of its c vertices recomputes it)
+///   gather by recomputation   c * (Recompute * W + GatherLoad * c * s)
+///                             (each of its c vertices runs its pullback)
 ///   two-phase slots           W + SlotTraffic * c * s
-///                             (zeroed, stored, read back by the sums)
+///                             (zeroed, added to, read back by the sums)
 ///   atomics                   W + AtomicAdd * c * s
 ///
-/// The weights (the table in ElementCostModel.cpp) order the kernels
-/// measured on an H100 (benchmarks/results/2026-11-24-elements-*.md) as
-/// they ran: gather first for springs (W 19) and triangles (W 47),
-/// two-phase for neo-Hookean tets (W 100). Atomics are never chosen by
-/// default (not bitwise reproducible); the estimate names them when they
-/// would be cheaper.
+/// The weights (the table in ElementCostModel.cpp) are fitted to the
+/// generated kernels of benchmarks/elements on an H100 (fp64, V = 1M,
+/// benchmarks/results/2026-11-25-session5-h100.md) and order all three
+/// strategies of its three energies as they ran: springs (W 19) gather <
+/// atomics < two-phase; symmetric Dirichlet triangles (W 47) and
+/// neo-Hookean tets (W 100) atomics < two-phase < gather. The model assumes
+/// a mesh in a locality-preserving order (neighbouring elements and
+/// vertices close in memory, as a mesh file, a subdivision or a grid
+/// gives): in a shuffled numbering every gathered read is a cache miss, and
+/// the gather's c-fold reads cost most (benchmarks/ownership, "mesh").
+///
+/// Atomics are not bitwise reproducible: the model chooses them only when
+/// asked to (ElementStrategy::Fastest); otherwise the estimate names them
+/// when they would be cheapest.
 ///
 /// \code
 ///   ElementCost C = estimateElementCost(estimateElementWork(K), 2, 3);
 ///   if (C.Choice == ElementCost::Gather) ...
-///   remark(C.describe()); // "element work small (...): gather 50 < ..."
+///   remark(C.describe()); // "element work small (...): estimated gather
+///                         //  69 < two-phase 115 operations per element"
 /// \endcode
 ///
 //===----------------------------------------------------------------------===//
@@ -41,22 +50,28 @@
 namespace meshad {
 
 struct ElementCost {
-  enum Strategy { Gather, TwoPhase };
+  enum Strategy { Gather, TwoPhase, Atomics };
   /// Estimated operations per element; unbounded work costs no number.
   unsigned long long GatherCost = 0, TwoPhaseCost = 0, AtomicsCost = 0;
   bool Bounded = true;
+  /// Whether atomics could be chosen (not bitwise reproducible).
+  bool AtomicsAllowed = false;
   Strategy Choice = TwoPhase;
   ElementWork Work;
 
-  /// "element work small (12 operations, 1 math call), arity 2, stride 3:
-  /// gather 50 < two-phase 163 (atomics 55)".
+  /// The estimate of \p S.
+  unsigned long long cost(Strategy S) const;
+  /// "element work small (12 operations, 1 math call): estimated gather
+  /// 72 < two-phase 116 operations per element"; with atomics allowed, the
+  /// three estimates in increasing order.
   std::string describe() const;
 };
 
 /// The estimate for elements of work \p W, arity \p Arity and \p Stride
-/// DOFs per vertex.
+/// DOFs per vertex: the cheaper atomic-free strategy, or the cheapest of
+/// the three when \p AllowAtomics.
 ElementCost estimateElementCost(const ElementWork &W, long long Arity,
-                                long long Stride);
+                                long long Stride, bool AllowAtomics = false);
 
 } // namespace meshad
 

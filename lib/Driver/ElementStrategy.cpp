@@ -23,6 +23,8 @@ static const char *spelled(Strategy S) {
     return "meshad::ElementStrategy::Gather";
   case Strategy::TwoPhase:
     return "meshad::ElementStrategy::TwoPhase";
+  case Strategy::Fastest:
+    return "meshad::ElementStrategy::Fastest";
   default:
     return "meshad::ElementStrategy::Auto";
   }
@@ -81,6 +83,15 @@ static ElementStrategies::Choice choose(const ir::Function &Primal, const ir::Fu
                     M.Count.describe() + ")";
   }
   return C;
+}
+
+/// What the gradient of a request that chose \p C guarantees: another
+/// selected array read through an element map keeps its atomicAdds.
+static std::string guarantee(const ElementStrategies::Choice &C) {
+  if (C.WhyNot.empty())
+    return "no atomics, bitwise reproducible";
+  return "no atomics for it, but " + C.WhyNot +
+         ": its adds stay atomic, not bitwise reproducible";
 }
 
 /// The primal of \p D in \p Set, and a generated function that calls or
@@ -165,8 +176,7 @@ void ElementStrategies::twoPhase(const DerivativeRequest &R,
     Layouts[&D] = *Layout;
     Diags.remark(R.Loc, "gradient of '" + Primal.getName() +
                             "': two-phase slots for " + C.Description +
-                            ", no atomics, bitwise reproducible (" + Why +
-                            ")");
+                            ", " + guarantee(C) + " (" + Why + ")");
   };
   PassPipeline Passes(Diags, Verify);
   addElementKernelPasses(Passes, M, std::move(Facts));
@@ -175,8 +185,10 @@ void ElementStrategies::twoPhase(const DerivativeRequest &R,
 
 void ElementStrategies::finish(const DerivativeRequest &R, ir::Function &D) {
   auto [PrimalPtr, Caller] = primalAndCaller(Derived, D);
+  bool ByModel = R.ElementStrategy == Strategy::Auto ||
+                 R.ElementStrategy == Strategy::Fastest;
   if (!D.isKernel() || !PrimalPtr || R.ElementStrategy == Strategy::Atomics ||
-      (ForceAtomics && R.ElementStrategy == Strategy::Auto))
+      (ForceAtomics && ByModel))
     return;
   ir::Function &Primal = *PrimalPtr;
   if (!Finished.insert(&D).second) {
@@ -201,25 +213,28 @@ void ElementStrategies::finish(const DerivativeRequest &R, ir::Function &D) {
   if (C.Found && Caller)
     return report(R, Primal, D,
                   D.getName() + " is also launched by " + Caller->getName());
-  if (!C.Found)
+  if (!C.Found || (!ByModel && !C.WhyNot.empty()))
     return report(R, Primal, D, C.WhyNot);
-  ElementCost Cost = estimateElementCost(estimateElementWork(Primal),
-                                         C.Request.Arity, C.Request.Stride);
+  ElementCost Cost = estimateElementCost(
+      estimateElementWork(Primal), C.Request.Arity, C.Request.Stride,
+      /*AllowAtomics=*/R.ElementStrategy == Strategy::Fastest);
+  std::string Why = ByModel ? "cost model: " + Cost.describe() : "as requested";
+  if (ByModel && Cost.Choice == ElementCost::Atomics) {
+    Diags.remark(R.Loc, "gradient of '" + Primal.getName() +
+                            "': atomics for " + C.Description +
+                            ", not bitwise reproducible (" + Why + ")");
+    return;
+  }
   bool WantGather = R.ElementStrategy == Strategy::Gather ||
-                    (R.ElementStrategy == Strategy::Auto &&
-                     Cost.Choice == ElementCost::Gather);
-  std::string Why = R.ElementStrategy == Strategy::Auto
-                        ? "cost model: " + Cost.describe()
-                        : "as requested";
+                    (ByModel && Cost.Choice == ElementCost::Gather);
   if (!WantGather)
     return twoPhase(R, Primal, D, C, Why);
   std::string WhyNot;
   if (tryGather(R, Primal, D, C, WhyNot)) {
     Diags.remark(R.Loc, "gradient of '" + Primal.getName() +
                             "': gather by recomputation for " +
-                            C.Description +
-                            ", one thread per vertex, no atomics, bitwise "
-                            "reproducible (" + Why + ")");
+                            C.Description + ", one thread per vertex, " +
+                            guarantee(C) + " (" + Why + ")");
     return;
   }
   if (R.ElementStrategy == Strategy::Gather)

@@ -219,6 +219,8 @@ std::optional<ReverseJob> meshad::resolveReverse(const DerivativeRequest &R,
     Job.Name += "_gather";
   if (R.ElementStrategy == Strategy::TwoPhase)
     Job.Name += "_two_phase";
+  if (R.ElementStrategy == Strategy::Fastest)
+    Job.Name += "_fastest";
   if (R.WithValue)
     Job.Name += "_with_value";
   Job.KeepSeeds = R.KeepSeeds;

@@ -53,8 +53,8 @@ struct DerivativeRequest {
   /// The option argument, when one was given.
   clang::SourceLocation OptionLoc;
   /// meshad::ElementStrategy (as its enumerator's value: Auto, Gather,
-  /// TwoPhase, Atomics) and where it was given.
-  enum class Strategy { Auto, Gather, TwoPhase, Atomics };
+  /// TwoPhase, Atomics, Fastest) and where it was given.
+  enum class Strategy { Auto, Gather, TwoPhase, Atomics, Fastest };
   Strategy ElementStrategy = Strategy::Auto;
   /// meshad::Sparse (meshad::HessianOption): the CSR Hessian of a loop.
   bool SparseHessian = false;

@@ -168,7 +168,7 @@ bool RequestVisitor::parseOption(DerivativeRequest &R, const Expr *Arg) {
   if (Enum && Enum->getName() == "ElementStrategy") {
     if (Twice(R.StrategyLoc, "element strategies"))
       return false;
-    // meshad::ElementStrategy: Auto, Gather, TwoPhase, Atomics.
+    // meshad::ElementStrategy: Auto, Gather, TwoPhase, Atomics, Fastest.
     R.ElementStrategy = static_cast<DerivativeRequest::Strategy>(
         Value.Val.getInt().getExtValue());
     R.StrategyLoc = Arg->getBeginLoc();

@@ -1,7 +1,10 @@
 // The default strategy of element gradients (issue 11,
 // meshad::ElementStrategy::Auto): the cost model (Driver/ElementCostModel.h)
 // picks gather by recomputation for a small element (3D springs) and
-// two-phase slots for a large one (a neo-Hookean-like tet); where gather
+// two-phase slots for a large one (a neo-Hookean-like tet); with
+// meshad::ElementStrategy::Fastest, atomics included, it keeps the springs'
+// gather and the tet's atomics (not bitwise reproducible: checked against
+// central differences and the atomic gradient only); where gather
 // does not apply (a further selected array, the per-element rest length,
 // needs an adjoint of its own) Auto falls back to two-phase and says why,
 // and an explicit Gather is an error with the reason (also with
@@ -78,6 +81,12 @@ __global__ void neoTets(int nt, const int *tets, const double *m,
 // CHECK-NOT: atomicAdd(&_d_x
 // CHECK: meshad::slotAdd<4, 3>(
 // CHECK-LABEL: __global__ void neoTets_grad_3_4_atomics(
+// Fastest: the springs' gather, the tets' atomics.
+// CHECK-LABEL: __global__ void springs_grad_3_4_fastest(int n, const int *edges, const double *rest, const double *x, double *E, double *_d_x, double *_d_E, const int *_offsets, const int *_incident, int _nv) {
+// CHECK-NOT: atomicAdd
+// CHECK: springs_element_grad(n, edges, rest, e, _xl, _d_E[0], _gl);
+// CHECK-LABEL: __global__ void neoTets_grad_3_4_fastest(int nt, const int *tets, const double *m, const double *x, double *E, double *_d_x, double *_d_E) {
+// CHECK: atomicAdd(&_d_x[3 * i3 + k], _r2);
 // The element functions, made once for the Hessian and the gather, then
 // the Hessian's kernel, which calls the same pullback as the gather.
 // CHECK-LABEL: __device__ double springs_element(
@@ -117,7 +126,7 @@ int main() {
     MESHAD_LAUNCH(springs, Blocks, Threads)(M, Edges.device(), Rest.device(),
                                             X.device(), E.device());
   };
-  // REMARK: elements-cost-model.cu:[[#@LINE+1]]:18: remark: gradient of 'springs': gather by recomputation for x (element map through edges (arity 2, stride 3), n elements (guard)), one thread per vertex, no atomics, bitwise reproducible (cost model: element work small (12 operations, 1 math call): estimated gather 52 < two-phase 164 operations per element)
+  // REMARK: elements-cost-model.cu:[[#@LINE+1]]:18: remark: gradient of 'springs': gather by recomputation for x (element map through edges (arity 2, stride 3), n elements (guard)), one thread per vertex, no atomics, bitwise reproducible (cost model: element work small (12 operations, 1 math call): estimated gather 72 < two-phase 116 operations per element)
   auto Springs = meshad::gradient(springs, "x, E");
   auto SpringsAtomic =
       meshad::gradient(springs, "x, E", meshad::ElementStrategy::Atomics);
@@ -134,7 +143,7 @@ int main() {
 
   // The rest lengths selected too: their adjoint is the element's own, so
   // gather (which writes x's alone) does not apply; two-phase does.
-  // REMARK: elements-cost-model.cu:[[#@LINE+1]]:19: remark: gradient of 'springs': two-phase slots for x (element map through edges (arity 2, stride 3), n elements (guard)), no atomics, bitwise reproducible (cost model: element work small (12 operations, 1 math call): estimated gather 52 < two-phase 164 operations per element; gather does not apply: the gradient also computes '_d_rest' (gather recomputes only the adjoint of 'x'))
+  // REMARK: elements-cost-model.cu:[[#@LINE+1]]:19: remark: gradient of 'springs': two-phase slots for x (element map through edges (arity 2, stride 3), n elements (guard)), no atomics, bitwise reproducible (cost model: element work small (12 operations, 1 math call): estimated gather 72 < two-phase 116 operations per element; gather does not apply: the gradient also computes '_d_rest' (gather recomputes only the adjoint of 'x'))
   auto WithRest = meshad::gradient(springs, "rest, x, E");
   auto WithRestAtomic = meshad::gradient(springs, "rest, x, E",
                                          meshad::ElementStrategy::Atomics);
@@ -170,7 +179,7 @@ int main() {
     MESHAD_LAUNCH(neoTets, Blocks, Threads)(M, Tets.device(), Mat.device(),
                                             X.device(), E.device());
   };
-  // REMARK: elements-cost-model.cu:[[#@LINE+1]]:16: remark: gradient of 'neoTets': two-phase slots for x (element map through tets (arity 4, stride 3), nt elements (guard)), no atomics, bitwise reproducible (cost model: element work large ({{[0-9]+}} operations, 1 math call): estimated gather {{[0-9]+}} >= two-phase {{[0-9]+}} operations per element (atomics {{[0-9]+}}, not bitwise reproducible: ElementStrategy::Atomics))
+  // REMARK: elements-cost-model.cu:[[#@LINE+1]]:16: remark: gradient of 'neoTets': two-phase slots for x (element map through tets (arity 4, stride 3), nt elements (guard)), no atomics, bitwise reproducible (cost model: element work large ([[OPS:[0-9]+]] operations, 1 math call): estimated two-phase [[TWO:[0-9]+]] < gather [[GATHER:[0-9]+]] operations per element (atomics [[ATOMICS:[0-9]+]], not bitwise reproducible: ElementStrategy::Fastest or Atomics))
   auto Tets3 = meshad::gradient(neoTets, "x, E");
   auto TetsAtomic =
       meshad::gradient(neoTets, "x, E", meshad::ElementStrategy::Atomics);
@@ -184,6 +193,45 @@ int main() {
         TetsAtomic.execute_kernel(G, B, M, Tets.device(), Mat.device(),
                                   X.device(), E.device(), DX, DE.device());
       });
+
+  // Fastest: the cheapest by the model, atomics included. The springs keep
+  // the gather (its own kernel, _fastest).
+  // REMARK: elements-cost-model.cu:[[#@LINE+2]]:7: remark: gradient of 'springs': gather by recomputation for x (element map through edges (arity 2, stride 3), n elements (guard)), one thread per vertex, no atomics, bitwise reproducible (cost model: element work small (12 operations, 1 math call): estimated gather 72 < atomics 86 < two-phase 116 operations per element)
+  auto SpringsFastest =
+      meshad::gradient(springs, "x, E", meshad::ElementStrategy::Fastest);
+  mt::checkElementGradient(
+      "springs (Fastest: gather)", X, Energy(SpringsPrimal),
+      [&](double *DX) {
+        SpringsFastest.execute_kernel(G, B, M, Edges.device(), Rest.device(),
+                                      X.device(), E.device(), DX, DE.device());
+      },
+      [&](double *DX) {
+        SpringsAtomic.execute_kernel(G, B, M, Edges.device(), Rest.device(),
+                                     X.device(), E.device(), DX, DE.device());
+      });
+  // The tets get atomics: against central differences and the atomic
+  // gradient, not bitwise across runs.
+  // REMARK: elements-cost-model.cu:[[#@LINE+2]]:7: remark: gradient of 'neoTets': atomics for x (element map through tets (arity 4, stride 3), nt elements (guard)), not bitwise reproducible (cost model: element work large ([[OPS]] operations, 1 math call): estimated atomics [[ATOMICS]] < two-phase [[TWO]] < gather [[GATHER]] operations per element)
+  auto TetsFastest =
+      meshad::gradient(neoTets, "x, E", meshad::ElementStrategy::Fastest);
+  std::vector<double> TetsRef =
+      mt::fdGradient(Energy(TetsPrimal), X.host(), 3 * V);
+  mt::DeviceArray<double> DXFastest(3 * V), DXAtomic(3 * V);
+  X.upload();
+  DXFastest.zero();
+  TetsFastest.execute_kernel(G, B, M, Tets.device(), Mat.device(), X.device(),
+                             E.device(), DXFastest.device(), DE.device());
+  mt::checkLaunch("neoTets (Fastest: atomics)");
+  DXFastest.download();
+  mt::checkArray("neoTets (Fastest: atomics)", DXFastest.host(),
+                 TetsRef.data(), 3 * V);
+  DXAtomic.zero();
+  TetsAtomic.execute_kernel(G, B, M, Tets.device(), Mat.device(), X.device(),
+                            E.device(), DXAtomic.device(), DE.device());
+  DXAtomic.download();
+  for (int I = 0; I < 3 * V; ++I)
+    mt::checker().close("neoTets Fastest = Atomics", DXFastest[I], DXAtomic[I],
+                        1e-12);
 
   // The Hessian's gradient (the same element pullback) against the gather's.
   auto H = meshad::hessian(springs, "x");

@@ -4,8 +4,11 @@
 // gives the element count), and the remark of Auto on a kernel
 // whose map has no element count (atomics kept). Options come in any order
 // (the strategy before meshad::KeepSeeds for Atomics); two strategies, or
-// an argument that is no option, are errors. Gradients against central
-// differences, bitwise equal across runs, close to the atomic gradient.
+// an argument that is no option, are errors. Two selected arrays read
+// through element maps (positions and per-vertex weights): slots for one
+// array only, so TwoPhase is an error, and Auto's remark says that the
+// other keeps its atomics. Gradients against central differences, bitwise
+// equal across runs, close to the atomic gradient.
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
 // RUN: FileCheck %s --check-prefix=REMARK < %t.log
@@ -15,6 +18,7 @@
 // RUN: not %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DNO_COUNT %s -o %t.nocount 2>&1 | FileCheck %s --check-prefix=NOCOUNT
 // RUN: not %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DTWICE %s -o %t.twice 2>&1 | FileCheck %s --check-prefix=TWICE
 // RUN: not %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DNOT_OPTION %s -o %t.notoption 2>&1 | FileCheck %s --check-prefix=NOTOPTION
+// RUN: not %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DTWO_ARRAYS %s -o %t.two 2>&1 | FileCheck %s --check-prefix=TWO
 #include "ElementCheck.h"
 #include <cmath>
 #include <meshad/Differentiator.h>
@@ -39,7 +43,6 @@ __global__ void springs(int n, const int *edges, const double *x,
 // CHECK: {{^}$}}
 // CHECK-LABEL: __global__ void springs_grad_keep_seeds_atomics(
 // CHECK: atomicAdd(&_d_x[2 * a + k],
-// REMARK: elements-strategy-option.cu:[[#@LINE+9]]:19: remark: gradient of 'springs': two-phase slots for x (element map through edges (arity 2, stride 2), n elements (early return)), no atomics, bitwise reproducible (as requested)
 
 // No guard: the thread count is the element count, unknown to the host.
 __global__ void unguarded(const int *edges, const double *x, double *E) {
@@ -47,7 +50,41 @@ __global__ void unguarded(const int *edges, const double *x, double *E) {
   atomicAdd(E, x[edges[2 * e]] * x[edges[2 * e + 1]]);
 }
 
+// Per-vertex weights w beside the positions x, both read through edges.
+__global__ void weighted(int n, const int *edges, const double *x,
+                         const double *w, double *E) {
+  int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < n) {
+    int a = edges[2 * e], b = edges[2 * e + 1];
+    double d = x[a] - x[b];
+    atomicAdd(E, w[a] * w[b] * d * d);
+  }
+}
+
+/// dE/d\p P of \p Grad (adds into \p DP) against central differences.
+template <class L, class G>
+void checkWeighted(const char *Name, mt::DeviceArray<double> &P,
+                   mt::DeviceArray<double> &E, L &&Primal, G &&Grad) {
+  std::vector<double> Expected = mt::fdGradient(
+      [&] {
+        P.upload();
+        E.zero();
+        Primal();
+        E.download();
+        return E[0];
+      },
+      P.host(), P.size());
+  P.upload();
+  mt::DeviceArray<double> DP(P.size());
+  DP.zero();
+  Grad(DP.device());
+  mt::checkLaunch(Name);
+  DP.download();
+  mt::checkArray(Name, DP.host(), Expected.data(), P.size());
+}
+
 int main() {
+  // REMARK: elements-strategy-option.cu:[[#@LINE+1]]:19: remark: gradient of 'springs': two-phase slots for x (element map through edges (arity 2, stride 2), n elements (early return)), no atomics, bitwise reproducible (as requested)
   auto TwoPhase = meshad::gradient(springs, "x, E", meshad::KeepSeeds,
                                    meshad::ElementStrategy::TwoPhase);
   auto Atomic = meshad::gradient(springs, "x, E",
@@ -67,6 +104,12 @@ int main() {
 #ifdef NOT_OPTION
   // NOTOPTION: error: static assertion failed{{.*}}meshad::gradient: after the spec come options only: meshad::KeepSeeds, meshad::WithValue, a meshad::ElementStrategy
   meshad::gradient(springs, "x, E", 3);
+#endif
+  // REMARK: elements-strategy-option.cu:[[#@LINE+1]]:19: remark: gradient of 'weighted': two-phase slots for x (element map through edges (arity 2, stride 1), n elements (guard)), no atomics for it, but w: slots for one array only, yet (x (element map through edges (arity 2, stride 1), n elements (guard)) has them): its adds stay atomic, not bitwise reproducible (cost model: {{.*}}; gather does not apply: the gradient also computes '_d_w' (gather recomputes only the adjoint of 'x'))
+  auto Weighted = meshad::gradient(weighted, "x, w, E");
+#ifdef TWO_ARRAYS
+  // TWO: elements-strategy-option.cu:[[#@LINE+1]]:41: error: meshad::ElementStrategy::TwoPhase does not apply to 'weighted': w: slots for one array only, yet (x (element map through edges (arity 2, stride 1), n elements (guard)) has them)
+  meshad::gradient(weighted, "x, w, E", meshad::ElementStrategy::TwoPhase);
 #endif
 #ifdef NO_COUNT
   // NOCOUNT: elements-strategy-option.cu:[[#@LINE+1]]:39: error: meshad::ElementStrategy::TwoPhase does not apply to 'unguarded': x: no element count: no guard t < n bounds the element id
@@ -125,6 +168,32 @@ int main() {
   mt::checkLaunch("unguarded");
   DX.download();
   mt::checkArray("unguarded", DX.host(), Expected.data(), 2 * V);
+
+  // Both adjoints of the weighted springs: x's through slots, w's atomic.
+  mt::DeviceArray<double> X1(V), W(V), Unused(V);
+  Rng.fill(X1.host(), V, -1, 1);
+  Rng.fill(W.host(), V, 0.5, 1.5);
+  X1.upload();
+  W.upload();
+  auto Primal = [&] {
+    MESHAD_LAUNCH(weighted, Blocks, Threads)(M, Edges.device(), X1.device(),
+                                             W.device(), E.device());
+  };
+  auto Launch = [&](double *DX1, double *DW) {
+    DE[0] = 1;
+    DE.upload();
+    Weighted.execute_kernel(dim3(Blocks), dim3(Threads), M, Edges.device(),
+                            X1.device(), W.device(), E.device(), DX1, DW,
+                            DE.device());
+  };
+  checkWeighted("weighted dE/dx", X1, E, Primal, [&](double *DX1) {
+    Unused.zero();
+    Launch(DX1, Unused.device());
+  });
+  checkWeighted("weighted dE/dw", W, E, Primal, [&](double *DW) {
+    Unused.zero();
+    Launch(Unused.device(), DW);
+  });
   return mt::summary();
 }
 // NUM-NOT: FAIL

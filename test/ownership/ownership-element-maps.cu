@@ -2,8 +2,9 @@
 // gather through an index array, the remark says whether an element -> DOF
 // map is behind it (x[s*idx[c*t + j] + k], for the atomic-free strategies),
 // its element count and how much work an element does, or why there is no
-// map. The gradients of the kernels with one map and a count get gather by
-// recomputation, the cost model's choice (test/elements); cloth (two index
+// map. The gradients of the kernels with one map and a count get the cost
+// model's choice (test/elements): gather by recomputation for the springs,
+// two-phase slots for the triangles and the tets; cloth (two index
 // arrays) and strided keep an atomicAdd per vertex contribution. All are checked against central finite
 // differences: 3D springs (edges, the vertex
 // loaded into locals, a loop over the components), triangles (a loop over
@@ -61,8 +62,9 @@ __global__ void triangles(int nf, const int *tris, const double *x,
   atomicAdd(E, s * s);
 }
 // REMARK: ownership-element-maps.cu:[[#@LINE-11]]:11: remark: adjoint store to 'x': atomicAdd (shared: x[2 * v]: gather through an index array tris; x: element map through tris (arity 3, stride 2), nf elements (early return), element work small (31 operations, 0 math calls): atomic-free strategies possible)
-// CHECK-LABEL: __global__ void triangles_grad(
-// CHECK: meshad::keepVertexPart<3, 2>(_sum, _gl, _slot - 3 * f);
+// CHECK-LABEL: __global__ void triangles_grad(int nf, const int *tris, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
+// CHECK-NOT: atomicAdd(&_d_x
+// CHECK: meshad::slotAdd<3, 2>(_slots, nf, f, 3 * f + j, 0, _r0);
 
 __global__ void tets(int nt, const int *tet, const double *x, double *E) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -82,8 +84,9 @@ __global__ void tets(int nt, const int *tet, const double *x, double *E) {
   }
 }
 // REMARK: ownership-element-maps.cu:[[#@LINE-10]]:14: remark: adjoint store to 'x': atomicAdd (shared: x[3 * b + k]: gather through an index array tet; x: element map through tet (arity 4, stride 3), nt elements (guard), element work small (25 operations, 1 math call): atomic-free strategies possible)
-// CHECK-LABEL: __global__ void tets_grad(
-// CHECK: meshad::keepVertexPart<4, 3>(_sum, _gl, _slot - 4 * t);
+// CHECK-LABEL: __global__ void tets_grad(int nt, const int *tet, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
+// CHECK-NOT: atomicAdd(&_d_x
+// CHECK: meshad::slotAdd<4, 3>(_slots, nt, t, 4 * t, k, -_r2 - _r1 - _r0);
 
 // Springs and hinges of a cloth, in a grid-stride loop: x is read through
 // two index arrays, each element's spring and its hinge's two far vertices.
