@@ -63,7 +63,9 @@ private:
   bool mentionsLanes(const Stmt *S) const;
   bool writesLanes(const Stmt *S) const;
   bool readsValuesOnly(const Stmt *S) const;
-  const Var *repeatedWrite(const Stmt *S) const;
+  std::vector<const Var *> repeatedWrites(const Stmt *S) const;
+  const Stmt *expandWithCopies(const Stmt *S,
+                               const std::vector<const Var *> &Roots);
   const Stmt *unexpected(const Stmt *S);
   const Expr *laneExpr(const Expr *E, unsigned Lane);
   std::optional<const Stmt *> laneStmt(const Stmt *S, unsigned Lane);
@@ -88,6 +90,9 @@ private:
   llvm::DenseMap<const Var *, unsigned> DirBlock, ResBlock;
   llvm::SmallPtrSet<const Var *, 32> LaneVars;
   std::vector<std::unique_ptr<IRCloner>> Lanes;
+  /// Names of the copies that lanes 1.. update instead of shared scalars.
+  NameScope CopyNames;
+  bool CopyNamesSeeded = false;
 };
 
 } // namespace
@@ -250,7 +255,8 @@ const Stmt *LaneExpander::unexpected(const Stmt *S) {
 /// once per lane: memory other than the lane's own tangents that the
 /// callee writes through a pointer argument (the primal of a reference
 /// parameter, a first-order adjoint). Null when there is none.
-const Var *LaneExpander::repeatedWrite(const Stmt *S) const {
+std::vector<const Var *>
+LaneExpander::repeatedWrites(const Stmt *S) const {
   const Expr *Top = nullptr;
   if (const auto *E = dyn_cast<ExprStmt>(S))
     Top = E->getExpr();
@@ -260,16 +266,18 @@ const Var *LaneExpander::repeatedWrite(const Stmt *S) const {
     Top = A->getRHS();
   const auto *C = Top ? dyn_cast<CallExpr>(Top) : nullptr;
   const Function *Callee = C ? C->getUserCallee() : nullptr;
+  std::vector<const Var *> Roots;
   if (!Callee || !Callee->getBody())
-    return nullptr;
+    return Roots;
   for (unsigned I = 0; I < C->getNumArgs() && I < Callee->getNumParams(); ++I) {
     const Var *Root = ActivityAnalysis::getRootVar(C->getArg(I));
     if (C->getArg(I)->getType()->isPointer() && Root &&
         !LaneVars.count(Root) && !ResBlock.count(Root) &&
-        writesMemoryOf(Callee->getBody(), Callee->getParam(I)))
-      return Root;
+        writesMemoryOf(Callee->getBody(), Callee->getParam(I)) &&
+        !llvm::is_contained(Roots, Root))
+      Roots.push_back(Root);
   }
-  return nullptr;
+  return Roots;
 }
 
 std::optional<const Stmt *> LaneExpander::expand(const Stmt *S) {
@@ -278,18 +286,61 @@ std::optional<const Stmt *> LaneExpander::expand(const Stmt *S) {
     return std::nullopt; // Copied, its nested statements expanded.
   if (!writesLanes(S))
     return readsValuesOnly(S) ? Lanes[0]->clone(S) : unexpected(S);
-  if (const Var *V = repeatedWrite(S)) {
-    fail("a call that computes tangents also updates '" + V->getName() +
-         "', and would run once per selected input; a function that "
-         "updates a reference or pointer argument is not supported here "
-         "yet (return the value instead)");
-    return S;
-  }
+  std::vector<const Var *> Roots = repeatedWrites(S);
+  for (const Var *V : Roots)
+    if (!V->getType()->isFloatingScalar() || V->isParam()) {
+      fail("a call that computes tangents also updates '" + V->getName() +
+           "', and would run once per selected input; a function that "
+           "updates an array or a parameter's memory is not supported here "
+           "yet (return the value instead)");
+      return S;
+    }
+  if (!Roots.empty())
+    return expandWithCopies(S, Roots);
   BlockStmt *Copies = B.block();
   for (unsigned J = 0; J < L.Size; ++J)
     if (const Stmt *C = Lanes[J]->clone(S))
       Copies->append(C);
   return Copies;
+}
+
+/// A call statement that also updates the scalar locals \p Roots (a
+/// primal a helper updates through a reference, a first-order adjoint
+/// that a pullback's pushforward adds into): lane 0 updates them; lanes
+/// 1.. get copies of their values before the call, so that each lane sees
+/// the same inputs and the update happens once.
+const Stmt *
+LaneExpander::expandWithCopies(const Stmt *S,
+                               const std::vector<const Var *> &Roots) {
+  if (!CopyNamesSeeded)
+    CopyNames.addFunction(H);
+  CopyNamesSeeded = true;
+  BlockStmt *Out = B.block();
+  std::vector<llvm::DenseMap<const Var *, Var *>> Copies(L.Size);
+  for (unsigned J = 1; J < L.Size; ++J)
+    for (const Var *V : Roots) {
+      Var *C = M.createVar(
+          CopyNames.unique(V->getName() + "_" + std::to_string(J)),
+          V->getType()->getUnqualified(), Var::Storage::Local, V->getRoles());
+      Copies[J][V] = C;
+      Out->append(B.decl(C, B.ref(const_cast<Var *>(V))));
+    }
+  for (unsigned J = 0; J < L.Size; ++J) {
+    const Stmt *Lane = Lanes[J]->clone(S);
+    if (!Lane)
+      continue;
+    if (J) {
+      IRCloner Rename(M);
+      Rename.setExprHook([&](const Expr *E) -> const Expr * {
+        const auto *R = dyn_cast<VarRefExpr>(E);
+        auto It = R ? Copies[J].find(R->getVar()) : Copies[J].end();
+        return It == Copies[J].end() ? nullptr : B.ref(It->second);
+      });
+      Lane = Rename.clone(Lane);
+    }
+    Out->append(Lane);
+  }
+  return Out;
 }
 
 const Expr *LaneExpander::direction(unsigned Block, const Expr *Index,

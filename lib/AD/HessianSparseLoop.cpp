@@ -95,12 +95,14 @@ Function *buildTerm(Module &M, DerivedFunctionSet &Derived, Function *F,
     if (const Stmt *New = C.clone(St))
       Body->append(New);
   const Expr *Sum = nullptr;
-  for (const Var *Acc : L.Accs) {
-    const Expr *Ref = B.ref(Renamed[Acc]);
-    bool Minus = S.Signs.at(Acc) < 0;
-    Sum = !Sum ? (Minus ? B.neg(Ref) : Ref)
-               : (Minus ? B.sub(Sum, Ref) : B.add(Sum, Ref));
-  }
+  for (bool Minus : {false, true}) // `a - b` rather than `-b + a`
+    for (const Var *Acc : L.Accs) {
+      if ((S.Signs.at(Acc) < 0) != Minus)
+        continue;
+      const Expr *Ref = B.ref(Renamed[Acc]);
+      Sum = !Sum ? (Minus ? B.neg(Ref) : Ref)
+                 : (Minus ? B.sub(Sum, Ref) : B.add(Sum, Ref));
+    }
   Body->append(M.create<ReturnStmt>(Sum ? Sum : B.zero(T)));
   Term->setBody(Body);
   return Term;

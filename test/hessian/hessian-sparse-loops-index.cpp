@@ -32,6 +32,27 @@ double springs(const double *x, const int *e, const double *L, int m,
   }
   return E;
 }
+// The term over the edge's 6 DOFs; the rows of each iteration from the
+// edge list's values.
+// CHECK-LABEL: double springs_term(const int *e, const double *L, int m, double k, int i, const double *x) {
+// CHECK-NEXT: double E = 0.;
+// CHECK-NEXT: double dx = x[0] - x[3];
+// CHECK-NEXT: double dy = x[1] - x[4];
+// CHECK-NEXT: double dz = x[2] - x[5];
+// CHECK-LABEL: void springs_term_hessian(const int *e, const double *L, int m, double k, int i, const double *x, double *H) {
+// CHECK-NEXT: // Hessian pattern: 6 x 6, 6 unique values
+// CHECK-LABEL: void springs_hessian_sparse_0(const double *x, const int *e, const double *L, int m, double k, meshad::SparseMatrix<double> *H) {
+// CHECK-NEXT: meshad::sparseLoopBegin(H);
+// CHECK-NEXT: for (int i = 0; i < m; ++i) {
+// CHECK-NEXT: int x_rows[6] = {3 * e[2 * i], 3 * e[2 * i] + 1, 3 * e[2 * i] + 2, 3 * e[2 * i + 1], 3 * e[2 * i + 1] + 1, 3 * e[2 * i + 1] + 2};
+// CHECK-NEXT: double x_l[6] = {x[x_rows[0]], x[x_rows[1]], x[x_rows[2]], x[x_rows[3]], x[x_rows[4]], x[x_rows[5]]};
+// CHECK-NEXT: double hl[36];
+// CHECK-NEXT: springs_term_hessian(e, L, m, k, i, x_l, hl);
+// CHECK-NEXT: meshad::sparseLoopAdd<6, 68719476735ull>(H, x_rows, hl);
+// CHECK-NEXT: }
+// CHECK-NEXT: meshad::sparseLoopEnd(H);
+// CHECK-NEXT: }
+// REMARK: remark: sparse hessian of 'springs' w.r.t. 'x': each iteration of the loop over i reads x[3*a], x[3*a + 1], x[3*a + 2], x[3*b], x[3*b + 1], x[3*b + 2]; local Hessian of 6 entries: 6 unique values, 36 nonzero entries
 
 // 2D triangles through a triangle list (the squared change of each
 // signed area), and a vertex loop.
@@ -50,6 +71,23 @@ double triangles(const double *x, const int *t, const double *A0, int nt,
     E += 0.01 * x[2 * v] * x[2 * v] * x[2 * v + 1];
   return E;
 }
+// CHECK-LABEL: double triangles_term(const int *t, const double *A0, int nt, int nv, int i, const double *x) {
+// CHECK-NEXT: double E = 0.;
+// CHECK-NEXT: double ux = x[0] - x[2];
+// CHECK-LABEL: void triangles_term_hessian(const int *t, const double *A0, int nt, int nv, int i, const double *x, double *H) {
+// CHECK-NEXT: // Hessian pattern: 6 x 6, 21 unique values
+// CHECK-LABEL: double triangles_term2(const int *t, const double *A0, int nt, int nv, int v, const double *x) {
+// CHECK-LABEL: void triangles_hessian_sparse_0(const double *x, const int *t, const double *A0, int nt, int nv, meshad::SparseMatrix<double> *H) {
+// CHECK-NEXT: meshad::sparseLoopBegin(H);
+// CHECK-NEXT: for (int i = 0; i < nt; ++i) {
+// CHECK-NEXT: int x_rows[6] = {2 * t[3 * i + 1], 2 * t[3 * i + 1] + 1, 2 * t[3 * i], 2 * t[3 * i] + 1, 2 * t[3 * i + 2], 2 * t[3 * i + 2] + 1};
+// CHECK:      meshad::sparseLoopAdd<6, 68719476735ull>(H, x_rows, hl);
+// CHECK:      for (int v = 0; v < nv; ++v) {
+// CHECK-NEXT: int x_rows_1[2] = {2 * v, 2 * v + 1};
+// CHECK:      meshad::sparseLoopAdd<2, 7ull>(H, x_rows_1, hl_1);
+// CHECK:      meshad::sparseLoopEnd(H);
+// REMARK: remark: sparse hessian of 'triangles' w.r.t. 'x': each iteration of loop 1 of 2 over i reads x[2*t[3 * i + 1]], x[2*t[3 * i + 1] + 1], x[2*t[3 * i]], x[2*t[3 * i] + 1], x[2*t[3 * i + 2]], x[2*t[3 * i + 2] + 1]; local Hessian of 6 entries: 21 unique values, 36 nonzero entries
+// REMARK: remark: sparse hessian of 'triangles' w.r.t. 'x': each iteration of loop 2 of 2 over v reads x[2*v], x[2*v + 1]; local Hessian of 2 entries: 2 unique values, 3 nonzero entries
 
 namespace mt = meshad::test;
 

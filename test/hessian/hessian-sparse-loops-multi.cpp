@@ -35,6 +35,42 @@ double polyline(const double *x, const double *L, int n, double k) {
     e += 0.1 * cos(x[j]);
   return e;
 }
+// One term per loop: the edge's 4 entries (the invariant local `half` a
+// parameter of the term), then the vertex's one; the rows of each
+// iteration, the gather, the local Hessian and the add per loop.
+// CHECK-LABEL: double polyline_term(const double *L, int n, double k, double half, int i, const double *x) {
+// CHECK-NEXT: double e = 0.;
+// CHECK-NEXT: double dx = x[2] - x[0];
+// CHECK-NEXT: double dy = x[3] - x[1];
+// CHECK:      e += half * (len - L[i]) * (len - L[i]);
+// CHECK-NEXT: return e;
+// CHECK-LABEL: void polyline_term_hessian(const double *L, int n, double k, double half, int i, const double *x, double *H) {
+// CHECK-LABEL: double polyline_term2(const double *L, int n, double k, int j, const double *x) {
+// CHECK-NEXT: double e = 0.;
+// CHECK-NEXT: e += 0.1 * cos(x[0]);
+// CHECK-NEXT: return e;
+// CHECK-LABEL: void polyline_term2_hessian(const double *L, int n, double k, int j, const double *x, double *H) {
+// CHECK-LABEL: void polyline_hessian_sparse_0(const double *x, const double *L, int n, double k, meshad::SparseMatrix<double> *H) {
+// CHECK-NEXT: double half = 0.5 * k;
+// CHECK-NEXT: meshad::sparseLoopBegin(H);
+// CHECK-NEXT: for (int i = 0; i < n - 1; ++i) {
+// CHECK-NEXT: int x_rows[4] = {2 * i, 2 * i + 1, 2 * i + 2, 2 * i + 3};
+// CHECK-NEXT: double x_l[4] = {x[x_rows[0]], x[x_rows[1]], x[x_rows[2]], x[x_rows[3]]};
+// CHECK-NEXT: double hl[16];
+// CHECK-NEXT: polyline_term_hessian(L, n, k, half, i, x_l, hl);
+// CHECK-NEXT: meshad::sparseLoopAdd<4, 65535ull>(H, x_rows, hl);
+// CHECK-NEXT: }
+// CHECK-NEXT: for (int j = 0; j < 2 * n; ++j) {
+// CHECK-NEXT: int x_rows_1[1] = {j};
+// CHECK-NEXT: double x_l_1[1] = {x[x_rows_1[0]]};
+// CHECK-NEXT: double hl_1[1];
+// CHECK-NEXT: polyline_term2_hessian(L, n, k, j, x_l_1, hl_1);
+// CHECK-NEXT: meshad::sparseLoopAdd<1, 1ull>(H, x_rows_1, hl_1);
+// CHECK-NEXT: }
+// CHECK-NEXT: meshad::sparseLoopEnd(H);
+// CHECK-NEXT: }
+// REMARK: remark: sparse hessian of 'polyline' w.r.t. 'x': each iteration of loop 1 of 2 over i reads x[2*i], x[2*i + 1], x[2*i + 2], x[2*i + 3]; local Hessian of 4 entries: 3 unique values, 16 nonzero entries
+// REMARK: remark: sparse hessian of 'polyline' w.r.t. 'x': each iteration of loop 2 of 2 over j reads x[j]; local Hessian of 1 entries: 1 unique values, 1 nonzero entries
 
 // Two accumulators, a loop with three strides, a loop adding to both.
 double twoAccs(const double *x, const double *w, int n) {
@@ -48,6 +84,27 @@ double twoAccs(const double *x, const double *w, int n) {
   }
   return a - b;
 }
+// x[0], x[i], x[2*i] are three entries (the same element at i = 0); the
+// second loop's term returns its accumulators signed as in the return.
+// CHECK-LABEL: double twoAccs_term(const double *w, int n, int i, const double *x) {
+// CHECK-NEXT: double a = 0.;
+// CHECK-NEXT: a += w[i] * x[1] * x[2] + x[0] * x[1];
+// CHECK-NEXT: return a;
+// CHECK-LABEL: double twoAccs_term2(const double *w, int n, int i, const double *x) {
+// CHECK-NEXT: double b = 0.;
+// CHECK-NEXT: double a = 0.;
+// CHECK:      return a - b;
+// CHECK-LABEL: void twoAccs_hessian_sparse_0(const double *x, const double *w, int n, meshad::SparseMatrix<double> *H) {
+// CHECK-NEXT: meshad::sparseLoopBegin(H);
+// CHECK-NEXT: for (int i = 0; i < n; ++i) {
+// CHECK-NEXT: int x_rows[3] = {0, i, 2 * i};
+// CHECK:      meshad::sparseLoopAdd<3, 170ull>(H, x_rows, hl);
+// CHECK:      for (int i = 1; i < 2 * n; ++i) {
+// CHECK-NEXT: int x_rows_1[2] = {i - 1, i};
+// CHECK:      meshad::sparseLoopAdd<2, 15ull>(H, x_rows_1, hl_1);
+// CHECK:      meshad::sparseLoopEnd(H);
+// REMARK: remark: sparse hessian of 'twoAccs' w.r.t. 'x': each iteration of loop 1 of 2 over i reads x[0], x[i], x[2*i]; local Hessian of 3 entries: 2 unique values, 4 nonzero entries
+// REMARK: remark: sparse hessian of 'twoAccs' w.r.t. 'x': each iteration of loop 2 of 2 over i reads x[i - 1], x[i]; local Hessian of 2 entries: 3 unique values, 4 nonzero entries
 
 namespace mt = meshad::test;
 
@@ -93,6 +150,13 @@ int main() {
         sT.execute(P, W.data(), N, S);
       },
       [&](double *P, double *G) { gT.execute(P, W.data(), N, G); });
-  MESHAD_CHECK_CLOSE("twoAccs pattern built once", double(H.Rebuilds), 1.0);
+  // Other values: the pattern is kept.
+  int Builds = H.Rebuilds;
+  Rng.fill(X.data(), NX, -1.0, 1.0);
+  sT.execute(X.data(), W.data(), N, &H);
+  dT.execute(X.data(), W.data(), N, Dense.data());
+  mt::checkAgainstDense("twoAccs again", H, NX, 8 + 14 + 8, Dense);
+  MESHAD_CHECK_CLOSE("twoAccs pattern kept", double(H.Rebuilds),
+                     double(Builds));
   return mt::summary();
 }
