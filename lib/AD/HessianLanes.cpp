@@ -64,6 +64,7 @@ private:
   bool writesLanes(const Stmt *S) const;
   bool readsValuesOnly(const Stmt *S) const;
   std::vector<const Var *> repeatedWrites(const Stmt *S) const;
+  const Expr *copyOf(Var *V);
   const Stmt *expandWithCopies(const Stmt *S,
                                const std::vector<const Var *> &Roots);
   const Stmt *unexpected(const Stmt *S);
@@ -271,13 +272,20 @@ LaneExpander::repeatedWrites(const Stmt *S) const {
     return Roots;
   for (unsigned I = 0; I < C->getNumArgs() && I < Callee->getNumParams(); ++I) {
     const Var *Root = ActivityAnalysis::getRootVar(C->getArg(I));
-    if (C->getArg(I)->getType()->isPointer() && Root &&
+    if (C->getArg(I)->getType()->isIndexable() && Root &&
         !LaneVars.count(Root) && !ResBlock.count(Root) &&
         writesMemoryOf(Callee->getBody(), Callee->getParam(I)) &&
         !llvm::is_contained(Roots, Root))
       Roots.push_back(Root);
   }
   return Roots;
+}
+
+/// True for the variables a lane can copy: scalars and small local arrays.
+static bool copyable(const Type *Ty) {
+  return Ty->isFloatingScalar() ||
+         (Ty->isArray() && Ty->getElement()->isFloatingScalar() &&
+          Ty->getCount() <= 64);
 }
 
 std::optional<const Stmt *> LaneExpander::expand(const Stmt *S) {
@@ -288,11 +296,12 @@ std::optional<const Stmt *> LaneExpander::expand(const Stmt *S) {
     return readsValuesOnly(S) ? Lanes[0]->clone(S) : unexpected(S);
   std::vector<const Var *> Roots = repeatedWrites(S);
   for (const Var *V : Roots)
-    if (!V->getType()->isFloatingScalar() || V->isParam()) {
+    if (!copyable(V->getType())) {
       fail("a call that computes tangents also updates '" + V->getName() +
            "', and would run once per selected input; a function that "
-           "updates an array or a parameter's memory is not supported here "
-           "yet (return the value instead)");
+           "updates memory other than a local scalar or a local array of "
+           "at most 64 values is not supported here yet (return the "
+           "value instead)");
       return S;
     }
   if (!Roots.empty())
@@ -304,9 +313,22 @@ std::optional<const Stmt *> LaneExpander::expand(const Stmt *S) {
   return Copies;
 }
 
-/// A call statement that also updates the scalar locals \p Roots (a
-/// primal a helper updates through a reference, a first-order adjoint
-/// that a pullback's pushforward adds into): lane 0 updates them; lanes
+/// The value of \p V to initialise a copy with (`{q[0], q[1]}` for an
+/// array).
+const Expr *LaneExpander::copyOf(Var *V) {
+  if (!V->getType()->isArray())
+    return B.ref(V);
+  std::vector<const Expr *> Elements;
+  for (unsigned I = 0; I < V->getType()->getCount(); ++I)
+    Elements.push_back(B.index(B.ref(V), B.intLit(I)));
+  return M.create<InitListExpr>(V->getType()->getUnqualified(),
+                                std::move(Elements));
+}
+
+/// A call statement that also updates the locals \p Roots, scalars or
+/// small arrays (a primal a helper updates through a reference or a
+/// pointer, a first-order adjoint that a pullback's pushforward adds
+/// into): lane 0 updates them; lanes
 /// 1.. get copies of their values before the call, so that each lane sees
 /// the same inputs and the update happens once.
 const Stmt *
@@ -323,7 +345,7 @@ LaneExpander::expandWithCopies(const Stmt *S,
           CopyNames.unique(V->getName() + "_" + std::to_string(J)),
           V->getType()->getUnqualified(), Var::Storage::Local, V->getRoles());
       Copies[J][V] = C;
-      Out->append(B.decl(C, B.ref(const_cast<Var *>(V))));
+      Out->append(B.decl(C, copyOf(const_cast<Var *>(V))));
     }
   for (unsigned J = 0; J < L.Size; ++J) {
     const Stmt *Lane = Lanes[J]->clone(S);
