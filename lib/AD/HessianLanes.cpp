@@ -58,6 +58,7 @@ public:
 private:
   bool collect();
   bool localizeWrittenDirections();
+  void inlinePointerAliases();
   void makeLanes();
   std::optional<const Stmt *> expand(const Stmt *S);
   bool mentionsLanes(const Stmt *S) const;
@@ -182,6 +183,133 @@ bool LaneExpander::localizeWrittenDirections() {
   return true;
 }
 
+namespace {
+
+/// A pointer local of the HVP that aliases a direction or result
+/// parameter: `_d2_ptr = _d2_q;`, `_d2_d_cur = _d2_d_p + 1;`.
+struct PointerAlias {
+  Var *Param;
+  long long Offset;
+  const Stmt *Def;
+};
+
+/// \p E as `P`, `P + c` or `P - c` with a variable P: P and c.
+std::optional<std::pair<Var *, long long>> pointerPlusLiteral(const Expr *E) {
+  while (const auto *C = dyn_cast<CastExpr>(E))
+    E = C->getSub();
+  long long Offset = 0;
+  if (const auto *Bin = dyn_cast<BinaryExpr>(E)) {
+    const auto *Lit = dyn_cast<IntLitExpr>(Bin->getRHS());
+    if (!Lit || (Bin->getOp() != BinaryOp::Add && Bin->getOp() != BinaryOp::Sub))
+      return std::nullopt;
+    Offset = Bin->getOp() == BinaryOp::Add ? Lit->getValue() : -Lit->getValue();
+    E = Bin->getLHS();
+    while (const auto *C = dyn_cast<CastExpr>(E))
+      E = C->getSub();
+  }
+  const auto *R = dyn_cast<VarRefExpr>(E);
+  if (!R)
+    return std::nullopt;
+  return std::make_pair(R->getVar(), Offset);
+}
+
+/// The statements of \p Body that assign \p V or take its address.
+unsigned writesOf(const Stmt *Body, const Var *V) {
+  unsigned N = 0;
+  forEachStmt(Body, [&](const Stmt *S) {
+    if (const auto *A = dyn_cast<AssignStmt>(S))
+      if (const auto *L = dyn_cast<VarRefExpr>(A->getLHS()))
+        N += L->getVar() == V;
+    if (const auto *D = dyn_cast<DeclStmt>(S))
+      N += D->getVar() == V && D->getInit() && !isa<InitListExpr>(D->getInit());
+    for (const Expr *E : ownExprs(S))
+      forEachExpr(E, [&](const Expr *X) {
+        const auto *U = dyn_cast<UnaryExpr>(X);
+        const auto *R = U && U->getOp() == UnaryOp::AddrOf
+                            ? dyn_cast<VarRefExpr>(U->getSub())
+                            : nullptr;
+        N += R && R->getVar() == V ? 2 : 0;
+      });
+  });
+  return N;
+}
+
+} // namespace
+
+/// Pointer locals that the HVP sets once, at its top level, to a direction
+/// or result parameter plus a literal (a primal `const double *ptr = q +
+/// 1;` gives `_d2_ptr = _d2_q + 1;` and `_d2_d_ptr = _d2_d_q + 1;`) are
+/// replaced by the parameter (`_d2_ptr[i]` becomes `_d2_q[i + 1]`), which
+/// the lanes know how to expand.
+void LaneExpander::inlinePointerAliases() {
+  llvm::DenseMap<const Var *, PointerAlias> Aliases;
+  auto Consider = [&](Var *V, const Expr *Value, const Stmt *Def) {
+    auto Form = Value && V->getType()->isPointer() && !V->isParam()
+                    ? pointerPlusLiteral(Value)
+                    : std::nullopt;
+    if (!Form || writesOf(H.getBody(), V) != 1)
+      return;
+    auto [P, Offset] = *Form;
+    if (auto It = Aliases.find(P); It != Aliases.end()) {
+      P = It->second.Param;
+      Offset += It->second.Offset;
+    } else if (!P->isParam() || llvm::find(H.getParams(), P) -
+                                        H.getParams().begin() <
+                                    NumPrimal) {
+      return;
+    }
+    Aliases[V] = PointerAlias{P, Offset, Def};
+  };
+  for (const Stmt *S : H.getBody()->getBody()) {
+    if (const auto *A = dyn_cast<AssignStmt>(S);
+        A && A->getOp() == AssignOp::Assign)
+      if (const auto *L = dyn_cast<VarRefExpr>(A->getLHS()))
+        Consider(L->getVar(), A->getRHS(), S);
+    if (const auto *D = dyn_cast<DeclStmt>(S))
+      Consider(D->getVar(), D->getInit(), S);
+  }
+  if (Aliases.empty())
+    return;
+  auto Shifted = [&](const Expr *Index, long long Offset) -> const Expr * {
+    if (const auto *Lit = dyn_cast<IntLitExpr>(Index))
+      return B.intLit(Lit->getValue() + Offset);
+    if (!Offset)
+      return Index;
+    return Offset > 0 ? B.add(Index, B.intLit(Offset))
+                      : B.sub(Index, B.intLit(-Offset));
+  };
+  IRCloner C(M);
+  C.setExprHook([&](const Expr *E) -> const Expr * {
+    const Expr *Base = nullptr, *Index = nullptr;
+    if (const auto *I = dyn_cast<IndexExpr>(E)) {
+      Base = I->getBase();
+      Index = I->getIndex();
+    } else if (const auto *U = dyn_cast<UnaryExpr>(E);
+               U && U->getOp() == UnaryOp::Deref) {
+      Base = U->getSub();
+    }
+    const auto *R = dyn_cast<VarRefExpr>(Base ? Base : E);
+    auto It = R ? Aliases.find(R->getVar()) : Aliases.end();
+    if (It == Aliases.end())
+      return nullptr;
+    const PointerAlias &A = It->second;
+    if (!Base)
+      return Shifted(B.ref(A.Param), A.Offset);
+    return B.index(B.ref(A.Param),
+                   Shifted(Index ? C.clone(Index) : B.intLit(0), A.Offset));
+  });
+  C.setStmtHook([&](const Stmt *S) -> std::optional<const Stmt *> {
+    const auto *D = dyn_cast<DeclStmt>(S);
+    const auto *A = dyn_cast<AssignStmt>(S);
+    const auto *L = A ? dyn_cast<VarRefExpr>(A->getLHS()) : nullptr;
+    const Var *V = D ? D->getVar() : L ? L->getVar() : nullptr;
+    if (V && Aliases.count(V) && (D || Aliases.find(V)->second.Def == S))
+      return static_cast<const Stmt *>(nullptr);
+    return std::nullopt;
+  });
+  H.setBody(C.cloneBlock(H.getBody()));
+}
+
 void LaneExpander::makeLanes() {
   NameScope Names;
   Names.addFunction(H);
@@ -281,9 +409,10 @@ LaneExpander::repeatedWrites(const Stmt *S) const {
   return Roots;
 }
 
-/// True for the variables a lane can copy: scalars and small local arrays.
+/// True for the variables a lane can copy: scalars, vectors (double3) and
+/// small local arrays.
 static bool copyable(const Type *Ty) {
-  return Ty->isFloatingScalar() ||
+  return Ty->isFloatingScalar() || Ty->isVector() ||
          (Ty->isArray() && Ty->getElement()->isFloatingScalar() &&
           Ty->getCount() <= 64);
 }
@@ -299,7 +428,7 @@ std::optional<const Stmt *> LaneExpander::expand(const Stmt *S) {
     if (!copyable(V->getType())) {
       fail("a call that computes tangents also updates '" + V->getName() +
            "', and would run once per selected input; a function that "
-           "updates memory other than a local scalar or a local array of "
+           "updates memory other than a local scalar, vector or array of "
            "at most 64 values is not supported here yet (return the "
            "value instead)");
       return S;
@@ -520,6 +649,7 @@ bool LaneExpander::checkNoLeftovers() {
 }
 
 bool LaneExpander::run() {
+  inlinePointerAliases();
   if (!collect())
     return false;
   if (localizeWrittenDirections() && !collect())

@@ -4,7 +4,8 @@
 // a parameter selected twice, a range of a kernel's array (under the CPU
 // emulation, for __global__; the element kernels' own errors are in
 // hessian-element-diagnostics.cu), a selected array passed to a callee, and
-// a helper that updates a local array through a pointer (not supported
+// a pointer into a selected array that moves, and a helper that updates
+// a large local array through a pointer (not supported
 // yet; a helper updating a scalar through a reference is supported:
 // hessian-helper-updates.cpp).
 //
@@ -38,6 +39,16 @@ double viaLarge(double a, double s) {
   relax(q, 0.8 * s);
   return a * erf(q[0]);
 }
+// A pointer into the selected array that moves: not an alias of it.
+double moving(const double *x) {
+  const double *p = x;
+  double s = 0;
+  for (int i = 0; i < 2; ++i) {
+    s += p[0] * p[0] * p[1];
+    ++p;
+  }
+  return s;
+}
 __global__ void kernel(const double *x, double *E) {
   atomicAdd(E, x[threadIdx.x] * x[threadIdx.x]);
 }
@@ -53,6 +64,7 @@ int main() {
   auto h = meshad::hessian(energy, "x[0:2"); // expected-error {{invalid argument spec}}
   auto i = meshad::hessian(fixed, "x[1:4]"); // expected-error {{the range [1:4] is outside 'x', which has 3 elements}}
   auto k = meshad::hessian(viaCallee, "x[0:3]"); // expected-error {{meshad::hessian of 'viaCallee_hessian': the selected array 'x' is passed to a function or used as a pointer; the Hessian mode supports indexing it directly (x[i]) only, for now}}
-  auto l = meshad::hessian(viaLarge, "a, s"); // expected-error {{meshad::hessian of 'viaLarge_hessian': a call that computes tangents also updates 'q', and would run once per selected input; a function that updates memory other than a local scalar or a local array of at most 64 values is not supported here yet (return the value instead)}}
+  auto l = meshad::hessian(viaLarge, "a, s"); // expected-error {{meshad::hessian of 'viaLarge_hessian': a call that computes tangents also updates 'q', and would run once per selected input; a function that updates memory other than a local scalar, vector or array of at most 64 values is not supported here yet (return the value instead)}}
+  auto m = meshad::hessian(moving, "x[0:3]"); // expected-error {{meshad::hessian of 'moving_hessian': a pointer into a selected array ('_d2_p') is not supported yet; index the parameter itself}}
   auto j = meshad::hessian(kernel, "x[0:2]"); // expected-error {{meshad::hessian of the kernel 'kernel' takes one whole array parameter, the DOFs its elements read ("x")}}
 }
