@@ -3,10 +3,10 @@
 // cannot be known, integer parameters, a range outside a fixed-size array,
 // a parameter selected twice, a range of a kernel's array (under the CPU
 // emulation, for __global__; the element kernels' own errors are in
-// hessian-element-diagnostics.cu), a selected array passed to a callee, and
-// a pointer into a selected array that moves, and a helper that updates
-// a large local array through a pointer (not supported
-// yet; a helper updating a scalar through a reference is supported:
+// hessian-element-diagnostics.cu), a selected array passed to a callee, a
+// pointer into a selected array that moves (one set once is supported:
+// hessian-pointer-aliases.cpp), and a helper that updates a large local
+// array through a pointer (scalars, vectors and small arrays are:
 // hessian-helper-updates.cpp).
 //
 // RUN: %clangxx %cpu_cuda_flags -fsyntax-only -fplugin=%meshad_plugin %s -Xclang -verify
