@@ -234,14 +234,11 @@ unsigned writesOf(const Stmt *Body, const Var *V) {
   return N;
 }
 
-} // namespace
-
-/// Pointer locals that the HVP sets once, at its top level, to a direction
-/// or result parameter plus a literal (a primal `const double *ptr = q +
-/// 1;` gives `_d2_ptr = _d2_q + 1;` and `_d2_d_ptr = _d2_d_q + 1;`) are
-/// replaced by the parameter (`_d2_ptr[i]` becomes `_d2_q[i + 1]`), which
-/// the lanes know how to expand.
-void LaneExpander::inlinePointerAliases() {
+/// The pointer locals of \p H set once, at its top level, to a parameter
+/// from \p FirstTarget on (a direction or a result) plus a literal, or to
+/// another such local.
+llvm::DenseMap<const Var *, PointerAlias> findPointerAliases(const Function &H,
+                                                             unsigned FirstTarget) {
   llvm::DenseMap<const Var *, PointerAlias> Aliases;
   auto Consider = [&](Var *V, const Expr *Value, const Stmt *Def) {
     auto Form = Value && V->getType()->isPointer() && !V->isParam()
@@ -255,7 +252,7 @@ void LaneExpander::inlinePointerAliases() {
       Offset += It->second.Offset;
     } else if (!P->isParam() || llvm::find(H.getParams(), P) -
                                         H.getParams().begin() <
-                                    NumPrimal) {
+                                    FirstTarget) {
       return;
     }
     Aliases[V] = PointerAlias{P, Offset, Def};
@@ -268,6 +265,19 @@ void LaneExpander::inlinePointerAliases() {
     if (const auto *D = dyn_cast<DeclStmt>(S))
       Consider(D->getVar(), D->getInit(), S);
   }
+  return Aliases;
+}
+
+} // namespace
+
+/// Pointer locals that the HVP sets once, at its top level, to a direction
+/// or result parameter plus a literal (a primal `const double *ptr = q +
+/// 1;` gives `_d2_ptr = _d2_q + 1;` and `_d2_d_ptr = _d2_d_q + 1;`) are
+/// replaced by the parameter (`_d2_ptr[i]` becomes `_d2_q[i + 1]`), which
+/// the lanes know how to expand.
+void LaneExpander::inlinePointerAliases() {
+  llvm::DenseMap<const Var *, PointerAlias> Aliases =
+      findPointerAliases(H, NumPrimal);
   if (Aliases.empty())
     return;
   auto Shifted = [&](const Expr *Index, long long Offset) -> const Expr * {
