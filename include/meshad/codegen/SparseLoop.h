@@ -43,7 +43,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <vector>
 
 namespace meshad {
@@ -138,6 +137,25 @@ template <class T> void startRecording(SparseMatrix<T> &H) {
   R.Recording = true;
 }
 
+/// Sorts the pairs \p P[0..N) by column, then by their order (so the
+/// values are summed in a fixed order): insertion for the few pairs of a
+/// usual row, std::sort for long ones.
+template <class ColumnFn>
+void sortByColumn(int *P, int N, const ColumnFn &ColumnOf) {
+  if (N > 32) {
+    std::sort(P, P + N, [&](int A, int B) {
+      return ColumnOf(A) != ColumnOf(B) ? ColumnOf(A) < ColumnOf(B) : A < B;
+    });
+    return;
+  }
+  for (int I = 1; I < N; ++I) {
+    int V = P[I], C = ColumnOf(V), J = I;
+    for (; J > 0 && ColumnOf(P[J - 1]) > C; --J)
+      P[J] = P[J - 1];
+    P[J] = V;
+  }
+}
+
 /// The pattern of the recorded pairs (a counting sort by row, then each
 /// row's columns sorted), the slot of every add's pair, and the values.
 template <class T> void buildPattern(SparseMatrix<T> &H) {
@@ -173,9 +191,7 @@ template <class T> void buildPattern(SparseMatrix<T> &H) {
   H.Values.clear();
   for (long long Row = 0; Row < Rows; ++Row) {
     auto B = Order.begin() + Start[Row], E = Order.begin() + Start[Row + 1];
-    std::sort(B, E, [&](int P, int Q) {
-      return ColumnOf(P) != ColumnOf(Q) ? ColumnOf(P) < ColumnOf(Q) : P < Q;
-    });
+    sortByColumn(&*B, static_cast<int>(E - B), ColumnOf);
     for (auto It = B; It != E; ++It) {
       size_t P = static_cast<size_t>(*It);
       if (It == B || ColumnOf(P) != H.Columns.back()) {
@@ -217,10 +233,14 @@ template <class T> void sparseLoopBegin(SparseMatrix<T> *H) {
 template <int K, unsigned long long Mask, class T>
 void sparseLoopAdd(SparseMatrix<T> *H, const int *Rows, const T *Hl) {
   detail::SparseLoopRecord &R = H->Record;
-  if (!R.Recording &&
-      !(R.Add < R.Ks.size() && R.Ks[R.Add] == K && R.Masks[R.Add] == Mask &&
-        std::memcmp(&R.Rows[R.Row], Rows, K * sizeof(int)) == 0))
-    detail::startRecording(*H);
+  if (!R.Recording) {
+    bool Same = R.Add < R.Ks.size() && R.Ks[R.Add] == K && R.Masks[R.Add] == Mask;
+    const int *Recorded = R.Rows.data() + R.Row;
+    for (int J = 0; Same && J < K; ++J)
+      Same = Recorded[J] == Rows[J];
+    if (!Same)
+      detail::startRecording(*H);
+  }
   if (R.Recording) {
     R.Ks.push_back(K);
     R.Masks.push_back(Mask);
