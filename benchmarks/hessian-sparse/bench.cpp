@@ -7,9 +7,10 @@
 // Times meshad::hessian(f, "x", meshad::Sparse) (CSR, O(n)) for n = 1e3 ..
 // 1e7 on the host, against the dense forward-over-reverse Hessian of a
 // run-time n (n meshad::hvp calls along the unit vectors, an n x n matrix:
-// O(n^2) time and memory, run only up to --dense-max), for two loops: a
-// chain of squared differences (3 entries per row) and a 3-point stencil
-// with a cosine coupling (5 per row). Checks the sparse matrix against the
+// O(n^2) time and memory, run only up to --dense-max), for three loops: a
+// chain of squared differences (3 entries per row), a 3-point stencil
+// with a cosine coupling (5 per row), and springs over an edge list of
+// n / 3 vertices in 3D (each vertex joined to the next two; 15 per row). Checks the sparse matrix against the
 // dense one where both run (max relative difference). Prints one table
 // row per (function, n): time per call (median of the repetitions), time
 // per row, nonzeros.
@@ -47,7 +48,38 @@ double bending(const double *x, int n, double k) {
   return e;
 }
 
+// Springs over an edge list (3 DOFs per vertex): the pattern comes from the
+// index array's values (x[3*e[2*i] + c]).
+double springs(const double *x, const int *e, int m) {
+  double E = 0;
+  for (int i = 0; i < m; ++i) {
+    int a = e[2 * i], b = e[2 * i + 1];
+    double dx = x[3 * a] - x[3 * b];
+    double dy = x[3 * a + 1] - x[3 * b + 1];
+    double dz = x[3 * a + 2] - x[3 * b + 2];
+    double len = sqrt(dx * dx + dy * dy + dz * dz);
+    E += (len - 1.0) * (len - 1.0);
+  }
+  return E;
+}
+
 namespace {
+
+/// The edges (v, v + 1) and (v, v + 2) of N / 3 vertices, for springs.
+const std::vector<int> &edgesFor(int N) {
+  static std::vector<int> E;
+  static int For = -1;
+  if (For != N) {
+    int V = N / 3;
+    E.clear();
+    for (int A = 0; A < V; ++A)
+      for (int D = 1; D <= 2; ++D)
+        if (A + D < V)
+          E.insert(E.end(), {A, A + D});
+    For = N;
+  }
+  return E;
+}
 
 /// The median of \p Reps runs of \p F, in seconds.
 template <class F> double timeIt(int Reps, F &&Fn) {
@@ -140,6 +172,8 @@ int main(int Argc, char **Argv) {
   auto hChain = meshad::hvp(chain, "x");
   auto sBend = meshad::hessian(bending, "x", meshad::Sparse);
   auto hBend = meshad::hvp(bending, "x");
+  auto sSpr = meshad::hessian(springs, "x", meshad::Sparse);
+  auto hSpr = meshad::hvp(springs, "x");
   const double K = 1.5;
   std::printf("| loop     |         n | first call (s) | sparse (s) | ns/row "
               "| nonzeros | dense, n HVPs (s) | max rel diff |\n"
@@ -157,6 +191,15 @@ int main(int Argc, char **Argv) {
       },
       [&](const double *X, int N, const double *V, double *Out) {
         hBend.execute(X, N, K, V, Out);
+      });
+  run("springs", O,
+      [&](const double *X, int N, meshad::SparseMatrix<double> *H) {
+        const std::vector<int> &E = edgesFor(N);
+        sSpr.execute(X, E.data(), int(E.size() / 2), H);
+      },
+      [&](const double *X, int N, const double *V, double *Out) {
+        const std::vector<int> &E = edgesFor(N);
+        hSpr.execute(X, E.data(), int(E.size() / 2), V, Out);
       });
   return 0;
 }

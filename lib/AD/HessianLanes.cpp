@@ -58,12 +58,16 @@ public:
 private:
   bool collect();
   bool localizeWrittenDirections();
+  void inlinePointerAliases();
   void makeLanes();
   std::optional<const Stmt *> expand(const Stmt *S);
   bool mentionsLanes(const Stmt *S) const;
   bool writesLanes(const Stmt *S) const;
   bool readsValuesOnly(const Stmt *S) const;
-  const Var *repeatedWrite(const Stmt *S) const;
+  std::vector<const Var *> repeatedWrites(const Stmt *S) const;
+  const Expr *copyOf(Var *V);
+  const Stmt *expandWithCopies(const Stmt *S,
+                               const std::vector<const Var *> &Roots);
   const Stmt *unexpected(const Stmt *S);
   const Expr *laneExpr(const Expr *E, unsigned Lane);
   std::optional<const Stmt *> laneStmt(const Stmt *S, unsigned Lane);
@@ -88,6 +92,9 @@ private:
   llvm::DenseMap<const Var *, unsigned> DirBlock, ResBlock;
   llvm::SmallPtrSet<const Var *, 32> LaneVars;
   std::vector<std::unique_ptr<IRCloner>> Lanes;
+  /// Names of the copies that lanes 1.. update instead of shared scalars.
+  NameScope CopyNames;
+  bool CopyNamesSeeded = false;
 };
 
 } // namespace
@@ -176,6 +183,143 @@ bool LaneExpander::localizeWrittenDirections() {
   return true;
 }
 
+namespace {
+
+/// A pointer local of the HVP that aliases a direction or result
+/// parameter: `_d2_ptr = _d2_q;`, `_d2_d_cur = _d2_d_p + 1;`.
+struct PointerAlias {
+  Var *Param;
+  long long Offset;
+  const Stmt *Def;
+};
+
+/// \p E as `P`, `P + c` or `P - c` with a variable P: P and c.
+std::optional<std::pair<Var *, long long>> pointerPlusLiteral(const Expr *E) {
+  while (const auto *C = dyn_cast<CastExpr>(E))
+    E = C->getSub();
+  long long Offset = 0;
+  if (const auto *Bin = dyn_cast<BinaryExpr>(E)) {
+    const auto *Lit = dyn_cast<IntLitExpr>(Bin->getRHS());
+    if (!Lit || (Bin->getOp() != BinaryOp::Add && Bin->getOp() != BinaryOp::Sub))
+      return std::nullopt;
+    Offset = Bin->getOp() == BinaryOp::Add ? Lit->getValue() : -Lit->getValue();
+    E = Bin->getLHS();
+    while (const auto *C = dyn_cast<CastExpr>(E))
+      E = C->getSub();
+  }
+  const auto *R = dyn_cast<VarRefExpr>(E);
+  if (!R)
+    return std::nullopt;
+  return std::make_pair(R->getVar(), Offset);
+}
+
+/// The statements of \p Body that assign \p V or take its address.
+unsigned writesOf(const Stmt *Body, const Var *V) {
+  unsigned N = 0;
+  forEachStmt(Body, [&](const Stmt *S) {
+    if (const auto *A = dyn_cast<AssignStmt>(S))
+      if (const auto *L = dyn_cast<VarRefExpr>(A->getLHS()))
+        N += L->getVar() == V;
+    if (const auto *D = dyn_cast<DeclStmt>(S))
+      N += D->getVar() == V && D->getInit() && !isa<InitListExpr>(D->getInit());
+    for (const Expr *E : ownExprs(S))
+      forEachExpr(E, [&](const Expr *X) {
+        const auto *U = dyn_cast<UnaryExpr>(X);
+        const auto *R = U && U->getOp() == UnaryOp::AddrOf
+                            ? dyn_cast<VarRefExpr>(U->getSub())
+                            : nullptr;
+        N += R && R->getVar() == V ? 2 : 0;
+      });
+  });
+  return N;
+}
+
+/// The pointer locals of \p H set once, at its top level, to a parameter
+/// from \p FirstTarget on (a direction or a result) plus a literal, or to
+/// another such local.
+llvm::DenseMap<const Var *, PointerAlias> findPointerAliases(const Function &H,
+                                                             unsigned FirstTarget) {
+  llvm::DenseMap<const Var *, PointerAlias> Aliases;
+  auto Consider = [&](Var *V, const Expr *Value, const Stmt *Def) {
+    auto Form = Value && V->getType()->isPointer() && !V->isParam()
+                    ? pointerPlusLiteral(Value)
+                    : std::nullopt;
+    if (!Form || writesOf(H.getBody(), V) != 1)
+      return;
+    auto [P, Offset] = *Form;
+    if (auto It = Aliases.find(P); It != Aliases.end()) {
+      P = It->second.Param;
+      Offset += It->second.Offset;
+    } else if (!P->isParam() || llvm::find(H.getParams(), P) -
+                                        H.getParams().begin() <
+                                    FirstTarget) {
+      return;
+    }
+    Aliases[V] = PointerAlias{P, Offset, Def};
+  };
+  for (const Stmt *S : H.getBody()->getBody()) {
+    if (const auto *A = dyn_cast<AssignStmt>(S);
+        A && A->getOp() == AssignOp::Assign)
+      if (const auto *L = dyn_cast<VarRefExpr>(A->getLHS()))
+        Consider(L->getVar(), A->getRHS(), S);
+    if (const auto *D = dyn_cast<DeclStmt>(S))
+      Consider(D->getVar(), D->getInit(), S);
+  }
+  return Aliases;
+}
+
+} // namespace
+
+/// Pointer locals that the HVP sets once, at its top level, to a direction
+/// or result parameter plus a literal (a primal `const double *ptr = q +
+/// 1;` gives `_d2_ptr = _d2_q + 1;` and `_d2_d_ptr = _d2_d_q + 1;`) are
+/// replaced by the parameter (`_d2_ptr[i]` becomes `_d2_q[i + 1]`), which
+/// the lanes know how to expand.
+void LaneExpander::inlinePointerAliases() {
+  llvm::DenseMap<const Var *, PointerAlias> Aliases =
+      findPointerAliases(H, NumPrimal);
+  if (Aliases.empty())
+    return;
+  auto Shifted = [&](const Expr *Index, long long Offset) -> const Expr * {
+    if (const auto *Lit = dyn_cast<IntLitExpr>(Index))
+      return B.intLit(Lit->getValue() + Offset);
+    if (!Offset)
+      return Index;
+    return Offset > 0 ? B.add(Index, B.intLit(Offset))
+                      : B.sub(Index, B.intLit(-Offset));
+  };
+  IRCloner C(M);
+  C.setExprHook([&](const Expr *E) -> const Expr * {
+    const Expr *Base = nullptr, *Index = nullptr;
+    if (const auto *I = dyn_cast<IndexExpr>(E)) {
+      Base = I->getBase();
+      Index = I->getIndex();
+    } else if (const auto *U = dyn_cast<UnaryExpr>(E);
+               U && U->getOp() == UnaryOp::Deref) {
+      Base = U->getSub();
+    }
+    const auto *R = dyn_cast<VarRefExpr>(Base ? Base : E);
+    auto It = R ? Aliases.find(R->getVar()) : Aliases.end();
+    if (It == Aliases.end())
+      return nullptr;
+    const PointerAlias &A = It->second;
+    if (!Base)
+      return Shifted(B.ref(A.Param), A.Offset);
+    return B.index(B.ref(A.Param),
+                   Shifted(Index ? C.clone(Index) : B.intLit(0), A.Offset));
+  });
+  C.setStmtHook([&](const Stmt *S) -> std::optional<const Stmt *> {
+    const auto *D = dyn_cast<DeclStmt>(S);
+    const auto *A = dyn_cast<AssignStmt>(S);
+    const auto *L = A ? dyn_cast<VarRefExpr>(A->getLHS()) : nullptr;
+    const Var *V = D ? D->getVar() : L ? L->getVar() : nullptr;
+    if (V && Aliases.count(V) && (D || Aliases.find(V)->second.Def == S))
+      return static_cast<const Stmt *>(nullptr);
+    return std::nullopt;
+  });
+  H.setBody(C.cloneBlock(H.getBody()));
+}
+
 void LaneExpander::makeLanes() {
   NameScope Names;
   Names.addFunction(H);
@@ -250,7 +394,8 @@ const Stmt *LaneExpander::unexpected(const Stmt *S) {
 /// once per lane: memory other than the lane's own tangents that the
 /// callee writes through a pointer argument (the primal of a reference
 /// parameter, a first-order adjoint). Null when there is none.
-const Var *LaneExpander::repeatedWrite(const Stmt *S) const {
+std::vector<const Var *>
+LaneExpander::repeatedWrites(const Stmt *S) const {
   const Expr *Top = nullptr;
   if (const auto *E = dyn_cast<ExprStmt>(S))
     Top = E->getExpr();
@@ -260,16 +405,26 @@ const Var *LaneExpander::repeatedWrite(const Stmt *S) const {
     Top = A->getRHS();
   const auto *C = Top ? dyn_cast<CallExpr>(Top) : nullptr;
   const Function *Callee = C ? C->getUserCallee() : nullptr;
+  std::vector<const Var *> Roots;
   if (!Callee || !Callee->getBody())
-    return nullptr;
+    return Roots;
   for (unsigned I = 0; I < C->getNumArgs() && I < Callee->getNumParams(); ++I) {
     const Var *Root = ActivityAnalysis::getRootVar(C->getArg(I));
-    if (C->getArg(I)->getType()->isPointer() && Root &&
+    if (C->getArg(I)->getType()->isIndexable() && Root &&
         !LaneVars.count(Root) && !ResBlock.count(Root) &&
-        writesMemoryOf(Callee->getBody(), Callee->getParam(I)))
-      return Root;
+        writesMemoryOf(Callee->getBody(), Callee->getParam(I)) &&
+        !llvm::is_contained(Roots, Root))
+      Roots.push_back(Root);
   }
-  return nullptr;
+  return Roots;
+}
+
+/// True for the variables a lane can copy: scalars, vectors (double3) and
+/// small local arrays.
+static bool copyable(const Type *Ty) {
+  return Ty->isFloatingScalar() || Ty->isVector() ||
+         (Ty->isArray() && Ty->getElement()->isFloatingScalar() &&
+          Ty->getCount() <= 64);
 }
 
 std::optional<const Stmt *> LaneExpander::expand(const Stmt *S) {
@@ -278,18 +433,75 @@ std::optional<const Stmt *> LaneExpander::expand(const Stmt *S) {
     return std::nullopt; // Copied, its nested statements expanded.
   if (!writesLanes(S))
     return readsValuesOnly(S) ? Lanes[0]->clone(S) : unexpected(S);
-  if (const Var *V = repeatedWrite(S)) {
-    fail("a call that computes tangents also updates '" + V->getName() +
-         "', and would run once per selected input; a function that "
-         "updates a reference or pointer argument is not supported here "
-         "yet (return the value instead)");
-    return S;
-  }
+  std::vector<const Var *> Roots = repeatedWrites(S);
+  for (const Var *V : Roots)
+    if (!copyable(V->getType())) {
+      fail("a call that computes tangents also updates '" + V->getName() +
+           "', and would run once per selected input; a function that "
+           "updates memory other than a local scalar, vector or array of "
+           "at most 64 values is not supported here yet (return the "
+           "value instead)");
+      return S;
+    }
+  if (!Roots.empty())
+    return expandWithCopies(S, Roots);
   BlockStmt *Copies = B.block();
   for (unsigned J = 0; J < L.Size; ++J)
     if (const Stmt *C = Lanes[J]->clone(S))
       Copies->append(C);
   return Copies;
+}
+
+/// The value of \p V to initialise a copy with (`{q[0], q[1]}` for an
+/// array).
+const Expr *LaneExpander::copyOf(Var *V) {
+  if (!V->getType()->isArray())
+    return B.ref(V);
+  std::vector<const Expr *> Elements;
+  for (unsigned I = 0; I < V->getType()->getCount(); ++I)
+    Elements.push_back(B.index(B.ref(V), B.intLit(I)));
+  return M.create<InitListExpr>(V->getType()->getUnqualified(),
+                                std::move(Elements));
+}
+
+/// A call statement that also updates the locals \p Roots, scalars or
+/// small arrays (a primal a helper updates through a reference or a
+/// pointer, a first-order adjoint that a pullback's pushforward adds
+/// into): lane 0 updates them; lanes
+/// 1.. get copies of their values before the call, so that each lane sees
+/// the same inputs and the update happens once.
+const Stmt *
+LaneExpander::expandWithCopies(const Stmt *S,
+                               const std::vector<const Var *> &Roots) {
+  if (!CopyNamesSeeded)
+    CopyNames.addFunction(H);
+  CopyNamesSeeded = true;
+  BlockStmt *Out = B.block();
+  std::vector<llvm::DenseMap<const Var *, Var *>> Copies(L.Size);
+  for (unsigned J = 1; J < L.Size; ++J)
+    for (const Var *V : Roots) {
+      Var *C = M.createVar(
+          CopyNames.unique(V->getName() + "_" + std::to_string(J)),
+          V->getType()->getUnqualified(), Var::Storage::Local, V->getRoles());
+      Copies[J][V] = C;
+      Out->append(B.decl(C, copyOf(const_cast<Var *>(V))));
+    }
+  for (unsigned J = 0; J < L.Size; ++J) {
+    const Stmt *Lane = Lanes[J]->clone(S);
+    if (!Lane)
+      continue;
+    if (J) {
+      IRCloner Rename(M);
+      Rename.setExprHook([&](const Expr *E) -> const Expr * {
+        const auto *R = dyn_cast<VarRefExpr>(E);
+        auto It = R ? Copies[J].find(R->getVar()) : Copies[J].end();
+        return It == Copies[J].end() ? nullptr : B.ref(It->second);
+      });
+      Lane = Rename.clone(Lane);
+    }
+    Out->append(Lane);
+  }
+  return Out;
 }
 
 const Expr *LaneExpander::direction(unsigned Block, const Expr *Index,
@@ -447,6 +659,7 @@ bool LaneExpander::checkNoLeftovers() {
 }
 
 bool LaneExpander::run() {
+  inlinePointerAliases();
   if (!collect())
     return false;
   if (localizeWrittenDirections() && !collect())

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AD/HessianSparseLoop.h"
+#include "AD/HessianSparseLoopShape.h"
 #include "AD/Analysis/Activity.h"
 #include "AD/Analysis/ReverseNeeds.h"
 #include "Analysis/IndexForms.h"
@@ -19,28 +20,8 @@ using llvm::dyn_cast;
 
 namespace {
 
-/// The largest number of distinct entries one iteration may read (the
-/// pairs' mask has K*K bits).
-constexpr unsigned MaxEntries = 8;
-
-/// A problem with the request, at the construct it names.
-struct Problem {
-  clang::SourceLocation Loc;
-  std::string Why;
-  bool set(clang::SourceLocation L, std::string W) {
-    if (Why.empty()) {
-      Loc = L;
-      Why = std::move(W);
-    }
-    return false;
-  }
-};
-
-const Expr *bare(const Expr *E) {
-  while (const auto *C = dyn_cast<CastExpr>(E))
-    E = C->getSub();
-  return E;
-}
+using ownership::Affine;
+using ownership::AtomKind;
 
 bool refersTo(const Expr *E, const Var *V) {
   bool Found = false;
@@ -50,238 +31,6 @@ bool refersTo(const Expr *E, const Var *V) {
       Found |= R && R->getVar() == V;
     });
   return Found;
-}
-
-/// Calls \p F on every top expression of \p S's statements (nested ones
-/// included).
-void forEachTopExpr(const Stmt *S,
-                    llvm::function_ref<void(const Stmt *, const Expr *)> F) {
-  forEachStmt(S, [&](const Stmt *Sub) {
-    for (const Expr *E : ownExprs(Sub))
-      F(Sub, E);
-  });
-}
-
-/// The number of references to \p V in \p S's expressions.
-unsigned countRefs(const Stmt *S, const Var *V) {
-  unsigned N = 0;
-  forEachTopExpr(S, [&](const Stmt *, const Expr *E) {
-    forEachExpr(E, [&](const Expr *Sub) {
-      const auto *R = dyn_cast<VarRefExpr>(Sub);
-      N += R && R->getVar() == V;
-    });
-  });
-  return N;
-}
-
-/// The location of \p S, else \p Fallback.
-clang::SourceLocation locOr(const Stmt *S, clang::SourceLocation Fallback) {
-  return S && S->getLoc().isValid() ? S->getLoc() : Fallback;
-}
-
-/// The function's shape: declarations, the loop, `return acc;`.
-struct LoopShape {
-  std::vector<const DeclStmt *> Pre;
-  const ForStmt *Loop = nullptr;
-  Var *Counter = nullptr;
-  /// The iterations [Lo, Hi).
-  const Expr *Lo = nullptr, *Hi = nullptr;
-  Var *Acc = nullptr;
-};
-
-/// The loop `for (int i = Lo; i < Hi; ++i)` (or `i <= Hi - 1`) of \p S, or
-/// false with \p P set.
-bool matchLoop(Module &M, const Var *X, LoopShape &S, Problem &P) {
-  std::optional<CanonicalLoop> C = ReverseNeeds::matchCanonical(*S.Loop);
-  const auto *Step =
-      C && C->Step ? dyn_cast<IntLitExpr>(bare(C->Step)) : nullptr;
-  const auto *Cond = C ? dyn_cast<BinaryExpr>(S.Loop->getCond()) : nullptr;
-  const auto *Lhs =
-      Cond ? dyn_cast<VarRefExpr>(bare(Cond->getLHS())) : nullptr;
-  bool Ok = C && !C->Decrement && (!C->Step || (Step && Step->getValue() == 1));
-  Ok = Ok && Lhs && Lhs->getVar() == C->Counter &&
-       (Cond->getOp() == BinaryOp::Lt || Cond->getOp() == BinaryOp::Le) &&
-       !refersTo(Cond->getRHS(), C->Counter) && !refersTo(Cond->getRHS(), X) &&
-       !refersTo(C->Init, X);
-  if (!Ok)
-    return P.set(S.Loop->getLoc(),
-                 "expected the loop `for (int i = lo; i < hi; ++i)` (an "
-                 "integer counter counting up by 1, bounds that do not read '" +
-                     X->getName() + "')");
-  IRBuilder B(M);
-  S.Counter = C->Counter;
-  S.Lo = C->Init;
-  S.Hi = Cond->getOp() == BinaryOp::Le ? B.add(Cond->getRHS(), B.intLit(1))
-                                       : Cond->getRHS();
-  return true;
-}
-
-/// \p F as declarations, the loop and `return acc;`, or false with \p P.
-bool matchShape(Module &M, const Function &F, const Var *X, LoopShape &S,
-                Problem &P) {
-  const std::vector<const Stmt *> &Body = F.getBody()->getBody();
-  size_t I = 0;
-  for (; I < Body.size() && llvm::isa<DeclStmt>(Body[I]); ++I) {
-    S.Pre.push_back(llvm::cast<DeclStmt>(Body[I]));
-    if (refersTo(S.Pre.back()->getInit(), X))
-      return P.set(locOr(Body[I], F.getLoc()),
-                   "'" + X->getName() + "' is read outside the loop");
-  }
-  const auto *Ret =
-      I + 2 == Body.size() ? dyn_cast<ReturnStmt>(Body[I + 1]) : nullptr;
-  S.Loop = I < Body.size() ? dyn_cast<ForStmt>(Body[I]) : nullptr;
-  const auto *Acc = Ret && Ret->getValue()
-                        ? dyn_cast<VarRefExpr>(bare(Ret->getValue()))
-                        : nullptr;
-  if (!S.Loop || !Acc)
-    return P.set(F.getLoc(), "expected declarations, one `for` loop that "
-                             "adds the terms into a local, then `return` "
-                             "of that local");
-  S.Acc = Acc->getVar();
-  bool Declared = llvm::any_of(
-      S.Pre, [&](const DeclStmt *D) { return D->getVar() == S.Acc; });
-  if (!Declared || !S.Acc->getType()->isFloatingScalar())
-    return P.set(locOr(Ret, F.getLoc()),
-                 "the function must return the floating-point local that "
-                 "the loop adds its terms into");
-  return matchLoop(M, X, S, P);
-}
-
-/// True when \p S leaves the loop around it (a break or continue outside
-/// nested loops).
-bool leavesLoop(const Stmt *S) {
-  if (llvm::isa<BreakStmt>(S) || llvm::isa<ContinueStmt>(S))
-    return true;
-  if (const auto *B = dyn_cast<BlockStmt>(S))
-    return llvm::any_of(B->getBody(), leavesLoop);
-  if (const auto *I = dyn_cast<IfStmt>(S))
-    return leavesLoop(I->getThen()) ||
-           (I->getElse() && leavesLoop(I->getElse()));
-  return false;
-}
-
-/// Checks that one iteration's work is a term of its own: the accumulator
-/// only `acc += term` / `acc -= term`, nothing else carried across
-/// iterations (locals before the loop, parameters, memory), no jumps out.
-bool checkIterations(const Function &F, const Var *X, const LoopShape &S,
-                     Problem &P) {
-  const BlockStmt *Body = S.Loop->getBody();
-  clang::SourceLocation LoopLoc = locOr(S.Loop, F.getLoc());
-  const std::string Acc = "'" + S.Acc->getName() + "'";
-  unsigned Adds = 0;
-  forEachStmt(Body, [&](const Stmt *Sub) {
-    if (llvm::isa<ReturnStmt>(Sub))
-      P.set(locOr(Sub, LoopLoc), "a return inside the loop");
-    const auto *A = dyn_cast<AssignStmt>(Sub);
-    const Var *Root = A ? ActivityAnalysis::getRootVar(A->getLHS()) : nullptr;
-    if (!Root)
-      return;
-    bool Add = A->getOp() == AssignOp::AddAssign ||
-               A->getOp() == AssignOp::SubAssign;
-    if (Root == S.Acc && Add && llvm::isa<VarRefExpr>(A->getLHS()) &&
-        !refersTo(A->getRHS(), S.Acc))
-      ++Adds;
-    else if (Root == S.Acc)
-      P.set(locOr(Sub, LoopLoc),
-            Acc + " is updated other than by `" + S.Acc->getName() +
-                " += term`: a loop-carried nonlinear dependence (each "
-                "iteration must add a term of its own entries)");
-    else if (Root->isParam() || Root == X)
-      P.set(locOr(Sub, LoopLoc),
-            "the loop writes '" + Root->getName() +
-                "', which later iterations may read (a loop-carried "
-                "dependence)");
-  });
-  if (leavesLoop(Body))
-    P.set(LoopLoc, "a break or continue of the loop: every iteration must "
-                   "add its term");
-  if (P.Why.empty() && countRefs(Body, S.Acc) != Adds)
-    P.set(LoopLoc, Acc + " is read inside the loop: its value carries from "
-                         "one iteration to the next (a loop-carried "
-                         "dependence)");
-  for (const DeclStmt *D : S.Pre)
-    if (D->getVar() != S.Acc && P.Why.empty() && countRefs(Body, D->getVar()))
-      P.set(LoopLoc, "'" + D->getVar()->getName() +
-                         "', declared before the loop, is used in it: "
-                         "declare it inside the loop or pass it as a "
-                         "parameter");
-  for (const Var *Param : F.getParams())
-    if (Param->getType()->isPointer() && P.Why.empty() &&
-        writesMemoryOf(Body, Param))
-      P.set(LoopLoc, "the loop writes the memory of '" + Param->getName() +
-                         "', which later iterations may read (a "
-                         "loop-carried dependence)");
-  return P.Why.empty();
-}
-
-/// The entries one iteration reads: x[Stride * i + Offsets[j]].
-struct Entries {
-  long long Stride = 0;
-  std::vector<long long> Offsets;
-  /// Each load of x in the loop, to its entry j.
-  std::map<const IndexExpr *, unsigned> Local;
-};
-
-/// The affine form Stride * i + c of every load of \p X in the loop, from
-/// the index forms; false with \p P set at a load that has none.
-bool findEntries(Module &M, const Function &F, const Var *X,
-                 const LoopShape &S, Entries &E, Problem &P) {
-  ownership::IndexEvaluator Ev(F);
-  IRBuilder B(M);
-  ownership::Eval Counter = Ev.eval(B.ref(S.Counter));
-  std::vector<std::pair<const IndexExpr *, long long>> Loads;
-  unsigned Refs = countRefs(S.Loop->getBody(), X);
-  forEachTopExpr(S.Loop->getBody(), [&](const Stmt *At, const Expr *Top) {
-    forEachExpr(Top, [&](const Expr *Sub) {
-      const auto *I = dyn_cast<IndexExpr>(Sub);
-      const auto *Base = I ? dyn_cast<VarRefExpr>(I->getBase()) : nullptr;
-      if (!Base || Base->getVar() != X)
-        return;
-      ownership::Eval V = Ev.eval(I->getIndex());
-      bool Ok = Counter.Ok && V.Ok && Counter.Form.Terms.size() == 1 &&
-                V.Form.Terms.size() == 1 &&
-                V.Form.Terms.begin()->first ==
-                    Counter.Form.Terms.begin()->first &&
-                V.Form.Terms.begin()->second > 0;
-      if (!Ok) {
-        P.set(locOr(At, F.getLoc()),
-              "a load of '" + X->getName() + "' whose index is not S * " +
-                  S.Counter->getName() + " + c (S > 0 and c literals)" +
-                  (V.Ok ? "" : ": " + V.Why));
-        return;
-      }
-      long long Stride = V.Form.Terms.begin()->second;
-      if (E.Stride && Stride != E.Stride)
-        P.set(locOr(At, F.getLoc()),
-              "'" + X->getName() + "' is read with the strides " +
-                  std::to_string(E.Stride) + " and " + std::to_string(Stride) +
-                  " of " + S.Counter->getName() + "; one stride is supported");
-      E.Stride = Stride;
-      Loads.push_back({I, V.Form.Const});
-    });
-  });
-  if (P.Why.empty() && Loads.size() != Refs)
-    P.set(locOr(S.Loop, F.getLoc()),
-          "the loop uses '" + X->getName() +
-              "' other than in loads x[S * i + c] (a call or an address)");
-  if (P.Why.empty() && Loads.empty())
-    P.set(locOr(S.Loop, F.getLoc()),
-          "the loop reads no element of '" + X->getName() + "'");
-  for (auto &[Load, Offset] : Loads)
-    E.Offsets.push_back(Offset);
-  std::sort(E.Offsets.begin(), E.Offsets.end());
-  E.Offsets.erase(std::unique(E.Offsets.begin(), E.Offsets.end()),
-                  E.Offsets.end());
-  if (P.Why.empty() && E.Offsets.size() > MaxEntries)
-    P.set(locOr(S.Loop, F.getLoc()),
-          "an iteration reads " + std::to_string(E.Offsets.size()) +
-              " elements of '" + X->getName() + "'; at most " +
-              std::to_string(MaxEntries) + " are supported");
-  for (auto &[Load, Offset] : Loads)
-    E.Local[Load] = static_cast<unsigned>(
-        std::lower_bound(E.Offsets.begin(), E.Offsets.end(), Offset) -
-        E.Offsets.begin());
-  return P.Why.empty();
 }
 
 /// A new host function \p Name beside \p F, registered as derived from it.
@@ -296,62 +45,65 @@ Function *besidePrimal(Module &M, DerivedFunctionSet &Derived, Function *F,
   return New;
 }
 
-/// <f>_term(params less x..., i, x): one iteration's term as a function of
-/// its entries x[0..K).
+/// <f>_term(params less x..., invariants..., i, x): one iteration of \p L
+/// as a function of its entries x[0..K), returning its signed terms.
 Function *buildTerm(Module &M, DerivedFunctionSet &Derived, Function *F,
-                    const Var *X, const LoopShape &S, const Entries &E) {
+                    const Var *X, const SparseLoopShape &S, const SparseLoop &L,
+                    const std::string &Name) {
   const Type *T = X->getType()->getElement()->getUnqualified();
   TypeContext &Types = M.getTypes();
-  Function *Term = besidePrimal(M, Derived, F, F->getName() + "_term", T,
-                                F->getTarget());
+  Function *Term = besidePrimal(M, Derived, F, Name, T, F->getTarget());
   IRBuilder B(M);
   IRCloner C(M);
   llvm::DenseMap<const Var *, Var *> Renamed;
   std::vector<Var *> Params;
+  auto AddParam = [&](const Var *V) {
+    Params.push_back(M.createVar(V->getName(), V->getType()->getUnqualified(),
+                                 Var::Storage::Param));
+    Renamed[V] = Params.back();
+  };
   for (Var *P : F->getParams())
-    if (P != X) {
-      Params.push_back(
-          M.createVar(P->getName(), P->getType(), Var::Storage::Param));
-      Renamed[P] = Params.back();
-    }
-  Params.push_back(M.createVar(S.Counter->getName(),
-                               S.Counter->getType()->getUnqualified(),
-                               Var::Storage::Param));
-  Renamed[S.Counter] = Params.back();
+    if (P != X)
+      AddParam(P);
+  for (Var *V : L.Invariants)
+    AddParam(V);
+  AddParam(L.Counter);
   Var *NewX = M.createVar(X->getName(), Types.getPointer(Types.getConst(T)),
                           Var::Storage::Param);
   Params.push_back(NewX);
   Term->setParams(Params);
-  Var *Acc = M.createVar(S.Acc->getName(), T);
+  BlockStmt *Body = B.block();
+  for (const Var *Acc : L.Accs) {
+    Renamed[Acc] = M.createVar(Acc->getName(), T);
+    Body->append(M.create<DeclStmt>(Renamed[Acc], B.zero(T)));
+  }
   C.setExprHook([&](const Expr *Ex) -> const Expr * {
     if (const auto *R = dyn_cast<VarRefExpr>(Ex)) {
       auto It = Renamed.find(R->getVar());
       return It == Renamed.end() ? nullptr : B.ref(It->second);
     }
     const auto *I = dyn_cast<IndexExpr>(Ex);
-    auto It = I ? E.Local.find(I) : E.Local.end();
-    return It == E.Local.end() ? nullptr
+    auto It = I ? L.Local.find(I) : L.Local.end();
+    return It == L.Local.end() ? nullptr
                                : B.index(B.ref(NewX), B.intLit(It->second));
   });
-  C.setStmtHook([&](const Stmt *St) -> std::optional<const Stmt *> {
-    const auto *A = dyn_cast<AssignStmt>(St);
-    const auto *L = A ? dyn_cast<VarRefExpr>(A->getLHS()) : nullptr;
-    if (!L || L->getVar() != S.Acc)
-      return std::nullopt;
-    Stmt *New = B.assign(B.ref(Acc), A->getOp(), C.clone(A->getRHS()));
-    New->setLoc(St->getLoc());
-    return New;
-  });
-  forEachStmt(S.Loop->getBody(), [&](const Stmt *St) {
+  forEachStmt(L.Loop->getBody(), [&](const Stmt *St) {
     if (const auto *D = dyn_cast<DeclStmt>(St))
       C.freshVar(D->getVar());
   });
-  BlockStmt *Body = B.block();
-  Body->append(M.create<DeclStmt>(Acc, B.zero(T)));
-  for (const Stmt *St : S.Loop->getBody()->getBody())
+  for (const Stmt *St : L.Loop->getBody()->getBody())
     if (const Stmt *New = C.clone(St))
       Body->append(New);
-  Body->append(M.create<ReturnStmt>(B.ref(Acc)));
+  const Expr *Sum = nullptr;
+  for (bool Minus : {false, true}) // `a - b` rather than `-b + a`
+    for (const Var *Acc : L.Accs) {
+      if ((S.Signs.at(Acc) < 0) != Minus)
+        continue;
+      const Expr *Ref = B.ref(Renamed[Acc]);
+      Sum = !Sum ? (Minus ? B.neg(Ref) : Ref)
+                 : (Minus ? B.sub(Sum, Ref) : B.add(Sum, Ref));
+    }
+  Body->append(M.create<ReturnStmt>(Sum ? Sum : B.zero(T)));
   Term->setBody(Body);
   return Term;
 }
@@ -373,40 +125,55 @@ unsigned long long pairMask(const HessianPatternInfo &P) {
   return Mask;
 }
 
-/// Builds <f>_hessian_sparse: the loop's bounds, sparseLoopBegin, and per
-/// iteration the gather, the local Hessian and sparseLoopAdd.
+/// One loop's term and local Hessian.
+struct LoopTerm {
+  Function *LocalHessian = nullptr;
+  unsigned long long Mask = 0;
+  const HessianPatternInfo *Pattern = nullptr;
+};
+
+/// Builds <f>_hessian_sparse: the declarations the loops need,
+/// sparseLoopBegin, per loop and iteration the rows, the gather, the local
+/// Hessian and sparseLoopAdd, then sparseLoopEnd.
 class SparseFunctionBuilder {
 public:
   SparseFunctionBuilder(Module &M, Function *F, const Var *X,
-                        const LoopShape &S, const Entries &E)
-      : M(M), B(M), C(M), F(F), X(X), S(S), E(E) {
+                        const SparseLoopShape &S)
+      : M(M), B(M), C(M), F(F), X(X), S(S) {
     Names.addFunction(*F);
   }
   Function *build(DerivedFunctionSet &Derived, const std::string &Name,
-                  Function *LocalHessian, unsigned long long Mask);
+                  const std::vector<LoopTerm> &Terms);
 
 private:
-  /// The declarations before the loop that its bounds read.
-  std::vector<const DeclStmt *> boundDecls() const;
-  BlockStmt *iteration(Function *LocalHessian, unsigned long long Mask);
+  /// The declarations outside the loops that their bounds and terms read.
+  std::vector<const DeclStmt *> neededDecls() const;
+  /// The index \p Form of an entry of loop \p L as an expression.
+  const Expr *row(const Affine &Form, unsigned L);
+  BlockStmt *iteration(unsigned L, const LoopTerm &Term);
 
   Module &M;
   IRBuilder B;
   IRCloner C;
   Function *F;
   const Var *X;
-  const LoopShape &S;
-  const Entries &E;
+  const SparseLoopShape &S;
   NameScope Names;
   llvm::DenseMap<const Var *, Var *> Params;
   Var *H = nullptr;
 };
 
-std::vector<const DeclStmt *> SparseFunctionBuilder::boundDecls() const {
+std::vector<const DeclStmt *> SparseFunctionBuilder::neededDecls() const {
   std::vector<const DeclStmt *> Out;
-  std::vector<const Expr *> Reads = {S.Lo, S.Hi};
-  for (auto It = S.Pre.rbegin(); It != S.Pre.rend(); ++It)
-    if (llvm::any_of(Reads, [&](const Expr *R) {
+  std::vector<const Expr *> Reads;
+  std::vector<const Var *> Vars;
+  for (const SparseLoop &L : S.Loops) {
+    Reads.insert(Reads.end(), {L.Lo, L.Hi});
+    Vars.insert(Vars.end(), L.Invariants.begin(), L.Invariants.end());
+  }
+  for (auto It = S.Decls.rbegin(); It != S.Decls.rend(); ++It)
+    if (llvm::is_contained(Vars, (*It)->getVar()) ||
+        llvm::any_of(Reads, [&](const Expr *R) {
           return refersTo(R, (*It)->getVar());
         })) {
       Out.insert(Out.begin(), *It);
@@ -415,44 +182,72 @@ std::vector<const DeclStmt *> SparseFunctionBuilder::boundDecls() const {
   return Out;
 }
 
-BlockStmt *SparseFunctionBuilder::iteration(Function *LocalHessian,
-                                            unsigned long long Mask) {
+const Expr *SparseFunctionBuilder::row(const Affine &Form, unsigned L) {
+  const Expr *Sum = nullptr;
+  for (const auto &[Mono, Coeff] : Form.Terms) {
+    const ownership::Atom &A = Mono.front();
+    const Expr *Atom = nullptr;
+    if (A.Kind == AtomKind::Gathered) {
+      const ownership::GatherInfo &G = S.Evaluator->getGather(A.Id);
+      Atom = B.index(B.ref(Params[G.Array]), row(G.Position, L));
+    } else {
+      Atom = B.ref(C.mapVar(S.Loops[L].Counter));
+    }
+    long long Abs = Coeff < 0 ? -Coeff : Coeff;
+    const Expr *Term = Abs == 1 ? Atom : B.mul(B.intLit(Abs), Atom);
+    Sum = !Sum ? (Coeff < 0 ? B.neg(Term) : Term)
+               : (Coeff < 0 ? B.sub(Sum, Term) : B.add(Sum, Term));
+  }
+  long long Abs = Form.Const < 0 ? -Form.Const : Form.Const;
+  if (!Sum)
+    return B.intLit(Form.Const);
+  if (!Form.Const)
+    return Sum;
+  return Form.Const < 0 ? B.sub(Sum, B.intLit(Abs)) : B.add(Sum, B.intLit(Abs));
+}
+
+BlockStmt *SparseFunctionBuilder::iteration(unsigned L, const LoopTerm &Term) {
+  const SparseLoop &Loop = S.Loops[L];
   const Type *T = X->getType()->getElement()->getUnqualified();
   TypeContext &Types = M.getTypes();
-  unsigned K = static_cast<unsigned>(E.Offsets.size());
-  Var *XL = M.createVar(Names.unique(X->getName() + "_l"),
-                        Types.getArray(T, K));
+  unsigned K = static_cast<unsigned>(Loop.Entries.size());
+  const Type *RowsTy = Types.getArray(Types.getInt(), K);
+  const Type *LocalTy = Types.getArray(T, K);
+  Var *Rows = M.createVar(Names.unique(X->getName() + "_rows"), RowsTy);
+  Var *XL = M.createVar(Names.unique(X->getName() + "_l"), LocalTy);
   Var *HL = M.createVar(Names.unique("hl"), Types.getArray(T, K * K));
-  Var *I = C.mapVar(S.Counter);
-  BlockStmt *Out = B.block();
-  Out->append(M.create<DeclStmt>(XL, nullptr));
+  std::vector<const Expr *> RowExprs, Gathered;
   for (unsigned J = 0; J < K; ++J) {
-    const Expr *At = B.mul(B.intLit(E.Stride), B.ref(I));
-    long long Offset = E.Offsets[J];
-    At = Offset < 0 ? B.sub(At, B.intLit(-Offset)) : B.add(At, B.intLit(Offset));
-    Out->append(B.assign(B.index(B.ref(XL), B.intLit(J)), AssignOp::Assign,
-                         B.index(B.ref(Params[X]), At)));
+    RowExprs.push_back(row(Loop.Entries[J], L));
+    Gathered.push_back(B.index(B.ref(Params[X]),
+                               B.index(B.ref(Rows), B.intLit(J))));
   }
+  BlockStmt *Out = B.block();
+  Out->append(M.create<DeclStmt>(
+      Rows, M.create<InitListExpr>(RowsTy, std::move(RowExprs))));
+  Out->append(M.create<DeclStmt>(
+      XL, M.create<InitListExpr>(LocalTy, std::move(Gathered))));
   Out->append(M.create<DeclStmt>(HL, nullptr));
   std::vector<const Expr *> Args;
   for (Var *P : F->getParams())
     if (P != X)
       Args.push_back(B.ref(Params[P]));
-  for (Var *V : {I, XL, HL})
+  for (Var *V : Loop.Invariants)
+    Args.push_back(B.ref(C.mapVar(V)));
+  for (Var *V : {C.mapVar(Loop.Counter), XL, HL})
     Args.push_back(B.ref(V));
-  Out->append(M.create<ExprStmt>(
-      M.create<CallExpr>(Types.getVoid(), LocalHessian, std::move(Args))));
+  Out->append(M.create<ExprStmt>(M.create<CallExpr>(
+      Types.getVoid(), Term.LocalHessian, std::move(Args))));
   Out->append(helperCall(M,
                          "meshad::sparseLoopAdd<" + std::to_string(K) + ", " +
-                             std::to_string(Mask) + "ull>",
-                         {B.ref(H), B.ref(I), B.ref(HL)}));
+                             std::to_string(Term.Mask) + "ull>",
+                         {B.ref(H), B.ref(Rows), B.ref(HL)}));
   return Out;
 }
 
 Function *SparseFunctionBuilder::build(DerivedFunctionSet &Derived,
                                        const std::string &Name,
-                                       Function *LocalHessian,
-                                       unsigned long long Mask) {
+                                       const std::vector<LoopTerm> &Terms) {
   TypeContext &Types = M.getTypes();
   const Type *T = X->getType()->getElement()->getUnqualified();
   Function *W = besidePrimal(M, Derived, F, Name, Types.getVoid(),
@@ -474,51 +269,52 @@ Function *SparseFunctionBuilder::build(DerivedFunctionSet &Derived,
     return It == Params.end() ? nullptr : B.ref(It->second);
   });
   BlockStmt *Body = B.block();
-  for (const DeclStmt *D : boundDecls()) {
+  for (const DeclStmt *D : neededDecls()) {
     C.freshVar(D->getVar());
     Body->append(C.clone(D));
   }
-  std::string Begin = "meshad::sparseLoopBegin<" +
-                      std::to_string(E.Stride) + ", " + std::to_string(Mask) +
-                      "ull";
-  for (long long Offset : E.Offsets)
-    Begin += ", " + std::to_string(Offset);
-  Body->append(helperCall(M, Begin + ">",
-                          {B.ref(H), C.clone(S.Lo), C.clone(S.Hi)}));
-  C.freshVar(S.Counter);
-  auto *Loop = M.create<ForStmt>(C.clone(S.Loop->getInit()),
-                                 C.clone(S.Loop->getCond()),
-                                 C.clone(S.Loop->getInc()),
-                                 iteration(LocalHessian, Mask));
-  Loop->setLoc(S.Loop->getLoc());
-  Body->append(Loop);
+  Body->append(helperCall(M, "meshad::sparseLoopBegin", {B.ref(H)}));
+  for (unsigned L = 0; L < S.Loops.size(); ++L) {
+    const ForStmt *Loop = S.Loops[L].Loop;
+    C.freshVar(S.Loops[L].Counter);
+    auto *New = M.create<ForStmt>(C.clone(Loop->getInit()),
+                                  C.clone(Loop->getCond()),
+                                  C.clone(Loop->getInc()),
+                                  iteration(L, Terms[L]));
+    New->setLoc(Loop->getLoc());
+    Body->append(New);
+    Derived.addCall(W, Terms[L].LocalHessian);
+  }
+  Body->append(helperCall(M, "meshad::sparseLoopEnd", {B.ref(H)}));
   W->setBody(Body);
-  Derived.addCall(W, LocalHessian);
   return W;
 }
 
-std::string remarkText(const Function &F, const Var *X, const LoopShape &S,
-                       const Entries &E, const HessianPatternInfo &P,
-                       unsigned long long Mask) {
+std::string remarkText(const Function &F, const Var *X,
+                       const SparseLoopShape &S, unsigned L,
+                       const LoopTerm &Term) {
+  const SparseLoop &Loop = S.Loops[L];
   std::string Reads;
-  for (long long C : E.Offsets)
+  for (const Affine &Form : Loop.Entries)
     Reads += (Reads.empty() ? "" : ", ") + X->getName() + "[" +
-             (E.Stride == 1 ? "" : std::to_string(E.Stride) + "*") +
-             S.Counter->getName() +
-             (C ? (C > 0 ? " + " : " - ") + std::to_string(C < 0 ? -C : C)
-                : "") +
-             "]";
+             S.Evaluator->spell(Form) + "]";
   unsigned Pairs = 0;
-  for (unsigned long long M = Mask; M; M &= M - 1)
+  for (unsigned long long M = Term.Mask; M; M &= M - 1)
     ++Pairs;
+  std::string Which =
+      S.Loops.size() == 1
+          ? "the loop"
+          : "loop " + std::to_string(L + 1) + " of " +
+                std::to_string(S.Loops.size());
   return "sparse hessian of '" + F.getName() + "' w.r.t. '" + X->getName() +
-         "': each iteration of the loop over " + S.Counter->getName() +
-         " reads " + Reads + "; local Hessian of " +
-         std::to_string(E.Offsets.size()) + " entries: " +
-         std::to_string(P.NumValues) + " unique values, " +
+         "': each iteration of " + Which + " over " +
+         Loop.Counter->getName() + " reads " + Reads + "; local Hessian of " +
+         std::to_string(Loop.Entries.size()) + " entries: " +
+         std::to_string(Term.Pattern->NumValues) + " unique values, " +
          std::to_string(Pairs) +
          " nonzero entries, added into CSR slots (meshad::SparseMatrix, "
-         "the pattern built once per loop range, O(n))";
+         "the pattern built on the first call from the rows the iterations "
+         "read, O(nnz), kept while they stay the same)";
 }
 
 } // namespace
@@ -530,31 +326,37 @@ ir::Function *SparseLoopHessianBuilder::derive(Function *F, unsigned XParam,
   if (Function *Found = Done[Key])
     return Found;
   const Var *X = F->getParam(XParam);
-  Problem P;
-  LoopShape S;
-  Entries E;
-  if (matchShape(M, *F, X, S, P) && checkIterations(*F, X, S, P))
-    findEntries(M, *F, X, S, E, P);
-  if (!P.Why.empty()) {
-    Diags.error(P.Loc.isValid() ? P.Loc : Loc,
+  SparseLoopShape S;
+  clang::SourceLocation At;
+  std::string Why;
+  if (!analyzeSparseLoops(M, *F, X, S, At, Why)) {
+    Diags.error(At.isValid() ? At : Loc,
                 "meshad::hessian(" + F->getName() + ", \"" + X->getName() +
-                    "\", meshad::Sparse): " + P.Why);
+                    "\", meshad::Sparse): " + Why);
     return nullptr;
   }
-  Function *Term = buildTerm(M, Derived, F, X, S, E);
-  unsigned K = static_cast<unsigned>(E.Offsets.size());
-  HessianLayout Layout;
-  Layout.Blocks = {{Term->getNumParams() - 1, 0, K, 0, false}};
-  Layout.Size = K;
-  Function *Local =
-      Hessian.deriveHessian(Term, Layout, Term->getName() + "_hessian", Loc);
-  const HessianPatternInfo *Pattern = Local ? Hessian.patternOf(Local) : nullptr;
-  if (!Pattern)
-    return nullptr;
-  unsigned long long Mask = pairMask(*Pattern);
-  SparseFunctionBuilder Builder(M, F, X, S, E);
-  Function *W = Builder.build(Derived, Name, Local, Mask);
-  Diags.remark(Loc, remarkText(*F, X, S, E, *Pattern, Mask));
+  std::vector<LoopTerm> Terms(S.Loops.size());
+  for (unsigned L = 0; L < S.Loops.size(); ++L) {
+    std::string TermName =
+        F->getName() + "_term" + (L ? std::to_string(L + 1) : "");
+    Function *Term = buildTerm(M, Derived, F, X, S, S.Loops[L], TermName);
+    unsigned K = static_cast<unsigned>(S.Loops[L].Entries.size());
+    HessianLayout Layout;
+    Layout.Blocks = {{Term->getNumParams() - 1, 0, K, 0, false}};
+    Layout.Size = K;
+    Terms[L].LocalHessian =
+        Hessian.deriveHessian(Term, Layout, TermName + "_hessian", Loc);
+    Terms[L].Pattern = Terms[L].LocalHessian
+                           ? Hessian.patternOf(Terms[L].LocalHessian)
+                           : nullptr;
+    if (!Terms[L].Pattern)
+      return nullptr;
+    Terms[L].Mask = pairMask(*Terms[L].Pattern);
+  }
+  SparseFunctionBuilder Builder(M, F, X, S);
+  Function *W = Builder.build(Derived, Name, Terms);
+  for (unsigned L = 0; L < S.Loops.size(); ++L)
+    Diags.remark(Loc, remarkText(*F, X, S, L, Terms[L]));
   Done[Key] = W;
   return W;
 }

@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// meshad::hessian(f, "x", meshad::Sparse) for a function whose loop sums
-/// local terms over affine-indexed entries of x, with a run-time trip count:
+/// meshad::hessian(f, "x", meshad::Sparse) for a function whose loops sum
+/// local terms over entries of x, with run-time trip counts:
 ///
 ///   double f(const double *x, int n) {
 ///     double loss = 0;
@@ -15,24 +15,28 @@
 ///     return loss;
 ///   }
 ///
-/// The index forms (Analysis/IndexForms.h) give each load of x as S*i + c
-/// (one literal stride S, K distinct offsets c). From them:
-///   1. <f>_term(params..., i, x): the loop body as a function of the
-///      iteration's K entries (x[j] for offset c_j), returning its term;
+/// The function may have several such loops (their patterns are united)
+/// and return a sum or difference of accumulators. The analysis
+/// (AD/HessianSparseLoopShape.h) gives each load of x as an affine form
+/// over the counter and index array values (`2*i + 1`, `3*e[2*i] + k`),
+/// each distinct form an entry. From them, per loop:
+///   1. <f>_term(params..., invariant locals..., i, x): the loop body as a
+///      function of the iteration's K entries (x[j] for entry j),
+///      returning its signed terms;
 ///   2. its dense local Hessian <f>_term_hessian (HessianTransformer:
 ///      structural zeros, symmetry, repeats), whose pattern says which
-///      pairs (c_j, c_l) interact in one iteration;
-///   3. <f>_hessian_sparse(params..., meshad::SparseMatrix<T> *H): the
-///      loop's bounds, meshad::sparseLoopBegin (the CSR pattern merged
-///      over the iterations and the slots, built from S, the offsets and
-///      the pairs, kept while the bounds stay), then per iteration the
-///      gather, the local Hessian and meshad::sparseLoopAdd into its
-///      slots (meshad/codegen/SparseLoop.h). O(n) time and memory.
+///      pairs (j, l) interact in one iteration;
+/// and <f>_hessian_sparse(params..., meshad::SparseMatrix<T> *H):
+/// meshad::sparseLoopBegin, per loop and iteration the rows of its entries,
+/// the gather, the local Hessian and meshad::sparseLoopAdd, then
+/// meshad::sparseLoopEnd, which builds the pattern from the recorded rows
+/// on the first call (and when they change) in O(nnz)
+/// (meshad/codegen/SparseLoop.h).
 ///
-/// What does not fit is an error at the construct: a non-affine index, an
+/// What does not fit is an error at the construct: another index, an
 /// accumulator updated other than by `+=`/`-=` of a term (a loop-carried
 /// nonlinear dependence), another local carried across iterations, x read
-/// outside the loop or other than by loads.
+/// outside the loops or other than by loads.
 ///
 /// \code
 ///   SparseLoopHessianBuilder B(M, Diags, Hessian, Derived);

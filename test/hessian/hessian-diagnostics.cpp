@@ -3,8 +3,11 @@
 // cannot be known, integer parameters, a range outside a fixed-size array,
 // a parameter selected twice, a range of a kernel's array (under the CPU
 // emulation, for __global__; the element kernels' own errors are in
-// hessian-element-diagnostics.cu), a selected array passed to a callee, and
-// a helper that updates a reference argument (not supported yet).
+// hessian-element-diagnostics.cu), a selected array passed to a callee, a
+// pointer into a selected array that moves (one set once is supported:
+// hessian-pointer-aliases.cpp), and a helper that updates a large local
+// array through a pointer (scalars, vectors and small arrays are:
+// hessian-helper-updates.cpp).
 //
 // RUN: %clangxx %cpu_cuda_flags -fsyntax-only -fplugin=%meshad_plugin %s -Xclang -verify
 #include <meshad/Differentiator.h>
@@ -24,12 +27,27 @@ double energy(const double *x, int n, double w) {
 double norm2(const double *p) { return p[0] * p[0] + p[1] * p[1]; }
 double viaCallee(const double *x) { return sin(norm2(x)) * x[2]; }
 double fixed(const double (&x)[3]) { return x[0] * x[1] * x[2]; }
-// A helper that updates a reference: its pushforward would run once per
-// lane, updating the primal each time (the fuzzer's 'D' mode found it).
-void relax(double &acc, double s) { acc += 0.25 * sin(s) - 0.25 * acc; }
-double viaReference(double a, double s) {
-  relax(s, 0.8 * s);
-  return a * erf(s);
+// A helper that updates a large local array: its pushforward would run
+// once per lane, updating the array each time, and only scalars and local
+// arrays of at most 64 values are copied per lane
+// (hessian-helper-updates.cpp).
+void relax(double *acc, double s) { acc[0] += 0.25 * sin(s) - 0.25 * acc[1]; }
+double viaLarge(double a, double s) {
+  double q[100];
+  q[0] = s;
+  q[1] = a;
+  relax(q, 0.8 * s);
+  return a * erf(q[0]);
+}
+// A pointer into the selected array that moves: not an alias of it.
+double moving(const double *x) {
+  const double *p = x;
+  double s = 0;
+  for (int i = 0; i < 2; ++i) {
+    s += p[0] * p[0] * p[1];
+    ++p;
+  }
+  return s;
 }
 __global__ void kernel(const double *x, double *E) {
   atomicAdd(E, x[threadIdx.x] * x[threadIdx.x]);
@@ -46,6 +64,7 @@ int main() {
   auto h = meshad::hessian(energy, "x[0:2"); // expected-error {{invalid argument spec}}
   auto i = meshad::hessian(fixed, "x[1:4]"); // expected-error {{the range [1:4] is outside 'x', which has 3 elements}}
   auto k = meshad::hessian(viaCallee, "x[0:3]"); // expected-error {{meshad::hessian of 'viaCallee_hessian': the selected array 'x' is passed to a function or used as a pointer; the Hessian mode supports indexing it directly (x[i]) only, for now}}
-  auto l = meshad::hessian(viaReference, "a, s"); // expected-error {{meshad::hessian of 'viaReference_hessian': a call that computes tangents also updates 's', and would run once per selected input; a function that updates a reference or pointer argument is not supported here yet (return the value instead)}}
+  auto l = meshad::hessian(viaLarge, "a, s"); // expected-error {{meshad::hessian of 'viaLarge_hessian': a call that computes tangents also updates 'q', and would run once per selected input; a function that updates memory other than a local scalar, vector or array of at most 64 values is not supported here yet (return the value instead)}}
+  auto m = meshad::hessian(moving, "x[0:3]"); // expected-error {{meshad::hessian of 'moving_hessian': a pointer into a selected array ('_d2_p') is not supported yet; index the parameter itself}}
   auto j = meshad::hessian(kernel, "x[0:2]"); // expected-error {{meshad::hessian of the kernel 'kernel' takes one whole array parameter, the DOFs its elements read ("x")}}
 }

@@ -1,10 +1,13 @@
 // meshad::hessian(f, "x", meshad::Sparse) on what it cannot serve: errors
-// at the construct, never a wrong Hessian. A non-affine or gathered index,
-// two strides, a loop-carried nonlinear dependence (a product accumulated
-// across iterations, the accumulator read in the loop, a local carried from
-// one iteration to the next, memory the loop writes), x read outside the
-// loop, a jump out of the loop; and bad requests: a range, an integer
-// parameter, device code, a function that is not a loop.
+// at the construct, never a wrong Hessian. An index that is not affine in
+// the counter and index array values (a square, a product with a
+// parameter, a gather through a gathered position, an index array the
+// function writes), a loop-carried nonlinear dependence (a product
+// accumulated across iterations, the accumulator read in the loop, a local
+// carried from one iteration to the next, memory the loop writes), x read
+// outside the loops, a declaration between the loops reading an
+// accumulator, a return that is not a sum of accumulators, a jump out of a
+// loop; and bad requests: a range, an integer parameter, device code.
 //
 // RUN: %clangxx %cpu_cuda_flags -fsyntax-only -fplugin=%meshad_plugin %s -Xclang -verify
 #include <meshad/Differentiator.h>
@@ -13,19 +16,27 @@
 double square(const double *x, int n) {
   double s = 0;
   for (int i = 0; i < n; ++i)
-    s += x[i * i] * x[i]; // expected-error {{meshad::hessian(square, "x", meshad::Sparse): a load of 'x' whose index is not S * i + c (S > 0 and c literals)}}
+    s += x[i * i] * x[i]; // expected-error {{meshad::hessian(square, "x", meshad::Sparse): a load of 'x' whose index is not S * i + c or an index array's value (3 * e[2 * i] + c; S, c literals; index arrays that 'square' never writes)}}
   return s;
 }
 double gather(const double *x, const int *idx, int n) {
   double s = 0;
   for (int i = 0; i < n; ++i)
-    s += x[idx[i]] * x[idx[i]]; // expected-error {{a load of 'x' whose index is not S * i + c}}
+    s += x[idx[idx[i]]] * x[i]; // expected-error {{a load of 'x' whose index is not S * i + c or an index array's value}}
   return s;
 }
-double strides(const double *x, int n) {
+double written(const double *x, int *idx, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i) {
+    s += x[idx[i]] * x[i];
+    idx[i] = 0; // expected-error {{the loop writes 'idx', which later iterations may read}}
+  }
+  return s;
+}
+double scaled(const double *x, int n) {
   double s = 0;
   for (int i = 0; i < n; ++i)
-    s += x[i] * x[2 * i]; // expected-error {{'x' is read with the strides 1 and 2 of i; one stride is supported}}
+    s += x[i] * x[i * n]; // expected-error {{a load of 'x' whose index is not S * i + c or an index array's value}}
   return s;
 }
 double product(const double *x, int n) {
@@ -65,7 +76,7 @@ double scratch(const double *x, double *tmp, int n) {
   return s;
 }
 double outside(const double *x, int n) {
-  double s = x[0]; // expected-error {{'x' is read outside the loop}}
+  double s = x[0]; // expected-error {{'x' is read outside the loops}}
   for (int i = 0; i < n; ++i)
     s += x[i] * x[i];
   return s;
@@ -85,12 +96,28 @@ double down(const double *x, int n) {
     s += x[i] * x[i];
   return s;
 }
-double twoLoops(const double *x, int n) { // expected-error {{expected declarations, one `for` loop that adds the terms into a local, then `return` of that local}}
+double between(const double *x, int n) {
   double s = 0;
   for (int i = 0; i < n; ++i)
     s += x[i] * x[i];
+  double t = s; // expected-error {{'t' reads the accumulator 's' between the loops}}
   for (int i = 0; i < n; ++i)
-    s += x[i];
+    s += t * x[i];
+  return s;
+}
+double product2(const double *x, int n) { // expected-error {{expected declarations and `for` loops that add terms into locals, then `return` of those locals (or of their sum)}}
+  double a = 0, b = 0;
+  for (int i = 0; i < n; ++i)
+    a += x[i];
+  for (int i = 0; i < n; ++i)
+    b += x[i];
+  return a * b;
+}
+double stmtBetween(const double *x, int n) { // expected-error {{expected declarations and `for` loops}}
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += x[i] * x[i];
+  s *= 2;
   return s;
 }
 double passed(const double *x, int n) {
@@ -115,7 +142,8 @@ __device__ double onDevice(const double *x, int n) {
 int main() {
   auto a = meshad::hessian(square, "x", meshad::Sparse);
   auto b = meshad::hessian(gather, "x", meshad::Sparse);
-  auto c = meshad::hessian(strides, "x", meshad::Sparse);
+  auto c = meshad::hessian(scaled, "x", meshad::Sparse);
+  auto c2 = meshad::hessian(written, "x", meshad::Sparse);
   auto d = meshad::hessian(product, "x", meshad::Sparse);
   auto e = meshad::hessian(feedback, "x", meshad::Sparse);
   auto f = meshad::hessian(readsAcc, "x", meshad::Sparse);
@@ -124,7 +152,9 @@ int main() {
   auto i = meshad::hessian(outside, "x", meshad::Sparse);
   auto j = meshad::hessian(early, "x", meshad::Sparse);
   auto k = meshad::hessian(down, "x", meshad::Sparse);
-  auto l = meshad::hessian(twoLoops, "x", meshad::Sparse);
+  auto l = meshad::hessian(between, "x", meshad::Sparse);
+  auto l2 = meshad::hessian(product2, "x", meshad::Sparse);
+  auto l3 = meshad::hessian(stmtBetween, "x", meshad::Sparse);
   auto m = meshad::hessian(passed, "x", meshad::Sparse);
   auto n = meshad::hessian(chain, "x[0:4]", meshad::Sparse); // expected-error {{meshad::hessian(chain, "x[0:4]", meshad::Sparse): select one whole array parameter ("x"): the loop's range gives its size}}
   auto o = meshad::hessian(chain, "n", meshad::Sparse); // expected-error {{parameter 'n' has type int; select a pointer to floating-point values}}

@@ -14,7 +14,7 @@
 // RUN: %t | FileCheck %s --check-prefix=NUM
 // NUM-NOT: FAIL
 // NUM: numeric checks: {{[1-9][0-9]*}} passed, 0 failed
-#include "HessianCheck.h"
+#include "SparseHessianCheck.h"
 #include <cmath>
 #include <meshad/Differentiator.h>
 
@@ -26,7 +26,8 @@ double chain(const double *x, int n) {
   return loss;
 }
 // The term over the iteration's entries, its local Hessian (one unique
-// value), and the loop adding it into the CSR slots.
+// value), and the loop adding it through meshad::sparseLoopAdd with the
+// iteration's rows.
 // CHECK-LABEL: double chain_term(int n, int i, const double *x) {
 // CHECK-NEXT: double loss = 0.;
 // CHECK-NEXT: loss += (x[0] - x[1]) * (x[0] - x[1]);
@@ -34,15 +35,15 @@ double chain(const double *x, int n) {
 // CHECK-LABEL: void chain_term_hessian(int n, int i, const double *x, double *H) {
 // CHECK-NEXT: // Hessian pattern: 2 x 2, 1 unique values
 // CHECK-LABEL: void chain_hessian_sparse(const double *x, int n, meshad::SparseMatrix<double> *H) {
-// CHECK-NEXT: meshad::sparseLoopBegin<1, 15ull, -1, 0>(H, 1, n);
+// CHECK-NEXT: meshad::sparseLoopBegin(H);
 // CHECK-NEXT: for (int i = 1; i < n; ++i) {
-// CHECK-NEXT: double x_l[2];
-// CHECK-NEXT: x_l[0] = x[i - 1];
-// CHECK-NEXT: x_l[1] = x[i];
+// CHECK-NEXT: int x_rows[2] = {i - 1, i};
+// CHECK-NEXT: double x_l[2] = {x[x_rows[0]], x[x_rows[1]]};
 // CHECK-NEXT: double hl[4];
 // CHECK-NEXT: chain_term_hessian(n, i, x_l, hl);
-// CHECK-NEXT: meshad::sparseLoopAdd<2, 15ull>(H, i, hl);
+// CHECK-NEXT: meshad::sparseLoopAdd<2, 15ull>(H, x_rows, hl);
 // CHECK-NEXT: }
+// CHECK-NEXT: meshad::sparseLoopEnd(H);
 // CHECK-NEXT: }
 // REMARK: remark: sparse hessian of 'chain' w.r.t. 'x': each iteration of the loop over i reads x[i - 1], x[i]; local Hessian of 2 entries: 1 unique values, 4 nonzero entries, added into CSR slots
 
@@ -54,9 +55,11 @@ double weighted(const double *a, const double *x, int n) {
   return s;
 }
 // CHECK-LABEL: void weighted_hessian_sparse_1(const double *a, const double *x, int n, meshad::SparseMatrix<double> *H) {
-// CHECK-NEXT: meshad::sparseLoopBegin<1, 1ull, 0>(H, 0, n);
+// CHECK-NEXT: meshad::sparseLoopBegin(H);
+// CHECK-NEXT: for (int i = 0; i < n; ++i) {
+// CHECK-NEXT: int x_rows[1] = {i};
 // CHECK: weighted_term_hessian(a, n, i, x_l, hl);
-// CHECK-NEXT: meshad::sparseLoopAdd<1, 1ull>(H, i, hl);
+// CHECK-NEXT: meshad::sparseLoopAdd<1, 1ull>(H, x_rows, hl);
 // REMARK: remark: sparse hessian of 'weighted' w.r.t. 'x': each iteration of the loop over i reads x[i]; local Hessian of 1 entries: 1 unique values, 1 nonzero entries
 
 // A 3-point stencil (a discrete bending energy): pentadiagonal.
@@ -75,10 +78,11 @@ double bending(const double *x, int n, double k) {
 // CHECK-LABEL: void bending_term_hessian(int n, double k, int i, const double *x, double *H) {
 // CHECK-NEXT: // Hessian pattern: 3 x 3, 5 unique values
 // CHECK-LABEL: void bending_hessian_sparse_0(const double *x, int n, double k, meshad::SparseMatrix<double> *H) {
-// CHECK-NEXT: meshad::sparseLoopBegin<1, 511ull, -1, 0, 1>(H, 1, n - 1);
+// CHECK-NEXT: meshad::sparseLoopBegin(H);
 // CHECK-NEXT: for (int i = 1; i < n - 1; ++i) {
+// CHECK-NEXT: int x_rows[3] = {i - 1, i, i + 1};
 // CHECK: bending_term_hessian(n, k, i, x_l, hl);
-// CHECK-NEXT: meshad::sparseLoopAdd<3, 511ull>(H, i, hl);
+// CHECK-NEXT: meshad::sparseLoopAdd<3, 511ull>(H, x_rows, hl);
 // REMARK: remark: sparse hessian of 'bending' w.r.t. 'x': each iteration of the loop over i reads x[i - 1], x[i], x[i + 1]; local Hessian of 3 entries: 5 unique values, 9 nonzero entries
 
 // Pairs x[2i], x[2i+1]: 2x2 diagonal blocks (stride 2).
@@ -89,11 +93,10 @@ double pairs(const double *x, int m) {
   return s;
 }
 // CHECK-LABEL: void pairs_hessian_sparse(const double *x, int m, meshad::SparseMatrix<double> *H) {
-// CHECK-NEXT: meshad::sparseLoopBegin<2, 15ull, 0, 1>(H, 0, m);
+// CHECK-NEXT: meshad::sparseLoopBegin(H);
 // CHECK-NEXT: for (int i = 0; i < m; ++i) {
-// CHECK-NEXT: double x_l[2];
-// CHECK-NEXT: x_l[0] = x[2 * i];
-// CHECK-NEXT: x_l[1] = x[2 * i + 1];
+// CHECK-NEXT: int x_rows[2] = {2 * i, 2 * i + 1};
+// CHECK-NEXT: double x_l[2] = {x[x_rows[0]], x[x_rows[1]]};
 // REMARK: remark: sparse hessian of 'pairs' w.r.t. 'x': each iteration of the loop over i reads x[2*i], x[2*i + 1]; local Hessian of 2 entries: 3 unique values, 4 nonzero entries
 
 // Entries that do not all interact: x[i]*x[i+1] couples (i, i+1) only,
@@ -117,54 +120,18 @@ double mixed(const double *x, int n) {
 // CHECK-NEXT: {{^  //     0    0   v1$}}
 // CHECK-LABEL: void mixed_hessian_sparse(const double *x, int n, meshad::SparseMatrix<double> *H) {
 // CHECK-NEXT: int last = n - 3;
-// CHECK-NEXT: meshad::sparseLoopBegin<1, 266ull, 0, 1, 2>(H, 0, last + 1);
+// CHECK-NEXT: meshad::sparseLoopBegin(H);
 // CHECK-NEXT: for (int i = 0; i <= last; ++i) {
-// CHECK: meshad::sparseLoopAdd<3, 266ull>(H, i, hl);
+// CHECK-NEXT: int x_rows[3] = {i, i + 1, i + 2};
+// CHECK: meshad::sparseLoopAdd<3, 266ull>(H, x_rows, hl);
 // REMARK: remark: sparse hessian of 'mixed' w.r.t. 'x': each iteration of the loop over i reads x[i], x[i + 1], x[i + 2]; local Hessian of 3 entries: 2 unique values, 3 nonzero entries
 
 namespace mt = meshad::test;
 
-/// The dense N x N matrix of \p H.
 static std::vector<double> dense(const meshad::SparseMatrix<double> &H, int N) {
-  std::vector<double> D(N * N, 0.0);
-  for (int R = 0; R < H.Rows; ++R)
-    for (int E = H.RowOffsets[R]; E < H.RowOffsets[R + 1]; ++E)
-      D[R * N + H.Columns[E]] = H.Values[E];
-  return D;
+  return mt::denseOf(H, N);
 }
-
-/// Checks the sparse Hessian \p H (N rows, \p Nonzeros nonzeros, columns
-/// sorted) against the dense Hessian \p Dense entry by entry, entries
-/// outside the pattern included (those must be exactly 0 there).
-static void checkAgainstDense(const std::string &Name,
-                              const meshad::SparseMatrix<double> &H, int N,
-                              int Nonzeros, const std::vector<double> &Dense) {
-  MESHAD_CHECK_CLOSE((Name + " rows").c_str(), double(H.Rows), double(N));
-  MESHAD_CHECK_CLOSE((Name + " nonzeros").c_str(), double(H.nonzeros()),
-                     double(Nonzeros));
-  bool Sorted = true;
-  for (int R = 0; R < H.Rows; ++R)
-    for (int E = H.RowOffsets[R] + 1; E < H.RowOffsets[R + 1]; ++E)
-      Sorted &= H.Columns[E - 1] < H.Columns[E];
-  MESHAD_CHECK_CLOSE((Name + " sorted").c_str(), Sorted ? 1.0 : 0.0, 1.0);
-  std::vector<double> S = dense(H, N);
-  double Scale = 0;
-  for (double V : Dense)
-    Scale = std::max(Scale, std::fabs(V));
-  for (int I = 0; I < N; ++I)
-    for (int J = 0; J < N; ++J) {
-      std::string Entry = Name + " vs dense [" + std::to_string(I) + "][" +
-                          std::to_string(J) + "]";
-      double Got = S[I * N + J], Want = Dense[I * N + J];
-      if (H.at(I, J) == 0.0 && Want == 0.0)
-        continue; // outside the pattern and a zero of the dense Hessian
-      if (std::fabs(Want) > 1e-12 * Scale)
-        MESHAD_CHECK_CLOSE(Entry.c_str(), Got, Want);
-      else
-        MESHAD_CHECK_CLOSE_TOL((Entry + " (near 0)").c_str(), Got + Scale,
-                               Want + Scale, 1e-12);
-    }
-}
+using mt::checkAgainstDense;
 
 int main() {
   mt::RandomInputs Rng;
@@ -189,7 +156,7 @@ int main() {
       },
       [&](double *P, double *G) { gChain.execute(P, N, G); });
   // Linear in n: a long chain keeps 3n - 2 nonzeros, then a short one
-  // (the pattern rebuilt for the new range).
+  // (the pattern rebuilt for the new range, in the same call).
   std::vector<double> Long(100000);
   Rng.fill(Long.data(), 100000, -1.0, 1.0);
   sChain.execute(Long.data(), 100000, &H);
@@ -198,8 +165,11 @@ int main() {
   MESHAD_CHECK_CLOSE("chain 1e5 H[5][6]", H.at(5, 6), -2.0);
   MESHAD_CHECK_CLOSE("chain 1e5 H[5][5]", H.at(5, 5), 4.0);
   MESHAD_CHECK_CLOSE("chain 1e5 H[0][0]", H.at(0, 0), 2.0);
+  int Builds = H.Rebuilds;
   sChain.execute(X.data(), N, &H);
   checkAgainstDense("chain again", H, N, 3 * N - 2, Dense);
+  MESHAD_CHECK_CLOSE("chain rebuilt for the short range", double(H.Rebuilds),
+                     Builds + 1.0);
 
   auto sW = meshad::hessian(weighted, "x", meshad::Sparse);
   auto dW = meshad::hessian(weighted, "x[0:9]");

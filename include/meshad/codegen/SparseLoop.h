@@ -6,19 +6,24 @@
 ///
 /// \file
 /// The CSR matrix that meshad::hessian(f, "x", meshad::Sparse) fills, and
-/// the two helpers its generated code calls (host code).
+/// the helpers its generated code calls (host code).
 ///
-/// For a loop `for (int i = Lo; i < Hi; ++i) acc += term(x[S*i + C0], ...,
-/// x[S*i + C(K-1)])`, meshad knows at compile time the stride S, the K
-/// offsets C and which pairs (j, l) of the K entries interact in one
-/// iteration (the local Hessian's pattern, a bit mask of K*K bits, bit
-/// j*K + l). sparseLoopBegin builds the pattern for the run-time range
-/// [Lo, Hi) in O(Hi - Lo): row r holds column r + (Cl - Cj) when some
-/// iteration i in range has S*i + Cj == r and a nonzero (j, l), and the
-/// slot of every (iteration, pair) in the values array (no search: the
-/// rows are built from the offsets). It keeps the pattern while the range
-/// stays the same and zeroes the values. sparseLoopAdd adds one
-/// iteration's local Hessian through the slots.
+/// Each loop `for (int i = Lo; i < Hi; ++i) acc += term(x[r_0], ...,
+/// x[r_(K-1)])` of f reads K entries of x per iteration (r_j = S_j*i + c_j,
+/// or through an index array, `3*e[2*i] + 1`); meshad knows at compile time
+/// which pairs (j, l) of them interact in one iteration (the local
+/// Hessian's pattern, a mask of K*K bits, bit j*K + l). The generated code
+/// computes the K rows of each iteration and its local Hessian, and calls
+/// sparseLoopAdd; the pattern is the union over the loops and iterations.
+///
+/// The pattern and the slot of every (iteration, pair) are built on the
+/// first call from the rows the adds name (a counting sort by row, O(nnz),
+/// no dense pass), and kept: later calls add through the slots (no
+/// search), after comparing each add's rows with the recorded ones (K
+/// integer compares). Where they differ (other loop bounds, other index
+/// array contents), the pattern is rebuilt from there on in the same call,
+/// so the matrix is always that of the call's own inputs. The values are
+/// zeroed on every call; Rebuilds counts the builds.
 ///
 /// \code
 ///   // double chain(const double *x, int n): a sum over i of (x[i-1]-x[i])^2
@@ -42,15 +47,38 @@
 
 namespace meshad {
 
+namespace detail {
+
+/// What the adds of one call named, in order, and where their values went:
+/// the pattern's source, compared with the next call's adds.
+struct SparseLoopRecord {
+  std::vector<int> Ks;                  ///< Per add: its K.
+  std::vector<unsigned long long> Masks; ///< Per add: its pairs.
+  std::vector<int> Rows;                ///< Per add: its K rows.
+  std::vector<int> Slots;               ///< Per add and pair: its value.
+  // The cursors of the current call.
+  size_t Add = 0, Row = 0, Slot = 0;
+  /// True while the current call records (the pattern is being rebuilt).
+  bool Recording = true;
+  // While recording: per pair of the adds, in order, its row and column;
+  // and the values of the adds before the recording started (Extra).
+  std::vector<int> TRows, TColumns, ExtraRows, ExtraColumns;
+};
+
+} // namespace detail
+
 /// A square sparse matrix in CSR (rows sorted by column, int offsets):
 /// Rows + 1 row offsets, one column and one value per nonzero. The rows
 /// are the selected array's elements 0 .. Rows - 1 (up to the last one
-/// the loop reads).
+/// the loops read).
 template <class T> struct SparseMatrix {
   int Rows = 0;
   std::vector<int> RowOffsets{0};
   std::vector<int> Columns;
   std::vector<T> Values;
+  /// How many times the pattern was built (1 after the first call; more
+  /// when the rows the loops read changed).
+  int Rebuilds = 0;
 
   int nonzeros() const { return static_cast<int>(Columns.size()); }
   /// Entry (I, J), 0 when it is not in the pattern (a search: for tests).
@@ -61,93 +89,182 @@ template <class T> struct SparseMatrix {
     return It != E && *It == J ? Values[It - Columns.begin()] : T(0);
   }
 
-  // The pattern's source, kept to rebuild only when it changes.
-  std::vector<long long> Key;
-  /// Slot of pair p (in mask order) of iteration i: Slots[(i - Lo) * P + p].
-  std::vector<int> Slots;
-  long long Lo = 0;
-  int Pairs = 0;
+  detail::SparseLoopRecord Record;
+  /// While recording: per pair, its value; per Extra pair, its value.
+  std::vector<T> TValues, ExtraValues;
 };
 
 namespace detail {
 
-/// The pattern of a loop over [Lo, Hi) with stride S, K offsets C and the
-/// interacting pairs of Mask, into \p H (its slots included).
+/// The (row, column) pairs of an add with \p K rows and \p Mask, in mask
+/// order, appended to the recording with the values of \p Hl (or 0).
 template <class T>
-void buildLoopPattern(SparseMatrix<T> &H, long long S, unsigned long long Mask,
-                      const long long *C, int K, long long Lo, long long Hi) {
-  std::vector<int> J, D; // per pair: its first entry and its column offset
+void recordPairs(SparseMatrix<T> &H, int K, unsigned long long Mask,
+                 const int *Rows, const T *Hl) {
   for (int E = 0; E < K * K; ++E)
     if (Mask >> E & 1) {
-      J.push_back(E / K);
-      D.push_back(static_cast<int>(C[E % K] - C[E / K]));
+      H.Record.TRows.push_back(Rows[E / K]);
+      H.Record.TColumns.push_back(Rows[E % K]);
+      H.TValues.push_back(Hl ? Hl[E] : T(0));
     }
-  std::vector<int> Offsets(D);
-  std::sort(Offsets.begin(), Offsets.end());
-  Offsets.erase(std::unique(Offsets.begin(), Offsets.end()), Offsets.end());
-  long long MinC = *std::min_element(C, C + K), MaxC = *std::max_element(C, C + K);
-  long long Rows = Hi > Lo ? S * (Hi - 1) + MaxC + 1 : 0;
-  if (Hi > Lo && S * Lo + MinC < 0) {
-    std::fprintf(stderr, "meshad::SparseMatrix: the loop reads element %lld "
-                         "of the selected array\n", S * Lo + MinC);
-    std::abort();
+}
+
+/// Switches the current call to recording: the adds so far (which matched
+/// the record) are kept as pairs without values, and their values, in the
+/// matrix, are moved over when the new pattern is built.
+template <class T> void startRecording(SparseMatrix<T> &H) {
+  SparseLoopRecord &R = H.Record;
+  R.Ks.resize(R.Add);
+  R.Masks.resize(R.Add);
+  R.Rows.resize(R.Row);
+  R.Slots.clear();
+  R.TRows.clear();
+  R.TColumns.clear();
+  H.TValues.clear();
+  for (size_t A = 0, Row = 0; A < R.Add; Row += R.Ks[A], ++A)
+    recordPairs<T>(H, R.Ks[A], R.Masks[A], &R.Rows[Row], nullptr);
+  // The values so far, as pairs that no add owns.
+  R.ExtraRows.clear();
+  R.ExtraColumns.clear();
+  H.ExtraValues.clear();
+  for (int Row = 0; Row < H.Rows; ++Row)
+    for (int E = H.RowOffsets[Row]; E < H.RowOffsets[Row + 1]; ++E)
+      if (H.Values[E] != T(0)) {
+        R.ExtraRows.push_back(Row);
+        R.ExtraColumns.push_back(H.Columns[E]);
+        H.ExtraValues.push_back(H.Values[E]);
+      }
+  R.Recording = true;
+}
+
+/// Sorts the pairs \p P[0..N) by column, then by their order (so the
+/// values are summed in a fixed order): insertion for the few pairs of a
+/// usual row, std::sort for long ones.
+template <class ColumnFn>
+void sortByColumn(int *P, int N, const ColumnFn &ColumnOf) {
+  if (N > 32) {
+    std::sort(P, P + N, [&](int A, int B) {
+      return ColumnOf(A) != ColumnOf(B) ? ColumnOf(A) < ColumnOf(B) : A < B;
+    });
+    return;
   }
-  const int P = static_cast<int>(J.size());
+  for (int I = 1; I < N; ++I) {
+    int V = P[I], C = ColumnOf(V), J = I;
+    for (; J > 0 && ColumnOf(P[J - 1]) > C; --J)
+      P[J] = P[J - 1];
+    P[J] = V;
+  }
+}
+
+/// The pattern of the recorded pairs (a counting sort by row, then each
+/// row's columns sorted), the slot of every add's pair, and the values.
+template <class T> void buildPattern(SparseMatrix<T> &H) {
+  SparseLoopRecord &R = H.Record;
+  const size_t Owned = R.TRows.size(), N = Owned + R.ExtraRows.size();
+  auto RowOf = [&](size_t P) {
+    return P < Owned ? R.TRows[P] : R.ExtraRows[P - Owned];
+  };
+  auto ColumnOf = [&](size_t P) {
+    return P < Owned ? R.TColumns[P] : R.ExtraColumns[P - Owned];
+  };
+  long long Rows = 0;
+  for (int Row : R.Rows) {
+    if (Row < 0) {
+      std::fprintf(stderr, "meshad::SparseMatrix: the loop reads element %d "
+                           "of the selected array\n", Row);
+      std::abort();
+    }
+    Rows = std::max<long long>(Rows, Row + 1LL);
+  }
+  std::vector<int> Start(Rows + 1, 0), Order(N);
+  for (size_t P = 0; P < N; ++P)
+    ++Start[RowOf(P) + 1];
+  for (long long Row = 0; Row < Rows; ++Row)
+    Start[Row + 1] += Start[Row];
+  std::vector<int> Next(Start.begin(), Start.end() - 1);
+  for (size_t P = 0; P < N; ++P)
+    Order[Next[RowOf(P)]++] = static_cast<int>(P);
+  R.Slots.assign(Owned, -1);
   H.Rows = static_cast<int>(Rows);
-  H.Lo = Lo;
-  H.Pairs = P;
   H.RowOffsets.assign(1, 0);
   H.Columns.clear();
-  H.Slots.assign(static_cast<size_t>(Hi > Lo ? Hi - Lo : 0) * P, -1);
-  // The iteration in which pair p's first entry is row R, or -1.
-  auto IterationOf = [&](long long R, int Pair) -> long long {
-    long long Q = R - C[J[Pair]];
-    if (Q % S != 0 || Q / S < Lo || Q / S >= Hi)
-      return -1;
-    return Q / S;
-  };
-  for (long long R = 0; R < Rows; ++R) {
-    for (int Offset : Offsets) {
-      bool Present = false;
-      for (int Pair = 0; Pair < P; ++Pair) {
-        long long I = D[Pair] == Offset ? IterationOf(R, Pair) : -1;
-        if (I < 0)
-          continue;
-        H.Slots[(I - Lo) * P + Pair] = static_cast<int>(H.Columns.size());
-        Present = true;
+  H.Values.clear();
+  for (long long Row = 0; Row < Rows; ++Row) {
+    auto B = Order.begin() + Start[Row], E = Order.begin() + Start[Row + 1];
+    sortByColumn(&*B, static_cast<int>(E - B), ColumnOf);
+    for (auto It = B; It != E; ++It) {
+      size_t P = static_cast<size_t>(*It);
+      if (It == B || ColumnOf(P) != H.Columns.back()) {
+        H.Columns.push_back(ColumnOf(P));
+        H.Values.push_back(T(0));
       }
-      if (Present)
-        H.Columns.push_back(static_cast<int>(R + Offset));
+      if (P < Owned)
+        R.Slots[P] = static_cast<int>(H.Columns.size() - 1);
+      H.Values.back() += P < Owned ? H.TValues[P] : H.ExtraValues[P - Owned];
     }
     H.RowOffsets.push_back(static_cast<int>(H.Columns.size()));
   }
+  R.TRows = {};
+  R.TColumns = {};
+  R.ExtraRows = {};
+  R.ExtraColumns = {};
+  H.TValues = {};
+  H.ExtraValues = {};
+  R.Recording = false;
+  ++H.Rebuilds;
 }
 
 } // namespace detail
 
-/// Called by generated code before the loop of a sparse loop Hessian:
-/// (re)builds \p H's pattern for the iterations [Lo, Hi) when they or the
-/// loop's structure changed, and zeroes its values.
-template <long long S, unsigned long long Mask, long long... C, class T>
-void sparseLoopBegin(SparseMatrix<T> *H, long long Lo, long long Hi) {
-  const long long Offsets[] = {C...};
-  std::vector<long long> Key{S, static_cast<long long>(Mask), Lo, Hi, C...};
-  if (H->Key != Key) {
-    detail::buildLoopPattern(*H, S, Mask, Offsets,
-                             static_cast<int>(sizeof...(C)), Lo, Hi);
-    H->Key = Key;
-  }
+/// Called by generated code before the loops of a sparse loop Hessian:
+/// zeroes \p H's values and starts comparing the adds with the record (or
+/// recording, on the first call).
+template <class T> void sparseLoopBegin(SparseMatrix<T> *H) {
+  detail::SparseLoopRecord &R = H->Record;
+  R.Add = R.Row = R.Slot = 0;
   H->Values.assign(H->Columns.size(), T(0));
+  if (H->Rebuilds == 0)
+    detail::startRecording(*H);
 }
 
-/// Adds the K x K local Hessian \p Hl of iteration \p I (its entries of
-/// Mask) into \p H's values through the slots sparseLoopBegin built.
+/// Adds the K x K local Hessian \p Hl (its entries of Mask) of an
+/// iteration whose entries are the rows \p Rows into \p H: through the
+/// recorded slots when the rows are those of the record, else recording.
 template <int K, unsigned long long Mask, class T>
-void sparseLoopAdd(SparseMatrix<T> *H, long long I, const T *Hl) {
-  const int *Slot = &H->Slots[(I - H->Lo) * H->Pairs];
-  for (int E = 0, Pair = 0; E < K * K; ++E)
-    if (Mask >> E & 1)
-      H->Values[Slot[Pair++]] += Hl[E];
+void sparseLoopAdd(SparseMatrix<T> *H, const int *Rows, const T *Hl) {
+  detail::SparseLoopRecord &R = H->Record;
+  if (!R.Recording) {
+    bool Same = R.Add < R.Ks.size() && R.Ks[R.Add] == K && R.Masks[R.Add] == Mask;
+    const int *Recorded = R.Rows.data() + R.Row;
+    for (int J = 0; Same && J < K; ++J)
+      Same = Recorded[J] == Rows[J];
+    if (!Same)
+      detail::startRecording(*H);
+  }
+  if (R.Recording) {
+    R.Ks.push_back(K);
+    R.Masks.push_back(Mask);
+    R.Rows.insert(R.Rows.end(), Rows, Rows + K);
+    detail::recordPairs<T>(*H, K, Mask, Rows, Hl);
+  } else {
+    const int *Slot = &R.Slots[R.Slot];
+    for (int E = 0, Pair = 0; E < K * K; ++E)
+      if (Mask >> E & 1)
+        H->Values[Slot[Pair++]] += Hl[E];
+    R.Slot += __builtin_popcountll(Mask);
+  }
+  ++R.Add;
+  R.Row += K;
+}
+
+/// Called by generated code after the loops: builds the pattern when the
+/// call recorded, or when it made fewer adds than the record.
+template <class T> void sparseLoopEnd(SparseMatrix<T> *H) {
+  detail::SparseLoopRecord &R = H->Record;
+  if (!R.Recording && R.Add != R.Ks.size())
+    detail::startRecording(*H);
+  if (R.Recording)
+    detail::buildPattern(*H);
 }
 
 } // namespace meshad

@@ -357,7 +357,9 @@ const Expr *ReverseFunction::adjointLValue(const Expr *LValue) {
     if (U->getOp() != UnaryOp::Deref)
       return nullptr;
     const Expr *P = adjointPointer(U->getSub());
-    return P ? B.unary(UnaryOp::Deref, P, LValue->getType()) : nullptr;
+    // Adjoint memory is written: `*_d_p` of a `const double *p` is a double.
+    return P ? B.unary(UnaryOp::Deref, P, LValue->getType()->getUnqualified())
+             : nullptr;
   }
   default:
     return nullptr;

@@ -1,0 +1,122 @@
+//===- unittests/SparseLoopTest.cpp - The sparse loop Hessian runtime -----===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+//
+// meshad/codegen/SparseLoop.h on its own: adds of random local Hessians
+// through sparseLoopBegin/Add/End against a dense accumulation of the same
+// adds, over calls whose rows stay the same (the pattern kept), change in
+// the middle of a call (rebuilt with the values added so far), make fewer
+// adds, and name one row in every add (a long row).
+//
+//===----------------------------------------------------------------------===//
+
+#include "meshad/codegen/SparseLoop.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace {
+
+/// One call: loop 1 adds 2x2 blocks at the rows of \p Edges, loop 2 a
+/// diagonal entry at I + Shift for I < N; each checked against a dense sum.
+class Caller {
+public:
+  void call(meshad::SparseMatrix<double> &H, const std::vector<int> &Edges,
+            int N, int Shift) {
+    Size = N + Shift;
+    for (int V : Edges)
+      Size = std::max(Size, V + 1);
+    Dense.assign(Size * Size, 0.0);
+    meshad::sparseLoopBegin(&H);
+    for (size_t E = 0; E + 1 < Edges.size(); E += 2) {
+      int Rows[2] = {Edges[E], Edges[E + 1]};
+      double Hl[4];
+      fill(Hl, 4);
+      for (int A = 0; A < 2; ++A)
+        for (int B = 0; B < 2; ++B)
+          Dense[Rows[A] * Size + Rows[B]] += Hl[A * 2 + B];
+      meshad::sparseLoopAdd<2, 15ull>(&H, Rows, Hl);
+    }
+    for (int I = 0; I < N; ++I) {
+      int Rows[1] = {I + Shift};
+      double Hl[1];
+      fill(Hl, 1);
+      Dense[Rows[0] * Size + Rows[0]] += Hl[0];
+      meshad::sparseLoopAdd<1, 1ull>(&H, Rows, Hl);
+    }
+    meshad::sparseLoopEnd(&H);
+  }
+
+  void expectMatches(const meshad::SparseMatrix<double> &H) const {
+    ASSERT_EQ(H.Rows, Size);
+    for (int R = 0; R < Size; ++R) {
+      for (int E = H.RowOffsets[R] + 1; E < H.RowOffsets[R + 1]; ++E)
+        EXPECT_LT(H.Columns[E - 1], H.Columns[E]);
+      for (int C = 0; C < Size; ++C)
+        EXPECT_NEAR(H.at(R, C), Dense[R * Size + C], 1e-12)
+            << "entry " << R << ", " << C;
+    }
+  }
+
+private:
+  void fill(double *V, int N) {
+    for (int I = 0; I < N; ++I)
+      V[I] = static_cast<double>(Gen() % 1000) / 100.0 + 0.5;
+  }
+  std::mt19937 Gen{7};
+  int Size = 0;
+  std::vector<double> Dense;
+};
+
+TEST(SparseLoopTest, PatternKeptWhileTheRowsStay) {
+  meshad::SparseMatrix<double> H;
+  Caller C;
+  std::vector<int> Edges = {0, 1, 1, 2, 2, 3, 3, 0, 1, 3};
+  C.call(H, Edges, 4, 0);
+  C.expectMatches(H);
+  EXPECT_EQ(H.Rebuilds, 1);
+  EXPECT_EQ(H.nonzeros(), 4 + 2 * 5);
+  C.call(H, Edges, 4, 0);
+  C.expectMatches(H);
+  EXPECT_EQ(H.Rebuilds, 1);
+}
+
+TEST(SparseLoopTest, RebuiltWhenTheRowsChange) {
+  meshad::SparseMatrix<double> H;
+  Caller C;
+  std::vector<int> Edges = {0, 1, 1, 2, 2, 3, 3, 0, 1, 3};
+  C.call(H, Edges, 4, 0);
+  Edges[3] = 4; // An edge changed in place: rebuilt from the second add.
+  C.call(H, Edges, 4, 0);
+  C.expectMatches(H);
+  EXPECT_EQ(H.Rebuilds, 2);
+  C.call(H, Edges, 3, 0); // Fewer adds.
+  C.expectMatches(H);
+  EXPECT_EQ(H.Rebuilds, 3);
+  C.call(H, Edges, 5, 1); // Other rows in the second loop.
+  C.expectMatches(H);
+  Edges.resize(4); // Fewer edges.
+  C.call(H, Edges, 5, 1);
+  C.expectMatches(H);
+  C.call(H, Edges, 5, 1);
+  C.expectMatches(H);
+  EXPECT_EQ(H.Rebuilds, 5);
+}
+
+TEST(SparseLoopTest, LongRowsAndRepeatedRows) {
+  meshad::SparseMatrix<double> H;
+  Caller C;
+  std::vector<int> Edges;
+  for (int V = 1; V < 60; ++V) // Row 0 in every edge, and an edge (v, v).
+    Edges.insert(Edges.end(), {0, V, V, V});
+  C.call(H, Edges, 10, 0);
+  C.expectMatches(H);
+  EXPECT_EQ(H.RowOffsets[1] - H.RowOffsets[0], 60);
+}
+
+} // namespace
