@@ -1,1 +1,1 @@
-set(SOURCES DeadPushforwards.cpp DerivedFunctions.cpp Hessian.cpp HessianLanes.cpp ElementFunctions.cpp HessianElementKernel.cpp HessianPattern.cpp HessianRepeats.cpp HessianUnroll.cpp HessianSparseLoop.cpp HessianSparsity.cpp Hvp.cpp LoopIncrements.cpp ThrustCalls.cpp)
+set(SOURCES DeadPushforwards.cpp DerivedFunctions.cpp Hessian.cpp HessianLanes.cpp ElementFunctions.cpp ElementParts.cpp HessianElementKernel.cpp HessianPattern.cpp HessianRepeats.cpp HessianUnroll.cpp HessianSparseLoop.cpp HessianSparsity.cpp Hvp.cpp LoopIncrements.cpp ThrustCalls.cpp)

@@ -6,6 +6,7 @@
 
 #include "Driver/ElementStrategy.h"
 #include "Driver/ElementCostModel.h"
+#include "AD/ElementParts.h"
 #include "GPU/ElementGather.h"
 #include "Analysis/ElementMaps.h"
 #include "Emit/CudaEmitter.h"
@@ -129,7 +130,8 @@ void ElementStrategies::report(const DerivativeRequest &R,
 
 bool ElementStrategies::tryGather(const DerivativeRequest &R,
                                   ir::Function &Primal, ir::Function &D,
-                                  const Choice &C, std::string &WhyNot) {
+                                  const Choice &C, std::string &WhyNot,
+                                  std::string &Parts) {
   if (R.WithValue) {
     WhyNot = "the gradient also leaves the energy's value (meshad::WithValue)";
     return false;
@@ -145,6 +147,9 @@ bool ElementStrategies::tryGather(const DerivativeRequest &R,
     WhyNot = "the element's pullback could not be made";
     return false;
   }
+  ElementParts Counts;
+  deriveElementParts(M, Derived, Primal, E, Counts);
+  Parts = Counts.describe();
   SlotLayout &L = Layouts[&D];
   L.Request = C.Request;
   L.Gather = true;
@@ -166,7 +171,16 @@ void ElementStrategies::twoPhase(const DerivativeRequest &R,
     Diags.remark(R.Loc, "gradient of '" + Primal.getName() +
                             "': two-phase slots for " + C.Description +
                             ", no atomics, bitwise reproducible (" + Why +
-                            ")");
+                            ")" +
+                            (Layout->PlainStores
+                                 ? "; each slot stored once, not zeroed"
+                                 : ""));
+    if (!Layout->PlainStores)
+      Diags.remark(Layout->StoresWhere.isValid() ? Layout->StoresWhere
+                                                 : R.Loc,
+                   "gradient of '" + Primal.getName() +
+                       "': slots zeroed and added to, not stored once: " +
+                       Layout->StoresWhyNot);
   };
   PassPipeline Passes(Diags, Verify);
   addElementKernelPasses(Passes, M, std::move(Facts));
@@ -213,13 +227,13 @@ void ElementStrategies::finish(const DerivativeRequest &R, ir::Function &D) {
                         : "as requested";
   if (!WantGather)
     return twoPhase(R, Primal, D, C, Why);
-  std::string WhyNot;
-  if (tryGather(R, Primal, D, C, WhyNot)) {
+  std::string WhyNot, Parts;
+  if (tryGather(R, Primal, D, C, WhyNot, Parts)) {
     Diags.remark(R.Loc, "gradient of '" + Primal.getName() +
                             "': gather by recomputation for " +
                             C.Description +
                             ", one thread per vertex, no atomics, bitwise "
-                            "reproducible (" + Why + ")");
+                            "reproducible (" + Why + "); " + Parts);
     return;
   }
   if (R.ElementStrategy == Strategy::Gather)
@@ -257,5 +271,5 @@ std::string ElementStrategies::handle(const ir::Function &D,
   // the CPU emulation's) at exit.
   return "static const " + Type + " &" + Name + " = *new " + Type + "(" +
          D.getName() + ", " + Count + ", \"" + D.getName() + "\", " + Code +
-         ");\n";
+         (L.PlainStores ? ", true" : "") + ");\n";
 }

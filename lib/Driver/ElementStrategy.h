@@ -76,9 +76,11 @@ private:
   /// Why the kernels without slots have none.
   std::map<const ir::Function *, std::string> WhyNots;
 
-  /// Rewrites \p D into a gather; false with \p WhyNot.
+  /// Rewrites \p D into a gather; false with \p WhyNot. \p Parts: what
+  /// the gather recomputes per vertex (AD/ElementParts.h).
   bool tryGather(const DerivativeRequest &R, ir::Function &Primal,
-                 ir::Function &D, const Choice &C, std::string &WhyNot);
+                 ir::Function &D, const Choice &C, std::string &WhyNot,
+                 std::string &Parts);
   /// Rewrites \p D to use two-phase slots, with the remark \p Why.
   void twoPhase(const DerivativeRequest &R, const ir::Function &Primal,
                 ir::Function &D, const Choice &C, const std::string &Why);

@@ -65,6 +65,12 @@ struct SlotLayout {
   SlotRequest Request;
   unsigned SlotParam = 0;
   bool Gather = false;
+  /// Two-phase: each slot is stored once on every path (meshad::slotStore,
+  /// GPU/SlotStores.h), so the handle need not zero the slots; else why
+  /// not, and where.
+  bool PlainStores = false;
+  std::string StoresWhyNot;
+  clang::SourceLocation StoresWhere;
 };
 
 /// Rewrites the gradient kernel \p F of \p Primal: its adds to the
