@@ -148,7 +148,10 @@ bool ElementStrategies::tryGather(const DerivativeRequest &R,
     return false;
   }
   ElementParts Counts;
-  deriveElementParts(M, Derived, Primal, E, Counts);
+  if (Baseline)
+    Counts.WhyNot = "element-baseline";
+  else
+    deriveElementParts(M, Derived, Primal, E, Counts);
   Parts = Counts.describe();
   SlotLayout &L = Layouts[&D];
   L.Request = C.Request;
@@ -164,6 +167,7 @@ void ElementStrategies::twoPhase(const DerivativeRequest &R,
   ElementKernelFacts Facts;
   Facts.Primal = &Primal;
   Facts.Request = C.Request;
+  Facts.Request.TryStores = !Baseline;
   Facts.Done = [&](const SlotLayout *Layout, const std::string &WhyNot) {
     if (!Layout)
       return report(R, Primal, D, WhyNot);

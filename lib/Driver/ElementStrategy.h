@@ -53,6 +53,9 @@ public:
   /// atomics, as every other shared adjoint store does; an explicit
   /// ElementStrategy::TwoPhase or Gather still gets it.
   void setForceAtomics(bool Force) { ForceAtomics = Force; }
+  /// -fplugin-arg-meshad-element-baseline: no plain slot stores, no
+  /// own-part pullbacks (the benchmark's baseline).
+  void setBaseline(bool B) { Baseline = B; }
   /// Applies the strategy of \p R to its finished gradient kernel \p D
   /// (once per kernel), with a remark; an error when the request's explicit
   /// strategy does not apply.
@@ -71,6 +74,7 @@ private:
   DerivedFunctionSet &Derived;
   ElementExtractor Extract;
   bool ForceAtomics = false;
+  bool Baseline = false;
   std::set<const ir::Function *> Finished;
   std::map<const ir::Function *, SlotLayout> Layouts;
   /// Why the kernels without slots have none.

@@ -289,7 +289,11 @@ bool meshad::useTwoPhaseSlots(
   std::string Array = Adjoint->getName();
   if (llvm::StringRef(Array).starts_with("_d_"))
     Array = Array.substr(3);
-  SlotStoreProof Proof = proveSlotStores(F, R, Array);
+  SlotStoreProof Proof;
+  if (R.TryStores)
+    Proof = proveSlotStores(F, R, Array);
+  else
+    Proof.WhyNot = "-fplugin-arg-meshad-element-baseline";
   if (Proof.Proven)
     useSlotStores(B, F);
   requireLaunch1D(B, F);

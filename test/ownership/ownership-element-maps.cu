@@ -39,7 +39,7 @@ __global__ void springs3(int n, const int *edges, const double *rest,
 // CHECK-LABEL: __global__ void springs3_grad_3_4(
 // The default (Auto) gradient: gather by recomputation over the map.
 // CHECK: meshad::gatherElement<2, 3>(x, edges, e, _xl);
-// CHECK: meshad::keepVertexPart<2, 3>(_sum, _gl, _slot - 2 * e);
+// CHECK: meshad::keepVertexPart<2, 3>(_sum, _gl, _j);
 
 __global__ void triangles(int nf, const int *tris, const double *x,
                           double *E) {
@@ -83,7 +83,7 @@ __global__ void tets(int nt, const int *tet, const double *x, double *E) {
 }
 // REMARK: ownership-element-maps.cu:[[#@LINE-10]]:14: remark: adjoint store to 'x': atomicAdd (shared: x[3 * b + k]: gather through an index array tet; x: element map through tet (arity 4, stride 3), nt elements (guard), element work small (25 operations, 1 math call): atomic-free strategies possible)
 // CHECK-LABEL: __global__ void tets_grad(
-// CHECK: meshad::keepVertexPart<4, 3>(_sum, _gl, _slot - 4 * t);
+// CHECK: meshad::keepVertexPart<4, 3>(_sum, _gl, _j);
 
 // Springs and hinges of a cloth, in a grid-stride loop: x is read through
 // two index arrays, each element's spring and its hinge's two far vertices.
