@@ -75,6 +75,26 @@ void dirichletMeshadGather(const Problem &, const double *, double *, double *,
 void neoHookeanMeshadGather(const Problem &, const double *, double *, double *,
                             double *);
 
+// kernels.cu compiled again with -DELEMENTS_BASELINE and
+// -fplugin-arg-meshad-element-baseline: two-phase slots zeroed and added to
+// (no plain slot stores), gathers of the whole local gradient (no own-part
+// pullbacks), to measure what those two save.
+namespace baseline {
+void meshadMeshChanged();
+void springMeshadTwoPhase(const Problem &, const double *, double *, double *,
+                          double *);
+void dirichletMeshadTwoPhase(const Problem &, const double *, double *, double *,
+                             double *);
+void neoHookeanMeshadTwoPhase(const Problem &, const double *, double *, double *,
+                              double *);
+void springMeshadGather(const Problem &, const double *, double *, double *,
+                        double *);
+void dirichletMeshadGather(const Problem &, const double *, double *, double *,
+                           double *);
+void neoHookeanMeshadGather(const Problem &, const double *, double *, double *,
+                            double *);
+} // namespace baseline
+
 // handwritten.cu: atomic scatter, gather by recomputation, two-phase slots.
 void handScatter(const Problem &, const double *, double *, double *,
                  double *);

@@ -18,6 +18,12 @@
 #include <meshad/Differentiator.h>
 
 namespace elements {
+#if defined(ELEMENTS_BASELINE)
+// The same kernels compiled again with -fplugin-arg-meshad-element-baseline
+// (scripts/gpu/elements-bench.sh): their two-phase gradients zero and add to
+// the slots, their gathers recompute the whole local gradient per vertex.
+namespace baseline {
+#endif
 
 __global__ void springKernel(int nEdges, const int *edges, const double *rest,
                              const double *x, double *E) {
@@ -195,4 +201,7 @@ void neoHookeanMeshadGather(const Problem &P, const double *X, double *E,
                       P.Elements, P.Rest, P.Measure, X, E, DX, DE);
 }
 
+#if defined(ELEMENTS_BASELINE)
+} // namespace baseline
+#endif
 } // namespace elements

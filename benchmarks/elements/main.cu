@@ -140,6 +140,8 @@ void exportProblem(const Options &O, const HostProblem &H, const char *Key,
 /// meshad's gradients of one problem (kernels.cu).
 struct MeshadFns {
   GradientFn TwoPhase, Atomics, Gather;
+  /// The same without plain slot stores and own-part pullbacks.
+  GradientFn TwoPhaseAdd, GatherWhole;
 };
 
 void runProblem(const Options &O, const HostProblem &H, const char *Key,
@@ -147,6 +149,7 @@ void runProblem(const Options &O, const HostProblem &H, const char *Key,
   std::printf("== %s: %d vertices, %d elements\n", H.Name.c_str(),
               H.numVertices(), H.numElements());
   meshadMeshChanged();
+  baseline::meshadMeshChanged();
   double FdError = 0;
   std::vector<double> Ref = reference(H, FdError);
   std::printf("   hand-derived local gradients vs central differences: "
@@ -182,6 +185,8 @@ void runProblem(const Options &O, const HostProblem &H, const char *Key,
 
   const Variant Variants[] = {{"meshad-twophase", Meshad.TwoPhase, true},
                               {"meshad-gather", Meshad.Gather, true},
+                              {"meshad-twophase-add", Meshad.TwoPhaseAdd, true},
+                              {"meshad-gather-whole", Meshad.GatherWhole, true},
                               {"meshad-atomics", Meshad.Atomics, false},
                               {"hand scatter (atomics)", handScatter, false},
                               {"hand gather", handGather, true},
@@ -279,20 +284,24 @@ int main(int Argc, char **Argv) {
     if (wanted(O, "spring1m"))
       runProblem(O, springGrid(O.Small ? 40 : 1000), "spring1m",
                  {springMeshadTwoPhase, springMeshadAtomics,
-                  springMeshadGather}, Rows);
+                  springMeshadGather, baseline::springMeshadTwoPhase,
+                  baseline::springMeshadGather}, Rows);
     if (wanted(O, "spring4m") && !O.Small)
       runProblem(O, springGrid(2000), "spring4m",
                  {springMeshadTwoPhase, springMeshadAtomics,
-                  springMeshadGather}, Rows);
+                  springMeshadGather, baseline::springMeshadTwoPhase,
+                  baseline::springMeshadGather}, Rows);
     if (wanted(O, "dirichlet"))
       runProblem(O, dirichletMesh(O.MeshDir + "/camel.off", O.Small ? 20000 : 1000000),
                  "dirichlet",
                  {dirichletMeshadTwoPhase, dirichletMeshadAtomics,
-                  dirichletMeshadGather}, Rows);
+                  dirichletMeshadGather, baseline::dirichletMeshadTwoPhase,
+                  baseline::dirichletMeshadGather}, Rows);
     if (wanted(O, "neohookean") && !O.Tets.empty())
       runProblem(O, neoHookeanMesh(O.Tets), "neohookean",
                  {neoHookeanMeshadTwoPhase, neoHookeanMeshadAtomics,
-                  neoHookeanMeshadGather}, Rows);
+                  neoHookeanMeshadGather, baseline::neoHookeanMeshadTwoPhase,
+                  baseline::neoHookeanMeshadGather}, Rows);
   } catch (const meshad::runtime::MeshError &Err) {
     std::fprintf(stderr, "error: %s\n", Err.what());
     return 1;

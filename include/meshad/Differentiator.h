@@ -716,6 +716,16 @@ template <class F> constexpr int hvp(F &&, const char * = "") {
 #endif
   return 0;
 }
+/// Parsed so that the plugin can say that element strategies (Gather,
+/// TwoPhase) are for gradients only (an error at the option).
+template <class F> constexpr int hvp(F &&, const char *, ElementStrategy) {
+#ifndef MESHAD_PLANNING
+  static_assert(detail::AlwaysFalse<F>::value,
+                "meshad::hvp needs the meshad plugin "
+                "(-fplugin=libmeshad.so) or meshad-gen");
+#endif
+  return 0;
+}
 template <class F>
 constexpr int hessian(F &&, const char * = "",
                       HessianOption = HessianOption::Dense) {

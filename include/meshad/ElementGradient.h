@@ -30,7 +30,9 @@
 /// with the given grid and block (it writes each element's local adjoints
 /// into its slots), and launches meshad::slotSums over the vertices with a
 /// launch shape of its own (each vertex adds its slots in the incidence's
-/// order). Gather: it launches the generated vertex kernel over the
+/// order); where the generator proved that the kernel stores each slot once
+/// (meshad::slotStore) and the launch covers every element, the slots are
+/// not zeroed. Gather: it launches the generated vertex kernel over the
 /// incidence with a launch shape of its own (the given grid and block are
 /// not used; each vertex recomputes its incident elements' local gradients
 /// in the incidence's order). Copies of a handle share its incidence and
@@ -41,7 +43,9 @@
 /// (the connectivity changed without connectivity_changed(), or a borrowed
 /// incidence of another mesh), an index out of range (checked on every
 /// launch when MESHAD_DEBUG_INDICES is defined, when the incidence is built
-/// otherwise).
+/// otherwise). With MESHAD_DEBUG_SLOTS defined, slots that a kernel stores
+/// once are filled with NaN instead of left as they are before each launch
+/// (a slot the proof missed would show in the gradient).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -97,14 +101,22 @@ class ElementGradient {
   static constexpr bool Gather = Strategy == ElementStrategy::Gather;
   /// Threads per block of the launches over vertices.
   static constexpr int VertexBlock = Gather ? 128 : 256;
+#if defined(MESHAD_DEBUG_SLOTS)
+  static constexpr bool DebugSlots = true;
+#else
+  static constexpr bool DebugSlots = false;
+#endif
 
 public:
   using CountFn = typename Traits::CountFn;
 
+  /// \p StoresOnce: the two-phase kernel stores each slot of an element
+  /// once on every path (meshad::slotStore), so the slots are zeroed only
+  /// when the launch does not cover every element.
   ElementGradient(KernelPtr Kernel, CountFn Count, const char *Name,
-                  const char *Code)
+                  const char *Code, bool StoresOnce = false)
       : Kernel(Kernel), Count(Count), Name(Name), Code(Code),
-        S(std::make_shared<State>()) {}
+        StoresOnce(StoresOnce), S(std::make_shared<State>()) {}
 
   /// Runs the gradient: the atomic gradient's arguments.
   template <class... Args>
@@ -129,8 +141,17 @@ public:
     } else {
       size_t NumSlots = static_cast<size_t>(N) * Arity * Stride;
       T *Slots = slots(NumSlots);
-      if (cudaError_t E = cudaMemset(Slots, 0, NumSlots * sizeof(T)))
-        return E;
+      // Stored once per element: every slot is written when every element
+      // has a thread (a 1D launch, checked by the kernel).
+      bool Covers = static_cast<long long>(Grid.x) * Block.x >= N;
+      if (!(StoresOnce && Covers)) {
+        if (cudaError_t E = cudaMemset(Slots, 0, NumSlots * sizeof(T)))
+          return E;
+      } else if (DebugSlots) {
+        // Not zeroed: NaN in every slot, so that one left unwritten shows.
+        if (cudaError_t E = cudaMemset(Slots, 0xff, NumSlots * sizeof(T)))
+          return E;
+      }
       if (cudaError_t E = launch(Kernel, Grid, Block, A..., Slots))
         return E;
       if (V == 0)
@@ -148,6 +169,9 @@ public:
   /// (a borrowed incidence is the caller's to rebuild).
   void connectivity_changed() { S->Built = false; }
 
+  /// Whether the two-phase kernel stores each slot once (no zeroing when
+  /// the launch covers every element).
+  bool stores_slots_once() const { return StoresOnce; }
   const char *getCode() const { return Code; }
   const char *getName() const { return Name; }
   void dump() const { std::fputs(Code, stdout); }
@@ -228,6 +252,7 @@ private:
   CountFn Count;
   const char *Name;
   const char *Code;
+  bool StoresOnce;
   std::shared_ptr<State> S;
 };
 

@@ -59,6 +59,9 @@ struct ElementFunctions {
   ElementKernelShape Shape;
   ir::Function *Energy = nullptr;   ///< <k>_element(params..., t, x)
   ir::Function *Gradient = nullptr; ///< <k>_element_grad(..., x, _d_y, _d_x)
+  /// <k>_element_grad_<j>: local vertex j's part of the pullback only
+  /// (AD/ElementParts.h); empty when the gather calls the whole pullback.
+  std::vector<ir::Function *> Parts;
   const ir::Type *Value = nullptr;  ///< T, x's element type
 
   const ElementMap &map() const { return Map.Maps.front(); }

@@ -6,6 +6,7 @@
 
 #include "Driver/ElementStrategy.h"
 #include "Driver/ElementCostModel.h"
+#include "AD/ElementParts.h"
 #include "GPU/ElementGather.h"
 #include "Analysis/ElementMaps.h"
 #include "Emit/CudaEmitter.h"
@@ -140,7 +141,8 @@ void ElementStrategies::report(const DerivativeRequest &R,
 
 bool ElementStrategies::tryGather(const DerivativeRequest &R,
                                   ir::Function &Primal, ir::Function &D,
-                                  const Choice &C, std::string &WhyNot) {
+                                  const Choice &C, std::string &WhyNot,
+                                  std::string &Parts) {
   if (R.WithValue) {
     WhyNot = "the gradient also leaves the energy's value (meshad::WithValue)";
     return false;
@@ -156,6 +158,12 @@ bool ElementStrategies::tryGather(const DerivativeRequest &R,
     WhyNot = "the element's pullback could not be made";
     return false;
   }
+  ElementParts Counts;
+  if (Baseline)
+    Counts.WhyNot = "element-baseline";
+  else
+    deriveElementParts(M, Derived, Primal, E, Counts);
+  Parts = Counts.describe();
   SlotLayout &L = Layouts[&D];
   L.Request = C.Request;
   L.Gather = true;
@@ -170,13 +178,23 @@ void ElementStrategies::twoPhase(const DerivativeRequest &R,
   ElementKernelFacts Facts;
   Facts.Primal = &Primal;
   Facts.Request = C.Request;
+  Facts.Request.TryStores = !Baseline;
   Facts.Done = [&](const SlotLayout *Layout, const std::string &WhyNot) {
     if (!Layout)
       return report(R, Primal, D, WhyNot);
     Layouts[&D] = *Layout;
     Diags.remark(R.Loc, "gradient of '" + Primal.getName() +
                             "': two-phase slots for " + C.Description +
-                            ", " + guarantee(C) + " (" + Why + ")");
+                            ", " + guarantee(C) + " (" + Why + ")" +
+                            (Layout->PlainStores
+                                 ? "; each slot stored once, not zeroed"
+                                 : ""));
+    if (!Layout->PlainStores)
+      Diags.remark(Layout->StoresWhere.isValid() ? Layout->StoresWhere
+                                                 : R.Loc,
+                   "gradient of '" + Primal.getName() +
+                       "': slots zeroed and added to, not stored once: " +
+                       Layout->StoresWhyNot);
   };
   PassPipeline Passes(Diags, Verify);
   addElementKernelPasses(Passes, M, std::move(Facts));
@@ -229,12 +247,12 @@ void ElementStrategies::finish(const DerivativeRequest &R, ir::Function &D) {
                     (ByModel && Cost.Choice == ElementCost::Gather);
   if (!WantGather)
     return twoPhase(R, Primal, D, C, Why);
-  std::string WhyNot;
-  if (tryGather(R, Primal, D, C, WhyNot)) {
+  std::string WhyNot, Parts;
+  if (tryGather(R, Primal, D, C, WhyNot, Parts)) {
     Diags.remark(R.Loc, "gradient of '" + Primal.getName() +
                             "': gather by recomputation for " +
                             C.Description + ", one thread per vertex, " +
-                            guarantee(C) + " (" + Why + ")");
+                            guarantee(C) + " (" + Why + "); " + Parts);
     return;
   }
   if (R.ElementStrategy == Strategy::Gather)
@@ -272,5 +290,5 @@ std::string ElementStrategies::handle(const ir::Function &D,
   // the CPU emulation's) at exit.
   return "static const " + Type + " &" + Name + " = *new " + Type + "(" +
          D.getName() + ", " + Count + ", \"" + D.getName() + "\", " + Code +
-         ");\n";
+         (L.PlainStores ? ", true" : "") + ");\n";
 }

@@ -53,6 +53,9 @@ public:
   /// atomics, as every other shared adjoint store does; an explicit
   /// ElementStrategy::TwoPhase or Gather still gets it.
   void setForceAtomics(bool Force) { ForceAtomics = Force; }
+  /// -fplugin-arg-meshad-element-baseline: no plain slot stores, no
+  /// own-part pullbacks (the benchmark's baseline).
+  void setBaseline(bool B) { Baseline = B; }
   /// Applies the strategy of \p R to its finished gradient kernel \p D
   /// (once per kernel), with a remark; an error when the request's explicit
   /// strategy does not apply.
@@ -71,14 +74,17 @@ private:
   DerivedFunctionSet &Derived;
   ElementExtractor Extract;
   bool ForceAtomics = false;
+  bool Baseline = false;
   std::set<const ir::Function *> Finished;
   std::map<const ir::Function *, SlotLayout> Layouts;
   /// Why the kernels without slots have none.
   std::map<const ir::Function *, std::string> WhyNots;
 
-  /// Rewrites \p D into a gather; false with \p WhyNot.
+  /// Rewrites \p D into a gather; false with \p WhyNot. \p Parts: what
+  /// the gather recomputes per vertex (AD/ElementParts.h).
   bool tryGather(const DerivativeRequest &R, ir::Function &Primal,
-                 ir::Function &D, const Choice &C, std::string &WhyNot);
+                 ir::Function &D, const Choice &C, std::string &WhyNot,
+                 std::string &Parts);
   /// Rewrites \p D to use two-phase slots, with the remark \p Why.
   void twoPhase(const DerivativeRequest &R, const ir::Function &Primal,
                 ir::Function &D, const Choice &C, const std::string &Why);

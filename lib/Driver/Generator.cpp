@@ -310,6 +310,20 @@ static ir::Function *deriveHvp(HvpTransformer &Hvp, const DerivativeRequest &R,
                              "are always only read");
     return nullptr;
   }
+  using Strategy = DerivativeRequest::Strategy;
+  if (R.ElementStrategy == Strategy::Gather ||
+      R.ElementStrategy == Strategy::TwoPhase) {
+    // Issue 11: the element strategies exist for gradients only.
+    Diags.error(R.StrategyLoc,
+                std::string("meshad::ElementStrategy::") +
+                    (R.ElementStrategy == Strategy::Gather ? "Gather"
+                                                           : "TwoPhase") +
+                    " applies to gradients only: the HVP of an element "
+                    "kernel by gather or two-phase slots is not built yet "
+                    "(meshad::hvp adds with atomics; meshad::hessian(kernel, "
+                    "\"x\") gives the element Hessians without them)");
+    return nullptr;
+  }
   std::optional<ReverseJob> Job = resolveReverse(R, F, Diags);
   if (!Job)
     return nullptr;
@@ -390,6 +404,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   SparseLoopHessianBuilder SparseLoops(M, Diags, Hessian, Derived);
   ElementStrategies Strategies(M, Diags, Verify, Reverse, Derived);
   Strategies.setForceAtomics(Opts.ForceAtomics);
+  Strategies.setBaseline(Opts.ElementBaseline);
   size_t Verified = 0;
   for (const DerivativeRequest &R : Requests) {
     ir::Function *F = Lower.lower(R.Function);

@@ -48,6 +48,11 @@ struct GeneratorOptions {
   /// baseline of the ownership benchmark, and a way to rule meshad's
   /// decisions out when debugging.
   bool ForceAtomics = false;
+  /// Element gradients as before plain slot stores and own-part pullbacks
+  /// (-fplugin-arg-meshad-element-baseline): two-phase slots zeroed and
+  /// added to, the gather's whole pullback per vertex; the baseline of the
+  /// elements benchmark.
+  bool ElementBaseline = false;
   /// Run the IR verifier (IR/Verifier.h) after each mode transform and
   /// before emission (-fplugin-arg-meshad-verify, meshad-gen --verify;
   /// always on in builds with assertions). A malformed generated function is

@@ -117,10 +117,30 @@ BlockStmt *GatherBuilder::incident(Var *Incident, Var *I, Var *Sum,
     Args.push_back(E.Gradient->getParam(P)->getType()->isPointer()
                        ? B.ref(GL)
                        : B.index(B.ref(D.getParam(Seed)), B.intLit(0)));
-  Out->append(M.create<ExprStmt>(M.create<CallExpr>(
-      M.getTypes().getVoid(), E.Gradient, std::move(Args))));
   const Expr *J =
       B.sub(B.ref(Slot), B.mul(B.intLit(Arity), B.ref(Element)));
+  auto Call = [&](Function *G) {
+    return M.create<ExprStmt>(
+        M.create<CallExpr>(M.getTypes().getVoid(), G, Args));
+  };
+  if (E.Parts.empty()) {
+    Out->append(Call(E.Gradient));
+  } else {
+    // The part of the local vertex J only: if (_j == 0) ... else ...
+    Var *Local = local("_j", Int);
+    Out->append(B.decl(Local, J));
+    J = B.ref(Local);
+    const Stmt *Chain = Call(E.Parts.back());
+    for (size_t P = E.Parts.size() - 1; P-- > 0;) {
+      BlockStmt *Then = B.block(), *Else = B.block();
+      Then->append(Call(E.Parts[P]));
+      Else->append(Chain);
+      Chain = M.create<IfStmt>(
+          B.binary(BinaryOp::Eq, J, B.intLit(static_cast<long long>(P))),
+          Then, Else);
+    }
+    Out->append(Chain);
+  }
   Out->append(helper("keepVertexPart", Shape, {B.ref(Sum), B.ref(GL), J}));
   return Out;
 }

@@ -10,8 +10,10 @@
 /// owners). Vertex v loops over its incident (element, local vertex) pairs in
 /// the fixed order of the incidence (CSR of the index array,
 /// meshad/runtime/Incidence.h), gathers each element's DOFs, recomputes the
-/// element's local gradient with <k>_element_grad (AD/ElementFunctions.h)
-/// and keeps its own part; then it adds its sums to the adjoint once. Plain
+/// element's local gradient with <k>_element_grad (AD/ElementFunctions.h),
+/// or only its own vertex's part with <k>_element_grad_<j>
+/// (AD/ElementParts.h, chosen by if (_j == 0) ... else ...), and keeps its
+/// own part; then it adds its sums to the adjoint once. Plain
 /// stores, no atomics, bitwise reproducible:
 ///
 /// \code

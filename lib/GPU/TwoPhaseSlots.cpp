@@ -7,6 +7,7 @@
 #include "GPU/TwoPhaseSlots.h"
 #include "Analysis/IRWalk.h"
 #include "Analysis/IndexForms.h"
+#include "GPU/SlotStores.h"
 #include "GPU/VertexDefs.h"
 #include "IR/Clone.h"
 #include "IR/Intrinsics.h"
@@ -285,8 +286,21 @@ bool meshad::useTwoPhaseSlots(
   });
   F.setBody(C.cloneBlock(F.getBody()));
   F.addParam(Slots);
+  std::string Array = Adjoint->getName();
+  if (llvm::StringRef(Array).starts_with("_d_"))
+    Array = Array.substr(3);
+  SlotStoreProof Proof;
+  if (R.TryStores)
+    Proof = proveSlotStores(F, R, Array);
+  else
+    Proof.WhyNot = "-fplugin-arg-meshad-element-baseline";
+  if (Proof.Proven)
+    useSlotStores(B, F);
   requireLaunch1D(B, F);
   Layout.Request = R;
   Layout.SlotParam = F.getNumParams() - 1;
+  Layout.PlainStores = Proof.Proven;
+  Layout.StoresWhyNot = Proof.WhyNot;
+  Layout.StoresWhere = Proof.Where;
   return true;
 }

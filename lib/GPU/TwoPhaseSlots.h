@@ -20,7 +20,9 @@
 /// No two elements share a slot and one thread runs an element, so the adds
 /// need no atomics, and the sums are bitwise reproducible. The handle
 /// (meshad::ElementGradient) zeroes the slots before phase 1, so a slot an
-/// element adds to twice, or on some paths only, is still right.
+/// element adds to twice, or on some paths only, is still right; where each
+/// slot is proven to be written once on every path (GPU/SlotStores.h), the
+/// adds become plain stores and the handle need not zero the slots.
 ///
 /// The map and the element count n are proven on the primal (ElementMaps.h,
 /// ElementCount.h). In the gradient, each add's index must be s*v + k (k
@@ -55,6 +57,8 @@ struct SlotRequest {
   /// The element count n, over the primal's parameters (the gradient's
   /// first parameters are the primal's, in order).
   const ir::Expr *Count = nullptr;
+  /// Try plain stores (GPU/SlotStores.h); off for the benchmark's baseline.
+  bool TryStores = true;
 };
 
 /// What the handle of a two-phase gradient kernel needs: the request, and
@@ -65,6 +69,12 @@ struct SlotLayout {
   SlotRequest Request;
   unsigned SlotParam = 0;
   bool Gather = false;
+  /// Two-phase: each slot is stored once on every path (meshad::slotStore,
+  /// GPU/SlotStores.h), so the handle need not zero the slots; else why
+  /// not, and where.
+  bool PlainStores = false;
+  std::string StoresWhyNot;
+  clang::SourceLocation StoresWhere;
 };
 
 /// Rewrites the gradient kernel \p F of \p Primal: its adds to the

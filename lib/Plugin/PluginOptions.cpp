@@ -24,6 +24,8 @@ bool PluginOptions::parse(llvm::ArrayRef<std::string> Args,
       Generator.ForceAtomics = true;
     else if (Arg == "atomics=auto")
       Generator.ForceAtomics = false;
+    else if (Arg == "element-baseline")
+      Generator.ElementBaseline = true;
     else if (Arg == "verify")
       Generator.Verify = true;
     else if (Arg == "no-line-directives")
@@ -53,6 +55,9 @@ const char *PluginOptions::getUsage() {
          "  atomics=all         atomicAdd on every shared adjoint store "
          "(ignore the\n"
          "                      ownership analysis; default atomics=auto)\n"
+         "  element-baseline    element gradients: slots zeroed and added "
+         "to, the\n"
+         "                      gather's whole pullback per vertex\n"
          "  no-line-directives  do not wrap generated code in #line "
          "directives\n"
          "  verify              check the generated IR after each pass "

@@ -40,6 +40,12 @@ compileAll() { # MODE: gpu or cpu
     -fplugin-arg-meshad-dump -fplugin-arg-meshad-remarks -c "$Src/kernels.cu" -o "$Obj/kernels.o" \
     >"$Out/log/kernels.$Mode.build" 2>&1 ||
     { tail -20 "$Out/log/kernels.$Mode.build"; return 1; }
+  # The baseline variants (meshad-twophase-add, meshad-gather-whole).
+  "$Clang" "${Flags[@]}" -fplugin="$BuildDir/lib/libmeshad.so" \
+    -fplugin-arg-meshad-element-baseline -fplugin-arg-meshad-remarks \
+    -DELEMENTS_BASELINE -c "$Src/kernels.cu" -o "$Obj/kernels-baseline.o" \
+    >"$Out/log/kernels-baseline.$Mode.build" 2>&1 ||
+    { tail -20 "$Out/log/kernels-baseline.$Mode.build"; return 1; }
   "$Clang" "${Flags[@]}" -c "$Src/handwritten.cu" -o "$Obj/handwritten.o"
   "$Clang" "${Flags[@]}" -c "$Src/main.cu" -o "$Obj/main.o"
   if [[ $Mode == gpu ]]; then

@@ -72,14 +72,14 @@ __global__ void neoTets(int nt, const int *tets, const double *m,
 
 // CHECK-LABEL: __global__ void springs_grad_3_4(int n, const int *edges, const double *rest, const double *x, double *E, double *_d_x, double *_d_E, const int *_offsets, const int *_incident, int _nv) {
 // CHECK-NOT: atomicAdd
-// CHECK: springs_element_grad(n, edges, rest, e, _xl, _d_E[0], _gl);
+// CHECK: springs_element_grad_0(n, edges, rest, e, _xl, _d_E[0], _gl);
 // CHECK-LABEL: __global__ void springs_grad_3_4_atomics(
 // CHECK-LABEL: __global__ void springs_grad(int n, const int *edges, const double *rest, const double *x, double *E, double *_d_rest, double *_d_x, double *_d_E, double *_slots) {
-// CHECK: meshad::slotAdd<2, 3>(_slots, n, e, 2 * e, k, _r0);
+// CHECK: meshad::slotStore<2, 3>(_slots, n, e, 2 * e, k, _r0);
 // CHECK-LABEL: __global__ void springs_grad_atomics(
 // CHECK-LABEL: __global__ void neoTets_grad_3_4(int nt, const int *tets, const double *m, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
 // CHECK-NOT: atomicAdd(&_d_x
-// CHECK: meshad::slotAdd<4, 3>(
+// CHECK: meshad::slotStore<4, 3>(
 // CHECK-LABEL: __global__ void neoTets_grad_3_4_atomics(
 // Fastest: the springs' gather, the tets' atomics.
 // CHECK-LABEL: __global__ void springs_grad_3_4_fastest(int n, const int *edges, const double *rest, const double *x, double *E, double *_d_x, double *_d_E, const int *_offsets, const int *_incident, int _nv) {

@@ -2,7 +2,8 @@
 // the gradient of an element kernel into a kernel over the vertices; each
 // vertex loops over its incident (element, local vertex) pairs in the fixed
 // order of the incidence, gathers the element's DOFs, recomputes its local
-// gradient with the extracted pullback <k>_element_grad and keeps its own
+// gradient with the extracted pullback <k>_element_grad (or only its own
+// part, <k>_element_grad_<j>: elements-gather-parts.cu) and keeps its own
 // part (plain stores, no atomics). 3D springs with a per-element rest length
 // (edges), triangles with 2D DOFs (early return, loops over the local
 // vertices), triangles with 3D DOFs, tets (arity 4), 1D springs in a
@@ -112,14 +113,19 @@ __global__ void strideSprings(int n, const int *edges, const double *x,
 // CHECK-NEXT:       double _xl[6];
 // CHECK-NEXT:       meshad::gatherElement<2, 3>(x, edges, e, _xl);
 // CHECK-NEXT:       double _gl[6] = {};
-// CHECK-NEXT:       springs_element_grad(n, edges, rest, e, _xl, _d_E[0], _gl);
-// CHECK-NEXT:       meshad::keepVertexPart<2, 3>(_sum, _gl, _slot - 2 * e);
+// CHECK-NEXT:       int _j = _slot - 2 * e;
+// CHECK-NEXT:       if (_j == 0) {
+// CHECK-NEXT:         springs_element_grad_0(n, edges, rest, e, _xl, _d_E[0], _gl);
+// CHECK-NEXT:       } else {
+// CHECK-NEXT:         springs_element_grad_1(n, edges, rest, e, _xl, _d_E[0], _gl);
+// CHECK-NEXT:       }
+// CHECK-NEXT:       meshad::keepVertexPart<2, 3>(_sum, _gl, _j);
 // CHECK-NEXT:     }
 // CHECK-NEXT:     meshad::addVertexSum<3>(_d_x, _v, _sum);
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
 // CHECK-LABEL: __global__ void springs_grad_3_4_two_phase(
-// CHECK: meshad::slotAdd<2, 3>(_slots, n, e, 2 * e, k, _r0);
+// CHECK: meshad::slotStore<2, 3>(_slots, n, e, 2 * e, k, _r0);
 // CHECK-LABEL: __global__ void springs_grad_3_4_atomics(
 // CHECK-LABEL: __global__ void triangles2_grad_gather(int nf, const int *tris, const double *x, double *E, double *_d_x, double *_d_E, const int *_offsets, const int *_incident, int _nv) {
 // CHECK-NOT: atomicAdd
@@ -132,14 +138,14 @@ __global__ void strideSprings(int n, const int *edges, const double *x,
 // CHECK-LABEL: __global__ void triangles2_grad_atomics(
 // CHECK-LABEL: __global__ void triangles3_grad_gather(
 // CHECK-NOT: atomicAdd
-// CHECK: triangles3_element_grad(nf, tris, f, _xl, _d_E[0], _gl);
+// CHECK: triangles3_element_grad_0(nf, tris, f, _xl, _d_E[0], _gl);
 // CHECK-LABEL: __global__ void triangles3_grad_two_phase(
 // CHECK-LABEL: __global__ void triangles3_grad_atomics(
 // CHECK-LABEL: __global__ void tets_grad_gather(
 // CHECK-NOT: atomicAdd
 // CHECK: int t = _slot / 4;
 // CHECK: meshad::gatherElement<4, 3>(x, tet, t, _xl);
-// CHECK: meshad::keepVertexPart<4, 3>(_sum, _gl, _slot - 4 * t);
+// CHECK: meshad::keepVertexPart<4, 3>(_sum, _gl, _j);
 // CHECK-LABEL: __global__ void tets_grad_two_phase(
 // CHECK-LABEL: __global__ void tets_grad_atomics(
 // CHECK-LABEL: __global__ void strideSprings_grad_gather(

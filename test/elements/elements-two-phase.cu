@@ -38,8 +38,8 @@ __global__ void springs(int n, const int *edges, const double *rest,
 // CHECK-LABEL: __global__ void springs_grad_3_4_two_phase(int n, const int *edges, const double *rest, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
 // CHECK-NEXT: meshad::requireLaunch1D();
 // CHECK-NOT: _d_x
-// CHECK: meshad::slotAdd<2, 3>(_slots, n, e, 2 * e, k, _r0);
-// CHECK-NEXT: meshad::slotAdd<2, 3>(_slots, n, e, 2 * e + 1, k, -_r0);
+// CHECK: meshad::slotStore<2, 3>(_slots, n, e, 2 * e, k, _r0);
+// CHECK-NEXT: meshad::slotStore<2, 3>(_slots, n, e, 2 * e + 1, k, -_r0);
 // CHECK-NOT: _d_x
 // CHECK: {{^}$}}
 // CHECK-LABEL: __global__ void springs_grad_3_4_atomics(
@@ -87,7 +87,7 @@ __global__ void tets(int nt, const int *tet, const double *x, double *E) {
 }
 // CHECK-LABEL: __global__ void tets_grad_two_phase(
 // CHECK-NOT: atomicAdd(&_d_x
-// CHECK: meshad::slotAdd<4, 3>(_slots, nt, t, 4 * t + 3, k,
+// CHECK: meshad::slotStore<4, 3>(_slots, nt, t, 4 * t + 3, k,
 // CHECK-NOT: atomicAdd(&_d_x
 // CHECK: {{^}$}}
 

@@ -101,7 +101,7 @@ __global__ void edgeSprings(int n, const int *edges, const double *x,
 // REMARK: remark: gradient of 'edgeSprings': two-phase slots for x
 // ELEM-LABEL: __global__ void edgeSprings_grad_with_value(int n, const int *edges, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
 // ELEM: atomicAdd(E, d * d * (0.5 + d * d));
-// ELEM: meshad::slotAdd<2, 1>(_slots, n, e, 2 * e, 0, _r0);
+// ELEM: meshad::slotStore<2, 1>(_slots, n, e, 2 * e, 0, _r0);
 
 namespace mt = meshad::test;
 

@@ -15,6 +15,8 @@
 ///
 /// \code
 ///   meshad::slotAdd<2, 3>(_slots, n, e, 2 * e + 1, k, -_r0);  // phase 1
+///   meshad::slotStore<2, 3>(_slots, n, e, 2 * e + 1, k, -_r0); // (stored
+///                                           // once per path: no zeroing)
 ///   meshad::slotSums<double, 3><<<(V + 255) / 256, 256>>>(
 ///       Inc.offsets(), Inc.slots(), Slots, _d_x, V);
 /// \endcode
@@ -41,6 +43,20 @@ __device__ inline void slotAdd(T *Slots, long long N, long long E,
     detail::launchShapeError("meshad: an element adds to a slot that is not "
                              "its own (index outside the element map)\n");
   Slots[Stride * Pos + K] += V;
+}
+
+/// Phase 1 where each slot of an element is stored exactly once on every
+/// path (proven by the generator, lib/GPU/SlotStores.h): Slots[Stride*Pos +
+/// K] = V, with slotAdd's checks. The handle then need not zero the slots
+/// when its launch covers every element.
+template <int Arity, int Stride, class T>
+__device__ inline void slotStore(T *Slots, long long N, long long E,
+                                 long long Pos, long long K, T V) {
+  if (E < 0 || E >= N || Pos < Arity * E || Pos >= Arity * E + Arity ||
+      K < 0 || K >= Stride)
+    detail::launchShapeError("meshad: an element stores to a slot that is "
+                             "not its own (index outside the element map)\n");
+  Slots[Stride * Pos + K] = V;
 }
 
 /// Adjoint[Stride*v + k] += the slots of vertex v, for v < NumVertices.
