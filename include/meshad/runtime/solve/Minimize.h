@@ -49,7 +49,11 @@ enum class StopReason {
   GradientTolerance, ///< |g| <= GradientTolerance
   EnergyDecrease,    ///< (E_k-1 - E_k) <= EnergyTolerance max(1, |E_k|)
   MaxIterations,
-  LineSearchFailed ///< no step of the line search decreased the energy enough
+  LineSearchFailed, ///< no step of the line search decreased the energy enough
+  /// T's precision reached: the energy's decrease is within its round-off
+  /// and |g| has stopped falling (SolveOptions::StallSteps), or no step
+  /// along the direction can change the energy beyond its round-off.
+  RoundOff
 };
 
 inline const char *toString(StopReason R) {
@@ -62,8 +66,16 @@ inline const char *toString(StopReason R) {
     return "max iterations";
   case StopReason::LineSearchFailed:
     return "line search failure";
+  case StopReason::RoundOff:
+    return "round-off floor";
   }
   return "?";
+}
+
+/// True when the solve ended at a minimum: the gradient tolerance, or as
+/// close as T's round-off lets it get (StopReason::RoundOff).
+inline bool converged(StopReason R) {
+  return R == StopReason::GradientTolerance || R == StopReason::RoundOff;
 }
 
 enum class LinearSolver { Pcg, MatrixFreeCg, Cholesky };
@@ -83,6 +95,19 @@ template <class T = double> struct SolveOptions {
   /// sqrt(|g_k| / |g_0|))) (inexact Newton: superlinear, fewer CG steps).
   bool InexactNewton = false;
   bool Project = true; ///< Newton: per-element PSD-projected Hessians
+  /// Newton with Project: after a full step, try the exact Hessian first
+  /// (quadratic convergence near a minimum, where the projected one makes
+  /// Newton linear); back to the projected one for this iteration and the
+  /// next few when CG meets negative curvature, does not converge or gives
+  /// no descent direction (or Cholesky finds the matrix indefinite).
+  bool AdaptiveProjection = false;
+  /// The energy's round-off, RoundOff * eps(T) * |E|: Armijo's test allows
+  /// it, and a decrease within it does not count as progress.
+  double RoundOff = 8;
+  /// StopReason::RoundOff after this many steps in a row whose decrease is
+  /// within the energy's round-off and whose |g| is not below the smallest
+  /// so far (the gradient at its round-off floor).
+  int StallSteps = 3;
   int History = 8;     ///< L-BFGS: pairs kept
   /// The largest step t along D from X that keeps the iterate valid (e.g.
   /// no triangle flips), or empty; the line search starts below
@@ -96,6 +121,7 @@ struct SolveReport {
   int Iterations = 0;
   double Energy = 0, GradientNorm = 0, Seconds = 0;
   long LinearIterations = 0;     ///< CG iterations in all
+  int ExactHessianSteps = 0; ///< Newton: steps on the exact Hessian (AdaptiveProjection)
   std::vector<double> Energies;      ///< at the start and after each step
   std::vector<double> GradientNorms; ///< the same points
 };
@@ -117,14 +143,20 @@ inline double seconds(std::chrono::steady_clock::time_point Start) {
       .count();
 }
 
-/// Backtracking from Step0 until E(X + a D) <= E + c a g.D (a little
-/// round-off of E allowed); Xn, En: the accepted point. Returns the steps
+/// The round-off of an energy E computed in T: what Armijo's test allows
+/// and what a decrease must exceed to count as progress.
+template <class T> double energyRoundOff(const SolveOptions<T> &O, double E) {
+  return O.RoundOff * std::numeric_limits<T>::epsilon() * std::fabs(E);
+}
+
+/// Backtracking from Step0 until E(X + a D) <= E + c a g.D (the energy's
+/// round-off allowed); Xn, En: the accepted point. Returns the steps
 /// rejected, or -1 when none was accepted.
 template <class T>
 int armijo(Problem<T> &P, const SolveOptions<T> &O, const T *X, const T *D,
            double E, double Slope, double &Step, T *Xn, double &En) {
   long N = P.numDofs();
-  double Slack = 8 * std::numeric_limits<double>::epsilon() * std::fabs(E);
+  double Slack = energyRoundOff(O, E);
   for (int K = 0; K <= O.MaxLineSearchSteps; ++K, Step *= O.Backtrack) {
     addScaled(N, X, T(Step), D, Xn);
     En = P.energy(Xn);
@@ -145,6 +177,7 @@ public:
     E = P.energy(X);
     P.gradient(X, G.data());
     GNorm = norm(N, G.data());
+    BestGNorm = GNorm;
     record(0, 0, 0);
     for (;;) {
       if (GNorm <= O.GradientTolerance) {
@@ -179,6 +212,8 @@ private:
   std::chrono::steady_clock::time_point Start;
   SolveReport R;
   double E = 0, GNorm = 0;
+  double BestGNorm = 0; ///< the smallest |g| so far
+  int Stalled = 0;      ///< steps in a row at the round-off floor
 
   /// One step: direction, line search, the new point. False when the solve
   /// stops (R.Reason set).
@@ -195,9 +230,13 @@ private:
     if (O.MaxStep)
       Step = std::min(Step, O.MaxStepFraction * O.MaxStep(X, D.data()));
     double En = E;
+    double FirstStep = Step;
     int Ls = armijo(P, O, X, D.data(), E, Slope, Step, Xn.data(), En);
     if (Ls < 0) {
-      R.Reason = StopReason::LineSearchFailed;
+      // Not even the first step's predicted decrease exceeds the energy's
+      // round-off: the energy cannot judge this direction any more.
+      bool Unresolved = -Slope * FirstStep <= energyRoundOff(O, E);
+      R.Reason = Unresolved ? StopReason::RoundOff : StopReason::LineSearchFailed;
       return false;
     }
     P.gradient(Xn.data(), Gn.data());
@@ -207,17 +246,34 @@ private:
     M.accepted(D.data(), G.data(), Step);
     copy(N, Xn.data(), X);
     copy(N, Gn.data(), G.data());
-    double Decrease = E - En;
+    double Decrease = E - En, Noise = energyRoundOff(O, E);
     E = En;
     GNorm = norm(N, G.data());
     ++R.Iterations;
     record(Step, Ls, Lin);
-    if (Decrease <= O.EnergyTolerance * std::max(1.0, std::fabs(E)) &&
-        GNorm > O.GradientTolerance) {
-      R.Reason = StopReason::EnergyDecrease;
+    return keepGoing(Decrease, Noise);
+  }
+
+  /// After an accepted step: false (R.Reason set) when its decrease says
+  /// to stop. A decrease within the energy's round-off is no evidence
+  /// either way: then the gradient decides (still falling: go on).
+  bool keepGoing(double Decrease, double Noise) {
+    if (GNorm <= O.GradientTolerance)
+      return true; // run() stops
+    bool NewBest = GNorm < BestGNorm;
+    BestGNorm = std::min(BestGNorm, GNorm);
+    if (Decrease <= Noise) {
+      Stalled = NewBest ? 0 : Stalled + 1;
+      if (Stalled < O.StallSteps)
+        return true;
+      R.Reason = StopReason::RoundOff;
       return false;
     }
-    return true;
+    Stalled = 0;
+    if (Decrease > O.EnergyTolerance * std::max(1.0, std::fabs(E)))
+      return true;
+    R.Reason = StopReason::EnergyDecrease;
+    return false;
   }
 
   /// Keeps the iterate's energy and gradient norm; the progress line.
@@ -238,6 +294,9 @@ template <class T> struct NewtonMethod : DescentMethod<T> {
   const SolveOptions<T> &O;
   DeviceBuffer<T> B;
   double FirstNorm = 0;
+  bool LastStepFull = false; ///< the last accepted step was 1
+  int Wait = 0, Backoff = 1; ///< AdaptiveProjection's pause after a failure
+  int ExactSteps = 0;        ///< directions from the exact Hessian
   NewtonMethod(Problem<T> &P, const SolveOptions<T> &O)
       : P(P), O(O), B(P.numDofs()) {}
 
@@ -253,25 +312,66 @@ template <class T> struct NewtonMethod : DescentMethod<T> {
     return C;
   }
 
+  /// D = H^-1 B, H projected or exact; false when the exact H showed
+  /// itself indefinite (CG: negative curvature or no convergence;
+  /// Cholesky: not positive definite).
+  bool solve(const T *X, bool Project, const CgOptions &C, T *D, long &Lin) {
+    long N = P.numDofs();
+    const T *Rhs = B.data();
+    fill(N, T(0), D);
+    CgResult Res;
+    if (O.Linear == LinearSolver::MatrixFreeCg) {
+      auto Apply = [&](const T *V, T *HV) { P.hvp(X, V, HV, Project); };
+      Res = cg(N, Apply, static_cast<const T *>(nullptr), Rhs, D, C);
+    } else if (O.Linear == LinearSolver::Cholesky) {
+      CsrView<T> H = P.hessian(X, Project);
+      if (Project) {
+        choleskySolve(H, Rhs, D);
+        return true;
+      }
+      try {
+        choleskySolve(H, Rhs, D);
+      } catch (const MeshError &) {
+        return false;
+      }
+      return true;
+    } else {
+      Res = pcg(P.hessian(X, Project), Rhs, D, C, &P.pcgWorkspace());
+    }
+    Lin += Res.Iterations;
+    return Project || (Res.Converged && !Res.NegativeCurvature);
+  }
+
+  /// AdaptiveProjection: whether this iteration tries the exact Hessian.
+  bool tryExact() {
+    if (!O.Project || !O.AdaptiveProjection || !LastStepFull)
+      return false;
+    if (Wait == 0)
+      return true;
+    --Wait;
+    return false;
+  }
+
   double direction(const T *X, const T *G, T *D, long &Lin) override {
     long N = P.numDofs();
     CgOptions C = cgOptions(G);
     fill(N, T(0), B.data());
     axpy(N, T(-1), G, B.data()); // B = -g
-    fill(N, T(0), D);
-    if (O.Linear == LinearSolver::MatrixFreeCg) {
-      auto Apply = [&](const T *V, T *HV) { P.hvp(X, V, HV, O.Project); };
-      Lin = cg(N, Apply, static_cast<const T *>(nullptr), B.data(), D, C)
-                .Iterations;
-      return 1;
+    Lin = 0;
+    if (tryExact()) {
+      if (solve(X, false, C, D, Lin) && dot(N, G, static_cast<const T *>(D)) < 0) {
+        ++ExactSteps;
+        Backoff = 1;
+        return 1;
+      }
+      Wait = Backoff; // indefinite here: projected for a while
+      Backoff = std::min(2 * Backoff, 16);
     }
-    CsrView<T> H = P.hessian(X, O.Project);
-    if (O.Linear == LinearSolver::Cholesky)
-      choleskySolve(H, static_cast<const T *>(B.data()), D);
-    else
-      Lin = pcg(H, static_cast<const T *>(B.data()), D, C, &P.pcgWorkspace())
-                .Iterations;
+    solve(X, O.Project, C, D, Lin);
     return 1;
+  }
+  void accepted(const T *, const T *, double Step) override {
+    LastStepFull = Step == 1;
   }
 };
 
@@ -339,7 +439,9 @@ template <class T> struct LbfgsMethod : DescentMethod<T> {
 template <class T>
 SolveReport newton(Problem<T> &P, T *X, const SolveOptions<T> &O = {}) {
   detail::NewtonMethod<T> M(P, O);
-  return detail::Minimizer<T>(P, X, O, "newton").run(M);
+  SolveReport R = detail::Minimizer<T>(P, X, O, "newton").run(M);
+  R.ExactHessianSteps = M.ExactSteps;
+  return R;
 }
 
 /// Gradient descent (first step 1/|g|, then twice the last accepted one).
