@@ -14,6 +14,8 @@
 ///   SpMV through cuSPARSE when MESHAD_SOLVE_CUSPARSE is defined (link
 ///   -lcusparse; the descriptors kept in an SpmvPlan across calls) or an own
 ///   CSR kernel (and under the CPU emulation); or matrix-free through an HVP;
+///   alpha, beta and the residual stay on the device (CgKernels.h,
+///   CgOptions::DeviceScalars), read back every CheckEvery iterations;
 /// - a direct sparse Cholesky (`choleskySolve`): cuSOLVER's
 ///   cusolverSpDcsrlsvchol when MESHAD_SOLVE_CUSOLVER is defined (double,
 ///   link -lcusolver -lcusparse), else a host skyline (envelope) Cholesky of

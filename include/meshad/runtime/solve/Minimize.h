@@ -9,13 +9,19 @@
 /// with a backtracking (Armijo) line search:
 /// - newton: per-element PSD-projected sparse Hessian (SolveOptions::Project)
 ///   solved by Jacobi-preconditioned CG, matrix-free CG through the HVP, or
-///   a sparse Cholesky (SolveOptions::Linear);
+///   a sparse Cholesky (SolveOptions::Linear); with AdaptiveProjection, the
+///   exact Hessian after full steps while it is positive definite
+///   (quadratic convergence near a minimum);
 /// - gradientDescent; lbfgs (two-loop recursion, SolveOptions::History).
 /// Pinned DOFs never move. SolveOptions::MaxStep bounds the line search's
 /// first step (an injectivity-preserving line search: InjectiveStep2D in
 /// meshad/runtime/solve/Injectivity.h). Each iteration prints a progress
 /// line (iteration, energy, gradient norm, step, line-search steps, linear
-/// iterations, time) unless Quiet; the result says why it stopped.
+/// iterations, time) unless Quiet; the result says why it stopped. The
+/// energy's round-off in T (RoundOff * epsilon(T) * |E|) is allowed by the
+/// line search, and a solve whose energy and gradient stop improving
+/// within round-off ends as StopReason::RoundOff (converged(): a float
+/// solve ends so where its gradient cannot reach GradientTolerance).
 ///
 /// \code
 ///   using namespace meshad::runtime::solve;
@@ -25,7 +31,7 @@
 ///   SolveReport R = newton(P, dX, O); // dX: initial guess, then solution
 ///   // newton   it   0  E  2.5e+01  |g| 3.1e+01  step 1.0e+00  ls  0 ...
 ///   // newton: gradient tolerance after 6 iterations, E = ...
-///   if (R.Reason == StopReason::LineSearchFailed) ...
+///   if (!converged(R.Reason)) ...      // e.g. StopReason::LineSearchFailed
 /// \endcode
 ///
 //===----------------------------------------------------------------------===//
