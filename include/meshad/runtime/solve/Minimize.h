@@ -53,7 +53,7 @@ namespace solve {
 
 enum class StopReason {
   GradientTolerance, ///< |g| <= GradientTolerance
-  EnergyDecrease,    ///< (E_k-1 - E_k) <= EnergyTolerance max(1, |E_k|)
+  EnergyDecrease,    ///< round-off < E_k-1 - E_k <= EnergyTolerance max(1, |E_k|)
   MaxIterations,
   LineSearchFailed, ///< no step of the line search decreased the energy enough
   /// T's precision reached: the energy's decrease is within its round-off
@@ -112,7 +112,8 @@ template <class T = double> struct SolveOptions {
   double RoundOff = 8;
   /// StopReason::RoundOff after this many steps in a row whose decrease is
   /// within the energy's round-off and whose |g| is not below the smallest
-  /// so far (the gradient at its round-off floor).
+  /// so far (the gradient at its round-off floor); steps that MaxStep cut
+  /// short do not count.
   int StallSteps = 3;
   int History = 8;     ///< L-BFGS: pairs kept
   /// The largest step t along D from X that keeps the iterate valid (e.g.
@@ -233,15 +234,17 @@ private:
       Slope = -GNorm * GNorm;
       Step = 1 / GNorm;
     }
+    // Limited: the MaxStep hook cut the first step (not a round-off stall).
+    double FullStep = Step;
     if (O.MaxStep)
       Step = std::min(Step, O.MaxStepFraction * O.MaxStep(X, D.data()));
+    bool Limited = Step < FullStep;
     double En = E;
-    double FirstStep = Step;
     int Ls = armijo(P, O, X, D.data(), E, Slope, Step, Xn.data(), En);
     if (Ls < 0) {
-      // Not even the first step's predicted decrease exceeds the energy's
+      // Not even the full step's predicted decrease exceeds the energy's
       // round-off: the energy cannot judge this direction any more.
-      bool Unresolved = -Slope * FirstStep <= energyRoundOff(O, E);
+      bool Unresolved = !Limited && -Slope * FullStep <= energyRoundOff(O, E);
       R.Reason = Unresolved ? StopReason::RoundOff : StopReason::LineSearchFailed;
       return false;
     }
@@ -257,17 +260,19 @@ private:
     GNorm = norm(N, G.data());
     ++R.Iterations;
     record(Step, Ls, Lin);
-    return keepGoing(Decrease, Noise);
+    return keepGoing(Decrease, Noise, Limited);
   }
 
   /// After an accepted step: false (R.Reason set) when its decrease says
   /// to stop. A decrease within the energy's round-off is no evidence
   /// either way: then the gradient decides (still falling: go on).
-  bool keepGoing(double Decrease, double Noise) {
+  bool keepGoing(double Decrease, double Noise, bool Limited) {
     if (GNorm <= O.GradientTolerance)
       return true; // run() stops
     bool NewBest = GNorm < BestGNorm;
     BestGNorm = std::min(BestGNorm, GNorm);
+    if (Decrease <= Noise && Limited)
+      return true; // a step the hook cut short: no evidence of a floor
     if (Decrease <= Noise) {
       Stalled = NewBest ? 0 : Stalled + 1;
       if (Stalled < O.StallSteps)
