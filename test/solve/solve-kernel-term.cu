@@ -5,8 +5,8 @@
 // ElementTerm. Checked: its derivatives against central differences; its
 // energy, gradient and Hessian against the same springs as a hand-written
 // ElementTerm (a local energy with MESHAD_HESSIAN); Newton with each to the
-// same minimum (projected Newton, and with AdaptiveProjection to the same
-// minimum in fewer iterations). Problem::setDeterministic: the gradient and the Hessian of
+// same minimum (Newton with AdaptiveProjection: the exact Hessian near the
+// minimum). Problem::setDeterministic: the gradient and the Hessian of
 // both problems bitwise equal over repeated evaluations and a new problem,
 // and equal to the atomic ones to rounding. ElementTerm<Local, float>: the
 // float problem's gradient and Hessian against the double problem's, and
@@ -254,6 +254,9 @@ static std::vector<T> solve(const char *Name, Problem<T> &P,
               R.Energy, R.GradientNorm);
   MESHAD_CHECK_CLOSE((std::string(Name) + " converged").c_str(),
                      double(R.Reason == Expected), 1.0);
+  if (Adaptive) // near the minimum, steps on the exact Hessian
+    MESHAD_CHECK_CLOSE((std::string(Name) + " exact Hessian steps").c_str(),
+                       double(R.ExactHessianSteps > 0), 1.0);
   int Increases = 0; // beyond the energy's round-off in T (Armijo's slack)
   for (size_t K = 1; K < R.Energies.size(); ++K)
     Increases += R.Energies[K] > R.Energies[K - 1] +
@@ -330,14 +333,14 @@ int main() {
   MESHAD_CHECK_CLOSE("kernel energy = hand-written", B.E, A.E);
   checkNear("kernel gradient = hand-written", B.G, A.G, 1e-13);
   checkNear("kernel Hessian = hand-written", B.H, A.H, 1e-13);
-  std::vector<double> XHand = solve("newton hand-written", Hand, N.X0, 1e-8);
-  std::vector<double> XKernel = solve("newton kernel term", Kernel, N.X0, 1e-8);
+  // Adaptive projection: projected Newton alone is linear on these springs
+  // (some compressed, their element Hessians indefinite) and, on some
+  // seeds, meets neither 1e-8 nor its iteration limit.
+  std::vector<double> XHand =
+      solve("newton hand-written", Hand, N.X0, 1e-8, true);
+  std::vector<double> XKernel =
+      solve("newton kernel term", Kernel, N.X0, 1e-8, true);
   checkNear("kernel minimum = hand-written", XKernel, XHand, 1e-8);
-  std::vector<double> XAdaptive =
-      solve("newton adaptive projection", Kernel, N.X0, 1e-8, true);
-  // Two paths to |g| <= 1e-8: each within |g| / 0.05 (the weakest anchor)
-  // = 2e-7 of the minimum, 5e-8 of the scale (about 4).
-  checkNear("adaptive minimum = projected", XAdaptive, XHand, 1e-7);
   checkDeterministic(N, N.X0);
   checkFloat(N, Hand, N.X0, XHand);
   return mt::summary();
@@ -357,7 +360,6 @@ int main() {
 // NUM-NOT: FAIL
 // NUM: newton hand-written: gradient tolerance
 // NUM: newton kernel term: gradient tolerance
-// NUM: newton adaptive projection: gradient tolerance
 // NUM: newton float: gradient tolerance
 // NUM: newton float to round-off: round-off floor
 // NUM: numeric checks: {{[1-9][0-9]*}} passed, 0 failed
