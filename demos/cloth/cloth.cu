@@ -21,7 +21,9 @@
 // rest and draped (--png=FILE, the software rasterizer of runtime/render,
 // its rest coordinates as a checkerboard). --bench times gradient,
 // gradient + Hessian, HVP, one Newton iteration and a whole step (CUDA
-// events, a warm-up, the median of --reps runs).
+// events, a warm-up, the median of --reps runs), then the first system's
+// PCG and the whole step with CG's dot products on the host and with its
+// scalars on the device (CgOptions::DeviceScalars).
 //
 //   cloth [--n=20] [--steps=10] [--dt=0.01] [--check] [--obj=cloth.obj]
 //         [--png=cloth.png] [--bench] [--reps=5] [--quiet]
@@ -234,8 +236,7 @@ struct Cloth {
     R = newton(P, X.data(), O);
     MESHAD_LAUNCH(velocities, (3 * NV + 127) / 128, 128)
     (3 * NV, X.data(), XOld.data(), Dt, V.data());
-    bool Ok = R.Reason == StopReason::GradientTolerance ||
-              R.Reason == StopReason::EnergyDecrease;
+    bool Ok = converged(R.Reason) || R.Reason == StopReason::EnergyDecrease;
     for (size_t K = 1; K < R.Energies.size(); ++K)
       Ok &= R.Energies[K] <= R.Energies[K - 1] + 8 * DBL_EPSILON *
                                                     std::fabs(R.Energies[K - 1]);
@@ -335,6 +336,49 @@ template <class F> double timeMs(int Reps, F &&Fn) {
   return median(Ms);
 }
 
+/// The first Newton system's PCG (to 1e-10) and the whole solve, with CG's
+/// dot products on the host (a sync each) and with its scalars on the
+/// device (CgOptions::DeviceScalars): the same iterates, the time apart.
+void benchCgScalars(const Options &Opt, Cloth &C,
+                    const DeviceBuffer<double> &X0) {
+  long N = C.P.numDofs();
+  DeviceBuffer<double> B(N), D(N);
+  copy(N, X0.data(), C.X.data());
+  C.P.gradient(C.X.data(), D.data());
+  fill(N, 0.0, B.data());
+  axpy(N, -1.0, static_cast<const double *>(D.data()), B.data()); // B = -g
+  CsrView<double> H = C.P.hessian(C.X.data(), true);
+  double TCg[2], TSolve[2];
+  int Its[2];
+  long Lin[2];
+  for (int Device = 0; Device < 2; ++Device) {
+    CgOptions Cg{1e-10, 2000, Opt.Precondition};
+    Cg.DeviceScalars = Device;
+    CgResult Res;
+    TCg[Device] = timeMs(Opt.Reps, [&] {
+      fill(N, 0.0, D.data());
+      Res = pcg(H, static_cast<const double *>(B.data()), D.data(), Cg,
+                &C.P.pcgWorkspace());
+    });
+    Its[Device] = Res.Iterations;
+  }
+  for (int Device = 0; Device < 2; ++Device) {
+    SolveOptions<double> S = solveOptions(true, Opt.Precondition);
+    S.Cg.DeviceScalars = Device;
+    SolveReport R;
+    TSolve[Device] = timeMs(Opt.Reps, [&] {
+      copy(N, X0.data(), C.X.data());
+      R = newton(C.P, C.X.data(), S);
+    });
+    Lin[Device] = R.LinearIterations;
+  }
+  std::printf("bench n=%d cg scalars: pcg host dots %.3f ms, device %.3f ms "
+              "(%d / %d iterations); solve host dots %.3f ms, device %.3f ms "
+              "(%ld / %ld cg)\n",
+              Opt.N, TCg[0], TCg[1], Its[0], Its[1], TSolve[0], TSolve[1],
+              Lin[0], Lin[1]);
+}
+
 void bench(const Options &Opt) {
   Cloth C(Opt.N, Opt.Dt);
   long N = C.P.numDofs();
@@ -364,6 +408,7 @@ void bench(const Options &Opt) {
               Opt.N, C.NV,
               C.Top.numEdges() + C.Top.numDiamonds() + C.NV, TG, TH, TV, TN,
               TS, R.Iterations, R.LinearIterations, precondName(Opt));
+  benchCgScalars(Opt, C, X0);
 }
 
 Options parse(int Argc, char **Argv) {

@@ -34,9 +34,11 @@
 // the mesh | the initial map | the result, coloured by position on the
 // mesh.
 //
-// Usage: spherical-map [MESH [OUT.png [ITERATIONS [LAMBDA]]]]
+// Usage: spherical-map [MESH [OUT.png [ITERATIONS [LAMBDA [tangent]]]]]
 //   at most ITERATIONS Newton steps (default 100), the area term's weight
-//   LAMBDA (default 1e-3); without arguments,
+//   LAMBDA (default 1e-3); "tangent": Newton's triangle Hessians projected
+//   in q-space (SphereTriangleNewton; lower energies late, slower early);
+//   without arguments,
 //   cow.off (demo::meshPath) into spherical-map.png with 15 steps (CI, GPU
 //   suite).
 //
@@ -46,6 +48,7 @@
 #include "../common/DemoMesh.h"
 #include <meshad/Differentiator.h>
 #include <meshad/runtime/MeshIO.h>
+#include <meshad/runtime/PsdProjection.h>
 #include <meshad/runtime/render/Rasterizer.h>
 #include <meshad/runtime/solve/Injectivity.h>
 
@@ -82,6 +85,26 @@ __host__ __device__ double sphereTriangle(const double *y, const double *p) {
   return p[4] * ((c00 + c11) / s + p[6] * (s + 1 / s)) - p[5] * log(vol);
 }
 
+/// The same energy of corners q already on the sphere (no projection):
+/// what Newton's Hessian is projected in (SphereTriangle::newtonHessian).
+MESHAD_HESSIAN("q[0:9]")
+__host__ __device__ double sphereTriangleOn(const double *q, const double *p) {
+  double f0x = (q[3] - q[0]) * p[0] + (q[6] - q[0]) * p[2];
+  double f0y = (q[4] - q[1]) * p[0] + (q[7] - q[1]) * p[2];
+  double f0z = (q[5] - q[2]) * p[0] + (q[8] - q[2]) * p[2];
+  double f1x = (q[3] - q[0]) * p[1] + (q[6] - q[0]) * p[3];
+  double f1y = (q[4] - q[1]) * p[1] + (q[7] - q[1]) * p[3];
+  double f1z = (q[5] - q[2]) * p[1] + (q[8] - q[2]) * p[3];
+  double c00 = f0x * f0x + f0y * f0y + f0z * f0z;
+  double c11 = f1x * f1x + f1y * f1y + f1z * f1z;
+  double c01 = f0x * f1x + f0y * f1y + f0z * f1z;
+  double vol = q[0] * (q[4] * q[8] - q[5] * q[7]) +
+               q[1] * (q[5] * q[6] - q[3] * q[8]) +
+               q[2] * (q[3] * q[7] - q[4] * q[6]);
+  double s = sqrt(c00 * c11 - c01 * c01);
+  return p[4] * ((c00 + c11) / s + p[6] * (s + 1 / s)) - p[5] * log(vol);
+}
+
 /// y: a vertex; k: the gauge weight.
 MESHAD_HESSIAN("y[0:3]")
 __host__ __device__ double radiusGauge(const double *y, double k) {
@@ -104,6 +127,58 @@ struct SphereTriangle {
   __host__ __device__ static void hessian(const double *y, const double *p,
                                           double *H) {
     sphereTriangle_hessian_0(y, p, H);
+  }
+};
+
+/// The solve's triangle term: SphereTriangle's energy and gradient, and as
+/// its Hessian J^T P(H_q) J, the q-space Hessian (sphereTriangleOn) projected
+/// to PSD and mapped through the projection's Jacobian J = (I - q q^T) / |y|
+/// per corner. The exact y-Hessian adds the element gradient times the
+/// projection's curvature, indefinite for every element though it cancels
+/// (to the constraint's multiplier) in the sum: projecting it per element
+/// adds curvature of the order of each element's force, which left Newton
+/// linear; this one drops it.
+struct SphereTriangleNewton : SphereTriangle {
+  __host__ __device__ static void hessian(const double *y, const double *p,
+                                          double *H) {
+    double q[9], J[3][9], Hq[81];
+    for (int C = 0; C < 3; ++C) {
+      const double *Y = y + 3 * C;
+      double R = sqrt(Y[0] * Y[0] + Y[1] * Y[1] + Y[2] * Y[2]);
+      for (int K = 0; K < 3; ++K)
+        q[3 * C + K] = Y[K] / R;
+      for (int A = 0; A < 3; ++A)
+        for (int B = 0; B < 3; ++B)
+          J[C][3 * A + B] = ((A == B) - q[3 * C + A] * q[3 * C + B]) / R;
+    }
+    sphereTriangleOn_hessian_0(q, p, Hq);
+    meshad::projectPsd(Hq, 9);
+    for (int I = 0; I < 9; ++I) // (J^T Hq J)_IJ, J block diagonal, symmetric
+      for (int L = 0; L < 9; ++L) {
+        double S = 0;
+        for (int A = 0; A < 3; ++A)
+          for (int B = 0; B < 3; ++B)
+            S += J[I / 3][3 * (I % 3) + A] * Hq[(3 * (I / 3) + A) * 9 +
+                                                3 * (L / 3) + B] *
+                 J[L / 3][3 * B + L % 3];
+        H[I * 9 + L] = S;
+      }
+  }
+};
+
+/// sphereTriangleOn as a local energy, for its derivative checks.
+struct SphereTriangleOn {
+  static constexpr int Arity = 3, Dofs = 3;
+  __host__ __device__ static double energy(const double *q, const double *p) {
+    return sphereTriangleOn(q, p);
+  }
+  __host__ __device__ static void gradient(const double *q, const double *p,
+                                           double *g) {
+    sphereTriangleOn_grad_0(q, p, g);
+  }
+  __host__ __device__ static void hessian(const double *q, const double *p,
+                                          double *H) {
+    sphereTriangleOn_hessian_0(q, p, H);
   }
 };
 
@@ -225,6 +300,8 @@ static bool farFromBarrier(const double *Ya, const double *Yb, const double *Yc,
   return Vol > 0 && Step * std::fabs(Grad[Dof]) <= 0.1 * Vol;
 }
 
+static std::vector<double> onSphere(std::vector<double> Y);
+
 /// Element derivatives (unprojected) of random triangles, their corners
 /// jittered by a tenth of the triangle's shortest edge within the sphere
 /// and scaled off it (so that no derivative is at the solution and the
@@ -236,6 +313,7 @@ static void checkDerivatives(sv::Problem<double> &P, const std::vector<double> &
                              const std::vector<double> &Params, double K) {
   mt::RandomInputs Rng;
   auto GradT = meshad::gradient(sphereTriangle, "y");
+  auto GradOn = meshad::gradient(sphereTriangleOn, "q");
   auto GradV = meshad::gradient(radiusGauge, "y");
   int NT = int(Tris.size() / 3), NV = int(Y.size() / 3);
   for (int C = 0, Tries = 0; C < 3 && Tries < 100000; ++Tries) {
@@ -258,6 +336,10 @@ static void checkDerivatives(sv::Problem<double> &P, const std::vector<double> &
     demo::checkLocal<SphereTriangle>(
         "triangle " + std::to_string(T), Yl, Prm,
         [&](double *Q, double *G) { GradT.execute(Q, Prm, G); });
+    std::vector<double> Ql = onSphere(Yl);
+    demo::checkLocal<SphereTriangleOn>(
+        "triangle on the sphere " + std::to_string(T), Ql, Prm,
+        [&](double *Q, double *G) { GradOn.execute(Q, Prm, G); });
     std::vector<double> Yv(Yl.begin(), Yl.begin() + 3);
     demo::checkLocal<RadiusGauge>(
         "vertex " + std::to_string(Tri[0]), Yv, &K,
@@ -355,7 +437,14 @@ int main(int Argc, char **Argv) {
   Prm.upload(Params);
   KBuf.upload(std::vector<double>{K});
   sv::Problem<double> P(M.numVertices(), 3);
-  P.add<SphereTriangle>(Tris.data(), M.numTriangles(), Prm.data(), NumParams);
+  // "tangent": Newton's triangle Hessians projected in q-space
+  // (SphereTriangleNewton); else the y-Hessians projected per element.
+  bool Tangent = demo::argOr(Argc, Argv, 5, "exact") == "tangent";
+  if (Tangent)
+    P.add<SphereTriangleNewton>(Tris.data(), M.numTriangles(), Prm.data(),
+                                NumParams);
+  else
+    P.add<SphereTriangle>(Tris.data(), M.numTriangles(), Prm.data(), NumParams);
   P.add<RadiusGauge>(Verts.data(), M.numVertices(), KBuf.data(), 0);
 
   // A flipped triangle makes the barrier's log NaN (or +infinity): the line

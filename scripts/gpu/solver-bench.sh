@@ -9,7 +9,9 @@
 #   cloth.build  the compiler's output (the dumped local derivatives)
 # With --run (on the GPU machine): the cloth's gradient, gradient + Hessian,
 # HVP, one Newton iteration and a whole implicit Euler step (CUDA events,
-# one warm-up, the median of 5) at 10k, 100k and 1M vertices, then a
+# one warm-up, the median of 5) at 10k, 100k and 1M vertices, each with a
+# "cg scalars" line (the first system's PCG and the whole step with CG's
+# dot products on the host and with its scalars on the device), then a
 # 25-step simulation of a 256 x 256 cloth with its OBJ and PNG; the output
 # goes to .gpu/solver/bench.txt.
 # Environment: MESHAD_BUILD_DIR, MESHAD_CLANG, CUDA_PATH, MESHAD_GPU_ARCH,

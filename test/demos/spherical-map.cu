@@ -4,7 +4,8 @@
 // Newton (runtime/solve) on MIPS + an area term + an orientation barrier on
 // the sphere + a radius gauge, its line search bounded by
 // InjectiveStepSphere; the local gradients and Hessians (meshad::gradient,
-// MESHAD_HESSIAN) of random triangles and vertices and the assembled
+// MESHAD_HESSIAN) of random triangles (also of the energy of corners on
+// the sphere, sphereTriangleOn) and vertices and the assembled
 // gradient against central differences (where the stencil stays far from
 // the barrier), the energy decreasing, no flipped triangle on the sphere,
 // a PNG that reads back.
@@ -17,9 +18,12 @@
 // CHECK-LABEL: __host__ __device__ void sphereTriangle_hessian_0(const double *y, const double *p, double *H) {
 // CHECK: Hessian pattern: 9 x 9, 45 unique values
 // CHECK-LABEL: __host__ __device__ void sphereTriangle_hessian_0_packed(const double *y, const double *p, double *vals) {
+// CHECK-LABEL: __host__ __device__ void sphereTriangleOn_hessian_0(const double *q, const double *p, double *H) {
+// CHECK-LABEL: __host__ __device__ void sphereTriangleOn_hessian_0_packed(const double *q, const double *p, double *vals) {
 // CHECK-LABEL: __host__ __device__ void radiusGauge_hessian_0(const double *y, double k, double *H) {
 // CHECK-LABEL: __host__ __device__ void radiusGauge_hessian_0_packed(const double *y, double k, double *vals) {
 // CHECK-LABEL: __host__ __device__ void sphereTriangle_grad_0(const double *y, const double *p, double *_d_y) {
+// CHECK-LABEL: __host__ __device__ void sphereTriangleOn_grad_0(const double *q, const double *p, double *_d_q) {
 // CHECK-LABEL: __host__ __device__ void radiusGauge_grad_0(const double *y, double k, double *_d_y) {
 // NUM-NOT: FAIL
 // NUM: spherical-map: stop: max iterations after 15 Newton iterations

@@ -174,22 +174,37 @@ __global__ void reduceKernel(long N, ReduceOp Op, const T *X, const T *Y,
     Partials[blockIdx.x] = Part[0];
 }
 
-template <class T> T reduce(long N, ReduceOp Op, const T *X, const T *Y) {
-  constexpr int MaxBlocks = 256;
-  int Blocks = std::min(MaxBlocks, shapeFor(N).Blocks),
+constexpr int MaxReduceBlocks = 256;
+
+/// Launches reduceKernel on its fixed grid for N values: one partial per
+/// block into Partials (MaxReduceBlocks values); returns the blocks.
+template <class T>
+int launchReduce(long N, ReduceOp Op, const T *X, const T *Y, T *Partials) {
+  int Blocks = std::min(MaxReduceBlocks, shapeFor(N).Blocks),
       Threads = shapeFor(N).Threads;
   while (Threads > 32 && Threads / 2 >= N)
     Threads /= 2; // small vectors: fewer threads
-  static thread_local DeviceBuffer<T> Partials(MaxBlocks);
-  MESHAD_LAUNCH(reduceKernel<T>, Blocks, Threads)
-  (N, Op, X, Y, Partials.data());
-  T Host[MaxBlocks];
-  cudaMemcpy(Host, Partials.data(), Blocks * sizeof(T),
-             cudaMemcpyDeviceToHost);
+  MESHAD_LAUNCH(reduceKernel<T>, Blocks, Threads)(N, Op, X, Y, Partials);
+  return Blocks;
+}
+
+/// The blocks' partials added in order (host or device: the same sum).
+template <class T>
+__host__ __device__ T addPartials(ReduceOp Op, const T *Partials, int Blocks) {
   T Acc = Op == ReduceOp::Min ? T(HUGE_VAL) : T(0);
   for (int B = 0; B < Blocks; ++B)
-    Acc = Op == ReduceOp::Min ? std::min(Acc, Host[B]) : Acc + Host[B];
+    Acc = Op == ReduceOp::Min ? (Partials[B] < Acc ? Partials[B] : Acc)
+                              : Acc + Partials[B];
   return Acc;
+}
+
+template <class T> T reduce(long N, ReduceOp Op, const T *X, const T *Y) {
+  static thread_local DeviceBuffer<T> Partials(MaxReduceBlocks);
+  int Blocks = launchReduce(N, Op, X, Y, Partials.data());
+  T Host[MaxReduceBlocks];
+  cudaMemcpy(Host, Partials.data(), Blocks * sizeof(T),
+             cudaMemcpyDeviceToHost);
+  return addPartials(Op, static_cast<const T *>(Host), Blocks);
 }
 
 } // namespace detail

@@ -14,6 +14,8 @@
 ///   SpMV through cuSPARSE when MESHAD_SOLVE_CUSPARSE is defined (link
 ///   -lcusparse; the descriptors kept in an SpmvPlan across calls) or an own
 ///   CSR kernel (and under the CPU emulation); or matrix-free through an HVP;
+///   alpha, beta and the residual stay on the device (CgKernels.h,
+///   CgOptions::DeviceScalars), read back every CheckEvery iterations;
 /// - a direct sparse Cholesky (`choleskySolve`): cuSOLVER's
 ///   cusolverSpDcsrlsvchol when MESHAD_SOLVE_CUSOLVER is defined (double,
 ///   link -lcusolver -lcusparse), else a host skyline (envelope) Cholesky of
@@ -33,6 +35,7 @@
 #ifndef MESHAD_RUNTIME_SOLVE_LINEARSOLVERS_H
 #define MESHAD_RUNTIME_SOLVE_LINEARSOLVERS_H
 
+#include "meshad/runtime/solve/CgKernels.h"
 #include "meshad/runtime/solve/DeviceVector.h"
 
 #include <cmath>
@@ -74,6 +77,12 @@ struct CgOptions {
   /// pcg's preconditioner; BlockJacobi is Jacobi where BlockSize is 1 or
   /// above 3, and per vertex where a block is not positive definite.
   Preconditioner Precondition = Preconditioner::BlockJacobi;
+  /// Alpha, beta and the residual norm stay in device memory (CgKernels.h):
+  /// no host round trip in an iteration; the host reads the scalars every
+  /// CheckEvery iterations (the iterations after the stop do nothing). The
+  /// same iterates as the host dots (false: a sync per dot product).
+  bool DeviceScalars = true;
+  int CheckEvery = 8;
 };
 
 struct CgResult {
@@ -273,7 +282,68 @@ template <class T> void spmv(const CsrView<T> &A, const T *X, T *Y) {
 template <class T> struct PcgWorkspace {
   SpmvPlan<T> Spmv;
   DeviceBuffer<T> Preconditioner, R, Z, P, AP;
+  DeviceBuffer<T> Partials;          ///< CgOptions::DeviceScalars: 3 dots'
+  DeviceBuffer<CgScalars> Scalars;   ///< CgOptions::DeviceScalars
 };
+
+namespace detail {
+
+/// cgWith's loop with its scalars on the device (CgKernels.h), from
+/// r = b - A x and |b| (not 0) on: the same iterates as the host loop.
+template <class T, class ApplyFn, class PreconditionFn>
+CgResult cgDeviceLoop(long N, ApplyFn &Apply, PreconditionFn &Precondition,
+                      const T *B, T *X, const CgOptions &Opt,
+                      PcgWorkspace<T> &Ws, double BNorm) {
+  Ws.Partials.resize(3 * MaxReduceBlocks);
+  Ws.Scalars.resize(1);
+  T *PAP = Ws.Partials.data(), *RZ = PAP + MaxReduceBlocks,
+    *RR = RZ + MaxReduceBlocks;
+  T *R = Ws.R.data(), *Z = Ws.Z.data(), *P = Ws.P.data(), *AP = Ws.AP.data();
+  CgScalars Host, *S = Ws.Scalars.data();
+  Host.BNorm = BNorm;
+  Host.Tolerance = Opt.RelativeTolerance;
+  Host.MaxIterations = Opt.MaxIterations;
+  cudaMemcpy(S, &Host, sizeof(Host), cudaMemcpyHostToDevice);
+  auto Residual = [&](bool First) { // r . z, |r|, beta, the stop test
+    Precondition(static_cast<const T *>(R), Z);
+    if (First)
+      copy(N, static_cast<const T *>(Z), P);
+    int Nb = launchReduce(N, ReduceOp::Dot, static_cast<const T *>(R),
+                          static_cast<const T *>(Z), RZ);
+    launchReduce(N, ReduceOp::Dot, static_cast<const T *>(R),
+                 static_cast<const T *>(R), RR);
+    MESHAD_LAUNCH(cgResidualKernel<T>, 1, 1)(S, RZ, RR, Nb, First);
+  };
+  LaunchShape Shape = shapeFor(N);
+  Residual(true);
+  for (;;) {
+    cudaMemcpy(&Host, S, sizeof(Host), cudaMemcpyDeviceToHost);
+    if (Host.Status != CgStatus::Running)
+      break;
+    int Left = Host.MaxIterations - Host.Iterations;
+    for (int K = 0; K < std::min(std::max(1, Opt.CheckEvery), Left); ++K) {
+      Apply(static_cast<const T *>(P), AP);
+      int Nb = launchReduce(N, ReduceOp::Dot, static_cast<const T *>(P),
+                            static_cast<const T *>(AP), PAP);
+      MESHAD_LAUNCH(cgCurvatureKernel<T>, 1, 1)(S, PAP, Nb);
+      MESHAD_LAUNCH(cgStepKernel<T>, Shape.Blocks, Shape.Threads)
+      (N, S, P, AP, X, R);
+      Residual(false);
+      MESHAD_LAUNCH(cgDirectionKernel<T>, Shape.Blocks, Shape.Threads)
+      (N, S, Z, P);
+    }
+  }
+  CgResult Res;
+  Res.Iterations = Host.Iterations;
+  Res.RelativeResidual = Host.RelativeResidual;
+  Res.Converged = Host.Status == CgStatus::Converged;
+  Res.NegativeCurvature = Host.Status == CgStatus::NegativeCurvature;
+  if (Res.NegativeCurvature && Res.Iterations == 0)
+    copy(N, B, X);
+  return Res;
+}
+
+} // namespace detail
 
 /// Preconditioned conjugate gradients for A X = B, A symmetric positive
 /// definite given as an operator: \p Apply(P, AP) sets AP = A P, and
@@ -301,6 +371,8 @@ CgResult cgWith(long N, ApplyFn &&Apply, PreconditionFn &&Precondition,
     Res.Converged = true;
     return Res;
   }
+  if (Opt.DeviceScalars)
+    return detail::cgDeviceLoop(N, Apply, Precondition, B, X, Opt, Ws, BNorm);
   Precondition(static_cast<const T *>(R.data()), Z.data());
   copy(N, Z.data(), P.data());
   double RZ = dot(N, R.data(), Z.data());

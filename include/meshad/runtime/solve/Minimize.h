@@ -9,13 +9,19 @@
 /// with a backtracking (Armijo) line search:
 /// - newton: per-element PSD-projected sparse Hessian (SolveOptions::Project)
 ///   solved by Jacobi-preconditioned CG, matrix-free CG through the HVP, or
-///   a sparse Cholesky (SolveOptions::Linear);
+///   a sparse Cholesky (SolveOptions::Linear); with AdaptiveProjection, the
+///   exact Hessian after full steps while it is positive definite
+///   (quadratic convergence near a minimum);
 /// - gradientDescent; lbfgs (two-loop recursion, SolveOptions::History).
 /// Pinned DOFs never move. SolveOptions::MaxStep bounds the line search's
 /// first step (an injectivity-preserving line search: InjectiveStep2D in
 /// meshad/runtime/solve/Injectivity.h). Each iteration prints a progress
 /// line (iteration, energy, gradient norm, step, line-search steps, linear
-/// iterations, time) unless Quiet; the result says why it stopped.
+/// iterations, time) unless Quiet; the result says why it stopped. The
+/// energy's round-off in T (RoundOff * epsilon(T) * |E|) is allowed by the
+/// line search, and a solve whose energy and gradient stop improving
+/// within round-off ends as StopReason::RoundOff (converged(): a float
+/// solve ends so where its gradient cannot reach GradientTolerance).
 ///
 /// \code
 ///   using namespace meshad::runtime::solve;
@@ -25,7 +31,7 @@
 ///   SolveReport R = newton(P, dX, O); // dX: initial guess, then solution
 ///   // newton   it   0  E  2.5e+01  |g| 3.1e+01  step 1.0e+00  ls  0 ...
 ///   // newton: gradient tolerance after 6 iterations, E = ...
-///   if (R.Reason == StopReason::LineSearchFailed) ...
+///   if (!converged(R.Reason)) ...      // e.g. StopReason::LineSearchFailed
 /// \endcode
 ///
 //===----------------------------------------------------------------------===//
@@ -47,9 +53,13 @@ namespace solve {
 
 enum class StopReason {
   GradientTolerance, ///< |g| <= GradientTolerance
-  EnergyDecrease,    ///< (E_k-1 - E_k) <= EnergyTolerance max(1, |E_k|)
+  EnergyDecrease,    ///< round-off < E_k-1 - E_k <= EnergyTolerance max(1, |E_k|)
   MaxIterations,
-  LineSearchFailed ///< no step of the line search decreased the energy enough
+  LineSearchFailed, ///< no step of the line search decreased the energy enough
+  /// T's precision reached: the energy's decrease is within its round-off
+  /// and |g| has stopped falling (SolveOptions::StallSteps), or no step
+  /// along the direction can change the energy beyond its round-off.
+  RoundOff
 };
 
 inline const char *toString(StopReason R) {
@@ -62,8 +72,16 @@ inline const char *toString(StopReason R) {
     return "max iterations";
   case StopReason::LineSearchFailed:
     return "line search failure";
+  case StopReason::RoundOff:
+    return "round-off floor";
   }
   return "?";
+}
+
+/// True when the solve ended at a minimum: the gradient tolerance, or as
+/// close as T's round-off lets it get (StopReason::RoundOff).
+inline bool converged(StopReason R) {
+  return R == StopReason::GradientTolerance || R == StopReason::RoundOff;
 }
 
 enum class LinearSolver { Pcg, MatrixFreeCg, Cholesky };
@@ -83,6 +101,20 @@ template <class T = double> struct SolveOptions {
   /// sqrt(|g_k| / |g_0|))) (inexact Newton: superlinear, fewer CG steps).
   bool InexactNewton = false;
   bool Project = true; ///< Newton: per-element PSD-projected Hessians
+  /// Newton with Project: after a full step, try the exact Hessian first
+  /// (quadratic convergence near a minimum, where the projected one makes
+  /// Newton linear); back to the projected one for this iteration and the
+  /// next few when CG meets negative curvature, does not converge or gives
+  /// no descent direction (or Cholesky finds the matrix indefinite).
+  bool AdaptiveProjection = false;
+  /// The energy's round-off, RoundOff * eps(T) * |E|: Armijo's test allows
+  /// it, and a decrease within it does not count as progress.
+  double RoundOff = 8;
+  /// StopReason::RoundOff after this many steps in a row whose decrease is
+  /// within the energy's round-off and whose |g| is not below the smallest
+  /// so far (the gradient at its round-off floor); steps that MaxStep cut
+  /// short do not count.
+  int StallSteps = 3;
   int History = 8;     ///< L-BFGS: pairs kept
   /// The largest step t along D from X that keeps the iterate valid (e.g.
   /// no triangle flips), or empty; the line search starts below
@@ -96,6 +128,7 @@ struct SolveReport {
   int Iterations = 0;
   double Energy = 0, GradientNorm = 0, Seconds = 0;
   long LinearIterations = 0;     ///< CG iterations in all
+  int ExactHessianSteps = 0; ///< Newton: steps on the exact Hessian (AdaptiveProjection)
   std::vector<double> Energies;      ///< at the start and after each step
   std::vector<double> GradientNorms; ///< the same points
 };
@@ -117,14 +150,20 @@ inline double seconds(std::chrono::steady_clock::time_point Start) {
       .count();
 }
 
-/// Backtracking from Step0 until E(X + a D) <= E + c a g.D (a little
-/// round-off of E allowed); Xn, En: the accepted point. Returns the steps
+/// The round-off of an energy E computed in T: what Armijo's test allows
+/// and what a decrease must exceed to count as progress.
+template <class T> double energyRoundOff(const SolveOptions<T> &O, double E) {
+  return O.RoundOff * std::numeric_limits<T>::epsilon() * std::fabs(E);
+}
+
+/// Backtracking from Step0 until E(X + a D) <= E + c a g.D (the energy's
+/// round-off allowed); Xn, En: the accepted point. Returns the steps
 /// rejected, or -1 when none was accepted.
 template <class T>
 int armijo(Problem<T> &P, const SolveOptions<T> &O, const T *X, const T *D,
            double E, double Slope, double &Step, T *Xn, double &En) {
   long N = P.numDofs();
-  double Slack = 8 * std::numeric_limits<double>::epsilon() * std::fabs(E);
+  double Slack = energyRoundOff(O, E);
   for (int K = 0; K <= O.MaxLineSearchSteps; ++K, Step *= O.Backtrack) {
     addScaled(N, X, T(Step), D, Xn);
     En = P.energy(Xn);
@@ -145,6 +184,7 @@ public:
     E = P.energy(X);
     P.gradient(X, G.data());
     GNorm = norm(N, G.data());
+    BestGNorm = GNorm;
     record(0, 0, 0);
     for (;;) {
       if (GNorm <= O.GradientTolerance) {
@@ -179,6 +219,8 @@ private:
   std::chrono::steady_clock::time_point Start;
   SolveReport R;
   double E = 0, GNorm = 0;
+  double BestGNorm = 0; ///< the smallest |g| so far
+  int Stalled = 0;      ///< steps in a row at the round-off floor
 
   /// One step: direction, line search, the new point. False when the solve
   /// stops (R.Reason set).
@@ -192,12 +234,18 @@ private:
       Slope = -GNorm * GNorm;
       Step = 1 / GNorm;
     }
+    // Limited: the MaxStep hook cut the first step (not a round-off stall).
+    double FullStep = Step;
     if (O.MaxStep)
       Step = std::min(Step, O.MaxStepFraction * O.MaxStep(X, D.data()));
+    bool Limited = Step < FullStep;
     double En = E;
     int Ls = armijo(P, O, X, D.data(), E, Slope, Step, Xn.data(), En);
     if (Ls < 0) {
-      R.Reason = StopReason::LineSearchFailed;
+      // Not even the full step's predicted decrease exceeds the energy's
+      // round-off: the energy cannot judge this direction any more.
+      bool Unresolved = !Limited && -Slope * FullStep <= energyRoundOff(O, E);
+      R.Reason = Unresolved ? StopReason::RoundOff : StopReason::LineSearchFailed;
       return false;
     }
     P.gradient(Xn.data(), Gn.data());
@@ -207,17 +255,36 @@ private:
     M.accepted(D.data(), G.data(), Step);
     copy(N, Xn.data(), X);
     copy(N, Gn.data(), G.data());
-    double Decrease = E - En;
+    double Decrease = E - En, Noise = energyRoundOff(O, E);
     E = En;
     GNorm = norm(N, G.data());
     ++R.Iterations;
     record(Step, Ls, Lin);
-    if (Decrease <= O.EnergyTolerance * std::max(1.0, std::fabs(E)) &&
-        GNorm > O.GradientTolerance) {
-      R.Reason = StopReason::EnergyDecrease;
+    return keepGoing(Decrease, Noise, Limited);
+  }
+
+  /// After an accepted step: false (R.Reason set) when its decrease says
+  /// to stop. A decrease within the energy's round-off is no evidence
+  /// either way: then the gradient decides (still falling: go on).
+  bool keepGoing(double Decrease, double Noise, bool Limited) {
+    if (GNorm <= O.GradientTolerance)
+      return true; // run() stops
+    bool NewBest = GNorm < BestGNorm;
+    BestGNorm = std::min(BestGNorm, GNorm);
+    if (Decrease <= Noise && Limited)
+      return true; // a step the hook cut short: no evidence of a floor
+    if (Decrease <= Noise) {
+      Stalled = NewBest ? 0 : Stalled + 1;
+      if (Stalled < O.StallSteps)
+        return true;
+      R.Reason = StopReason::RoundOff;
       return false;
     }
-    return true;
+    Stalled = 0;
+    if (Decrease > O.EnergyTolerance * std::max(1.0, std::fabs(E)))
+      return true;
+    R.Reason = StopReason::EnergyDecrease;
+    return false;
   }
 
   /// Keeps the iterate's energy and gradient norm; the progress line.
@@ -238,6 +305,9 @@ template <class T> struct NewtonMethod : DescentMethod<T> {
   const SolveOptions<T> &O;
   DeviceBuffer<T> B;
   double FirstNorm = 0;
+  bool LastStepFull = false; ///< the last accepted step was 1
+  int Wait = 0, Backoff = 1; ///< AdaptiveProjection's pause after a failure
+  int ExactSteps = 0;        ///< directions from the exact Hessian
   NewtonMethod(Problem<T> &P, const SolveOptions<T> &O)
       : P(P), O(O), B(P.numDofs()) {}
 
@@ -253,25 +323,66 @@ template <class T> struct NewtonMethod : DescentMethod<T> {
     return C;
   }
 
+  /// D = H^-1 B, H projected or exact; false when the exact H showed
+  /// itself indefinite (CG: negative curvature or no convergence;
+  /// Cholesky: not positive definite).
+  bool solve(const T *X, bool Project, const CgOptions &C, T *D, long &Lin) {
+    long N = P.numDofs();
+    const T *Rhs = B.data();
+    fill(N, T(0), D);
+    CgResult Res;
+    if (O.Linear == LinearSolver::MatrixFreeCg) {
+      auto Apply = [&](const T *V, T *HV) { P.hvp(X, V, HV, Project); };
+      Res = cg(N, Apply, static_cast<const T *>(nullptr), Rhs, D, C);
+    } else if (O.Linear == LinearSolver::Cholesky) {
+      CsrView<T> H = P.hessian(X, Project);
+      if (Project) {
+        choleskySolve(H, Rhs, D);
+        return true;
+      }
+      try {
+        choleskySolve(H, Rhs, D);
+      } catch (const MeshError &) {
+        return false;
+      }
+      return true;
+    } else {
+      Res = pcg(P.hessian(X, Project), Rhs, D, C, &P.pcgWorkspace());
+    }
+    Lin += Res.Iterations;
+    return Project || (Res.Converged && !Res.NegativeCurvature);
+  }
+
+  /// AdaptiveProjection: whether this iteration tries the exact Hessian.
+  bool tryExact() {
+    if (!O.Project || !O.AdaptiveProjection || !LastStepFull)
+      return false;
+    if (Wait == 0)
+      return true;
+    --Wait;
+    return false;
+  }
+
   double direction(const T *X, const T *G, T *D, long &Lin) override {
     long N = P.numDofs();
     CgOptions C = cgOptions(G);
     fill(N, T(0), B.data());
     axpy(N, T(-1), G, B.data()); // B = -g
-    fill(N, T(0), D);
-    if (O.Linear == LinearSolver::MatrixFreeCg) {
-      auto Apply = [&](const T *V, T *HV) { P.hvp(X, V, HV, O.Project); };
-      Lin = cg(N, Apply, static_cast<const T *>(nullptr), B.data(), D, C)
-                .Iterations;
-      return 1;
+    Lin = 0;
+    if (tryExact()) {
+      if (solve(X, false, C, D, Lin) && dot(N, G, static_cast<const T *>(D)) < 0) {
+        ++ExactSteps;
+        Backoff = 1;
+        return 1;
+      }
+      Wait = Backoff; // indefinite here: projected for a while
+      Backoff = std::min(2 * Backoff, 16);
     }
-    CsrView<T> H = P.hessian(X, O.Project);
-    if (O.Linear == LinearSolver::Cholesky)
-      choleskySolve(H, static_cast<const T *>(B.data()), D);
-    else
-      Lin = pcg(H, static_cast<const T *>(B.data()), D, C, &P.pcgWorkspace())
-                .Iterations;
+    solve(X, O.Project, C, D, Lin);
     return 1;
+  }
+  void accepted(const T *, const T *, double Step) override {
+    LastStepFull = Step == 1;
   }
 };
 
@@ -339,7 +450,9 @@ template <class T> struct LbfgsMethod : DescentMethod<T> {
 template <class T>
 SolveReport newton(Problem<T> &P, T *X, const SolveOptions<T> &O = {}) {
   detail::NewtonMethod<T> M(P, O);
-  return detail::Minimizer<T>(P, X, O, "newton").run(M);
+  SolveReport R = detail::Minimizer<T>(P, X, O, "newton").run(M);
+  R.ExactHessianSteps = M.ExactSteps;
+  return R;
 }
 
 /// Gradient descent (first step 1/|g|, then twice the last accepted one).
