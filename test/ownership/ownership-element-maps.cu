@@ -86,7 +86,7 @@ __global__ void tets(int nt, const int *tet, const double *x, double *E) {
 // REMARK: ownership-element-maps.cu:[[#@LINE-10]]:14: remark: adjoint store to 'x': atomicAdd (shared: x[3 * b + k]: gather through an index array tet; x: element map through tet (arity 4, stride 3), nt elements (guard), element work small (25 operations, 1 math call): atomic-free strategies possible)
 // CHECK-LABEL: __global__ void tets_grad(int nt, const int *tet, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
 // CHECK-NOT: atomicAdd(&_d_x
-// CHECK: meshad::slotAdd<4, 3>(_slots, nt, t, 4 * t, k, -_r2 - _r1 - _r0);
+// CHECK: meshad::slotStore<4, 3>(_slots, nt, t, 4 * t + 3, k, _r2);
 
 // Springs and hinges of a cloth, in a grid-stride loop: x is read through
 // two index arrays, each element's spring and its hinge's two far vertices.
