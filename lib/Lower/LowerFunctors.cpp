@@ -315,3 +315,100 @@ bool StmtLowering::lowerLambdaLocal(const VarDecl *VD, const LambdaExpr *LE,
   }
   return true;
 }
+
+//===----------------------------------------------------------------------===//
+// Functors and lambdas passed to Thrust primitives
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The one operator() of a functor class, or null.
+const CXXMethodDecl *findCallOperator(const CXXRecordDecl *RD) {
+  if (RD->isLambda())
+    return RD->getLambdaCallOperator();
+  const CXXMethodDecl *Found = nullptr;
+  for (const CXXMethodDecl *MD : RD->methods()) {
+    if (MD->getOverloadedOperator() != OO_Call)
+      continue;
+    if (Found)
+      return nullptr;
+    Found = MD;
+  }
+  return Found;
+}
+
+/// True when the function around \p VD may change it (outside lambdas).
+bool changedInFunction(const VarDecl *VD) {
+  const auto *FD =
+      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  return FD && FD->getBody() && mayChangeOutsideLambdas(FD->getBody(), VD);
+}
+
+} // namespace
+
+const ir::Expr *ExprLowering::lowerThrustFunctor(const Expr *Arg,
+                                                 StringRef Primitive) {
+  SourceLocation Loc = Arg->getExprLoc();
+  std::string Where = ("thrust::" + Primitive).str();
+  const CXXRecordDecl *RD = Arg->getType()->getAsCXXRecordDecl();
+  const CXXMethodDecl *MD = RD ? findCallOperator(RD) : nullptr;
+  if (!MD || MD->getDescribedFunctionTemplate() ||
+      MD->isTemplateInstantiation())
+    return S.fail(Loc, "meshad: the functor passed to " + Where +
+                           " needs exactly one operator(), not a template "
+                           "(a generic lambda: give its parameter a type)");
+  if (MD->getNumParams() != 1 ||
+      !Types.lowerType(MD->getParamDecl(0)->getType().getNonReferenceType())
+           ->isFloatingScalar() ||
+      !Types.lowerType(MD->getReturnType())->isFloatingScalar())
+    return S.fail(Loc, "meshad: the functor passed to " + Where +
+                           " must take one floating-point value and return "
+                           "one in a derivative");
+  const LambdaExpr *LE = RD->isLambda() ? findCalledLambda(Arg) : nullptr;
+  std::string Problem =
+      !RD->isLambda() ? functorProblem(MD, S.Policy)
+      : LE            ? lambdaProblem(LE)
+                      : "meshad: pass a lambda to " + Where +
+                 " where it is written or by the name of the local it "
+                 "initializes";
+  if (!Problem.empty())
+    return S.fail(Loc, Problem);
+  std::vector<const ir::Expr *> Bound;
+  if (LE) {
+    for (const LambdaCapture &C : LE->captures()) {
+      const auto *VD = cast<VarDecl>(C.getCapturedVar());
+      const ir::Type *Ty = Types.lowerType(VD->getType());
+      if (!Ty->isFloatingScalar() && !Ty->isIntegral())
+        return S.fail(Loc, "meshad: the lambda passed to " + Where +
+                               " captures '" + VD->getNameAsString() +
+                               "'; in a derivative it may capture numbers "
+                               "only (their adjoints are sums over the "
+                               "elements)");
+      if (changedInFunction(VD))
+        return S.fail(Loc, "meshad: the lambda passed to " + Where +
+                               " captures '" + VD->getNameAsString() +
+                               "', which the function changes; copy the "
+                               "value into a const local and capture that");
+    }
+    if (!lowerCaptureArgs(LE, Loc, Bound))
+      return nullptr;
+  } else {
+    const auto *Ref = dyn_cast<DeclRefExpr>(skipObjectWrappers(Arg));
+    const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (VD && changedInFunction(VD))
+      return S.fail(Loc, "meshad: the functor '" + VD->getNameAsString() +
+                             "' passed to " + Where +
+                             " is changed in the function; initialize it "
+                             "once (Scale f{a};) and pass it");
+    Bound.push_back(lowerFunctorObject(Arg));
+    if (!Bound.back())
+      return nullptr;
+  }
+  ir::Function *Callee = LowerCallee(MD);
+  if (!Callee) {
+    S.Diags.note(Loc, "meshad: passed from here");
+    return nullptr;
+  }
+  const ir::Type *Ty = S.M.getTypes().getOpaque(ThrustUserFunctorType);
+  return S.make<ir::CallExpr>(Loc, Ty, Callee, std::move(Bound));
+}

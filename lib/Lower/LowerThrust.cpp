@@ -45,6 +45,15 @@ static bool isKnownFunctor(const CXXRecordDecl *RD) {
          isKnownThrustFunctor(RD->getName());
 }
 
+/// True for a functor or lambda of the user's (not Thrust's or libcu++'s).
+static bool isUserFunctor(const Expr *E) {
+  const CXXRecordDecl *RD = E->getType()->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  StringRef NS = outerNamespace(RD);
+  return RD->isLambda() || (NS != "thrust" && NS != "cuda");
+}
+
 /// A literal, negated or converted.
 static bool isConstant(const ir::Expr *E) {
   if (const auto *U = dyn_cast<ir::UnaryExpr>(E))
@@ -74,6 +83,8 @@ const ir::Expr *ExprLowering::lowerThrustArg(const Expr *Arg, ThrustArg Role,
     return S.make<ir::IntLitExpr>(Loc, S.M.getTypes().getOpaque("policy"), 0,
                                   "thrust::device");
   }
+  if (Role == ThrustArg::UserFunctor)
+    return lowerThrustFunctor(Arg, Name);
   if (Role == ThrustArg::Functor) {
     const CXXRecordDecl *RD = Arg->getType()->getAsCXXRecordDecl();
     if (!RD || !isKnownFunctor(RD))
@@ -127,7 +138,19 @@ const ir::Expr *ExprLowering::lowerThrustCall(const CallExpr *E,
                                               const FunctionDecl *FD) {
   SourceLocation Loc = E->getExprLoc();
   StringRef Name = FD->getName();
-  const ThrustRecipe *R = lookupThrustRecipe(Name, E->getNumArgs());
+  bool User = llvm::any_of(E->arguments(), isUserFunctor);
+  const ThrustRecipe *R = lookupThrustRecipe(Name, E->getNumArgs(), User);
+  if (!R && User && lookupThrustRecipe(Name, E->getNumArgs()))
+    return S.fail(Loc, Twine("meshad: thrust::") + Name +
+                           " with a user functor or lambda there is not "
+                           "supported in derivatives; user functors and "
+                           "lambdas are supported as the unary operation of "
+                           "thrust::transform and transform_reduce");
+  if (!R && Name == "for_each")
+    return S.fail(Loc, "meshad: thrust::for_each is not supported in "
+                       "derivatives yet; write the loop as a kernel, or "
+                       "thrust::transform with a functor that returns the "
+                       "element's value");
   if (!R)
     return S.fail(Loc, Twine("meshad: thrust::") + Name + " with " +
                            Twine(E->getNumArgs()) +

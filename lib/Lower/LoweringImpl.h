@@ -333,6 +333,11 @@ private:
                         std::vector<const ir::Expr *> &Args);
   /// The functor object of a call; a temporary is copied into a local.
   const ir::Expr *lowerFunctorObject(const clang::Expr *Obj);
+  /// A user functor or lambda passed to thrust::\p Primitive: a call of
+  /// its lowered operator() that binds the object or the captures
+  /// (Rules/ThrustRecipes.h, ThrustUserFunctorType).
+  const ir::Expr *lowerThrustFunctor(const clang::Expr *Arg,
+                                     llvm::StringRef Primitive);
   /// `s` or `this->s` in a functor's operator(): `self.s`.
   const ir::Expr *lowerThisMember(const clang::MemberExpr *E,
                                   const clang::FieldDecl *Field);

@@ -7,6 +7,7 @@
 #include "AD/Analysis/Activity.h"
 #include "IR/Intrinsics.h"
 #include "IR/Traversal.h"
+#include "Rules/ThrustRecipes.h"
 
 #include <functional>
 
@@ -366,6 +367,10 @@ bool ActivityAnalysis::visitArgs(const std::vector<const Expr *> &Args,
     while (const auto *C = dyn_cast<CastExpr>(Inner))
       Inner = C->getSub();
     AnyActive |= isActive(Inner);
+    // A user functor passed to a Thrust primitive carries what it binds.
+    if (const auto *F = dyn_cast<CallExpr>(Inner))
+      AnyActive |= F->getType()->getSpelling() == ThrustUserFunctorType &&
+                   dependsOnActive(F);
   }
   if (!AnyActive)
     return false;
