@@ -14,6 +14,8 @@
 
 #include "Emit/CudaEmitter.h"
 
+#include "llvm/ADT/StringSet.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -400,11 +402,19 @@ std::string ExprPrinter::printBoundCall(const CallExpr *E) {
       F.getCallOperatorKind() == Function::CallOperatorKind::Functor)
     return print(E->getArg(0));
   std::string Params, Args = printList(E->getArgs());
+  // The lambda's parameters must not hide what the bound arguments name.
+  llvm::StringSet<> Bound;
+  for (const Expr *A : E->getArgs())
+    if (const auto *Ref = llvm::dyn_cast<VarRefExpr>(A))
+      Bound.insert(Ref->getVar()->getName());
   for (unsigned I = E->getNumArgs(); I < F.getNumParams(); ++I) {
     const Var *P = F.getParam(I);
+    std::string Name = P->getName();
+    while (Bound.contains(Name))
+      Name += "_";
     Params += (Params.empty() ? "" : ", ") +
-              spellDeclaration(P->getType(), P->getName());
-    Args += (Args.empty() ? "" : ", ") + P->getName();
+              spellDeclaration(P->getType(), Name);
+    Args += (Args.empty() ? "" : ", ") + Name;
   }
   std::string Call = CudaEmitter::spellCallee(F, Ctx) + "(" + Args + ")";
   return "[=] MESHAD_THRUST_LAMBDA (" + Params + ") { " +

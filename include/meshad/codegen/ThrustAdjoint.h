@@ -479,7 +479,7 @@ void sortByKeyAdjoint(long N, K *DKeys, V *DValues, const Saved<int> &Perm) {
 /// adjoint gets f's pullback of the output's; the captures' adjoints the
 /// sum over the elements.
 template <class T, class Pb, class... R>
-void transformAdjointBy(long N, NoDeduce<T> *DIn, T *DOut, Pb P,
+void transformAdjointBy(long N, NoDeduce<T> *DIn, NoDeduce<T> *DOut, Pb P,
                         const Saved<T> &X, R *...DCaptures) {
   if (!DOut)
     return;
