@@ -38,8 +38,6 @@ double nonlinear(const double *x, double *y, double *z, int n, double c) {
   double t = thrust::reduce(thrust::device, z, z + n, 0.0);
   return hi * hi + 3 * lo + capped + q * q + t;
 }
-// CHECK-LABEL: double nonlinear_darg4(const double *x, double *y, double *z, int n, double c) {
-// CHECK: double _d_q = meshad::thrust_ad::transformReduceTangent(n, x, nullptr, thrust::square<double>(), 1., thrust::plus<double>());
 // CHECK-LABEL: double nonlinear_darg0(const double *x, double *y, double *z, int n, double c, const double *_d_x, double *_d_y, double *_d_z) {
 // CHECK: double _d_hi = meshad::thrust_ad::extremumReduceTangent(n, x, _d_x, -1e300, thrust::maximum<double>());
 // CHECK: double _d_lo = meshad::thrust_ad::extremumReduceTangent(n, x, _d_x, 1e300, thrust::minimum<double>());
@@ -50,6 +48,10 @@ double nonlinear(const double *x, double *y, double *z, int n, double c) {
 // CHECK-NEXT: thrust::transform(thrust::device, y, y + n, y, thrust::square<double>());
 // CHECK-NEXT: meshad::thrust_ad::transformTangent(n, x, _d_x, y, _d_y, _d_z, thrust::multiplies<double>());
 // CHECK-NEXT: thrust::transform(thrust::device, x, x + n, y, z, thrust::multiplies<double>());
+// CHECK-LABEL: double nonlinear_darg4(const double *x, double *y, double *z, int n, double c) {
+// CHECK: double _d_q = meshad::thrust_ad::transformReduceTangent(n, x, nullptr, thrust::square<double>(), _d_c, thrust::plus<double>());
+// CHECK-NOT: transformTangent
+// CHECK: return 2. * _d_q * q;
 
 namespace mt = meshad::test;
 
