@@ -37,6 +37,18 @@ bool meshad::isThrustFunction(const FunctionDecl *FD) {
   return outerNamespace(FD) == "thrust";
 }
 
+std::string meshad::thrustContainerProblem(QualType T) {
+  const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD || outerNamespace(RD) != "thrust" ||
+      (RD->getName() != "device_vector" && RD->getName() != "host_vector"))
+    return "";
+  return ("meshad: thrust::" + RD->getName() +
+          " in a function to differentiate is not supported yet; keep the "
+          "vector in the caller and pass its raw device pointer "
+          "(thrust::raw_pointer_cast(v.data())) and its size")
+      .str();
+}
+
 /// True for the functors of Thrust and libcu++ that the recipes know
 /// (thrust::plus is cuda::std::plus).
 static bool isKnownFunctor(const CXXRecordDecl *RD) {

@@ -123,6 +123,9 @@ const clang::LambdaExpr *getLambdaInit(const clang::VarDecl *VD);
 
 /// True for functions of namespace `thrust` (Lower/LowerThrust.cpp).
 bool isThrustFunction(const clang::FunctionDecl *FD);
+/// The error for a Thrust container (device_vector, host_vector) of type
+/// \p T in code to differentiate, or "" for other types (LowerThrust.cpp).
+std::string thrustContainerProblem(clang::QualType T);
 
 /// A `continue` in \p Body that continues the loop \p Body belongs to (not
 /// one of a nested loop); null when there is none.

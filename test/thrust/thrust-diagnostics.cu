@@ -3,15 +3,16 @@
 // lambdas outside the unary operation of transform and transform_reduce
 // (supported there: thrust-user-functors.cu), lambdas that capture a pointer
 // or a variable the function changes, generic lambdas, functors whose
-// members carry derivatives, thrust::for_each, iterators other than raw
-// pointers, primitives outside the recipe table, saves inside loops,
+// members carry derivatives, thrust::for_each, thrust::device_vector
+// (locals, parameters, iterators: pass raw pointers), iterators other than
+// raw pointers, primitives outside the recipe table, saves inside loops,
 // forward mode of sort_by_key, Hessian-vector products, the iterator a copy
 // returns used in reverse mode, a non-constant init of a reduce with
 // maximum, a scatter into a buffer the reverse sweep still reads (other
 // outputs are saved and restored: thrust-reductions-scans.cu).
 //
 // REQUIRES: thrust
-// RUN: %clangxx %cpu_thrust_flags -fsyntax-only -fplugin=%meshad_plugin %s -Xclang -verify
+// RUN: %clangxx %cpu_thrust_flags -fsyntax-only -ferror-limit=0 -fplugin=%meshad_plugin %s -Xclang -verify
 #include <thrust/copy.h>
 #include <thrust/device_vector.h>
 #include <thrust/for_each.h>
@@ -87,6 +88,20 @@ double devicePtrMade(double *x, int n) {
   return thrust::reduce(thrust::device, p, p + n, 0.0); // expected-error {{thrust::reduce in a derivative needs raw device pointers}}
 }
 
+double vectorLocal(const double *x, int n) {
+  thrust::device_vector<double> v(x, x + n); // expected-error {{thrust::device_vector in a function to differentiate is not supported yet; keep the vector in the caller and pass its raw device pointer (thrust::raw_pointer_cast(v.data())) and its size}}
+  return thrust::reduce(thrust::device, v.begin(), v.end(), 0.0); // expected-error {{thrust::device_vector in a function to differentiate is not supported yet}}
+}
+
+double vectorParam(const thrust::device_vector<double> &v) {
+  return thrust::reduce(thrust::device, v.begin(), v.end(), 0.0); // expected-error {{thrust::device_vector in a function to differentiate is not supported yet}}
+}
+
+double vectorData(thrust::device_vector<double> &v, int n) { // expected-error {{thrust::device_vector in a function to differentiate is not supported yet}}
+  const double *p = thrust::raw_pointer_cast(v.data());
+  return thrust::reduce(thrust::device, p, p + n, 0.0);
+}
+
 double maxReduce(const double *x, int n, double c) {
   return thrust::reduce(thrust::device, x, x + n, c, thrust::maximum<double>()); // expected-error {{the initial value of thrust::reduce with thrust::maximum or minimum must be a constant in a derivative (a literal)}}
 }
@@ -144,6 +159,9 @@ int main() {
   meshad::hvp(hvpFunctor, "x");
   meshad::gradient(devicePtr, "c");
   meshad::gradient(devicePtrMade, "x");
+  meshad::gradient(vectorLocal, "x");
+  meshad::gradient(vectorParam, "v");
+  meshad::gradient(vectorData, "v");
   meshad::gradient(maxReduce, "x");
   meshad::gradient(plusReduce5, "x");
   meshad::gradient(gatherInLoop, "x, y");

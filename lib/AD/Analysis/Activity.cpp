@@ -324,7 +324,9 @@ bool ActivityAnalysis::visitStore(const Var *Root, const Type *TargetTy,
       unite(Root, Src);
       Changed |= !Before && isActive(Root);
     }
-  if (isActive(RHS))
+  // A struct from a brace list (a functor temporary, `Scale{c}`) carries
+  // the derivatives of its members.
+  if (isActive(RHS) || (isa<InitListExpr>(RHS) && dependsOnActive(RHS)))
     Changed |= markActive(Root);
   if (const auto *C = dyn_cast<CallExpr>(RHS))
     Changed |= visitCall(C);
