@@ -357,12 +357,14 @@ const ir::Expr *ExprLowering::lowerThrustFunctor(const Expr *Arg,
     return S.fail(Loc, "meshad: the functor passed to " + Where +
                            " needs exactly one operator(), not a template "
                            "(a generic lambda: give its parameter a type)");
-  if (MD->getNumParams() != 1 ||
-      !Types.lowerType(MD->getParamDecl(0)->getType().getNonReferenceType())
-           ->isFloatingScalar() ||
-      !Types.lowerType(MD->getReturnType())->isFloatingScalar())
+  bool Floating = MD->getNumParams() > 0 &&
+                  Types.lowerType(MD->getReturnType())->isFloatingScalar();
+  for (const ParmVarDecl *P : MD->parameters())
+    Floating &= Types.lowerType(P->getType().getNonReferenceType())
+                    ->isFloatingScalar();
+  if (!Floating)
     return S.fail(Loc, "meshad: the functor passed to " + Where +
-                           " must take one floating-point value and return "
+                           " must take floating-point values and return "
                            "one in a derivative");
   const LambdaExpr *LE = RD->isLambda() ? findCalledLambda(Arg) : nullptr;
   std::string Problem =

@@ -156,8 +156,9 @@ const ir::Expr *ExprLowering::lowerThrustCall(const CallExpr *E,
     return S.fail(Loc, Twine("meshad: thrust::") + Name +
                            " with a user functor or lambda there is not "
                            "supported in derivatives; user functors and "
-                           "lambdas are supported as the unary operation of "
-                           "thrust::transform and transform_reduce");
+                           "lambdas are supported as the operation of "
+                           "thrust::transform and the unary one of "
+                           "transform_reduce");
   if (!R && Name == "for_each")
     return S.fail(Loc, "meshad: thrust::for_each is not supported in "
                        "derivatives yet; write the loop as a kernel, or "
@@ -180,12 +181,23 @@ const ir::Expr *ExprLowering::lowerThrustCall(const CallExpr *E,
                                 ? ""
                                 : " (reduce: also maximum or minimum)"));
   std::vector<const ir::Expr *> Args;
+  unsigned Ranges = 0;
   for (unsigned I = 0; I < E->getNumArgs(); ++I) {
     const ir::Expr *A = lowerThrustArg(E->getArg(I), R->role(I), Name);
     if (!A)
       return nullptr;
     Args.push_back(A);
+    Ranges += R->role(I) == ThrustArg::SavedInput;
   }
+  // A user functor takes one value per input range.
+  for (const ir::Expr *A : Args)
+    if (const auto *F = dyn_cast<ir::CallExpr>(A);
+        F && F->getType()->getSpelling() == ThrustUserFunctorType &&
+        F->getUserCallee()->getNumParams() - F->getNumArgs() != Ranges)
+      return S.fail(Loc, Twine("meshad: the functor passed to thrust::") +
+                             Name + " must take " + Twine(Ranges) +
+                             (Ranges == 1 ? " value" : " values") +
+                             " (one per input range)");
   const ir::Type *Ty = Types.lowerType(E->getType())->getUnqualified();
   const ir::Expr *Call =
       S.make<ir::CallExpr>(Loc, Ty, ir::CallExpr::CalleeKind::Intrinsic,

@@ -1,7 +1,7 @@
 // Thrust calls that meshad cannot differentiate correctly are errors at the
 // call, never wrong gradients: other execution policies, user functors and
-// lambdas outside the unary operation of transform and transform_reduce
-// (supported there: thrust-user-functors.cu), lambdas that capture a pointer
+// lambdas outside the operation of transform and the unary one of
+// transform_reduce (supported there: thrust-user-functors.cu), lambdas that capture a pointer
 // or a variable the function changes, generic lambdas, functors whose
 // members carry derivatives, thrust::for_each, thrust::device_vector
 // (locals, parameters, iterators: pass raw pointers), iterators other than
@@ -42,8 +42,8 @@ struct Mix {
   }
 };
 
-void binaryUserFunctor(const double *x, const double *z, double *y, int n) {
-  thrust::transform(thrust::device, x, x + n, z, y, Mix{}); // expected-error {{thrust::transform with a user functor or lambda there is not supported in derivatives; user functors and lambdas are supported as the unary operation of thrust::transform and transform_reduce}}
+double userReduction(const double *x, int n) {
+  return thrust::reduce(thrust::device, x, x + n, 1.0, Mix{}); // expected-error {{thrust::reduce with a user functor or lambda there is not supported in derivatives; user functors and lambdas are supported as the operation of thrust::transform and the unary one of transform_reduce}}
 }
 
 double capturesPointer(const double *x, const double *w, int n) {
@@ -150,7 +150,7 @@ double copyEnd(const double *x, double *y, int n) {
 
 int main() {
   meshad::gradient(hostPolicy, "x");
-  meshad::gradient(binaryUserFunctor, "x, y");
+  meshad::gradient(userReduction, "x");
   meshad::gradient(capturesPointer, "x");
   meshad::gradient(capturesChanged, "x, a");
   meshad::gradient(genericLambda, "x");

@@ -1,5 +1,6 @@
 // User functors and lambdas passed to Thrust primitives (issue 15): the
-// unary operation of thrust::transform and thrust::transform_reduce may be
+// operation of thrust::transform (unary or binary) and the unary one of
+// thrust::transform_reduce may be
 // a functor struct with a __host__ __device__ operator() or a lambda that
 // captures numbers. Reverse mode calls the operator()'s pullback, generated
 // like any callee's, over the saved inputs and the seed, and sums the
@@ -35,11 +36,14 @@ struct Wave {
   }
 };
 
-/// y = Wave(x) (y: a work buffer), then E = the sum of a y^2 + exp(b y) / k
-/// over y (a lambda that captures a, b and the integer k), plus c.
+/// y = Wave(x) (y: a work buffer), y = mix(x, y) in place (a binary lambda
+/// that captures a), then E = the sum of a y^2 + exp(b y) / k over y (a
+/// lambda that captures a, b and the integer k), plus c.
 double energy(const double *x, double *y, int n, double a, double b,
               double c) {
   thrust::transform(thrust::device, x, x + n, y, Wave{1.5});
+  auto mix = [=] HD(double u, double w) { return w * cos(u) + a * u; };
+  thrust::transform(thrust::device, x, x + n, y, y, mix);
   int k = 2;
   auto term = [=] HD(double v) { return a * v * v + exp(b * v) / k; };
   return thrust::transform_reduce(thrust::device, y, y + n, term, c,
@@ -48,23 +52,38 @@ double energy(const double *x, double *y, int n, double a, double b,
 // CHECK-LABEL: void energy_grad(const double *x, double *y, int n, double a, double b, double c, double *_d_x, double *_d_y, double *_d_a, double *_d_b, double *_d_c) {
 // CHECK: meshad::thrust_ad::save(_t1, x, n);
 // CHECK-NEXT: thrust::transform(thrust::device, x, x + n, y, _t0);
-// CHECK: double _r0 = 0.;
-// CHECK-NEXT: double _r1 = 0.;
-// CHECK-NEXT: *_d_c += meshad::thrust_ad::transformReduceAdjointBy(n, 1., _d_y, [=] MESHAD_THRUST_LAMBDA (double v, double _d_y, double *_d_a, double *_d_b, double *_d_v) { term_lambda_pullback(a, b, k, v, _d_y, _d_a, _d_b, _d_v); }, thrust::plus<double>(), _t2, &_r0, &_r1);
+// CHECK-NEXT: meshad::thrust_ad::save(_t2, x, n);
+// CHECK-NEXT: meshad::thrust_ad::save(_t3, y, n);
+// CHECK-NEXT: thrust::transform(thrust::device, x, x + n, y, y, [=] MESHAD_THRUST_LAMBDA (double u, double w) { return mix_lambda(a, u, w); });
+// CHECK: double _r1 = 0.;
+// CHECK-NEXT: double _r2 = 0.;
+// CHECK-NEXT: *_d_c += meshad::thrust_ad::transformReduceAdjointBy(n, 1., _d_y, [=] MESHAD_THRUST_LAMBDA (double v, double _d_y, double *_d_a, double *_d_b, double *_d_v) { term_lambda_pullback(a, b, k, v, _d_y, _d_a, _d_b, _d_v); }, thrust::plus<double>(), _t4, &_r1, &_r2);
+// CHECK-NEXT: *_d_a += _r1;
+// CHECK-NEXT: *_d_b += _r2;
+// CHECK-NEXT: double _r0 = 0.;
+// CHECK-NEXT: meshad::thrust_ad::binaryTransformAdjointBy(n, _d_x, _d_y, _d_y, [=] MESHAD_THRUST_LAMBDA (double u, double w, double _d_y, double *_d_a, double *_d_u, double *_d_w) { mix_lambda_pullback(a, u, w, _d_y, _d_a, _d_u, _d_w); }, _t2, _t3, &_r0);
 // CHECK-NEXT: *_d_a += _r0;
-// CHECK-NEXT: *_d_b += _r1;
 // CHECK-NEXT: meshad::thrust_ad::transformAdjointBy(n, _d_x, _d_y, [=] MESHAD_THRUST_LAMBDA (double v, double _d_y, double *_d_v) { Wave_call_pullback(_t0, v, _d_y, _d_v); }, _t1);
 // CHECK-LABEL: __host__ __device__ void Wave_call_pullback(Wave self, double v, double _d_y, double *_d_v) {
+// CHECK-LABEL: inline void mix_lambda_pullback(double a, double u, double w, double _d_y, double *_d_a, double *_d_u, double *_d_w) {
 // CHECK-LABEL: inline void term_lambda_pullback(double a, double b, int k, double v, double _d_y, double *_d_a, double *_d_b, double *_d_v) {
 // CHECK-LABEL: double energy_darg0(const double *x, double *y, int n, double a, double b, double c, const double *_d_x, double *_d_y) {
 // CHECK: meshad::thrust_ad::transformTangentBy(n, x, _d_x, _d_y, [=] MESHAD_THRUST_LAMBDA (double v, double _d_v) { return Wave_call_pushforward(_t0, v, _d_v); });
 // CHECK-NEXT: thrust::transform(thrust::device, x, x + n, y, _t0);
+// CHECK-NEXT: meshad::thrust_ad::binaryTransformTangentBy(n, x, _d_x, y, _d_y, _d_y, [=] MESHAD_THRUST_LAMBDA (double u, double w, double _d_u, double _d_w) { return mix_lambda_pushforward_1_2(a, u, w, _d_u, _d_w); });
+// CHECK-NEXT: thrust::transform(thrust::device, x, x + n, y, y, [=] MESHAD_THRUST_LAMBDA (double u, double w) { return mix_lambda(a, u, w); });
 // CHECK: return meshad::thrust_ad::transformReduceTangentBy(n, y, _d_y, [=] MESHAD_THRUST_LAMBDA (double v, double _d_v) { return term_lambda_pushforward_3(a, b, k, v, _d_v); }, 0., thrust::plus<double>());
 // CHECK-LABEL: __host__ __device__ meshad::ValueAndPushforward<double, double> Wave_call_pushforward(Wave self, double v, double _d_v) {
+// CHECK-LABEL: inline meshad::ValueAndPushforward<double, double> mix_lambda_pushforward_1_2(double a, double u, double w, double _d_u, double _d_w) {
 // CHECK-LABEL: inline meshad::ValueAndPushforward<double, double> term_lambda_pushforward_3(double a, double b, int k, double v, double _d_v) {
-// CHECK-LABEL: double energy_darg3(const double *x, double *y, int n, double a, double b, double c) {
-// CHECK: return meshad::thrust_ad::transformReduceTangentBy(n, y, nullptr, [=] MESHAD_THRUST_LAMBDA (double v, double _d_a, double _d_v) { return term_lambda_pushforward_0_3(a, b, k, v, _d_a, _d_v); }, 0., thrust::plus<double>(), _d_a);
+// CHECK-LABEL: double energy_darg3(const double *x, double *y, int n, double a, double b, double c, double *_d_y) {
+// CHECK: thrust::transform(thrust::device, x, x + n, y, _t0);
+// CHECK-NEXT: thrust::fill(thrust::device, _d_y, _d_y + n, 0.);
+// CHECK-NEXT: meshad::thrust_ad::binaryTransformTangentBy(n, x, nullptr, y, _d_y, _d_y, [=] MESHAD_THRUST_LAMBDA (double u, double w, double _d_a, double _d_u, double _d_w) { return mix_lambda_pushforward(a, u, w, _d_a, _d_u, _d_w); }, _d_a);
+// CHECK: return meshad::thrust_ad::transformReduceTangentBy(n, y, _d_y, [=] MESHAD_THRUST_LAMBDA (double v, double _d_a, double _d_v) { return term_lambda_pushforward_0_3(a, b, k, v, _d_a, _d_v); }, 0., thrust::plus<double>(), _d_a);
+// CHECK-LABEL: inline meshad::ValueAndPushforward<double, double> mix_lambda_pushforward(double a, double u, double w, double _d_a, double _d_u, double _d_w) {
 // CHECK-LABEL: inline meshad::ValueAndPushforward<double, double> term_lambda_pushforward_0_3(double a, double b, int k, double v, double _d_a, double _d_v) {
+// CHECK-LABEL: inline double mix_lambda(double a, double u, double w) {
 // CHECK-LABEL: inline double term_lambda(double a, double b, int k, double v) {
 
 namespace mt = meshad::test;
@@ -112,7 +131,7 @@ int main() {
       0.0);
   MESHAD_CHECK_CLOSE("forward: dE/dx . v", Got, Fd);
   auto FA = meshad::differentiate(energy, "a");
-  MESHAD_CHECK_CLOSE("forward: dE/da", FA.execute(X, Y, N, A, B, C), DA);
+  MESHAD_CHECK_CLOSE("forward: dE/da", FA.execute(X, Y, N, A, B, C, DY), DA);
   return mt::summary();
 }
 // NUM-NOT: FAIL

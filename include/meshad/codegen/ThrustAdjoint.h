@@ -245,6 +245,37 @@ template <class T, class Pb, std::size_t K> struct UserPullback {
   }
 };
 
+/// The same for a binary functor `(a, b, seed, _d_c..., _d_a, _d_b)`.
+template <class T, class Pb, std::size_t K> struct BinaryUserPullback {
+  Pb P;
+  T *DA, *DB;
+  const T *Seed, *A, *B;
+  T *Parts;
+  long N;
+  template <std::size_t... Ks>
+  __host__ __device__ void call(long I, T *D1, T *D2,
+                                std::index_sequence<Ks...>) const {
+    P(A[I], B[I], Seed[I], &Parts[Ks * N + I]..., D1, D2);
+  }
+  __host__ __device__ void operator()(long I) const {
+    T D1 = T(0), D2 = T(0);
+    call(I, &D1, &D2, std::make_index_sequence<K>());
+    if (DA)
+      DA[I] += D1;
+    if (DB)
+      DB[I] += D2;
+  }
+};
+
+/// Adds the sums of the K rows of Parts (N each) to the captures' adjoints.
+template <class T, class... R>
+void addCaptureSums(long N, const Saved<T> &Parts, R *...DCaptures) {
+  T *Outs[] = {DCaptures..., nullptr};
+  for (std::size_t C = 0; C < sizeof...(R); ++C)
+    *Outs[C] += ::thrust::reduce(::thrust::device, Parts.begin() + C * N,
+                                 Parts.begin() + (C + 1) * N, T(0));
+}
+
 template <class T, class Pb, class... R>
 void userPullbackEach(long N, T *DIn, const T *Seed, T SeedValue, Pb P,
                       const T *X, R *...DCaptures) {
@@ -253,10 +284,7 @@ void userPullbackEach(long N, T *DIn, const T *Seed, T SeedValue, Pb P,
   forEachIndex(
       N, UserPullback<T, Pb, K>{P, DIn, Seed, SeedValue, X,
                                 ::thrust::raw_pointer_cast(Parts.data()), N});
-  T *Outs[] = {DCaptures..., nullptr};
-  for (std::size_t C = 0; C < K; ++C)
-    *Outs[C] += ::thrust::reduce(::thrust::device, Parts.begin() + C * N,
-                                 Parts.begin() + (C + 1) * N, T(0));
+  addCaptureSums(N, Parts, DCaptures...);
 }
 
 /// One element of a user functor's pushforward, wrapped in a lambda
@@ -268,6 +296,21 @@ template <class T, class Pf, std::size_t K> struct UserTangent {
   template <std::size_t... Ks>
   __host__ __device__ T call(long I, std::index_sequence<Ks...>) const {
     return P(X[I], DC.V[Ks]..., DX ? DX[I] : T(0)).pushforward;
+  }
+  __host__ __device__ T operator()(long I) const {
+    return call(I, std::make_index_sequence<K>());
+  }
+};
+
+/// The same for a binary functor `(a, b, _d_c..., _d_a, _d_b)`.
+template <class T, class Pf, std::size_t K> struct BinaryUserTangent {
+  Pf P;
+  const T *A, *DA, *B, *DB;
+  Captured<T, K> DC;
+  template <std::size_t... Ks>
+  __host__ __device__ T call(long I, std::index_sequence<Ks...>) const {
+    return P(A[I], B[I], DC.V[Ks]..., DA ? DA[I] : T(0), DB ? DB[I] : T(0))
+        .pushforward;
   }
   __host__ __device__ T operator()(long I) const {
     return call(I, std::make_index_sequence<K>());
@@ -496,6 +539,37 @@ T transformReduceAdjointBy(long N, T Seed, NoDeduce<T> *DIn, Pb P, Plus,
   detail::userPullbackEach(N, DIn, static_cast<const T *>(nullptr), Seed, P,
                            detail::raw(X), DCaptures...);
   return Seed;
+}
+
+/// thrust::transform(first1, last1, first2, out, f), f a binary user
+/// functor.
+template <class T, class Pb, class... R>
+void binaryTransformAdjointBy(long N, NoDeduce<T> *DA, NoDeduce<T> *DB,
+                              NoDeduce<T> *DOut, Pb P, const Saved<T> &A,
+                              const Saved<T> &B, R *...DCaptures) {
+  if (!DOut)
+    return;
+  constexpr std::size_t K = sizeof...(R);
+  Saved<T> Seed = detail::takeSeed(N, DOut);
+  Saved<T> Parts(K * N, T(0));
+  detail::forEachIndex(
+      N, detail::BinaryUserPullback<T, Pb, K>{
+             P, DA, DB, detail::raw(Seed), detail::raw(A), detail::raw(B),
+             ::thrust::raw_pointer_cast(Parts.data()), N});
+  detail::addCaptureSums(N, Parts, DCaptures...);
+}
+
+/// Forward mode of thrust::transform(first1, last1, first2, out, f), f a
+/// binary user functor.
+template <class T, class Pf, class... C>
+void binaryTransformTangentBy(long N, const T *A, const NoDeduce<T> *DA,
+                              const T *B, const NoDeduce<T> *DB, T *DOut,
+                              Pf P, C... CaptureTangents) {
+  constexpr std::size_t K = sizeof...(C);
+  detail::forEachIndex(
+      N, detail::StoreEach<T, detail::BinaryUserTangent<T, Pf, K>>{
+             DOut,
+             {P, A, DA, B, DB, detail::captured<T, K>(CaptureTangents...)}});
 }
 
 /// Forward mode of thrust::transform(first, last, out, f), f a user

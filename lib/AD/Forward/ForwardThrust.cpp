@@ -73,20 +73,28 @@ const Expr *ForwardFunction::thrustTangent(const CallExpr *C,
                                            BlockStmt *Out) {
   const ThrustRecipe *R = thrustRecipe(C);
   std::vector<Dual> Args;
-  bool Any = false;
+  bool Any = false, Captures = false;
   for (const Expr *A : C->getArgs()) {
     const CallExpr *F = asThrustUserFunctor(A);
     Args.push_back(F ? Dual{A, nullptr} : derive(A, Out));
     Any |= Args.back().T != nullptr;
     if (F)
       for (const Expr *Bound : F->getArgs())
-        Any |= Activity->isActive(Bound);
+        Captures |= Activity->isActive(Bound);
   }
-  if (!Any)
+  if (!Any && !Captures)
     return nullptr;
   llvm::StringRef Tangent(R->Tangent), Functor = nonlinearFunctor(C, *R);
-  if ((Tangent.empty() || !Functor.empty()) && R->hasTangentHelper())
+  if ((Tangent.empty() || !Functor.empty()) && R->hasTangentHelper()) {
+    // Nothing it reads carries a tangent: the output's is zero.
+    if (!Captures && readTangents(*R, Args) == ReadTangents::None) {
+      int OutArg = llvm::StringRef(R->Args).find('O');
+      return OutArg >= 0 && !Args[OutArg].T
+                 ? nullptr
+                 : thrustFillTangent(C, *R, Args, OutArg);
+    }
     return thrustHelperTangent(C, *R, Args);
+  }
   if (Tangent.empty() || !Functor.empty()) {
     error(C->getLoc(),
           "forward mode of " + C->getName() +
@@ -177,7 +185,8 @@ ForwardFunction::thrustPushforwardFunctor(const CallExpr *F,
     if (T)
       Mine.push_back(T);
   }
-  Active.push_back(true); // The element: the helper always passes its tangent.
+  // The elements: the helper always passes their tangents.
+  Active.resize(Callee->getNumParams(), true);
   ir::Function *PF = Owner.derivePushforward(Callee, Active, F->getLoc());
   if (!PF) {
     Failed = true;

@@ -62,7 +62,8 @@ const Expr *ReverseFunction::thrustPullbackFunctor(
     }
     Active.push_back(Ty->isDifferentiable() && isActive(Arg));
   }
-  Active.push_back(true); // The element: the helper always passes its adjoint.
+  // The elements: the helper always passes their adjoints.
+  Active.resize(Callee->getNumParams(), true);
   ir::Function *PB = Owner.derivePullback(Callee, Active, Private, F->getLoc());
   if (!PB) {
     Failed = true;
