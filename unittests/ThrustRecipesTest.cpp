@@ -92,14 +92,15 @@ TEST(ThrustRecipesTest, Lookup) {
   EXPECT_FALSE(isLinearThrustFunctor("multiplies"));
   for (llvm::StringRef F : {"plus", "minus", "negate"})
     EXPECT_TRUE(isKnownThrustFunctor(F));
-  // User functors: the unary transform and transform_reduce only.
+  // User functors: transform and the unary transform_reduce only.
   const ThrustRecipe *UserMap = lookupThrustCall("thrust::transform", 5, true);
   ASSERT_NE(UserMap, nullptr);
   EXPECT_EQ(UserMap->role(4), ThrustArg::UserFunctor);
   EXPECT_TRUE(UserMap->takesUserFunctor());
   EXPECT_FALSE(lookupThrustRecipe("transform", 5)->takesUserFunctor());
   EXPECT_NE(lookupThrustRecipe("transform_reduce", 6, true), nullptr);
-  EXPECT_EQ(lookupThrustRecipe("transform", 6, true), nullptr);
+  EXPECT_NE(lookupThrustRecipe("transform", 6, true), nullptr); // binary
+  EXPECT_EQ(lookupThrustRecipe("transform_reduce", 7, true), nullptr);
   EXPECT_EQ(lookupThrustRecipe("reduce", 4, true), nullptr);
 }
 
