@@ -3,7 +3,7 @@
 // lambdas outside the operation of transform and the unary one of
 // transform_reduce (supported there: thrust-user-functors.cu), lambdas that capture a pointer
 // or a variable the function changes, generic lambdas, functors whose
-// members carry derivatives, thrust::for_each, thrust::device_vector
+// members carry derivatives or are not numbers, thrust::for_each, thrust::device_vector
 // (locals, parameters, iterators: pass raw pointers), iterators other than
 // raw pointers, primitives outside the recipe table, saves inside loops,
 // forward mode of sort_by_key, Hessian-vector products, the iterator a copy
@@ -62,6 +62,15 @@ double genericLambda(const double *x, int n) {
 
 double activeMembers(const double *x, int n, double c) {
   return thrust::transform_reduce(thrust::device, x, x + n, Scale{c}, 0.0, thrust::plus<double>()); // expected-error {{cannot differentiate the call of the functor 'Scale': its members carry derivatives}}
+}
+
+struct Weights {
+  const double *w;
+  __host__ __device__ double operator()(double v) const { return w[0] * v; }
+};
+
+double pointerMember(const double *x, const double *w, int n) {
+  return thrust::transform_reduce(thrust::device, x, x + n, Weights{w}, 0.0, thrust::plus<double>()); // expected-error {{the functor passed to thrust::transform_reduce has the member 'w'; in a derivative its members may be numbers only}}
 }
 
 struct Store {
@@ -155,6 +164,7 @@ int main() {
   meshad::gradient(capturesChanged, "x, a");
   meshad::gradient(genericLambda, "x");
   meshad::gradient(activeMembers, "x, c");
+  meshad::gradient(pointerMember, "x");
   meshad::gradient(forEach, "x");
   meshad::hvp(hvpFunctor, "x");
   meshad::gradient(devicePtr, "c");
