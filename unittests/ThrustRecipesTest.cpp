@@ -28,14 +28,15 @@ std::vector<const ThrustRecipe *> allRows() {
   llvm::StringRef(List).split(Names, ", ");
   for (llvm::StringRef Name : Names)
     for (unsigned N = 1; N <= 8; ++N)
-      if (const ThrustRecipe *R = lookupThrustRecipe(Name, N))
-        Rows.push_back(R);
+      for (bool User : {false, true})
+        if (const ThrustRecipe *R = lookupThrustRecipe(Name, N, User))
+          Rows.push_back(R);
   return Rows;
 }
 
 TEST(ThrustRecipesTest, RowsAreWellFormed) {
   std::vector<const ThrustRecipe *> Rows = allRows();
-  EXPECT_GE(Rows.size(), 14u);
+  EXPECT_GE(Rows.size(), 16u);
   for (const ThrustRecipe *R : Rows) {
     llvm::StringRef Args(R->Args);
     SCOPED_TRACE(std::string(R->Name) + " " + R->Args);
@@ -43,7 +44,10 @@ TEST(ThrustRecipesTest, RowsAreWellFormed) {
     EXPECT_EQ(Args.count('e'), 1u);
     EXPECT_LE(Args.count('S'), 1u); // The helper returns one adjoint.
     EXPECT_EQ(Args.count('K'), R->hasForwardHelper() ? 1u : 0u);
-    EXPECT_EQ(Args.find_first_not_of("eFXLOKMSfxC"), llvm::StringRef::npos);
+    EXPECT_EQ(Args.find_first_not_of("eFXLOKMSfxCu"), llvm::StringRef::npos);
+    // A user functor's helper reads the saved inputs (its pullback does).
+    EXPECT_LE(Args.count('u'), 1u);
+    EXPECT_TRUE(!Args.contains('u') || Args.contains('X'));
     // A constant scalar goes with a maximum or minimum, after a saved input.
     EXPECT_EQ(Args.count('C'), Args.count('x'));
     EXPECT_TRUE(!Args.contains('x') || Args.contains('X'));
@@ -63,6 +67,11 @@ TEST(ThrustRecipesTest, RowsAreWellFormed) {
     EXPECT_TRUE(Tangent == "same" || Tangent == "fill" || Tangent.empty());
     // A primitive whose adjoint needs a recording helper has no tangent yet.
     EXPECT_TRUE(!R->hasForwardHelper() || Tangent.empty());
+    llvm::StringRef Helper(R->TangentHelper);
+    EXPECT_TRUE(Helper.empty() || Helper.starts_with("meshad::thrust_ad::"));
+    // The rows with a user functor or an extremum need the helper.
+    if (Args.contains('u') || Args.contains('x'))
+      EXPECT_FALSE(Helper.empty());
   }
 }
 
@@ -83,6 +92,16 @@ TEST(ThrustRecipesTest, Lookup) {
   EXPECT_FALSE(isLinearThrustFunctor("multiplies"));
   for (llvm::StringRef F : {"plus", "minus", "negate"})
     EXPECT_TRUE(isKnownThrustFunctor(F));
+  // User functors: transform and the unary transform_reduce only.
+  const ThrustRecipe *UserMap = lookupThrustCall("thrust::transform", 5, true);
+  ASSERT_NE(UserMap, nullptr);
+  EXPECT_EQ(UserMap->role(4), ThrustArg::UserFunctor);
+  EXPECT_TRUE(UserMap->takesUserFunctor());
+  EXPECT_FALSE(lookupThrustRecipe("transform", 5)->takesUserFunctor());
+  EXPECT_NE(lookupThrustRecipe("transform_reduce", 6, true), nullptr);
+  EXPECT_NE(lookupThrustRecipe("transform", 6, true), nullptr); // binary
+  EXPECT_EQ(lookupThrustRecipe("transform_reduce", 7, true), nullptr);
+  EXPECT_EQ(lookupThrustRecipe("reduce", 4, true), nullptr);
 }
 
 } // namespace

@@ -7,9 +7,28 @@
 #include "AD/ThrustCalls.h"
 #include "Rules/ThrustRecipes.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 using namespace meshad;
 using namespace meshad::ir;
 using llvm::dyn_cast;
+
+const CallExpr *meshad::asThrustUserFunctor(const Expr *E) {
+  const auto *C = dyn_cast<CallExpr>(E);
+  if (!C || C->getCalleeKind() != CallExpr::CalleeKind::User ||
+      C->getType()->getSpelling() != ThrustUserFunctorType)
+    return nullptr;
+  return C;
+}
+
+const ThrustRecipe *meshad::thrustCallRecipe(const CallExpr *C) {
+  if (C->getCalleeKind() != CallExpr::CalleeKind::Intrinsic)
+    return nullptr;
+  bool User = llvm::any_of(C->getArgs(), [](const Expr *A) {
+    return asThrustUserFunctor(A) != nullptr;
+  });
+  return lookupThrustCall(C->getName(), C->getNumArgs(), User);
+}
 
 /// `P + K` as (P, K); (E, null) for another expression.
 static std::pair<const Expr *, const Expr *> splitOffset(const Expr *E) {

@@ -24,6 +24,15 @@ namespace meshad {
 
 struct ThrustRecipe;
 
+/// The recipe of a call of a Thrust primitive (an intrinsic
+/// `thrust::<name>`, with a user functor or not), or null.
+const ThrustRecipe *thrustCallRecipe(const ir::CallExpr *C);
+
+/// A user functor or lambda passed to a Thrust primitive: a call of the
+/// lowered operator() that binds the object or the captures
+/// (Rules/ThrustRecipes.h), or null.
+const ir::CallExpr *asThrustUserFunctor(const ir::Expr *E);
+
 /// The number of elements of the recipe's first range in \p C: `n` for
 /// `p, p + n`, `b - a` (folded when both are literals) for `p + a, p + b`,
 /// else `last - first`.

@@ -14,6 +14,8 @@
 
 #include "Emit/CudaEmitter.h"
 
+#include "llvm/ADT/StringSet.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -255,6 +257,7 @@ private:
   std::string printBinary(const BinaryExpr *E);
   std::string printConditional(const ConditionalExpr *E);
   std::string printCall(const CallExpr *E);
+  std::string printBoundCall(const CallExpr *E);
   std::string printIndex(const IndexExpr *E);
   std::string printMember(const MemberExpr *E);
   std::string printCast(const CastExpr *E);
@@ -358,6 +361,8 @@ std::string ExprPrinter::printCall(const CallExpr *E) {
   if (E->getCalleeKind() != CallExpr::CalleeKind::User)
     return E->getName() + "(" + printList(E->getArgs()) + ")";
   const Function &F = *E->getUserCallee();
+  if (E->getNumArgs() < F.getNumParams())
+    return printBoundCall(E);
   Callee = CudaEmitter::spellCallee(F, Ctx);
   // The user's own function takes its reference parameters by reference:
   // pass the object the IR's pointer points to (`&acc` is spelled `acc`).
@@ -385,6 +390,35 @@ std::string ExprPrinter::printCall(const CallExpr *E) {
     return operand(E->getArg(0), precedenceOf(E->getArg(0)) < PrecPostfix) +
            "(" + Text + ")";
   return Callee + "(" + Text + ")";
+}
+
+/// A user functor passed to a Thrust primitive, a call that binds the
+/// leading arguments (Rules/ThrustRecipes.h): the user's functor object
+/// itself, else a lambda over the other parameters,
+/// `[=] MESHAD_THRUST_LAMBDA (double t) { return f_lambda(a, t); }`.
+std::string ExprPrinter::printBoundCall(const CallExpr *E) {
+  const Function &F = *E->getUserCallee();
+  if (F.getDerivativeOrder() == 0 &&
+      F.getCallOperatorKind() == Function::CallOperatorKind::Functor)
+    return print(E->getArg(0));
+  std::string Params, Args = printList(E->getArgs());
+  // The lambda's parameters must not hide what the bound arguments name.
+  llvm::StringSet<> Bound;
+  for (const Expr *A : E->getArgs())
+    if (const auto *Ref = llvm::dyn_cast<VarRefExpr>(A))
+      Bound.insert(Ref->getVar()->getName());
+  for (unsigned I = E->getNumArgs(); I < F.getNumParams(); ++I) {
+    const Var *P = F.getParam(I);
+    std::string Name = P->getName();
+    while (Bound.contains(Name))
+      Name += "_";
+    Params += (Params.empty() ? "" : ", ") +
+              spellDeclaration(P->getType(), Name);
+    Args += (Args.empty() ? "" : ", ") + Name;
+  }
+  std::string Call = CudaEmitter::spellCallee(F, Ctx) + "(" + Args + ")";
+  return "[=] MESHAD_THRUST_LAMBDA (" + Params + ") { " +
+         (F.getReturnType()->isVoid() ? "" : "return ") + Call + "; }";
 }
 
 std::string ExprPrinter::printIndex(const IndexExpr *E) {

@@ -7,6 +7,7 @@
 #include "IR/Verifier.h"
 #include "IR/Intrinsics.h"
 #include "IR/Traversal.h"
+#include "Rules/ThrustRecipes.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -608,6 +609,13 @@ void Verifier::checkBinary(const BinaryExpr *B) {
     fail(What + " that are not integers");
 }
 
+/// A user functor passed to a Thrust primitive binds only the leading
+/// arguments of its operator() (Rules/ThrustRecipes.h).
+static bool isThrustUserFunctor(const CallExpr *C) {
+  return C->getType()->getKind() == Type::Kind::Opaque &&
+         C->getType()->getSpelling() == ThrustUserFunctorType;
+}
+
 void Verifier::checkCall(const CallExpr *C) {
   checkBarrier(C);
   switch (C->getCalleeKind()) {
@@ -615,7 +623,9 @@ void Verifier::checkCall(const CallExpr *C) {
     const Function *Callee = C->getUserCallee();
     if (!Callee)
       fail("a call without a callee");
-    else if (Callee->getNumParams() != C->getNumArgs())
+    else if (Callee->getNumParams() != C->getNumArgs() &&
+             !(isThrustUserFunctor(C) &&
+               C->getNumArgs() < Callee->getNumParams()))
       fail("a call of '" + Callee->getName() + "' with " +
            std::to_string(C->getNumArgs()) + " arguments for " +
            std::to_string(Callee->getNumParams()) + " parameters");

@@ -226,6 +226,9 @@ bool ASTLowering::Impl::lowerParams(const FunctionDecl *FD, ir::Function *F) {
 const ir::Type *
 ASTLowering::Impl::lowerReferenceParamType(const ParmVarDecl *P) {
   QualType Pointee = P->getType()->getPointeeType();
+  if (std::string Container = thrustContainerProblem(Pointee);
+      !Container.empty())
+    return S.fail(P->getLocation(), Container);
   const ir::Type *Ty = Types.lowerType(Pointee);
   if (!Ty->isFloatingScalar() && !Ty->isIntegral() && !Ty->isVector())
     return S.fail(P->getLocation(),

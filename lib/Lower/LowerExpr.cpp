@@ -643,9 +643,16 @@ const ir::Expr *ExprLowering::lowerCall(const CallExpr *E) {
   // Member functions and struct-valued calls: LowerInline.cpp.
   if (InlineCall && isInlinedCall(S, E))
     return InlineCall(E);
-  if (isa<CXXMemberCallExpr>(E))
-    return S.fail(Loc, "meshad: member function calls are not supported "
-                       "yet; write a free function that takes the object");
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+    const Expr *Obj = MC->getImplicitObjectArgument();
+    std::string Container = thrustContainerProblem(
+        Obj ? Obj->IgnoreImpCasts()->getType() : MC->getObjectType());
+    return S.fail(Loc, !Container.empty()
+                           ? Container
+                           : "meshad: member function calls are not "
+                             "supported yet; write a free function that "
+                             "takes the object");
+  }
   if (isa<CUDAKernelCallExpr>(E))
     return S.fail(Loc, "meshad: kernel launches are not supported");
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
@@ -680,9 +687,15 @@ const ir::Expr *ExprLowering::lowerCall(const CallExpr *E) {
   if (!FD || !Ref)
     return S.fail(Loc, "meshad: calls through function pointers are not "
                        "supported");
-  if (isa<CXXMethodDecl>(FD))
-    return S.fail(Loc, "meshad: member function calls are not supported "
-                       "yet; write a free function that takes the object");
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
+    std::string Container = thrustContainerProblem(
+        MD->getASTContext().getCanonicalTagType(MD->getParent()));
+    return S.fail(Loc, !Container.empty()
+                           ? Container
+                           : "meshad: member function calls are not "
+                             "supported yet; write a free function that "
+                             "takes the object");
+  }
   if (isDiagnosticFunction(FD))
     return S.fail(Loc, Twine("meshad: '") + FD->getName() +
                            "' can be left out of a derivative only as a "
@@ -786,6 +799,9 @@ const ir::Expr *ExprLowering::lowerConstruct(const CXXConstructExpr *E) {
   if (E->getNumArgs() == 0 && Ctor->isTrivial() &&
       E->requiresZeroInitialization())
     return makeZero(Types.lowerType(E->getType()), E->getExprLoc());
+  if (std::string Container = thrustContainerProblem(E->getType());
+      !Container.empty())
+    return S.fail(E->getExprLoc(), Container);
   return S.fail(E->getExprLoc(), Twine("meshad: constructor call of '") +
                                      E->getType().getAsString(S.Policy) +
                                      "' is not supported; initialize it with "

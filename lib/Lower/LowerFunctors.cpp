@@ -315,3 +315,125 @@ bool StmtLowering::lowerLambdaLocal(const VarDecl *VD, const LambdaExpr *LE,
   }
   return true;
 }
+
+//===----------------------------------------------------------------------===//
+// Functors and lambdas passed to Thrust primitives
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The one operator() of a functor class, or null.
+const CXXMethodDecl *findCallOperator(const CXXRecordDecl *RD) {
+  if (RD->isLambda())
+    return RD->getLambdaCallOperator();
+  const CXXMethodDecl *Found = nullptr;
+  for (const CXXMethodDecl *MD : RD->methods()) {
+    if (MD->getOverloadedOperator() != OO_Call)
+      continue;
+    if (Found)
+      return nullptr;
+    Found = MD;
+  }
+  return Found;
+}
+
+/// True when the function around \p VD may change it (outside lambdas).
+bool changedInFunction(const VarDecl *VD) {
+  const auto *FD =
+      dyn_cast_or_null<FunctionDecl>(VD->getParentFunctionOrMethod());
+  return FD && FD->getBody() && mayChangeOutsideLambdas(FD->getBody(), VD);
+}
+
+/// Why the operator() \p MD cannot be passed to \p Where, or "".
+std::string thrustOperatorProblem(const CXXMethodDecl *MD,
+                                  TypeLowering &Types,
+                                  const std::string &Where) {
+  if (!MD || MD->getDescribedFunctionTemplate() ||
+      MD->isTemplateInstantiation())
+    return "meshad: the functor passed to " + Where +
+           " needs exactly one operator(), not a template (a generic "
+           "lambda: give its parameter a type)";
+  bool Floating = MD->getNumParams() > 0 &&
+                  Types.lowerType(MD->getReturnType())->isFloatingScalar();
+  for (const ParmVarDecl *P : MD->parameters())
+    Floating &= Types.lowerType(P->getType().getNonReferenceType())
+                    ->isFloatingScalar();
+  if (!Floating)
+    return "meshad: the functor passed to " + Where +
+           " must take floating-point values and return one in a "
+           "derivative";
+  return "";
+}
+
+/// Why the captures of \p LE cannot be bound for \p Where, or "": the
+/// helpers sum the adjoints of numbers over the elements, and read the
+/// captured values again in the reverse sweep.
+std::string thrustCaptureProblem(const LambdaExpr *LE, TypeLowering &Types,
+                                 const std::string &Where) {
+  for (const LambdaCapture &C : LE->captures()) {
+    const auto *VD = cast<VarDecl>(C.getCapturedVar());
+    const ir::Type *Ty = Types.lowerType(VD->getType());
+    if (!Ty->isFloatingScalar() && !Ty->isIntegral())
+      return "meshad: the lambda passed to " + Where + " captures '" +
+             VD->getNameAsString() +
+             "'; in a derivative it may capture numbers only (their "
+             "adjoints are sums over the elements)";
+    if (changedInFunction(VD))
+      return "meshad: the lambda passed to " + Where + " captures '" +
+             VD->getNameAsString() +
+             "', which the function changes; copy the value into a const "
+             "local and capture that";
+  }
+  return "";
+}
+
+} // namespace
+
+const ir::Expr *ExprLowering::lowerThrustFunctor(const Expr *Arg,
+                                                 StringRef Primitive) {
+  SourceLocation Loc = Arg->getExprLoc();
+  std::string Where = ("thrust::" + Primitive).str();
+  const CXXRecordDecl *RD = Arg->getType()->getAsCXXRecordDecl();
+  const CXXMethodDecl *MD = RD ? findCallOperator(RD) : nullptr;
+  std::string Problem = thrustOperatorProblem(MD, Types, Where);
+  const LambdaExpr *LE = nullptr;
+  if (Problem.empty() && RD->isLambda()) {
+    LE = findCalledLambda(Arg);
+    Problem = !LE ? "meshad: pass a lambda to " + Where +
+                        " where it is written or by the name of the local "
+                        "it initializes"
+                  : lambdaProblem(LE);
+    if (Problem.empty())
+      Problem = thrustCaptureProblem(LE, Types, Where);
+  } else if (Problem.empty()) {
+    Problem = functorProblem(MD, S.Policy);
+    for (const FieldDecl *FD : RD->fields()) {
+      const ir::Type *Ty = Types.lowerType(FD->getType());
+      if (Problem.empty() && !Ty->isFloatingScalar() && !Ty->isIntegral())
+        Problem = "meshad: the functor passed to " + Where +
+                  " has the member '" + FD->getNameAsString() +
+                  "'; in a derivative its members may be numbers only "
+                  "(the reverse sweep reads them again)";
+    }
+    const auto *Ref = dyn_cast<DeclRefExpr>(skipObjectWrappers(Arg));
+    const auto *VD = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (Problem.empty() && VD && changedInFunction(VD))
+      Problem = "meshad: the functor '" + VD->getNameAsString() +
+                "' passed to " + Where +
+                " is changed in the function; initialize it once (Scale "
+                "f{a};) and pass it";
+  }
+  if (!Problem.empty())
+    return S.fail(Loc, Problem);
+  std::vector<const ir::Expr *> Bound;
+  if (LE ? !lowerCaptureArgs(LE, Loc, Bound)
+         : (Bound.push_back(lowerFunctorObject(Arg)), !Bound.back()))
+    return nullptr;
+  ir::Function *Callee = LowerCallee(MD);
+  if (!Callee) {
+    S.Diags.note(Loc, "meshad: passed from here");
+    return nullptr;
+  }
+  const ir::Type *Ty = S.M.getTypes().getOpaque(ThrustUserFunctorType);
+  return S.make<ir::CallExpr>(Loc, Ty, Callee, std::move(Bound));
+}

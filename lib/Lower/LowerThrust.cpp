@@ -37,12 +37,33 @@ bool meshad::isThrustFunction(const FunctionDecl *FD) {
   return outerNamespace(FD) == "thrust";
 }
 
+std::string meshad::thrustContainerProblem(QualType T) {
+  const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD || outerNamespace(RD) != "thrust" ||
+      (RD->getName() != "device_vector" && RD->getName() != "host_vector"))
+    return "";
+  return ("meshad: thrust::" + RD->getName() +
+          " in a function to differentiate is not supported yet; keep the "
+          "vector in the caller and pass its raw device pointer "
+          "(thrust::raw_pointer_cast(v.data())) and its size")
+      .str();
+}
+
 /// True for the functors of Thrust and libcu++ that the recipes know
 /// (thrust::plus is cuda::std::plus).
 static bool isKnownFunctor(const CXXRecordDecl *RD) {
   StringRef NS = outerNamespace(RD);
   return (NS == "thrust" || NS == "cuda") &&
          isKnownThrustFunctor(RD->getName());
+}
+
+/// True for a functor or lambda of the user's (not Thrust's or libcu++'s).
+static bool isUserFunctor(const Expr *E) {
+  const CXXRecordDecl *RD = E->getType()->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  StringRef NS = outerNamespace(RD);
+  return RD->isLambda() || (NS != "thrust" && NS != "cuda");
 }
 
 /// A literal, negated or converted.
@@ -74,6 +95,8 @@ const ir::Expr *ExprLowering::lowerThrustArg(const Expr *Arg, ThrustArg Role,
     return S.make<ir::IntLitExpr>(Loc, S.M.getTypes().getOpaque("policy"), 0,
                                   "thrust::device");
   }
+  if (Role == ThrustArg::UserFunctor)
+    return lowerThrustFunctor(Arg, Name);
   if (Role == ThrustArg::Functor) {
     const CXXRecordDecl *RD = Arg->getType()->getAsCXXRecordDecl();
     if (!RD || !isKnownFunctor(RD))
@@ -127,7 +150,20 @@ const ir::Expr *ExprLowering::lowerThrustCall(const CallExpr *E,
                                               const FunctionDecl *FD) {
   SourceLocation Loc = E->getExprLoc();
   StringRef Name = FD->getName();
-  const ThrustRecipe *R = lookupThrustRecipe(Name, E->getNumArgs());
+  bool User = llvm::any_of(E->arguments(), isUserFunctor);
+  const ThrustRecipe *R = lookupThrustRecipe(Name, E->getNumArgs(), User);
+  if (!R && User && lookupThrustRecipe(Name, E->getNumArgs()))
+    return S.fail(Loc, Twine("meshad: thrust::") + Name +
+                           " with a user functor or lambda there is not "
+                           "supported in derivatives; user functors and "
+                           "lambdas are supported as the operation of "
+                           "thrust::transform and the unary one of "
+                           "transform_reduce");
+  if (!R && Name == "for_each")
+    return S.fail(Loc, "meshad: thrust::for_each is not supported in "
+                       "derivatives yet; write the loop as a kernel, or "
+                       "thrust::transform with a functor that returns the "
+                       "element's value");
   if (!R)
     return S.fail(Loc, Twine("meshad: thrust::") + Name + " with " +
                            Twine(E->getNumArgs()) +
@@ -145,12 +181,23 @@ const ir::Expr *ExprLowering::lowerThrustCall(const CallExpr *E,
                                 ? ""
                                 : " (reduce: also maximum or minimum)"));
   std::vector<const ir::Expr *> Args;
+  unsigned Ranges = 0;
   for (unsigned I = 0; I < E->getNumArgs(); ++I) {
     const ir::Expr *A = lowerThrustArg(E->getArg(I), R->role(I), Name);
     if (!A)
       return nullptr;
     Args.push_back(A);
+    Ranges += R->role(I) == ThrustArg::SavedInput;
   }
+  // A user functor takes one value per input range.
+  for (const ir::Expr *A : Args)
+    if (const auto *F = dyn_cast<ir::CallExpr>(A);
+        F && F->getType()->getSpelling() == ThrustUserFunctorType &&
+        F->getUserCallee()->getNumParams() - F->getNumArgs() != Ranges)
+      return S.fail(Loc, Twine("meshad: the functor passed to thrust::") +
+                             Name + " must take " + Twine(Ranges) +
+                             (Ranges == 1 ? " value" : " values") +
+                             " (one per input range)");
   const ir::Type *Ty = Types.lowerType(E->getType())->getUnqualified();
   const ir::Expr *Call =
       S.make<ir::CallExpr>(Loc, Ty, ir::CallExpr::CalleeKind::Intrinsic,

@@ -123,6 +123,9 @@ const clang::LambdaExpr *getLambdaInit(const clang::VarDecl *VD);
 
 /// True for functions of namespace `thrust` (Lower/LowerThrust.cpp).
 bool isThrustFunction(const clang::FunctionDecl *FD);
+/// The error for a Thrust container (device_vector, host_vector) of type
+/// \p T in code to differentiate, or "" for other types (LowerThrust.cpp).
+std::string thrustContainerProblem(clang::QualType T);
 
 /// A `continue` in \p Body that continues the loop \p Body belongs to (not
 /// one of a nested loop); null when there is none.
@@ -333,6 +336,11 @@ private:
                         std::vector<const ir::Expr *> &Args);
   /// The functor object of a call; a temporary is copied into a local.
   const ir::Expr *lowerFunctorObject(const clang::Expr *Obj);
+  /// A user functor or lambda passed to thrust::\p Primitive: a call of
+  /// its lowered operator() that binds the object or the captures
+  /// (Rules/ThrustRecipes.h, ThrustUserFunctorType).
+  const ir::Expr *lowerThrustFunctor(const clang::Expr *Arg,
+                                     llvm::StringRef Primitive);
   /// `s` or `this->s` in a functor's operator(): `self.s`.
   const ir::Expr *lowerThisMember(const clang::MemberExpr *E,
                                   const clang::FieldDecl *Field);

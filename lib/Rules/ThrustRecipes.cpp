@@ -11,24 +11,28 @@
 using namespace meshad;
 
 static const ThrustRecipe Recipes[] = {
-#define MESHAD_THRUST_RECIPE(Name, Args, Adjoint, Forward, Tangent)            \
-  {Name, Args, Adjoint, Forward, Tangent},
+#define MESHAD_THRUST_RECIPE(Name, Args, Adjoint, Forward, Tangent,            \
+                             TangentHelper)                                    \
+  {Name, Args, Adjoint, Forward, Tangent, TangentHelper},
 #include "Rules/ThrustRecipes.def"
 };
 
 const ThrustRecipe *meshad::lookupThrustRecipe(llvm::StringRef Name,
-                                               unsigned NumArgs) {
+                                               unsigned NumArgs,
+                                               bool UserFunctor) {
   for (const ThrustRecipe &R : Recipes)
-    if (Name == R.Name && R.numArgs() == NumArgs)
+    if (Name == R.Name && R.numArgs() == NumArgs &&
+        R.takesUserFunctor() == UserFunctor)
       return &R;
   return nullptr;
 }
 
 const ThrustRecipe *meshad::lookupThrustCall(llvm::StringRef Callee,
-                                             unsigned NumArgs) {
+                                             unsigned NumArgs,
+                                             bool UserFunctor) {
   if (!Callee.consume_front("thrust::"))
     return nullptr;
-  return lookupThrustRecipe(Callee, NumArgs);
+  return lookupThrustRecipe(Callee, NumArgs, UserFunctor);
 }
 
 std::string meshad::listThrustPrimitives() {

@@ -36,6 +36,7 @@ enum class ThrustArg : char {
   Map = 'M',
   Scalar = 'S',
   Functor = 'f',
+  UserFunctor = 'u',
   Extremum = 'x',
   Constant = 'C',
 };
@@ -48,22 +49,31 @@ struct ThrustRecipe {
   const char *Forward;
   /// Forward mode: "same", "fill" or "" (see the .def file).
   const char *Tangent;
+  /// Forward mode where Tangent does not apply: a helper's name, or "".
+  const char *TangentHelper;
 
   unsigned numArgs() const { return llvm::StringRef(Args).size(); }
   ThrustArg role(unsigned I) const { return ThrustArg(Args[I]); }
   /// True for the reductions: the call's value carries a derivative.
   bool returnsValue() const { return llvm::StringRef(Name).ends_with("reduce"); }
   bool hasForwardHelper() const { return Forward[0] != '\0'; }
+  bool hasTangentHelper() const { return TangentHelper[0] != '\0'; }
+  /// True for the rows of a user functor or lambda (letter u).
+  bool takesUserFunctor() const {
+    return llvm::StringRef(Args).contains(char(ThrustArg::UserFunctor));
+  }
 };
 
 /// The recipe of `thrust::Name` called with \p NumArgs arguments (the
-/// policy included), or null.
-const ThrustRecipe *lookupThrustRecipe(llvm::StringRef Name,
-                                       unsigned NumArgs);
+/// policy included) and a user functor or lambda (\p UserFunctor) or not,
+/// or null.
+const ThrustRecipe *lookupThrustRecipe(llvm::StringRef Name, unsigned NumArgs,
+                                       bool UserFunctor = false);
 
 /// The recipe of the intrinsic call `thrust::<name>` (\p Callee) with
 /// \p NumArgs arguments, or null for other names.
-const ThrustRecipe *lookupThrustCall(llvm::StringRef Callee, unsigned NumArgs);
+const ThrustRecipe *lookupThrustCall(llvm::StringRef Callee, unsigned NumArgs,
+                                     bool UserFunctor = false);
 
 /// The primitives of the table, for diagnostics ("copy, fill, ...").
 std::string listThrustPrimitives();
@@ -78,6 +88,11 @@ bool isLinearThrustFunctor(llvm::StringRef Name);
 /// The lowering carries a functor as a literal of this opaque type, whose
 /// spelling is "thrust functor <name>".
 inline constexpr const char *ThrustFunctorTypePrefix = "thrust functor ";
+/// A user functor or lambda is carried as a call of its lowered operator()
+/// (or of that one's derivative) that binds the leading arguments (the
+/// object, or the captures), of the opaque type spelled so; the emitter
+/// spells it as the object, or as a lambda over the other parameters.
+inline constexpr const char *ThrustUserFunctorType = "thrust functor user";
 
 } // namespace meshad
 

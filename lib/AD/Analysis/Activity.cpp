@@ -7,6 +7,7 @@
 #include "AD/Analysis/Activity.h"
 #include "IR/Intrinsics.h"
 #include "IR/Traversal.h"
+#include "Rules/ThrustRecipes.h"
 
 #include <functional>
 
@@ -339,7 +340,9 @@ bool ActivityAnalysis::visitStore(const Var *Root, const Type *TargetTy,
       unite(Root, Src);
       Changed |= !Before && isActive(Root);
     }
-  if (isActive(RHS))
+  // A struct from a brace list (a functor temporary, `Scale{c}`) carries
+  // the derivatives of its members.
+  if (isActive(RHS) || (isa<InitListExpr>(RHS) && dependsOnActive(RHS)))
     Changed |= markActive(Root);
   if (const auto *C = dyn_cast<CallExpr>(RHS))
     Changed |= visitCall(C);
@@ -382,6 +385,10 @@ bool ActivityAnalysis::visitArgs(const std::vector<const Expr *> &Args,
     while (const auto *C = dyn_cast<CastExpr>(Inner))
       Inner = C->getSub();
     AnyActive |= isActive(Inner);
+    // A user functor passed to a Thrust primitive carries what it binds.
+    if (const auto *F = dyn_cast<CallExpr>(Inner))
+      AnyActive |= F->getType()->getSpelling() == ThrustUserFunctorType &&
+                   dependsOnActive(F);
   }
   if (!AnyActive)
     return false;

@@ -120,6 +120,17 @@ private:
   const ir::Expr *thrustFillTangent(const ir::CallExpr *C,
                                     const ThrustRecipe &R,
                                     const std::vector<Dual> &Args, int OutArg);
+  /// The recipe's TangentHelper called on the primal values and tangents
+  /// (a nonlinear functor, an extremum, a user functor).
+  const ir::Expr *thrustHelperTangent(const ir::CallExpr *C,
+                                      const ThrustRecipe &R,
+                                      const std::vector<Dual> &Args);
+  /// The pushforward of the user functor \p F bound like \p F; the
+  /// tangents of the captures it derives are added to \p Tangents. Null
+  /// after an error.
+  const ir::Expr *
+  thrustPushforwardFunctor(const ir::CallExpr *F,
+                           std::vector<const ir::Expr *> &Tangents);
 
   /// The tangent lvalue of a store target (_d_x, _d_a[i], _d_v.x); null
   /// after reporting an error.

@@ -263,12 +263,18 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
     return;
   if (thrustRecipe(C)) {
     const Expr *T = thrustTangent(C, Out);
-    Out->append(S);
+    // A tangent helper reads the primal values the call may overwrite.
+    const auto *TC = llvm::dyn_cast_or_null<CallExpr>(T);
+    bool Before = TC && llvm::StringRef(TC->getName()).starts_with("meshad::");
+    if (!Before)
+      Out->append(S);
     if (T) {
       auto *TS = M.create<ExprStmt>(T);
       TS->setLoc(S->getLoc());
       Out->append(TS);
     }
+    if (Before)
+      Out->append(S);
     return;
   }
   bool AnyActive = false;

@@ -13,6 +13,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "AD/DerivedFunctions.h"
 #include "AD/Forward/ForwardFunction.h"
 #include "AD/ThrustCalls.h"
 #include "Rules/ThrustRecipes.h"
@@ -22,16 +23,18 @@ using namespace meshad::ir;
 using llvm::dyn_cast;
 
 const ThrustRecipe *ForwardFunction::thrustRecipe(const CallExpr *C) {
-  if (C->getCalleeKind() != CallExpr::CalleeKind::Intrinsic)
-    return nullptr;
-  return lookupThrustCall(C->getName(), C->getNumArgs());
+  return thrustCallRecipe(C);
 }
 
 bool ForwardFunction::rejectThrustAdjoint(const CallExpr *C) {
-  if (!llvm::StringRef(C->getName()).starts_with("meshad::thrust_ad::"))
+  llvm::StringRef Name(C->getName());
+  if (!Name.consume_front("meshad::thrust_ad::"))
     return false;
-  error(C->getLoc(), "Hessian-vector products of code that calls Thrust "
-                     "primitives are not supported yet");
+  // A save or restore goes with the adjoint helper of the same call, which
+  // reports the error there.
+  if (Name != "save" && Name != "restore")
+    error(C->getLoc(), "Hessian-vector products of code that calls Thrust "
+                       "primitives are not supported yet");
   return true;
 }
 
@@ -70,14 +73,28 @@ const Expr *ForwardFunction::thrustTangent(const CallExpr *C,
                                            BlockStmt *Out) {
   const ThrustRecipe *R = thrustRecipe(C);
   std::vector<Dual> Args;
-  bool Any = false;
+  bool Any = false, Captures = false;
   for (const Expr *A : C->getArgs()) {
-    Args.push_back(derive(A, Out));
+    const CallExpr *F = asThrustUserFunctor(A);
+    Args.push_back(F ? Dual{A, nullptr} : derive(A, Out));
     Any |= Args.back().T != nullptr;
+    if (F)
+      for (const Expr *Bound : F->getArgs())
+        Captures |= Activity->isActive(Bound);
   }
-  if (!Any)
+  if (!Any && !Captures)
     return nullptr;
   llvm::StringRef Tangent(R->Tangent), Functor = nonlinearFunctor(C, *R);
+  if ((Tangent.empty() || !Functor.empty()) && R->hasTangentHelper()) {
+    // Nothing it reads carries a tangent: the output's is zero.
+    if (!Captures && readTangents(*R, Args) == ReadTangents::None) {
+      int OutArg = llvm::StringRef(R->Args).find('O');
+      return OutArg >= 0 && !Args[OutArg].T
+                 ? nullptr
+                 : thrustFillTangent(C, *R, Args, OutArg);
+    }
+    return thrustHelperTangent(C, *R, Args);
+  }
   if (Tangent.empty() || !Functor.empty()) {
     error(C->getLoc(),
           "forward mode of " + C->getName() +
@@ -146,4 +163,85 @@ const Expr *ForwardFunction::thrustFillTangent(const CallExpr *C,
   return M.create<CallExpr>(M.getTypes().getVoid(),
                             CallExpr::CalleeKind::Intrinsic, "thrust::fill",
                             -1, std::move(Ts));
+}
+
+const Expr *
+ForwardFunction::thrustPushforwardFunctor(const CallExpr *F,
+                                          std::vector<const Expr *> &Tangents) {
+  ir::Function *Callee = F->getUserCallee();
+  std::vector<bool> Active;
+  std::vector<const Expr *> Mine;
+  for (unsigned I = 0; I < F->getNumArgs(); ++I) {
+    const Type *Ty = Callee->getParam(I)->getType();
+    const Var *Root = ActivityAnalysis::getRootVar(F->getArg(I));
+    if (Ty->getKind() == Type::Kind::Opaque && Root &&
+        Activity->isActive(Root)) {
+      error(F->getLoc(), structArgMessage(*Callee, I));
+      return nullptr;
+    }
+    const Expr *T =
+        Ty->isDifferentiable() ? derive(F->getArg(I), nullptr).T : nullptr;
+    Active.push_back(T != nullptr);
+    if (T)
+      Mine.push_back(T);
+  }
+  // The elements: the helper always passes their tangents.
+  Active.resize(Callee->getNumParams(), true);
+  ir::Function *PF = Owner.derivePushforward(Callee, Active, F->getLoc());
+  if (!PF) {
+    Failed = true;
+    return nullptr;
+  }
+  Derived.addCall(Result, PF);
+  Tangents.insert(Tangents.end(), Mine.begin(), Mine.end());
+  auto *Bound = M.create<CallExpr>(F->getType(), PF, F->getArgs());
+  Bound->setLoc(F->getLoc());
+  return Bound;
+}
+
+const Expr *
+ForwardFunction::thrustHelperTangent(const CallExpr *C, const ThrustRecipe &R,
+                                     const std::vector<Dual> &Args) {
+  std::vector<const Expr *> Ts{thrustRangeCount(M, B, R, C)}, Captures;
+  auto OrNull = [&](const Dual &D, const Expr *Arg) -> const Expr * {
+    return D.T ? D.T : M.create<IntLitExpr>(Arg->getType(), 0, "nullptr");
+  };
+  for (unsigned I = 0; I < R.numArgs(); ++I) {
+    const Expr *Arg = C->getArg(I);
+    switch (R.role(I)) {
+    case ThrustArg::Policy:
+    case ThrustArg::Last:
+      break;
+    case ThrustArg::Input:
+    case ThrustArg::SavedInput:
+    case ThrustArg::Keys:
+      Ts.push_back(Args[I].P);
+      Ts.push_back(OrNull(Args[I], Arg));
+      break;
+    case ThrustArg::Output:
+      if (!Args[I].T)
+        return nullptr; // The output carries no derivative.
+      Ts.push_back(Args[I].T);
+      break;
+    case ThrustArg::Scalar:
+      Ts.push_back(B.orZero(Args[I].T, Arg->getType()->getUnqualified()));
+      break;
+    case ThrustArg::UserFunctor:
+      Ts.push_back(
+          thrustPushforwardFunctor(asThrustUserFunctor(Arg), Captures));
+      if (!Ts.back())
+        return nullptr;
+      break;
+    default: // Index maps, constants, functors of the table: as they are.
+      Ts.push_back(Args[I].P);
+      break;
+    }
+  }
+  Ts.insert(Ts.end(), Captures.begin(), Captures.end());
+  const Type *Ty = R.returnsValue() ? C->getType()->getUnqualified()
+                                    : M.getTypes().getVoid();
+  auto *Call = M.create<CallExpr>(Ty, CallExpr::CalleeKind::Intrinsic,
+                                  R.TangentHelper, -1, std::move(Ts));
+  Call->setLoc(C->getLoc());
+  return Call;
 }

@@ -233,6 +233,14 @@ private:
   void thrustAdjoint(const ir::CallExpr *C, const ir::Expr *DE,
                      ir::BlockStmt *Rev);
   const ir::Expr *thrustAdjointPointer(const ir::Expr *Arg);
+  /// The pullback of the user functor \p F bound like \p F, for the
+  /// adjoint helper; the adjoints of the captures it derives come back
+  /// through locals declared in \p Rev, added to \p Captures (capture,
+  /// local). Null after an error.
+  const ir::Expr *thrustPullbackFunctor(
+      const ir::CallExpr *F,
+      std::vector<std::pair<const ir::Expr *, ir::Var *>> &Captures,
+      ir::BlockStmt *Rev);
   /// Saves the outputs of \p C whose contents the reverse sweep reads
   /// (restored after the call's adjoint, ThrustRestores).
   void saveOverwritten(const ir::CallExpr *C, const ThrustRecipe &R,

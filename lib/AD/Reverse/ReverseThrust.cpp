@@ -26,9 +26,7 @@ using llvm::dyn_cast;
 
 const ThrustRecipe *ReverseFunction::thrustRecipe(const Expr *E) {
   const auto *C = llvm::dyn_cast_or_null<CallExpr>(E);
-  if (!C || C->getCalleeKind() != CallExpr::CalleeKind::Intrinsic)
-    return nullptr;
-  return lookupThrustCall(C->getName(), C->getNumArgs());
+  return C ? thrustCallRecipe(C) : nullptr;
 }
 
 static CallExpr *helperCall(Module &M, const Type *Ty, const char *Name,
@@ -38,10 +36,52 @@ static CallExpr *helperCall(Module &M, const Type *Ty, const char *Name,
 }
 
 bool ReverseFunction::anyActiveArg(const CallExpr *C) const {
-  for (const Expr *A : C->getArgs())
+  for (const Expr *A : C->getArgs()) {
     if (isActive(A))
       return true;
+    if (const CallExpr *F = asThrustUserFunctor(A))
+      if (anyActiveArg(F))
+        return true;
+  }
   return false;
+}
+
+const Expr *ReverseFunction::thrustPullbackFunctor(
+    const CallExpr *F, std::vector<std::pair<const Expr *, Var *>> &Captures,
+    BlockStmt *Rev) {
+  ir::Function *Callee = F->getUserCallee();
+  std::vector<bool> Active, Private(Callee->getNumParams(), false);
+  for (unsigned I = 0; I < F->getNumArgs(); ++I) {
+    const Expr *Arg = F->getArg(I);
+    const Type *Ty = Callee->getParam(I)->getType();
+    const Var *Root = ActivityAnalysis::getRootVar(Arg);
+    if (Ty->getKind() == Type::Kind::Opaque && Root &&
+        Activity->isActive(Root)) {
+      error(F->getLoc(), structArgMessage(*Callee, I));
+      return nullptr;
+    }
+    Active.push_back(Ty->isDifferentiable() && isActive(Arg));
+  }
+  // The elements: the helper always passes their adjoints.
+  Active.resize(Callee->getNumParams(), true);
+  ir::Function *PB = Owner.derivePullback(Callee, Active, Private, F->getLoc());
+  if (!PB) {
+    Failed = true;
+    return nullptr;
+  }
+  Derived.addCall(Result, PB);
+  for (unsigned I = 0; I < F->getNumArgs(); ++I) {
+    if (!Active[I])
+      continue;
+    const Type *Ty = Callee->getParam(I)->getType()->getUnqualified();
+    Var *R = M.createVar(freshName("_r"), Ty, Var::Storage::Local,
+                         VarRoles::Temporary);
+    Rev->append(B.decl(R, B.zero(Ty)));
+    Captures.push_back({F->getArg(I), R});
+  }
+  auto *Bound = M.create<CallExpr>(F->getType(), PB, F->getArgs());
+  Bound->setLoc(F->getLoc());
+  return Bound;
 }
 
 const CallExpr *ReverseFunction::thrustForward(const CallExpr *C,
@@ -148,6 +188,7 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
     return; // thrustForward reported why it could not save.
   unsigned NextSaved = 0;
   std::vector<const Expr *> Tail;
+  std::vector<std::pair<const Expr *, Var *>> Captures;
   for (unsigned I = 0; I < R->numArgs(); ++I) {
     const Expr *Arg = C->getArg(I);
     switch (R->role(I)) {
@@ -161,6 +202,12 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
     case ThrustArg::Extremum:
     case ThrustArg::Constant:
       Args.push_back(Arg);
+      break;
+    case ThrustArg::UserFunctor:
+      Args.push_back(
+          thrustPullbackFunctor(asThrustUserFunctor(Arg), Captures, Rev));
+      if (!Args.back())
+        return;
       break;
     case ThrustArg::Map:
       Args.push_back(B.ref(Saved[NextSaved++]));
@@ -178,6 +225,8 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
   }
   if (R->hasForwardHelper())
     Tail.push_back(B.ref(Saved.back()));
+  for (auto &[Capture, Local] : Captures)
+    Tail.push_back(B.addrOf(B.ref(Local)));
   Args.insert(Args.end(), Tail.begin(), Tail.end());
   bool ScalarActive = ScalarArg && ScalarArg->getType()->isDifferentiable() &&
                       isActive(ScalarArg);
@@ -192,6 +241,8 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
     S->setLoc(C->getLoc());
     Rev->append(S);
   }
+  for (auto &[Capture, Local] : Captures)
+    adjoint(Capture, B.ref(Local), Rev);
   for (auto &[V, Out] : ThrustRestores.lookup(C))
     Rev->append(M.create<ExprStmt>(helperCall(M, M.getTypes().getVoid(),
                                               "meshad::thrust_ad::restore",
