@@ -20,18 +20,19 @@
 #   bench/<variant>.txt  patterns.cu as bench.sh builds it (meshad, atomics,
 #                      meshad-keep, atomics-keep; and .raw.txt), and
 #                      bench/decisions.txt (the summary bench.sh prints)
-# Every source is dumped, forward-only ones included (41 of 203 test
-# sources request no reverse-mode derivative).
+# Every source is dumped, forward-only ones included (41 of the 203 test
+# sources mention none of gradient, hvp, hessian, pullback).
 # Every run verifies the IR (-fplugin-arg-meshad-verify). Each source takes
 # a few seconds: MESHAD_DUMP_ONLY=REGEX dumps only the sources whose text
 # matches it (e.g. 'gradient|hvp|hessian|pullback' for reverse mode and what
-# composes over it: 145 of 183 sources).
+# composes over it: 162 of 203 sources).
 #
 # MESHAD_DUMP_BENCH=0 leaves the benchmark out (when dumping in parts).
 #
 # Usage: bash scripts/dev/dump-generated.sh OUT-DIR [build dir [SOURCE...]]
 #   SOURCE...: only these test sources or folders (paths from the root),
-#   e.g. test/ownership test/hvp (the benchmark is dumped either way)
+#   e.g. test/ownership test/hvp (the benchmark too, unless
+#   MESHAD_DUMP_BENCH=0)
 #   e.g. on main:    bash scripts/dev/dump-generated.sh /tmp/gen-main
 #        after:      bash scripts/dev/dump-generated.sh /tmp/gen-new
 #                    diff -r /tmp/gen-main /tmp/gen-new

@@ -302,7 +302,9 @@ private:
   /// Array parameters whose adjoints are private to the calling thread.
   std::vector<bool> Private;
   /// (adjoint parameter, local adjoint) of scalar parameters that the
-  /// function overwrites, added to the parameter's adjoint at the end.
+  /// function overwrites, added to the parameter's adjoint at the end (an
+  /// Accumulate in the epilogue; in a gradient kernel, the lowering makes
+  /// the local the register summed per block, GPU/ScalarSums).
   std::vector<std::pair<ir::Var *, ir::Var *>> LocalParamAdjoints;
   /// Kernels: pointer parameters whose memory the kernel only writes; the
   /// forward sweep leaves those stores out.
