@@ -10,7 +10,8 @@
 /// kernel, atomics with a remark otherwise; into a stencil's array: a
 /// shared-memory tile under the same condition; adds to one element
 /// combined; and the lowering of reverse mode's Accumulates as the facts it
-/// hands over decide. The kernels come from CUDA snippets whose `+=` into
+/// hands over decide (the per-block sums of scalar parameters' adjoints,
+/// tiles, uniform registers, deferred seed resets). The kernels come from CUDA snippets whose `+=` into
 /// pointer parameters become Accumulates.
 ///
 //===----------------------------------------------------------------------===//
@@ -18,6 +19,7 @@
 #include "GPU/AccumulationPolicy.h"
 #include "GPU/KernelAdjoints.h"
 #include "GPU/LowerAccumulations.h"
+#include "GPU/ScalarSums.h"
 #include "IR/Markers.h"
 #include "IR/Verifier.h"
 #include "IR/Traversal.h"
@@ -438,6 +440,106 @@ TEST_F(LowerAccumulationsTest, DeferredResetsStayPastAnEpilogueBarrier) {
   const std::vector<const Stmt *> &Body = Kernel->getBody()->getBody();
   EXPECT_EQ(Body.size(), Before);
   EXPECT_TRUE(llvm::isa<IfStmt>(Body.back()));
+}
+
+/// A gradient kernel as reverse mode writes it for scalar parameters k and
+/// m (adjoints dk, dm): the sweep adds to *dk; m is overwritten, so its
+/// adjoint is the local copy dm_local, added to *dm in the epilogue.
+static const char *Scalars =
+    "__global__ void k(const double *x, double *dk, double *dm, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  double dm_local = 0;\n"
+    "  double t = x[i];\n"
+    "  *dk += t;\n"
+    "  dm_local = 0;\n"
+    "  dm_local += 2 * t;\n"
+    "  *dm += dm_local;\n"
+    "}\n";
+
+class ScalarSumsTest : public LowerAccumulationsTest {
+protected:
+  /// Scalars with its markers and the facts reverse mode hands over.
+  void build() {
+    ASSERT_TRUE(toAccumulates(Scalars));
+    using Region = MarkerStmt::Region;
+    // [i, dm_local, SetupEnd, ForwardBegin, t, ReverseBegin, *dk += t,
+    //  dm_local = 0, dm_local += 2 * t, EpilogueBegin, *dm += dm_local,
+    //  EpilogueEnd]
+    insertMarker(M, *Kernel, Region::SetupEnd, 2);
+    insertMarker(M, *Kernel, Region::ForwardBegin, 3);
+    insertMarker(M, *Kernel, Region::ReverseBegin, 5);
+    insertMarker(M, *Kernel, Region::EpilogueBegin, 9);
+    insertMarker(M, *Kernel, Region::EpilogueEnd, 11);
+    std::string Errors;
+    // Reverse mode's output is valid IR before the lowering.
+    ASSERT_TRUE(verifyFunction(*Kernel, VerifyStage::Transformed, Errors))
+        << Errors;
+    Facts.Target = Kernel->getTarget();
+    Facts.Primal = Kernel;
+    Facts.Gradient = true;
+    const Type *Double = M.getTypes().getDouble();
+    Facts.KernelScalars = {
+        {Kernel->getParam(1), M.createVar("k", Double, Var::Storage::Param)},
+        {Kernel->getParam(2), M.createVar("m", Double, Var::Storage::Param)}};
+    Facts.FreshName = [](const std::string &Prefix) { return Prefix; };
+  }
+
+  /// The name of the variable top-level statement \p I declares, or "".
+  std::string declared(size_t I) const {
+    const auto *D =
+        llvm::dyn_cast<DeclStmt>(Kernel->getBody()->getBody()[I]);
+    return D ? D->getVar()->getName() : "";
+  }
+
+  AccumulationFacts Facts;
+};
+
+TEST_F(ScalarSumsTest, ScalarAdjointsSummedPerBlock) {
+  build();
+  sumScalarsPerBlock(M, *Kernel, Facts);
+  ASSERT_EQ(Facts.BlockSums.size(), 2u);
+  EXPECT_EQ(Facts.BlockSums[0].first->getName(), "dk_part");
+  EXPECT_EQ(Facts.BlockSums[0].second, "k");
+  // The local copy is m's register.
+  EXPECT_EQ(Facts.BlockSums[1].first->getName(), "dm_part");
+  EXPECT_EQ(Facts.BlockSums[1].second, "m");
+  // [i, dk_part, dm_part, SetupEnd, ...]: the registers in parameter order
+  // where the setup ends; reduced first in the epilogue, which no longer
+  // adds the local copy.
+  using Region = MarkerStmt::Region;
+  const std::vector<const Stmt *> &Body = Kernel->getBody()->getBody();
+  EXPECT_EQ(findMarker(*Kernel->getBody(), Region::SetupEnd), 3u);
+  EXPECT_EQ(declared(1), "dk_part");
+  EXPECT_EQ(declared(2), "dm_part");
+  size_t Begin = findMarker(*Kernel->getBody(), Region::EpilogueBegin);
+  size_t End = findMarker(*Kernel->getBody(), Region::EpilogueEnd);
+  ASSERT_EQ(End, Begin + 3);
+  EXPECT_EQ(callName(Body[Begin + 1]), "meshad::blockReduceAtomicAdd");
+  EXPECT_EQ(callName(Body[Begin + 2]), "meshad::blockReduceAtomicAdd");
+  AccumulationPolicy Policy(Kernel->getTarget(), *Diags);
+  Facts.configure(Policy);
+  lowerReverseAccumulations(M, *Kernel, Policy, Facts);
+  EXPECT_FALSE(hasAccumulations(*Kernel));
+  EXPECT_EQ(countCalls("atomicAdd"), 0u);
+  EXPECT_EQ(countPlainAdds(), 2u); // dk_part += t; dm_part += 2 * t
+  EXPECT_NE(remarks().find("adjoint store to 'k': plain += (uniform: every "
+                           "thread adds to it; summed in a register"),
+            std::string::npos)
+      << remarks();
+  std::string Errors;
+  EXPECT_TRUE(verifyFunction(*Kernel, VerifyStage::Lowered, Errors)) << Errors;
+}
+
+TEST_F(ScalarSumsTest, AtomicsAllAndPullbacksKeepTheAccumulates) {
+  build();
+  Facts.ForceAtomics = true;
+  size_t Before = Kernel->getBody()->getBody().size();
+  sumScalarsPerBlock(M, *Kernel, Facts);
+  Facts.ForceAtomics = false;
+  Facts.Gradient = false;
+  sumScalarsPerBlock(M, *Kernel, Facts);
+  EXPECT_TRUE(Facts.BlockSums.empty());
+  EXPECT_EQ(Kernel->getBody()->getBody().size(), Before);
 }
 
 } // namespace

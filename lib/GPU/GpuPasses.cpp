@@ -10,6 +10,7 @@
 #include "GPU/ExclusiveAdds.h"
 #include "GPU/KernelAdjoints.h"
 #include "GPU/LowerAccumulations.h"
+#include "GPU/ScalarSums.h"
 #include "IR/Builder.h"
 #include "IR/Traversal.h"
 #include "Simplify/DeadLocals.h"
@@ -72,6 +73,7 @@ static void addReversePasses(PassPipeline &P, ir::Module &M,
       "lower-accumulations",
       [&M, &Diags, Policy, Facts, IsKernel = Kernel.has_value()](
           ir::Function &F) {
+        sumScalarsPerBlock(M, F, *Facts);
         planKernelAdjoints(M, F, *Facts);
         settleDeferredResets(M, F);
         // Issue 15: a gradient kernel's block-uniform adds in reverse loops

@@ -9,9 +9,10 @@
 /// kind of generated function (see IR/PassPipeline.h), all appended by one
 /// entry point, addLoweringPasses:
 /// - every function of reverse mode (gradient or pullback, host or device):
-///   lower-accumulations (GPU/KernelAdjoints decides the ownership, tiles and
-///   uniform registers of a kernel's adjoint arrays and places them at the
-///   region markers, then every Accumulate gets its form, with its remark,
+///   lower-accumulations (GPU/ScalarSums sums a gradient kernel's scalar
+///   parameters' adjoints per block, GPU/KernelAdjoints decides the
+///   ownership, tiles and uniform registers of a kernel's adjoint arrays and
+///   places them at the region markers, then every Accumulate gets its form, with its remark,
 ///   and the adds of the reverse sweep to one element are combined,
 ///   GPU/LowerAccumulations);
 /// - then on a gradient kernel of reverse mode: gather-tiles (a stencil's

@@ -8,6 +8,7 @@
 #include "AD/Analysis/Activity.h"
 #include "AD/Analysis/ReverseNeeds.h"
 #include "GPU/AccumulationPolicy.h"
+#include "GPU/ScalarSums.h"
 #include "IR/Builder.h"
 #include "IR/Intrinsics.h"
 #include "IR/Markers.h"
@@ -122,17 +123,13 @@ private:
   }
 
   /// The uniform elements' registers: declared after the function's other
-  /// registers, before the adjoints of its __shared__ memory (which end the
-  /// setup), and reduced per block at the end of the epilogue.
+  /// registers (the scalar parameters' sums, GPU/ScalarSums), before the
+  /// adjoints of its __shared__ memory (which end the setup), and reduced
+  /// per block at the end of the epilogue.
   void placeRegisters() {
     if (Facts.UniformElements.empty())
       return;
-    const std::vector<const Stmt *> &Body = F.getBody()->getBody();
-    size_t At = findMarker(*F.getBody(), Region::SetupEnd);
-    if (At == NoMarker)
-      At = 0;
-    while (At > 0 && isSharedAdjointDecl(Body[At - 1]))
-      --At;
+    size_t At = registersEnd(F);
     std::vector<const Stmt *> Decls, Reductions;
     for (const AccumulationFacts::UniformElement &U : Facts.UniformElements) {
       Var *Part = const_cast<Var *>(U.Part);
@@ -144,12 +141,6 @@ private:
     }
     insertAt(F, At, std::move(Decls));
     insertBefore(F, Region::EpilogueEnd, std::move(Reductions));
-  }
-
-  static bool isSharedAdjointDecl(const Stmt *S) {
-    const auto *D = dyn_cast<DeclStmt>(S);
-    return D && D->getVar()->isShared() &&
-           D->getVar()->getRoles().has(VarRoles::Adjoint);
   }
 
   /// The tiles: declared last in the setup, zeroed last before the forward

@@ -70,7 +70,7 @@ struct AdjointArray {
 /// (gradient or pullback) that the finished IR does not say, and what the
 /// lowering of its Accumulates (lower-accumulations) decides about its
 /// kernel adjoint arrays (GPU/KernelAdjoints: Ownership, UniformElements,
-/// Tiles).
+/// Tiles) and scalar parameters (GPU/ScalarSums: BlockSums).
 struct AccumulationFacts {
   ir::CudaTarget Target = ir::CudaTarget::HostOnly;
   /// The primal function, and whether this is its gradient (not a
@@ -80,6 +80,11 @@ struct AccumulationFacts {
   /// The adjoint arrays of the kernel's selected pointer parameters, in
   /// parameter order.
   std::vector<AdjointArray> KernelArrays;
+  /// The adjoints of the kernel's selected scalar parameters (a pointer to
+  /// one value each), in parameter order; reverse mode adds to them (`*_d_k`)
+  /// or, when the kernel overwrites the parameter, to a local copy that the
+  /// epilogue adds to them (GPU/ScalarSums decides their GPU form).
+  std::vector<AdjointArray> KernelScalars;
   /// Unused names for new locals (the function's name scope).
   std::function<std::string(const std::string &)> FreshName;
   /// atomics=all: the ownership analysis is off.
@@ -90,7 +95,8 @@ struct AccumulationFacts {
   /// Adjoint parameters pointing to memory private to the calling thread.
   std::vector<const ir::Var *> ThreadPrivate;
   /// Registers summing a kernel scalar parameter's adjoint (reduced per
-  /// block at the end of the kernel), with the parameter's name.
+  /// block at the end of the kernel), with the parameter's name (decided by
+  /// the lowering, GPU/ScalarSums).
   std::vector<std::pair<const ir::Var *, std::string>> BlockSums;
   struct Owned {
     const ir::Var *Adjoint;

@@ -8,22 +8,31 @@
 # checked with `diff -r`:
 #   <test>.txt         -fplugin-arg-meshad-dump and -remarks (syntax only;
 #                      kernels under the CPU emulation, as measure-simplify)
-#   <test>.raw.txt     with MESHAD_DUMP_RAW=1: the same with
-#                      -fplugin-arg-meshad-no-simplify (what the GPU
-#                      lowering leaves, before the simplifier)
+#   <test>.raw.txt     the same with -fplugin-arg-meshad-no-simplify (what
+#                      the GPU lowering leaves, before the simplifier);
+#                      MESHAD_DUMP_RAW=0 leaves these out
 #   <test>.atomics.txt with -fplugin-arg-meshad-atomics=all, for the tests
-#                      whose RUN lines use it
+#                      whose RUN lines use it (and .atomics.raw.txt)
+#   <source>.txt       the sources that a test's RUN lines compile instead
+#                      of the test itself (%S/../../demos/<demo>/<demo>.cu,
+#                      benchmarks/hessian-sparse/bench.cpp), once each, under
+#                      their own paths (and .raw.txt)
 #   bench/<variant>.txt  patterns.cu as bench.sh builds it (meshad, atomics,
-#                      meshad-keep, atomics-keep), and bench/decisions.txt
-#                      (the summary bench.sh prints)
+#                      meshad-keep, atomics-keep; and .raw.txt), and
+#                      bench/decisions.txt (the summary bench.sh prints)
+# Every source is dumped, forward-only ones included (41 of the 203 test
+# sources mention none of gradient, hvp, hessian, pullback).
 # Every run verifies the IR (-fplugin-arg-meshad-verify). Each source takes
 # a few seconds: MESHAD_DUMP_ONLY=REGEX dumps only the sources whose text
 # matches it (e.g. 'gradient|hvp|hessian|pullback' for reverse mode and what
-# composes over it: 145 of 183 sources).
+# composes over it: 162 of 203 sources).
+#
+# MESHAD_DUMP_BENCH=0 leaves the benchmark out (when dumping in parts).
 #
 # Usage: bash scripts/dev/dump-generated.sh OUT-DIR [build dir [SOURCE...]]
 #   SOURCE...: only these test sources or folders (paths from the root),
-#   e.g. test/ownership test/hvp (the benchmark is dumped either way)
+#   e.g. test/ownership test/hvp (the benchmark too, unless
+#   MESHAD_DUMP_BENCH=0)
 #   e.g. on main:    bash scripts/dev/dump-generated.sh /tmp/gen-main
 #        after:      bash scripts/dev/dump-generated.sh /tmp/gen-new
 #                    diff -r /tmp/gen-main /tmp/gen-new
@@ -58,6 +67,17 @@ dumpOne() {
     | sed "s|$Root/||g" > "$Dst"
 }
 
+# dumpBoth SOURCE OUTPUT-STEM EXTRA-FLAGS...: STEM.txt, and STEM.raw.txt
+# without the simplifier (unless MESHAD_DUMP_RAW=0).
+dumpBoth() {
+  local Src=$1 Stem=$2
+  shift 2
+  dumpOne "$Src" "$Stem.txt" "$@"
+  if [[ ${MESHAD_DUMP_RAW:-1} != 0 ]]; then
+    dumpOne "$Src" "$Stem.raw.txt" "$@" -fplugin-arg-meshad-no-simplify
+  fi
+}
+
 (cd "$Root" && find "${Sources[@]}" \
   \( -name '*.cpp' -o -name '*.cu' -o -name '*.c' \) -not -path '*/Inputs/*') \
   | sed "s|^|$Root/|" | sort | while read -r F; do
@@ -65,26 +85,34 @@ dumpOne() {
     continue
   fi
   Rel=${F#$Root/}
-  dumpOne "$F" "$Out/$Rel.txt"
-  if [[ -n ${MESHAD_DUMP_RAW:-} ]]; then
-    dumpOne "$F" "$Out/$Rel.raw.txt" -fplugin-arg-meshad-no-simplify
-  fi
+  dumpBoth "$F" "$Out/$Rel"
   if grep -q 'meshad-atomics=all' "$F"; then
-    dumpOne "$F" "$Out/$Rel.atomics.txt" -fplugin-arg-meshad-atomics=all
+    dumpBoth "$F" "$Out/$Rel.atomics" -fplugin-arg-meshad-atomics=all
   fi
+  # A test that compiles another source (a demo): that source, once.
+  grep -oE '%S/[^ ]+\.(cu|cpp)' "$F" | while read -r Other; do
+    Other=$(realpath -m "$(dirname "$F")/${Other#%S/}")
+    OtherRel=${Other#$Root/}
+    [[ -f $Other && ! -f $Out/$OtherRel.txt ]] || continue
+    dumpBoth "$Other" "$Out/$OtherRel"
+  done
 done
 
+[[ ${MESHAD_DUMP_BENCH:-1} == 0 ]] && {
+  echo "dumped $(find "$Out" -type f | wc -l) files into $Out"
+  exit 0
+}
 Bench=$Root/benchmarks/ownership
 Common=(-I"$Bench" -DMESHAD_TAPE_CAPACITY=64)
 Atomics=(-DMESHAD_BENCH_ATOMICS_ALL -fplugin-arg-meshad-atomics=all)
 Keep=(-DMESHAD_BENCH_KEEP_SEEDS)
-dumpOne "$Bench/patterns.cu" "$Out/bench/meshad.txt" "${Common[@]}" \
+dumpBoth "$Bench/patterns.cu" "$Out/bench/meshad" "${Common[@]}" \
   -DMESHAD_BENCH_NS=bench_meshad
-dumpOne "$Bench/patterns.cu" "$Out/bench/atomics.txt" "${Common[@]}" \
+dumpBoth "$Bench/patterns.cu" "$Out/bench/atomics" "${Common[@]}" \
   -DMESHAD_BENCH_NS=bench_atomics "${Atomics[@]}"
-dumpOne "$Bench/patterns.cu" "$Out/bench/meshad-keep.txt" "${Common[@]}" \
+dumpBoth "$Bench/patterns.cu" "$Out/bench/meshad-keep" "${Common[@]}" \
   -DMESHAD_BENCH_NS=bench_meshad_keep "${Keep[@]}"
-dumpOne "$Bench/patterns.cu" "$Out/bench/atomics-keep.txt" "${Common[@]}" \
+dumpBoth "$Bench/patterns.cu" "$Out/bench/atomics-keep" "${Common[@]}" \
   -DMESHAD_BENCH_NS=bench_atomics_keep "${Keep[@]}" "${Atomics[@]}"
 # decisions.txt as bench.sh summarizes it, from the dumps.
 Summary=$(sed -n '/^summarize() {/,/^}$/p' "$Root/scripts/gpu/bench.sh")

@@ -314,17 +314,17 @@ private:
   Flavor Kind;
   clang::SourceLocation RequestLoc;
   /// What the lowering of the Accumulates needs to know (the primal, the
-  /// kernel adjoint arrays, the block sums, the names), handed to
-  /// lower-accumulations, which decides the ownership, tiles and
-  /// uniform registers itself (GPU/KernelAdjoints).
+  /// kernel adjoint arrays and scalars, the names), handed to
+  /// lower-accumulations, which decides the ownership, tiles, uniform
+  /// registers (GPU/KernelAdjoints) and the per-block sums of scalar
+  /// parameters' adjoints (GPU/ScalarSums) itself.
   AccumulationFacts Adds;
   /// Array parameters whose adjoints are private to the calling thread.
   std::vector<bool> Private;
-  /// Kernels: (adjoint parameter, this thread's partial sum) of scalar
-  /// parameters, reduced per block at the end.
-  std::vector<std::pair<ir::Var *, ir::Var *>> BlockSums;
   /// (adjoint parameter, local adjoint) of scalar parameters that the
-  /// function overwrites, added to the parameter's adjoint at the end.
+  /// function overwrites, added to the parameter's adjoint at the end (an
+  /// Accumulate in the epilogue; in a gradient kernel, the lowering makes
+  /// the local the register summed per block, GPU/ScalarSums).
   std::vector<std::pair<ir::Var *, ir::Var *>> LocalParamAdjoints;
   /// Kernels: pointer parameters whose memory the kernel only writes; the
   /// forward sweep leaves those stores out.

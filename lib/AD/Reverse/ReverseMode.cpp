@@ -346,16 +346,8 @@ void ReverseFunction::addParameters() {
     Adds.PrimalNames[A] = P->getName();
     // Unlowered: the lowering of the finished function decides these.
     bool Force = Owner.getForceAtomics() || Unlowered;
-    if (Primal->isKernel() && Kind == Flavor::Gradient && !Ty->isIndexable() &&
-        !Force) {
-      // Every thread adds to this adjoint: sum in a register first.
-      Var *Part = M.createVar(Names.unique(Name + "_part"),
-                              Ty->getUnqualified());
-      Adjoints[P] = Part;
-      Adds.BlockSums.push_back({Part, P->getName()});
-      BlockSums.push_back({A, Part});
-    } else if (!Ty->isIndexable() &&
-               (assignsVar(Body, P) || takesAddressOf(Body, P))) {
+    if (!Ty->isIndexable() &&
+        (assignsVar(Body, P) || takesAddressOf(Body, P))) {
       // The function overwrites its copy of the parameter (or lets a
       // callee overwrite it through its address): the reverse
       // sweep resets that copy's adjoint, which must not wipe what the
@@ -366,9 +358,12 @@ void ReverseFunction::addParameters() {
       Adjoints[P] = Local;
       LocalParamAdjoints.push_back({A, Local});
     }
-    // The lowering decides how the kernel's adjoint arrays are added to.
+    // The lowering decides how the kernel's adjoint arrays and scalars are
+    // added to (a scalar's in a register summed per block, GPU/ScalarSums).
     if (Primal->isKernel() && Ty->isPointer() && !Force)
       Adds.KernelArrays.push_back({A, P});
+    if (Primal->isKernel() && !Ty->isIndexable() && !Force)
+      Adds.KernelScalars.push_back({A, P});
     Adjoints.try_emplace(P, A); // Unless it sums in a register (above).
     Result->addParam(A);
   }
@@ -468,8 +463,6 @@ bool ReverseFunction::run() {
     Decls->append(B.decl(V, nullptr));
   if (!prepareValue())
     return false;
-  for (auto &[Adj, Part] : BlockSums)
-    Decls->append(B.decl(Part, B.zero(Part->getType())));
   for (auto &[Adj, Local] : LocalParamAdjoints)
     Decls->append(B.decl(Local, B.zero(Local->getType())));
   BlockStmt *Zero = B.block();
@@ -490,16 +483,9 @@ bool ReverseFunction::run() {
   sweepBlock(Body, Fwd, Rev);
   if (Failed)
     return false;
-  // Block sums of uniform adjoints, where every thread of the block is.
+  // The local copies of parameters' adjoints added to the caller's (in a
+  // gradient kernel, the lowering sums them per block, GPU/ScalarSums).
   BlockStmt *Epilogue = B.block();
-  auto Reduce = [&](const Expr *Target, Var *Sum) {
-    Epilogue->append(M.create<ExprStmt>(M.create<CallExpr>(
-        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
-        "meshad::blockReduceAtomicAdd", -1,
-        std::vector<const Expr *>{Target, B.ref(Sum)})));
-  };
-  for (auto &[Adj, Sum] : BlockSums)
-    Reduce(B.ref(Adj), Sum);
   for (auto &[Adj, Local] : LocalParamAdjoints) {
     const Expr *Target = B.unary(UnaryOp::Deref, B.ref(Adj), Local->getType());
     AssignStmt *Add = B.accumulate(Target, B.ref(Local));
@@ -568,6 +554,12 @@ bool ReverseFunction::keepOutputSeeds() {
 }
 
 bool ReverseFunction::finish() {
+  // Reverse mode's own output, target-independent, is valid IR before any
+  // GPU lowering: forward mode composes over this form (AD/Hvp).
+  if (Owner.isVerifying() && !Diags.hasErrors() &&
+      !verifyGenerated(*Result, Primal, VerifyStage::Transformed,
+                       "reverse mode", Diags))
+    return false;
   if (Unlowered)
     return true; // The composition lowers the finished function.
   LoweringRequest Lowering;
