@@ -24,6 +24,10 @@ bool PluginOptions::parse(llvm::ArrayRef<std::string> Args,
       Generator.ForceAtomics = true;
     else if (Arg == "atomics=auto")
       Generator.ForceAtomics = false;
+    else if (Arg == "uniform-sums=warp")
+      Generator.UniformSumsPerWarp = true;
+    else if (Arg == "uniform-sums=block")
+      Generator.UniformSumsPerWarp = false;
     else if (Arg == "verify")
       Generator.Verify = true;
     else if (Arg == "no-line-directives")
@@ -53,6 +57,10 @@ const char *PluginOptions::getUsage() {
          "  atomics=all         atomicAdd on every shared adjoint store "
          "(ignore the\n"
          "                      ownership analysis; default atomics=auto)\n"
+         "  uniform-sums=warp   sum block-uniform adjoint adds of reverse "
+         "loops per\n"
+         "                      warp, not per block (default "
+         "uniform-sums=block)\n"
          "  no-line-directives  do not wrap generated code in #line "
          "directives\n"
          "  verify              check the generated IR after each pass "
