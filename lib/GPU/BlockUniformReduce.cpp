@@ -28,6 +28,9 @@ UniformAddTargets meshad::uniformAddTargets(const AccumulationFacts &Facts) {
     if (O.Result.Class == OwnershipClass::Uniform ||
         O.Result.Class == OwnershipClass::Shared)
       T.Names[O.Adjoint] = O.PrimalName;
+  for (const AccumulationFacts::Owned &O : Facts.Ownership)
+    if (O.Result.Class == OwnershipClass::Uniform)
+      T.UniformClass.insert(O.Adjoint);
   for (const AccumulationFacts::UniformElement &U : Facts.UniformElements)
     T.Names.erase(U.Adjoint);
   return T;
@@ -138,19 +141,33 @@ private:
     return true;
   }
 
-  /// Remarks on the reverse loops in \p S (at any depth) with uniform adds,
-  /// which stay atomic: \p Why.
+  /// Remarks on the reverse loops in \p S (at any depth) whose own body
+  /// adds into an array of ownership class uniform, which stay atomic:
+  /// \p Why.
   void remarkNested(const Stmt *S, const char *Why) {
     forEachStmt(S, [&](const Stmt *X) {
-      LoopPlace Q;
-      Q.Loop = dyn_cast<ForStmt>(X);
-      if (!Q.Loop || !addsToTargets(Q.Loop))
-        return;
-      Q.Counter = reverseCounter(Q.Loop);
-      if (Q.Counter && findSites(Q))
-        remarkKept(Q.Loop, Why);
+      const auto *L = dyn_cast<ForStmt>(X);
+      if (L && reverseCounter(L) && addsUniformClass(L->getBody()))
+        remarkKept(L, Why);
     });
-    Sites.clear();
+  }
+
+  /// True when \p Blk, outside its nested loops, adds into an array of
+  /// ownership class uniform.
+  bool addsUniformClass(const BlockStmt *Blk) const {
+    for (const Stmt *S : Blk->getBody()) {
+      if (isAccumulate(S))
+        if (const Var *T = targetOf(cast<AssignStmt>(S));
+            T && Targets.UniformClass.count(T))
+          return true;
+      bool Found = false;
+      forEachNested(S, [&](const BlockStmt *Sub, bool Loop) {
+        Found |= !Loop && addsUniformClass(Sub);
+      });
+      if (Found)
+        return true;
+    }
+    return false;
   }
 
   static constexpr const char *NestedWhy =

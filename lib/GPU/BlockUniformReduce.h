@@ -58,6 +58,7 @@
 #include "Support/Diagnostics.h"
 
 #include <map>
+#include <set>
 #include <string>
 
 namespace meshad {
@@ -68,6 +69,9 @@ struct AccumulationFacts;
 /// their primal parameters (for remarks).
 struct UniformAddTargets {
   std::map<const ir::Var *, std::string> Names;
+  /// Those of ownership class uniform (every access the same in all threads
+  /// at a point), for the remarks on loops that cannot run in step.
+  std::set<const ir::Var *> UniformClass;
   /// Sum per warp only, never per block (uniform-sums=warp).
   bool PerWarp = false;
 };

@@ -8,7 +8,8 @@
 // of 16x8 pixels (four warps) blending their splat list with a per-pixel
 // early stop and pixels outside the image; a loop in a branch whose
 // condition is block-uniform (summed per block too); a loop nested in
-// another loop (its adds stay atomic, with a remark). Every gradient is
+// another loop, or in a branch whose condition depends on the thread (their
+// adds stay atomic, with a remark). Every gradient is
 // checked against central differences and against meshad's all-atomics
 // gradient of the same kernels (compiled with -fplugin-arg-meshad-atomics=all
 // into a second object, renamed, -DALL_ATOMICS). MESHAD_TEST_QUICK=1 checks
@@ -31,6 +32,7 @@
 #define tiles tilesAllAtomics
 #define uniformBranch uniformBranchAllAtomics
 #define nestedLoop nestedLoopAllAtomics
+#define threadBranch threadBranchAllAtomics
 #endif
 
 // Tiles of 16x8 pixels blend the splats of their list front to back; a
@@ -56,7 +58,7 @@ __global__ void tiles(int W, int H, const int *ranges, const int *ids,
   }
   img[py * W + px] = acc;
 }
-// REMARK: uniform-adds-block.cu:[[#@LINE-9]]:{{[0-9]+}}: remark: adjoint store to 'p': summed per block, one atomicAdd per block and iteration (the address p[3 * id + 2] is the same in every thread at an iteration of the reverse loop; the loop runs in step across the block
+// REMARK: uniform-adds-block.cu:[[#@LINE-8]]:{{[0-9]+}}: remark: adjoint store to 'p': summed per block, one atomicAdd per block and iteration (the address p[3 * id + 2] is the same in every thread at an iteration of the reverse loop; the loop runs in step across the block
 // CHECK-LABEL: __global__ void tiles_grad(
 // CHECK: int _steps = 0;
 // CHECK: for (int _step = meshad::blockMaxSteps(_steps); _step > 0; --_step) {
@@ -78,13 +80,17 @@ __global__ void uniformBranch(int n, int m, const double *w, const double *x,
       double d = x[s] - w[2 * i];
       acc += w[2 * i + 1] * exp(-d * d);
     }
+  } else {
+    acc = x[s] * x[s];
   }
   if (t < m)
     out[t] = acc;
 }
-// REMARK: uniform-adds-block.cu:[[#@LINE-7]]:{{[0-9]+}}: remark: adjoint store to 'w': summed per block, one atomicAdd per block and iteration (the address w[2 * i + 1] is the same
+// REMARK: uniform-adds-block.cu:[[#@LINE-8]]:{{[0-9]+}}: remark: adjoint store to 'w': summed per block, one atomicAdd per block and iteration (the address w[2 * i + 1] is the same
 // CHECK-LABEL: __global__ void uniformBranch_grad(
-// CHECK: if (
+// CHECK: _d_out[t] = 0.;
+// CHECK: if (_cond0) {
+// CHECK-NEXT: int _steps = _cnt0;
 // CHECK: for (int _step = meshad::blockMaxSteps(_steps); _step > 0; --_step) {
 // CHECK: meshad::blockUniformAdds(_step,
 // CHECK-NOT: atomicAdd(&_d_w
@@ -105,7 +111,28 @@ __global__ void nestedLoop(int n, int m, const double *w, const double *x,
 // REMARK: uniform-adds-block.cu:[[#@LINE-4]]:{{[0-9]+}}: remark: adjoint adds of this loop not summed per warp: it is nested in a reverse loop whose iterations the threads run under their own trip count
 // CHECK-LABEL: __global__ void nestedLoop_grad(
 // CHECK-NOT: blockMaxSteps
-// CHECK: atomicAdd(&_d_w[2 * i + r],
+// CHECK: meshad::warpAtomicAdd(&_d_w[2 * i + r],
+// CHECK: {{^}}}
+
+// The loop runs in odd threads only: its adds stay atomic.
+__global__ void threadBranch(int n, int m, const double *w, const double *x,
+                             double *out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= m)
+    return;
+  double acc = x[t];
+  if (t % 2 == 1) {
+    for (int i = 0; i < n; ++i)
+      acc += w[2 * i] * x[t] * x[t];
+  } else {
+    acc = 0.5 * acc;
+  }
+  out[t] = acc;
+}
+// REMARK: uniform-adds-block.cu:[[#@LINE-7]]:{{[0-9]+}}: remark: adjoint adds of this loop not summed per warp: it is not at the kernel's top level (it is inside a loop, or a branch whose condition may differ between threads), so the threads of a warp may reach it a different number of times
+// CHECK-LABEL: __global__ void threadBranch_grad(
+// CHECK-NOT: blockMaxSteps
+// CHECK: meshad::warpAtomicAdd(&_d_w[2 * i],
 // CHECK: {{^}}}
 
 void tilesGrad(dim3 Grid, dim3 Block, int W, int H, const int *Ranges,
@@ -120,7 +147,8 @@ void tilesGrad(dim3 Grid, dim3 Block, int W, int H, const int *Ranges,
     ;
 #endif
 
-/// The all-atomics gradient of uniformBranch (\p Which 0) or nestedLoop.
+/// The all-atomics gradient of uniformBranch (\p Which 0), nestedLoop (1)
+/// or threadBranch (2).
 void grad1D(int Which, dim3 Grid, dim3 Block, int N, int M, double *Wv,
             double *X, double *Out, double *DW, double *DX, double *DOut)
 #ifdef ALL_ATOMICS
@@ -128,8 +156,11 @@ void grad1D(int Which, dim3 Grid, dim3 Block, int N, int M, double *Wv,
   if (Which == 0)
     meshad::gradient(uniformBranch, "w, x, out")
         .execute_kernel(Grid, Block, N, M, Wv, X, Out, DW, DX, DOut);
-  else
+  else if (Which == 1)
     meshad::gradient(nestedLoop, "w, x, out")
+        .execute_kernel(Grid, Block, N, M, Wv, X, Out, DW, DX, DOut);
+  else
+    meshad::gradient(threadBranch, "w, x, out")
         .execute_kernel(Grid, Block, N, M, Wv, X, Out, DW, DX, DOut);
 }
 #else
@@ -266,11 +297,13 @@ int main() {
           meshad::gradient(uniformBranch, "w, x, out"));
   check1D("nestedLoop", 1, nestedLoop,
           meshad::gradient(nestedLoop, "w, x, out"));
+  check1D("threadBranch", 2, threadBranch,
+          meshad::gradient(threadBranch, "w, x, out"));
   checkTiles();
   return meshad::test::summary();
 }
 #endif
 // NUM-NOT: FAIL
-// NUM: numeric checks: 488 passed, 0 failed
+// NUM: numeric checks: 666 passed, 0 failed
 // QUICK-NOT: FAIL
-// QUICK: numeric checks: {{[0-9]+}} passed, 0 failed
+// QUICK: numeric checks: 340 passed, 0 failed

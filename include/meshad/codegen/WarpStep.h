@@ -157,8 +157,7 @@ __device__ inline BlockSlots<T, Sites> &blockSlots() {
   return Slots;
 }
 
-template <class T>
-__device__ inline void unpackAdds(T **At, T *V) {}
+template <class T> __device__ inline void unpackAdds(T **, T *) {}
 
 template <class T, class... Rest>
 __device__ inline void unpackAdds(T **At, T *V, T *A, T X, Rest... R) {
