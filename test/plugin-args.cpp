@@ -9,6 +9,7 @@
 // HELP: dump
 // HELP: dump-dir=<dir>
 // HELP: remarks
+// HELP: uniform-sums=warp
 // HELP: no-line-directives
 // HELP: no-simplify
 //
@@ -19,6 +20,7 @@
 // RUN: %clangxx -fsyntax-only -fplugin=%meshad_plugin -fplugin-arg-meshad-bogus -Xclang -verify -DVERIFY_UNKNOWN %s
 //
 // RUN: %clangxx -fsyntax-only -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -fplugin-arg-meshad-remarks -fplugin-arg-meshad-no-line-directives %s 2>&1 | count 0
+// RUN: %clangxx -fsyntax-only -fplugin=%meshad_plugin -fplugin-arg-meshad-uniform-sums=warp -fplugin-arg-meshad-uniform-sums=block %s 2>&1 | count 0
 //
 // RUN: rm -rf %t.dir
 // RUN: %clangxx -fsyntax-only -fplugin=%meshad_plugin -fplugin-arg-meshad-dump-dir=%t.dir/sub %s

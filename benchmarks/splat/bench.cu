@@ -9,8 +9,12 @@
 //   handwritten     SplatBackward.h (gsplat style: back-to-front replay from
 //                   the stored final T, warp sums, one atomicAdd per warp)
 //   meshad          meshad::gradient(renderTiles, ...) (this file): the
-//                   Gaussians' adds summed per warp, the reverse loop run in
-//                   step across each warp (GPU/BlockUniformReduce)
+//                   Gaussians' adds summed per block (one atomicAdd per block
+//                   and iteration), the reverse loop run in step across the
+//                   block (GPU/BlockUniformReduce)
+//   meshad-warp     the same compiled with
+//                   -fplugin-arg-meshad-uniform-sums=warp: summed per warp,
+//                   in step across each warp (warp.cu)
 //   meshad-atomics  the same compiled with -fplugin-arg-meshad-atomics=all
 //                   (atomics.cu)
 // Each: 3 warm-up runs, then the median of --reps runs timed with CUDA
@@ -41,6 +45,14 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+/// The per-warp gradient (warp.cu): same arguments as renderTiles_grad.
+void launchPerWarp(dim3 Grid, dim3 Block, int W, int H, const int *Ranges,
+                   const int *Ids, const Real *Means, const Real *Conics,
+                   const Real *Colours, const Real *Opacities, Real *Image,
+                   Real *FinalT, int *Walked, Real *DMeans, Real *DConics,
+                   Real *DColours, Real *DOpacities, Real *DImage,
+                   Real *DFinalT);
 
 /// The all-atomics gradient (atomics.cu): same arguments as renderTiles_grad.
 void launchAllAtomics(dim3 Grid, dim3 Block, int W, int H, const int *Ranges,
@@ -263,6 +275,13 @@ int main(int Argc, char **Argv) {
                         S.DImage, S.DFinalT);
   });
   double MeshadErr = relError(S, Ref);
+  float WarpMs = timeMedian(O.Reps, Reset, [&] {
+    launchPerWarp(Grid, Block, O.W, O.H, S.Lists.Ranges, S.Lists.Ids, S.Means,
+                  S.Conics, S.Colours, S.Opacities, S.Image, S.FinalT,
+                  S.Walked, S.D[0], S.D[1], S.D[2], S.D[3], S.DImage,
+                  S.DFinalT);
+  });
+  double WarpErr = relError(S, Ref);
   float AtomicsMs = timeMedian(O.Reps, Reset, [&] {
     launchAllAtomics(Grid, Block, O.W, O.H, S.Lists.Ranges, S.Lists.Ids,
                      S.Means, S.Conics, S.Colours, S.Opacities, S.Image,
@@ -281,6 +300,7 @@ int main(int Argc, char **Argv) {
   };
   Row("handwritten", HandMs, 0.0);
   Row("meshad", MeshadMs, MeshadErr);
+  Row("meshad-warp", WarpMs, WarpErr);
   Row("meshad-atomics", AtomicsMs, AtomicsErr);
   return 0;
 }

@@ -397,6 +397,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   ReverseModeTransformer Reverse(M, Diags, Derived);
   const bool Verify = shouldVerify(Opts.Verify);
   Reverse.setForceAtomics(Opts.ForceAtomics);
+  Reverse.setUniformSumsPerWarp(Opts.UniformSumsPerWarp);
   Reverse.setVerify(Verify);
   HvpTransformer Hvp(M, Diags, Derived, Forward, Reverse);
   HessianTransformer Hessian(M, Diags, Hvp, Derived);

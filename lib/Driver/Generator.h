@@ -53,6 +53,9 @@ struct GeneratorOptions {
   /// added to, the gather's whole pullback per vertex; the baseline of the
   /// elements benchmark.
   bool ElementBaseline = false;
+  /// Sum block-uniform adjoint adds of reverse loops per warp only, not per
+  /// block (-fplugin-arg-meshad-uniform-sums=warp; GPU/BlockUniformReduce).
+  bool UniformSumsPerWarp = false;
   /// Run the IR verifier (IR/Verifier.h) after each mode transform and
   /// before emission (-fplugin-arg-meshad-verify, meshad-gen --verify;
   /// always on in builds with assertions). A malformed generated function is

@@ -23,10 +23,14 @@ UniformAddTargets meshad::uniformAddTargets(const AccumulationFacts &Facts) {
   UniformAddTargets T;
   if (Facts.ForceAtomics)
     return T;
+  T.PerWarp = Facts.UniformSumsPerWarp;
   for (const AccumulationFacts::Owned &O : Facts.Ownership)
     if (O.Result.Class == OwnershipClass::Uniform ||
         O.Result.Class == OwnershipClass::Shared)
       T.Names[O.Adjoint] = O.PrimalName;
+  for (const AccumulationFacts::Owned &O : Facts.Ownership)
+    if (O.Result.Class == OwnershipClass::Uniform)
+      T.UniformClass.insert(O.Adjoint);
   for (const AccumulationFacts::UniformElement &U : Facts.UniformElements)
     T.Names.erase(U.Adjoint);
   return T;
@@ -91,17 +95,26 @@ public:
     });
   }
 
-  void run() {
+  void run() { rewriteBlock(F.getBody()); }
+
+private:
+  /// Rewrites the loops of \p Blk, a block that every thread of the block
+  /// runs (the kernel's body, or a branch of an `if` whose condition is
+  /// block-uniform, which every thread takes alike).
+  void rewriteBlock(const BlockStmt *Blk) {
     std::vector<const Stmt *> Body;
-    for (const Stmt *S : F.getBody()->getBody()) {
+    for (const Stmt *S : Blk->getBody()) {
       LoopPlace P;
       if (!findLoop(S, P) || !addsToTargets(P.Loop)) {
+        if (!rewriteUniformIf(S))
+          remarkNested(S, NestedWhy);
         Body.push_back(S);
         continue;
       }
       // Loops without a uniform add keep the policy's remarks alone.
       std::string Why = checkLoop(P);
       if (!findSites(P)) {
+        remarkNested(P.Loop->getBody(), InnerWhy);
         Body.push_back(S);
         continue;
       }
@@ -111,11 +124,60 @@ public:
         continue;
       }
       rewrite(P, S, Body);
+      remarkNested(P.Loop->getBody(), InnerWhy);
     }
-    F.getBody()->setBody(std::move(Body));
+    const_cast<BlockStmt *>(Blk)->setBody(std::move(Body));
   }
 
-private:
+  /// Rewrites the branches of \p S when it is an `if` whose condition is
+  /// block-uniform; false otherwise.
+  bool rewriteUniformIf(const Stmt *S) {
+    const auto *I = dyn_cast<IfStmt>(S);
+    if (!I || !Uniform.isUniform(I->getCond(), Uniform.global()))
+      return false;
+    rewriteBlock(I->getThen());
+    if (I->getElse())
+      rewriteBlock(I->getElse());
+    return true;
+  }
+
+  /// Remarks on the reverse loops in \p S (at any depth) whose own body
+  /// adds into an array of ownership class uniform, which stay atomic:
+  /// \p Why.
+  void remarkNested(const Stmt *S, const char *Why) {
+    forEachStmt(S, [&](const Stmt *X) {
+      const auto *L = dyn_cast<ForStmt>(X);
+      if (L && reverseCounter(L) && addsUniformClass(L->getBody()))
+        remarkKept(L, Why);
+    });
+  }
+
+  /// True when \p Blk, outside its nested loops, adds into an array of
+  /// ownership class uniform.
+  bool addsUniformClass(const BlockStmt *Blk) const {
+    for (const Stmt *S : Blk->getBody()) {
+      if (isAccumulate(S))
+        if (const Var *T = targetOf(cast<AssignStmt>(S));
+            T && Targets.UniformClass.count(T))
+          return true;
+      bool Found = false;
+      forEachNested(S, [&](const BlockStmt *Sub, bool Loop) {
+        Found |= !Loop && addsUniformClass(Sub);
+      });
+      if (Found)
+        return true;
+    }
+    return false;
+  }
+
+  static constexpr const char *NestedWhy =
+      "it is not at the kernel's top level (it is inside a loop, or a branch "
+      "whose condition may differ between threads), so the threads of a "
+      "warp may reach it a different number of times";
+  static constexpr const char *InnerWhy =
+      "it is nested in a reverse loop whose iterations the threads run "
+      "under their own trip count";
+
   static bool isAccumulate(const Stmt *S) {
     const auto *A = dyn_cast<AssignStmt>(S);
     return A && A->getOp() == AssignOp::Accumulate;
@@ -305,7 +367,9 @@ private:
                std::vector<const Stmt *> &Out);
   BlockStmt *replaceSites(const BlockStmt *Body);
   void remarkKept(const ForStmt *L, const std::string &Why);
-  void remarkSite(const Site &S);
+  void remarkSite(const Site &S, const std::string &NotPerBlock);
+  std::string whyNotPerBlock() const;
+  const Stmt *call(const char *Name, std::vector<const Expr *> Args);
 
   IRBuilder &B;
   Module &M;
@@ -322,13 +386,15 @@ private:
 
 } // namespace
 
-/// The in-step loop (see meshad/codegen/WarpStep.h):
+/// The in-step loop (see meshad/codegen/WarpStep.h), across the block:
 ///   int _steps = 0;  if (g) { ...; _steps = c; }
-///   for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {
+///   for (int _step = meshad::blockMaxSteps(_steps); _step > 0; --_step) {
 ///     <sum and address registers>
 ///     if (_step <= _steps) { <body, adds into registers>; --c; }
-///     meshad::warpUniformAdd(at, sum); ...
+///     meshad::blockUniformAdds(_step, at, sum, ...);
 ///   }
+/// or across each warp: meshad::warpMaxSteps, one meshad::warpUniformAdd(at,
+/// sum) per add.
 void UniformAddReducer::rewrite(const LoopPlace &P, const Stmt *S,
                                 std::vector<const Stmt *> &Out) {
   TypeContext &Types = M.getTypes();
@@ -345,7 +411,11 @@ void UniformAddReducer::rewrite(const LoopPlace &P, const Stmt *S,
   } else {
     Out.push_back(B.decl(Steps, Count));
   }
+  std::string NotPerBlock = whyNotPerBlock();
   BlockStmt *Loop = B.block();
+  std::vector<const Expr *> Pairs;
+  if (NotPerBlock.empty())
+    Pairs.push_back(B.ref(Step));
   std::vector<const Stmt *> Reduce;
   for (const Site &X : Sites) {
     const Type *Elem = X.Add->getLHS()->getType()->getUnqualified();
@@ -355,12 +425,15 @@ void UniformAddReducer::rewrite(const LoopPlace &P, const Stmt *S,
     Registers[X.Add] = {Sum, At};
     Loop->append(B.decl(Sum, B.zero(Elem)));
     Loop->append(B.decl(At, B.zero(At->getType())));
-    Reduce.push_back(M.create<ExprStmt>(M.create<CallExpr>(
-        Types.getVoid(), CallExpr::CalleeKind::Intrinsic,
-        "meshad::warpUniformAdd", -1,
-        std::vector<const Expr *>{B.ref(At), B.ref(Sum)})));
-    remarkSite(X);
+    Pairs.push_back(B.ref(At));
+    Pairs.push_back(B.ref(Sum));
+    if (!NotPerBlock.empty())
+      Reduce.push_back(call("meshad::warpUniformAdd",
+                            {B.ref(At), B.ref(Sum)}));
+    remarkSite(X, NotPerBlock);
   }
+  if (NotPerBlock.empty())
+    Reduce.push_back(call("meshad::blockUniformAdds", std::move(Pairs)));
   BlockStmt *Active = replaceSites(P.Loop->getBody());
   Active->append(P.Loop->getInc());
   Loop->append(M.create<IfStmt>(
@@ -368,13 +441,34 @@ void UniformAddReducer::rewrite(const LoopPlace &P, const Stmt *S,
   for (const Stmt *R : Reduce)
     Loop->append(R);
   const Expr *Max = M.create<CallExpr>(
-      Int, CallExpr::CalleeKind::Intrinsic, "meshad::warpMaxSteps", -1,
-      std::vector<const Expr *>{B.ref(Steps)});
+      Int, CallExpr::CalleeKind::Intrinsic,
+      NotPerBlock.empty() ? "meshad::blockMaxSteps" : "meshad::warpMaxSteps",
+      -1, std::vector<const Expr *>{B.ref(Steps)});
   auto *For = M.create<ForStmt>(
       B.decl(Step, Max), B.binary(BinaryOp::Gt, B.ref(Step), B.intLit(0)),
       B.assign(B.ref(Step), AssignOp::Dec, nullptr), Loop);
   For->setLoc(P.Loop->getLoc());
   Out.push_back(For);
+}
+
+/// Why the sites cannot be summed per block, or "": the block form's
+/// helper takes one element type.
+std::string UniformAddReducer::whyNotPerBlock() const {
+  if (Targets.PerWarp)
+    return "uniform-sums=warp";
+  for (const Site &X : Sites)
+    if (X.Add->getLHS()->getType()->getUnqualified() !=
+        Sites.front().Add->getLHS()->getType()->getUnqualified())
+      return "its adds are of different types";
+  return "";
+}
+
+const Stmt *UniformAddReducer::call(const char *Name,
+                                    std::vector<const Expr *> Args) {
+  return M.create<ExprStmt>(
+      M.create<CallExpr>(M.getTypes().getVoid(),
+                         CallExpr::CalleeKind::Intrinsic, Name, -1,
+                         std::move(Args)));
 }
 
 /// A copy of \p Body whose sites store into their registers instead.
@@ -398,13 +492,27 @@ BlockStmt *UniformAddReducer::replaceSites(const BlockStmt *Body) {
   return Out;
 }
 
-void UniformAddReducer::remarkSite(const Site &S) {
+void UniformAddReducer::remarkSite(const Site &S,
+                                   const std::string &NotPerBlock) {
   if (!Diags.areRemarksEnabled() || !S.Add->getLoc().isValid())
     return;
   const std::string &Name = Targets.Names.at(S.Target);
   std::string Access =
       Name + "[" +
       irwalk::spell(cast<IndexExpr>(S.Add->getLHS())->getIndex()) + "]";
+  if (NotPerBlock.empty()) {
+    Diags.remark(S.Add->getLoc(),
+                 "adjoint store to '" + Name +
+                     "': summed per block, one atomicAdd per block and "
+                     "iteration (the address " + Access +
+                     " is the same in every thread at an iteration of the "
+                     "reverse loop; the loop runs in step across the block, "
+                     "from its largest trip count, threads past their own "
+                     "count or outside the guard adding nothing)");
+    return;
+  }
+  std::string Why =
+      Targets.PerWarp ? "" : "; not per block: " + NotPerBlock;
   Diags.remark(S.Add->getLoc(),
                "adjoint store to '" + Name +
                    "': summed per warp, one atomicAdd per warp and iteration "
@@ -412,7 +520,7 @@ void UniformAddReducer::remarkSite(const Site &S) {
                    " is the same in every thread at an iteration of the "
                    "reverse loop; the loop runs in step across the warp, "
                    "from its largest trip count, lanes past their own count "
-                   "or outside the guard adding nothing)");
+                   "or outside the guard adding nothing" + Why + ")");
 }
 
 void UniformAddReducer::remarkKept(const ForStmt *L, const std::string &Why) {

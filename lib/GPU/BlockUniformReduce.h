@@ -15,7 +15,8 @@
 /// parameter whose ownership is uniform or shared, in the body of a counted
 /// reverse loop `for (; c > 0; --c)` of the kernel (at the top level, or
 /// last in a guard `if (g) { ...; loop }` at the top level, every thread
-/// reaching it: the kernel has no return), not in a nested loop, its index
+/// reaching it: the kernel has no return; or so in a branch of a top-level
+/// `if` whose condition is block-uniform), not in a nested loop, its index
 /// block-uniform at that point: it reads the counter (the same in every
 /// lane of the in-step loop below), locals assigned at the body's top level
 /// from uniform values, and values uniform in the whole kernel (blockIdx,
@@ -29,12 +30,18 @@
 /// step is within the thread's own count; each qualifying add stores its
 /// value and its address in registers, and after the body the warp sums
 /// them with shuffles, one atomicAdd per warp and iteration
-/// (meshad::warpUniformAdd). The other adds stay Accumulates for the
-/// lowering that follows. One remark per add says what it got; a loop with
-/// uniform-looking adds that cannot run in step keeps its atomics, and a
-/// remark says why. The block-level step (shared memory, one atomicAdd per
-/// block) is not done: a barrier in the loop would need every thread of the
-/// block, not only of the warp, to run it in step.
+/// (meshad::warpUniformAdd). By default (uniform-sums=block) the loop runs
+/// in step across the whole block instead (meshad::blockMaxSteps), and the
+/// warps' sums meet in shared memory after one __syncthreads per iteration,
+/// one atomicAdd per block and iteration (meshad::blockUniformAdds): every
+/// thread of the block reaches the loop once, since it is at the kernel's
+/// top level, or in a branch of an `if` whose condition is block-uniform
+/// (every thread takes it alike), and the kernel has no return. The other
+/// adds stay Accumulates for the lowering that follows. One remark per add
+/// says what it got; a loop with uniform-looking adds that cannot run in
+/// step keeps its atomics, and a remark says why (a loop nested in another
+/// loop or in a thread-dependent branch: its threads may reach it a
+/// different number of times).
 ///
 /// \code
 ///   UniformAddTargets T;
@@ -51,6 +58,7 @@
 #include "Support/Diagnostics.h"
 
 #include <map>
+#include <set>
 #include <string>
 
 namespace meshad {
@@ -61,6 +69,11 @@ struct AccumulationFacts;
 /// their primal parameters (for remarks).
 struct UniformAddTargets {
   std::map<const ir::Var *, std::string> Names;
+  /// Those of ownership class uniform (every access the same in all threads
+  /// at a point), for the remarks on loops that cannot run in step.
+  std::set<const ir::Var *> UniformClass;
+  /// Sum per warp only, never per block (uniform-sums=warp).
+  bool PerWarp = false;
 };
 
 /// The uniform or shared adjoint arrays of \p Facts, those without a

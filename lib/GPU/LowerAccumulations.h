@@ -89,6 +89,9 @@ struct AccumulationFacts {
   std::function<std::string(const std::string &)> FreshName;
   /// atomics=all: the ownership analysis is off.
   bool ForceAtomics = false;
+  /// uniform-sums=warp: block-uniform adds of reverse loops summed per warp
+  /// only (GPU/BlockUniformReduce).
+  bool UniformSumsPerWarp = false;
   /// Adjoint parameters (and registers) named by the user's parameter
   /// whose adjoint they hold, for remarks.
   std::map<const ir::Var *, std::string> PrimalNames;

@@ -26,6 +26,10 @@ bool PluginOptions::parse(llvm::ArrayRef<std::string> Args,
       Generator.ForceAtomics = false;
     else if (Arg == "element-baseline")
       Generator.ElementBaseline = true;
+    else if (Arg == "uniform-sums=warp")
+      Generator.UniformSumsPerWarp = true;
+    else if (Arg == "uniform-sums=block")
+      Generator.UniformSumsPerWarp = false;
     else if (Arg == "verify")
       Generator.Verify = true;
     else if (Arg == "no-line-directives")
@@ -58,6 +62,10 @@ const char *PluginOptions::getUsage() {
          "  element-baseline    element gradients: slots zeroed and added "
          "to, the\n"
          "                      gather's whole pullback per vertex\n"
+         "  uniform-sums=warp   sum block-uniform adjoint adds of reverse "
+         "loops per\n"
+         "                      warp, not per block (default "
+         "uniform-sums=block)\n"
          "  no-line-directives  do not wrap generated code in #line "
          "directives\n"
          "  verify              check the generated IR after each pass "

@@ -152,7 +152,8 @@ build() {
 # summarize FILE: per generated __global__ gradient kernel, how its adjoint
 # stores look: `_d_...[...] +=` (plain), atomicAdd into an adjoint, the meshad
 # runtime helpers it calls (blockReduceAtomicAdd, warpAtomicAdd,
-# warpUniformAdd: a reverse loop in step with per-warp sums, tile..., push:
+# warpUniformAdd: a reverse loop in step with per-warp sums, blockUniformAdds:
+# the same per block, tile..., push:
 # tape), and atomicAdds of the forward sweep (the primal's own).
 summarize() {
   awk '
@@ -162,6 +163,7 @@ summarize() {
     /^}$/ {
       inside = 0; line = sprintf("  %-24s", name)
       split("plain+= atomicAdd blockReduceAtomicAdd warpAtomicAdd warpUniformAdd " \
+            "blockUniformAdds " \
             "tileWriteBack push forward-atomicAdd", order, " ")
       for (i = 1; i in order; i++)
         if (order[i] in n) { line = line sprintf(" %s %d,", order[i], n[order[i]]); delete n[order[i]] }

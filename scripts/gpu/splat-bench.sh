@@ -12,7 +12,8 @@
 # build writes .gpu/splat/ (git-ignored): bin/splat-bench-{fp32,fp64},
 # bin/splat_torch.py, log/ (the compiler's output with meshad's remarks and
 # the generated gradients). run times the hand-written backward
-# (demos/splat/SplatBackward.h), meshad's gradient and meshad's all-atomics
+# (demos/splat/SplatBackward.h), meshad's gradient (sums per block), the same
+# with sums per warp (warp.cu, uniform-sums=warp) and meshad's all-atomics
 # gradient (benchmarks/splat/bench.cu: 3 warm-ups, median of REPS runs,
 # CUDA events), and PyTorch autograd of the same rasterizer
 # (benchmarks/splat/splat_torch.py, skipped with a note when torch is
@@ -48,6 +49,9 @@ compileAll() { # MODE (gpu or cpu), REAL (float or double), BIN
   "$Clang" "${Flags[@]}" "${Plugin[@]}" -c "$Src/bench.cu" \
     -o "$Obj/bench.o" >"$Out/log/bench.$Mode.$Real.build" 2>&1 ||
     { tail -20 "$Out/log/bench.$Mode.$Real.build"; return 1; }
+  "$Clang" "${Flags[@]}" "${Plugin[@]}" -fplugin-arg-meshad-uniform-sums=warp \
+    -c "$Src/warp.cu" -o "$Obj/warp.o" >"$Out/log/warp.$Mode.$Real.build" 2>&1 ||
+    { tail -20 "$Out/log/warp.$Mode.$Real.build"; return 1; }
   "$Clang" "${Flags[@]}" "${Plugin[@]}" -fplugin-arg-meshad-atomics=all \
     -c "$Src/atomics.cu" -o "$Obj/atomics.o" \
     >"$Out/log/atomics.$Mode.$Real.build" 2>&1 ||

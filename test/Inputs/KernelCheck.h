@@ -35,6 +35,7 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,16 @@ double weightedSum(const double *W, const T *Out, std::size_t N) {
   for (std::size_t I = 0; I < N; ++I)
     S += W[I] * static_cast<double>(Out[I]);
   return S;
+}
+
+/// How many of an array's N entries a test checks against finite
+/// differences: N, or 1 when the environment sets MESHAD_TEST_QUICK (under
+/// compute-sanitizer racecheck on a GPU every launch is slow, and the
+/// gradient kernels, run once each, are what the sanitizer checks; the
+/// plain run checks every entry).
+inline std::size_t checkedEntries(std::size_t N) {
+  const char *Quick = std::getenv("MESHAD_TEST_QUICK");
+  return Quick && *Quick && *Quick != '0' && N > 0 ? 1 : N;
 }
 
 /// d Loss / d A[K] for K in [0, N) by central differences; \p Loss is a

@@ -9,11 +9,15 @@
 // the image and an index array (the splat's shape); blocks of 48 threads end
 // in a partial warp. A thread-dependent address keeps its atomic. Every
 // gradient is checked against central differences on the CPU emulation.
+// Sums per warp (uniform-sums=warp; the block form, the default, is
+// uniform-adds-block.cu). MESHAD_TEST_QUICK=1 checks one entry per array (for
+// compute-sanitizer racecheck on the GPU, scripts/gpu/quick.sh).
 //
-// RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
+// RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-uniform-sums=warp -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
 // RUN: FileCheck %s < %t.log
 // RUN: FileCheck %s --check-prefix=REMARK < %t.log
 // RUN: %t | FileCheck %s --check-prefix=NUM
+// RUN: env MESHAD_TEST_QUICK=1 %t | FileCheck %s --check-prefix=QUICK
 #include "KernelCheck.h"
 #include "NumericCheck.h"
 #include <cmath>
@@ -157,8 +161,10 @@ void check1D(const char *Name, Kernel K, Grad G) {
     Run();
     return meshad::test::weightedSum(Wt.host(), Out.host(), M);
   };
-  std::vector<double> EW = meshad::test::fdGradient(Loss, Wv.host(), 4 * N);
-  std::vector<double> EX = meshad::test::fdGradient(Loss, X.host(), M);
+  const std::size_t CW = meshad::test::checkedEntries(4 * N),
+                    CX = meshad::test::checkedEntries(M);
+  std::vector<double> EW = meshad::test::fdGradient(Loss, Wv.host(), CW);
+  std::vector<double> EX = meshad::test::fdGradient(Loss, X.host(), CX);
   Run();
   for (int T = 0; T < 96; ++T)
     DOut[T] = T < M ? Wt[T] : 0.0;
@@ -172,8 +178,8 @@ void check1D(const char *Name, Kernel K, Grad G) {
   DW.download();
   DX.download();
   meshad::test::checkArray(std::string(Name) + " dw", DW.host(), EW.data(),
-                           4 * N);
-  meshad::test::checkArray(std::string(Name) + " dx", DX.host(), EX.data(), M);
+                           CW);
+  meshad::test::checkArray(std::string(Name) + " dx", DX.host(), EX.data(), CX);
 }
 
 void checkTiles() {
@@ -208,8 +214,8 @@ void checkTiles() {
     Img.download();
     return meshad::test::weightedSum(Wt.host(), Img.host(), W * H);
   };
-  std::vector<double> Expected =
-      meshad::test::fdGradient(Loss, P.host(), 3 * K);
+  const std::size_t CP = meshad::test::checkedEntries(3 * K);
+  std::vector<double> Expected = meshad::test::fdGradient(Loss, P.host(), CP);
   P.upload();
   for (int I = 0; I < W * H; ++I)
     DImg[I] = Wt[I];
@@ -220,7 +226,7 @@ void checkTiles() {
                       P.device(), Img.device(), DP.device(), DImg.device());
   meshad::test::checkLaunch("tiles_grad");
   DP.download();
-  meshad::test::checkArray("tiles dp", DP.host(), Expected.data(), 3 * K);
+  meshad::test::checkArray("tiles dp", DP.host(), Expected.data(), CP);
 }
 
 int main() {
@@ -234,3 +240,5 @@ int main() {
 }
 // NUM-NOT: FAIL
 // NUM: numeric checks: 490 passed, 0 failed
+// QUICK-NOT: FAIL
+// QUICK: numeric checks: 9 passed, 0 failed

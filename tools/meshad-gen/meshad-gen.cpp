@@ -67,6 +67,8 @@ const char *const Usage =
     "  --remarks                 one remark per adjoint store of a kernel\n"
     "  --atomics=all             atomicAdd on every shared adjoint store\n"
     "                            (ignore the ownership analysis)\n"
+    "  --uniform-sums=warp       sum uniform adds of reverse loops per warp,\n"
+    "                            not per block\n"
     "  --verify                  check the generated IR after each pass\n"
     "  --no-simplify             do not simplify the generated code\n"
     "  --show-clang-diagnostics  print clang's diagnostics of the parse\n"
@@ -100,6 +102,10 @@ std::optional<ToolOptions> parseCommandLine(int Argc, const char **Argv) {
       Opts.Generator.ForceAtomics = true;
     else if (Arg == "--atomics=auto")
       Opts.Generator.ForceAtomics = false;
+    else if (Arg == "--uniform-sums=warp")
+      Opts.Generator.UniformSumsPerWarp = true;
+    else if (Arg == "--uniform-sums=block")
+      Opts.Generator.UniformSumsPerWarp = false;
     else if (Arg == "--verify")
       Opts.Generator.Verify = true;
     else if (Arg == "--no-simplify")

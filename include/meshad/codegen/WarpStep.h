@@ -29,6 +29,10 @@
 ///   }
 /// \endcode
 ///
+/// With the block form (the default, `-fplugin-arg-meshad-uniform-sums=block`)
+/// the loop runs in step across the whole block instead: blockMaxSteps and
+/// blockUniformAdds, one atomicAdd per block and iteration (below).
+///
 /// Works on the GPU and under the CPU emulation (include/meshad/cpu), whose
 /// warp functions wait for every lane of their mask.
 ///
@@ -69,6 +73,38 @@ __device__ inline int warpMaxSteps(int N) {
   return __shfl_sync(Mask, N, 0);
 }
 
+namespace detail {
+
+/// The warp's part of a uniform add: the sum of \p V over the lanes whose
+/// \p At is set, returned in lane 0 with the common address (null in every
+/// lane when no lane is set or the sum went out already). Should the set
+/// lanes name different elements, each adds its own value atomically and
+/// null is returned. Every lane of the warp calls it.
+template <class T>
+__device__ inline T *warpUniformSum(T *At, T &V, unsigned Mask,
+                                    unsigned Lane) {
+  unsigned Set = __ballot_sync(Mask, At != nullptr);
+  if (Set == 0)
+    return nullptr;
+  auto Addr = reinterpret_cast<unsigned long long>(At);
+  unsigned long long First = __shfl_sync(Mask, Addr, __ffs(int(Set)) - 1);
+  if (!__all_sync(Mask, !At || Addr == First)) {
+    if (At)
+      atomicAdd(At, V);
+    return nullptr;
+  }
+  if (!At)
+    V = T(0);
+  for (unsigned Off = 16; Off > 0; Off /= 2) {
+    T Other = __shfl_down_sync(Mask, V, Off);
+    if (Lane + Off < 32 && ((Mask >> (Lane + Off)) & 1u))
+      V += Other;
+  }
+  return reinterpret_cast<T *>(First);
+}
+
+} // namespace detail
+
 /// Adds the sum of \p V over the lanes of the warp whose \p At is set to
 /// \p *At (the same element in every such lane), with one atomicAdd; lanes
 /// whose \p At is null add nothing. Nothing is added when no lane is set or
@@ -78,25 +114,122 @@ __device__ inline int warpMaxSteps(int N) {
 template <class T> __device__ inline void warpUniformAdd(T *At, T V) {
   unsigned Lane;
   unsigned Mask = detail::warpLanes(Lane);
-  unsigned Set = __ballot_sync(Mask, At != nullptr);
-  if (Set == 0)
-    return;
-  auto Addr = reinterpret_cast<unsigned long long>(At);
-  unsigned long long First = __shfl_sync(Mask, Addr, __ffs(int(Set)) - 1);
-  if (!__all_sync(Mask, !At || Addr == First)) {
-    if (At)
-      atomicAdd(At, V);
-    return;
+  T *Sum = detail::warpUniformSum(At, V, Mask, Lane);
+  if (Lane == 0 && Sum && V != T(0))
+    atomicAdd(Sum, V);
+}
+
+//===--- The block form: one atomicAdd per block and iteration -----------===//
+//
+// The same loop run in step across the whole block (every thread of the
+// block reaches it once: it is at the kernel's top level and the kernel has
+// no return): its trip count is the block's largest (blockMaxSteps), and
+// after the body blockUniformAdds sums each add per warp with shuffles,
+// the warps' sums in shared memory, and one thread per add adds the block's
+// sum with one atomicAdd. One __syncthreads per iteration: the warps' sums
+// of iteration s go to buffer s % 2, which the summing threads read before
+// they reach the next iteration's barrier, and which is written again only
+// after it.
+//
+//   for (int _step = meshad::blockMaxSteps(_steps); _step > 0; --_step) {
+//     double _d_w_sum = 0.;
+//     double *_d_w_at = {};
+//     if (_step <= _steps) { ...; _d_w_at = &_d_w[2 * i]; ... }
+//     meshad::blockUniformAdds(_step, _d_w_at, _d_w_sum);
+//   }
+
+namespace detail {
+
+__device__ inline unsigned blockThreads(unsigned &Tid) {
+  Tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  return blockDim.x * blockDim.y * blockDim.z;
+}
+
+/// The warps' sums and addresses of \p Sites adds, double-buffered.
+template <class T, unsigned Sites> struct BlockSlots {
+  T Sum[2][Sites][32];
+  T *At[2][Sites][32];
+};
+
+template <class T, unsigned Sites>
+__device__ inline BlockSlots<T, Sites> &blockSlots() {
+  __shared__ BlockSlots<T, Sites> Slots;
+  return Slots;
+}
+
+template <class T> __device__ inline void unpackAdds(T **, T *) {}
+
+template <class T, class... Rest>
+__device__ inline void unpackAdds(T **At, T *V, T *A, T X, Rest... R) {
+  *At = A;
+  *V = X;
+  unpackAdds<T>(At + 1, V + 1, R...);
+}
+
+/// Sums the warps' entries of one add (those naming the first set warp's
+/// element; any other adds its own atomically) and adds the block's sum.
+template <class T>
+__device__ inline void addBlockSum(T *const *At, const T *Sum,
+                                   unsigned Warps) {
+  T *First = nullptr;
+  T Total = T(0);
+  for (unsigned W = 0; W < Warps; ++W) {
+    if (!At[W])
+      continue;
+    if (!First)
+      First = At[W];
+    if (At[W] == First)
+      Total += Sum[W];
+    else if (Sum[W] != T(0))
+      atomicAdd(At[W], Sum[W]);
   }
-  if (!At)
-    V = T(0);
-  for (unsigned Off = 16; Off > 0; Off /= 2) {
-    T Other = __shfl_down_sync(Mask, V, Off);
-    if (Lane + Off < 32 && ((Mask >> (Lane + Off)) & 1u))
-      V += Other;
+  if (First && Total != T(0))
+    atomicAdd(First, Total);
+}
+
+} // namespace detail
+
+/// The largest \p N over the threads of the block: the trip count of a loop
+/// run in step across the block. Every thread of the block calls it.
+__device__ inline int blockMaxSteps(int N) {
+  __shared__ int Max;
+  unsigned Tid;
+  detail::blockThreads(Tid);
+  if (Tid == 0)
+    Max = 0;
+  __syncthreads();
+  atomicMax(&Max, N);
+  __syncthreads();
+  int Steps = Max;
+  __syncthreads();
+  return Steps;
+}
+
+/// For each pair (At, V) of \p Adds, as warpUniformAdd but one atomicAdd
+/// per block: the warps' sums meet in shared memory after one
+/// __syncthreads. \p Step is the in-step loop's counter (it picks the
+/// buffer). Every thread of the block calls it, the same number of times.
+template <class T, class... Rest>
+__device__ inline void blockUniformAdds(int Step, T *At, T V, Rest... Adds) {
+  constexpr unsigned Sites = 1 + sizeof...(Rest) / 2;
+  T *Ats[Sites];
+  T Vs[Sites];
+  detail::unpackAdds<T>(Ats, Vs, At, V, Adds...);
+  detail::BlockSlots<T, Sites> &Slots = detail::blockSlots<T, Sites>();
+  unsigned Lane, Tid;
+  unsigned Mask = detail::warpLanes(Lane);
+  unsigned Threads = detail::blockThreads(Tid);
+  unsigned Warps = (Threads + 31) / 32, Buf = unsigned(Step) & 1u;
+  for (unsigned S = 0; S < Sites; ++S) {
+    T *Sum = detail::warpUniformSum(Ats[S], Vs[S], Mask, Lane);
+    if (Lane == 0) {
+      Slots.At[Buf][S][Tid / 32] = Sum;
+      Slots.Sum[Buf][S][Tid / 32] = Vs[S];
+    }
   }
-  if (Lane == 0 && V != T(0))
-    atomicAdd(reinterpret_cast<T *>(First), V);
+  __syncthreads();
+  for (unsigned S = Tid; S < Sites; S += Threads)
+    detail::addBlockSum(Slots.At[Buf][S], Slots.Sum[Buf][S], Warps);
 }
 
 } // namespace meshad

@@ -186,6 +186,7 @@ ReverseFunction::ReverseFunction(ReverseModeTransformer &Owner, Module &M,
   this->Selected.resize(Primal->getNumParams());
   Adds.Target = Primal->getTarget();
   Adds.ForceAtomics = Owner.getForceAtomics();
+  Adds.UniformSumsPerWarp = Owner.getUniformSumsPerWarp();
   Adds.Primal = Primal;
   Adds.Gradient = Kind == Flavor::Gradient;
   Adds.FreshName = [this](const std::string &Prefix) {

@@ -85,6 +85,10 @@ public:
   void setForceAtomics(bool Force) { ForceAtomics = Force; }
   bool getForceAtomics() const { return ForceAtomics; }
 
+  /// Sum block-uniform adds of reverse loops per warp, not per block.
+  void setUniformSumsPerWarp(bool W) { UniformSumsPerWarp = W; }
+  bool getUniformSumsPerWarp() const { return UniformSumsPerWarp; }
+
   /// Verify the IR after each GPU pass that finishes a gradient kernel
   /// (IR/PassPipeline.h).
   void setVerify(bool V) { Verify = V; }
@@ -103,6 +107,7 @@ private:
   DiagnosticSink &Diags;
   DerivedFunctionSet &Derived;
   bool ForceAtomics = false;
+  bool UniformSumsPerWarp = false;
   bool Verify = false;
   RecordingPrimals Recording;
 };
