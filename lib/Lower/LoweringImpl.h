@@ -496,6 +496,7 @@ private:
   /// The statements a local declared by \p DS lives in after it.
   std::vector<const clang::Stmt *> getScopeAfter(const clang::DeclStmt *DS);
   ir::DeclStmt *lowerVarDecl(const clang::VarDecl *VD);
+  ir::DeclStmt *lowerDynamicShared(const clang::VarDecl *VD);
   std::optional<ir::Var::Storage> getLocalStorage(const clang::VarDecl *VD);
   /// Null when there is no initializer; std::nullopt on error.
   std::optional<const ir::Expr *> lowerVarInit(const clang::VarDecl *VD);

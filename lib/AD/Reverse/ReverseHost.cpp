@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AD/Reverse/ReverseFunction.h"
+#include "IR/DynamicShared.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -156,8 +157,12 @@ void ReverseFunction::sweepLaunch(const LaunchStmt *L, BlockStmt *Fwd,
     Args.push_back(B.ref(D));
     Scalars.push_back({Arg, D});
   }
+  // The derivative of dynamic shared memory takes room after the primal's.
+  const Expr *Bytes = L->getSharedBytes();
+  if (Bytes && usesSharedShadow(*Grad))
+    Bytes = B.mul(B.intLit(SharedShadowFactor), Bytes);
   auto *Launch = M.create<LaunchStmt>(Grad, L->getGrid(), L->getBlock(),
-                                      L->getSharedBytes(), L->getStream(),
+                                      Bytes, L->getStream(),
                                       Args, L->isViaMacro());
   Launch->setLoc(L->getLoc());
   Rev->append(Launch);

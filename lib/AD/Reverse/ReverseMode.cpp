@@ -12,6 +12,7 @@
 
 #include "AD/Reverse/ReverseMode.h"
 #include "GPU/GpuPasses.h"
+#include "IR/DynamicShared.h"
 #include "IR/Traversal.h"
 #include "Simplify/DeadLocals.h"
 #include "AD/Reverse/JumpNormalizer.h"
@@ -340,6 +341,7 @@ void ReverseFunction::addParameters() {
     Var *A =
         M.createVar(Name, AdjTy, Var::Storage::Param,
                     VarRoles::derivativeOf(P->getRoles(), VarRoles::Adjoint));
+    A->setReferenceParam(P->isReferenceParam()); // Printed `double &_d_acc`.
     if (Kind == Flavor::Pullback && (!Ty->isIndexable() || Private[I]))
       Adds.ThreadPrivate.push_back(A);
     Adds.PrimalNames[A] = P->getName();
@@ -407,6 +409,8 @@ ir::Var *ReverseFunction::adjointVar(Var *V) {
   const Expr *Init = nullptr;
   if (!V->isShared() && !Ty->isPointer())
     Init = B.zero(Ty);
+  else if (isDynamicShared(*V))
+    Init = dynamicSharedShadow(M, Ty);
   Decls->append(B.decl(A, Init));
   Adjoints[V] = A;
   return A;
@@ -418,6 +422,13 @@ void ReverseFunction::zeroSharedAdjoints(BlockStmt *Out) {
     if (!V->isShared() || !Activity->isActive(V))
       continue;
     Var *A = adjointVar(V);
+    if (isDynamicShared(*V)) { // Its size is known at run time only.
+      Out->append(M.create<ExprStmt>(M.create<CallExpr>(
+          M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+          "meshad::zeroDynamicSharedShadow", -1,
+          std::vector<const Expr *>{})));
+      continue;
+    }
     // Every thread of the block clears a strided part, then all wait.
     const Type *Int = M.getTypes().getInt("int");
     const Type *UInt = M.getTypes().getInt("unsigned int");
