@@ -297,6 +297,14 @@ const Expr *ReverseFunction::adjointPointer(const Expr *P) {
     const Expr *Target = adjointLValue(U->getSub());
     return Target ? B.addrOf(Target) : nullptr;
   }
+  case Expr::Kind::Conditional: { // `c ? x + 2 : x`: the same choice.
+    const auto *C = cast<ConditionalExpr>(P);
+    const Expr *T = adjointPointer(C->getTrue());
+    const Expr *F = adjointPointer(C->getFalse());
+    if (!T || !F || T->getType() != F->getType())
+      return nullptr;
+    return M.create<ConditionalExpr>(T->getType(), C->getCond(), T, F);
+  }
   case Expr::Kind::Cast: {
     const Expr *Sub = adjointPointer(cast<CastExpr>(P)->getSub());
     return Sub ? M.create<CastExpr>(P->getType(), Sub) : nullptr;
@@ -347,7 +355,9 @@ const Expr *ReverseFunction::adjointLValue(const Expr *LValue) {
     if (U->getOp() != UnaryOp::Deref)
       return nullptr;
     const Expr *P = adjointPointer(U->getSub());
-    return P ? B.unary(UnaryOp::Deref, P, LValue->getType()) : nullptr;
+    // `*p` of a `const double *p` is const; its adjoint is not.
+    return P ? B.unary(UnaryOp::Deref, P, LValue->getType()->getUnqualified())
+             : nullptr;
   }
   default:
     return nullptr;

@@ -214,6 +214,14 @@ ir::Var *ReverseFunction::newVar(const std::string &Prefix, const Type *Ty,
 
 /// Collects local declarations so they can be declared at function scope:
 /// the reverse sweep reads them outside their original scopes.
+/// The type of a declaration hoisted to function scope, where it is
+/// assigned: without const (`const double c[3] = {...}` too).
+static const Type *hoistedType(TypeContext &Types, const Type *Ty) {
+  if (!Ty->isArray())
+    return Ty->getUnqualified();
+  return Types.getArray(hoistedType(Types, Ty->getElement()), Ty->getCount());
+}
+
 void ReverseFunction::hoistDeclarations(const Stmt *S) {
   if (!S)
     return;
@@ -227,8 +235,7 @@ void ReverseFunction::hoistDeclarations(const Stmt *S) {
     if (std::find(Hoisted.begin(), Hoisted.end(), V) != Hoisted.end())
       return;
     V->setName(Names.declare(V->getName()));
-    if (!V->getType()->isArray())
-      V->setType(V->getType()->getUnqualified());
+    V->setType(hoistedType(M.getTypes(), V->getType()));
     Hoisted.push_back(V);
     return;
   }

@@ -3,7 +3,9 @@
 double se_preinc_value(const double *x) {
   int i = -1;
   double s = 0;
-  while (i < 2)
-    s += x[++i] * x[3 - i];
+  while (i < 2) {
+    double v = x[++i];
+    s += v * x[3 - i];
+  }
   return s;
 }
