@@ -293,7 +293,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--build', default=os.path.join(ROOT, 'build'),
                     help='the build folder, or the plugin (libmeshad.so)')
-    ap.add_argument('--only')
+    ap.add_argument('--only', help='names starting with one of these '
+                    'comma-separated prefixes')
     ap.add_argument('--markdown', action='store_true')
     ap.add_argument('--batch', type=int, default=16,
                     help='functions per translation unit (1: each alone)')
@@ -302,7 +303,8 @@ def main():
     folder = os.path.join(ROOT, 'tools', 'corpus', 'functions')
     files = sorted(f for f in os.listdir(folder) if f.endswith('.cpp'))
     if args.only:
-        files = [f for f in files if f.startswith(args.only)]
+        prefixes = tuple(args.only.split(','))
+        files = [f for f in files if f.startswith(prefixes)]
     units = [parse(os.path.join(folder, f)) for f in files]
     chunks = [units[i:i + max(1, args.batch)]
               for i in range(0, len(units), max(1, args.batch))]
