@@ -610,10 +610,12 @@ TEST_F(LowerTest, ReferenceParamIsPointer) {
   const auto *Call = cast<ExprStmt>(stmt(F, 1))->getExpr();
   Function *Up = cast<CallExpr>(Call)->getUserCallee();
   EXPECT_TRUE(Up->getParam(0)->isReferenceParam());
+  EXPECT_TRUE(Up->getParam(0)->getType()->isPointer());
+  // The IR's pointer is spelled as the user's reference.
   std::string UpText = emitted(Up);
-  EXPECT_NE(UpText.find("void up(double *acc, double x)"), std::string::npos)
+  EXPECT_NE(UpText.find("void up(double &acc, double x)"), std::string::npos)
       << UpText;
-  EXPECT_NE(UpText.find("acc[0] += x * x;"), std::string::npos) << UpText;
+  EXPECT_NE(UpText.find("acc += x * x;"), std::string::npos) << UpText;
 }
 
 TEST_F(LowerTest, ReferenceLocalIsAlias) {
@@ -808,11 +810,17 @@ TEST_F(LowerTest, CallInLoopConditionIsTestedInTheBody) {
       << emitted(F) << allDiagnostics();
 }
 
-TEST_F(LowerTest, ErrorDynamicSharedMemory) {
-  expectError("__global__ void f(float *y) {\n"
-              "  extern __shared__ float s[];\n  y[0] = s[0];\n}\n",
-              "extern (dynamic) __shared__ memory is not supported yet", 2,
-              Lang::Cuda);
+TEST_F(LowerTest, DynamicSharedMemoryIsSharedPointer) {
+  Function *F = lower("__global__ void f(float *y) {\n"
+                      "  extern __shared__ float s[];\n  y[0] = s[0];\n}\n",
+                      "f", Lang::Cuda);
+  ASSERT_NE(F, nullptr) << allDiagnostics();
+  const Var *S = cast<DeclStmt>(stmt(F, 0))->getVar();
+  EXPECT_TRUE(S->isShared());
+  EXPECT_TRUE(S->getType()->isPointer());
+  EXPECT_NE(emitted(F).find("MESHAD_DYNAMIC_SHARED(float, s);"),
+            std::string::npos)
+      << emitted(F);
 }
 
 } // namespace

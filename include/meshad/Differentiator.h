@@ -63,6 +63,7 @@
 #include <meshad/codegen/WarpAtomics.h>
 #include <meshad/codegen/WarpStep.h>
 #include <meshad/codegen/CudaAdjoint.h>
+#include <meshad/codegen/DynamicShared.h>
 // The adjoints of Thrust primitives, when Thrust is included first.
 #ifdef THRUST_VERSION
 #include <meshad/codegen/ThrustAdjoint.h>
@@ -333,8 +334,12 @@ cudaError_t launchKernel(const char *Name, void (*Fn)(Params...), dim3 Grid,
 /// \endcode
 template <class FnPtr, bool IsKernel = false> class Derived {
 public:
-  constexpr Derived(FnPtr Fn, const char *Name, const char *Code)
-      : Fn(Fn), Name(Name), Code(Code) {}
+  /// \p SharedFactor: how many times the dynamic shared bytes given to
+  /// execute_kernel the derived kernel is launched with (2 when it keeps
+  /// derivatives of dynamic shared memory after the primal's).
+  constexpr Derived(FnPtr Fn, const char *Name, const char *Code,
+                    unsigned SharedFactor = 1)
+      : Fn(Fn), Name(Name), Code(Code), SharedFactor(SharedFactor) {}
 
   /// Calls the derivative with \p A: the primal's arguments followed by the
   /// extra tangent/adjoint arguments the derived signature lists (see
@@ -375,7 +380,8 @@ public:
 #if defined(__CUDACC__) || defined(MESHAD_CPU_CUDA)
   /// Launches a derived kernel: `execute_kernel(grid, block, args...)`, or
   /// `execute_kernel(grid, block, sharedBytes, stream, args...)` (told apart
-  /// by the number of arguments the derived kernel takes). Under the CPU
+  /// by the number of arguments the derived kernel takes; sharedBytes are
+  /// the primal's: a kernel with dynamic shared memory gets twice as many). Under the CPU
   /// emulation the kernel runs on the CPU and the stream is ignored.
   template <class... Args,
             std::enable_if_t<detail::LaunchArgsMatch<FnPtr, Args...>::value,
@@ -412,7 +418,8 @@ private:
   template <class... Rest>
   cudaError_t launchImpl(dim3 Grid, dim3 Block, size_t SharedBytes,
                          cudaStream_t Stream, Rest &&...R) const {
-    return detail::launchKernel(Name, Fn, Grid, Block, SharedBytes, Stream,
+    return detail::launchKernel(Name, Fn, Grid, Block,
+                                SharedBytes * SharedFactor, Stream,
                                 std::forward<Rest>(R)...);
   }
 
@@ -432,6 +439,7 @@ private:
   FnPtr Fn;
   const char *Name;
   const char *Code;
+  unsigned SharedFactor;
 };
 
 /// The structure of a generated Hessian (meshad::hessian): entry (i, j) of

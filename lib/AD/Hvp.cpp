@@ -9,6 +9,7 @@
 #include "AD/Analysis/ReverseNeeds.h"
 #include "GPU/GpuPasses.h"
 #include "IR/Clone.h"
+#include "IR/DynamicShared.h"
 #include "IR/Intrinsics.h"
 #include "IR/Traversal.h"
 #include "Simplify/DeadLocals.h"
@@ -342,6 +343,10 @@ ir::Function *HvpTransformer::deriveHvp(Function *Primal,
   std::vector<bool> Outputs;
   if (!findOutputs(*Primal, Selected, Outputs, Loc))
     return nullptr;
+  if (const DeclStmt *D = findDynamicShared(*Primal)) {
+    Diags.error(D->getLoc(), SharedShadowSecondOrder);
+    return nullptr;
+  }
   size_t Mark = Derived.entries().size();
   unsigned N = Primal->getNumParams();
   std::vector<bool> Inner(N);

@@ -33,6 +33,7 @@
 #include "Driver/Placement.h"
 #include "Driver/RequestResolver.h"
 #include "Emit/CudaEmitter.h"
+#include "IR/DynamicShared.h"
 #include "IR/NameScope.h"
 #include "IR/Verifier.h"
 #include "Lower/ASTLowering.h"
@@ -189,6 +190,19 @@ static std::string elementHessianHandle(const std::string &Name,
          ");\n";
 }
 
+/// ", 2" when derived kernel \p D or a function it calls keeps derivatives
+/// in the upper half of its dynamic shared memory (IR/DynamicShared.h):
+/// execute_kernel launches it with that many times the bytes it is given.
+static std::string sharedFactor(const DerivedFunctionSet &Derived,
+                                ir::Function &D) {
+  if (!D.isKernel())
+    return "";
+  for (ir::Function *F : Derived.closure(&D))
+    if (ir::usesSharedShadow(*F))
+      return ", " + std::to_string(ir::SharedShadowFactor);
+  return "";
+}
+
 std::string EditPlan::handleFor(ir::Function *D, const FunctionDecl *Primal) {
   auto It = Handles.find(D);
   if (It != Handles.end())
@@ -213,7 +227,8 @@ std::string EditPlan::handleFor(ir::Function *D, const FunctionDecl *Primal) {
     Out += "static const meshad::Derived<" +
            CudaEmitter::emitFunctionPointerType(*D) +
            (D->isKernel() ? ", true" : "") + "> " + Name + "(" + Ptr + ", \"" +
-           D->getName() + "\", " + rawString(Code) + ");\n";
+           D->getName() + "\", " + rawString(Code) + sharedFactor(Derived, *D) +
+           ");\n";
   Handles[D] = Name;
   return Name;
 }

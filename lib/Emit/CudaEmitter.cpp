@@ -26,6 +26,14 @@ const char *spellTarget(CudaTarget T) {
   return "";
 }
 
+/// The declaration of \p P named \p Name: `double &acc` for a parameter
+/// taken by reference.
+std::string spellParam(const Var &P, const std::string &Name) {
+  if (CudaEmitter::takesByReference(P))
+    return spellDeclaration(P.getType()->getElement(), "&" + Name);
+  return spellDeclaration(P.getType(), Name);
+}
+
 /// Joins \p Params of \p F as "double x, const double *p" (with names) or
 /// "double, const double *" (without).
 std::string spellParams(const Function &F, bool WithNames) {
@@ -33,7 +41,7 @@ std::string spellParams(const Function &F, bool WithNames) {
   for (const Var *P : F.getParams()) {
     if (!S.empty())
       S += ", ";
-    S += spellDeclaration(P->getType(), WithNames ? P->getName() : "");
+    S += spellParam(*P, WithNames ? P->getName() : "");
   }
   return S;
 }
@@ -58,8 +66,11 @@ std::string spellHeader(const Function &F, bool QualifiedName = false) {
 EmitContext EmitContext::of(const Function &F) {
   EmitContext Ctx;
   Ctx.Namespace = F.getNamespace();
-  for (const Var *P : F.getParams())
+  for (const Var *P : F.getParams()) {
     Ctx.VarNames.insert(P->getName());
+    if (CudaEmitter::takesByReference(*P))
+      Ctx.RefParams.insert(P);
+  }
   forEachStmt(F.getBody(), [&](const Stmt *S) {
     if (const auto *D = llvm::dyn_cast<DeclStmt>(S))
       Ctx.VarNames.insert(D->getVar()->getName());
@@ -106,8 +117,7 @@ std::string CudaEmitter::emitParams(const Function &F,
   std::string S;
   for (const Var *P : F.getParams())
     S += (S.empty() ? "" : ", ") +
-         spellDeclaration(P->getType(),
-                          Named.count(P->getName()) ? P->getName() : "");
+         spellParam(*P, Named.count(P->getName()) ? P->getName() : "");
   return S;
 }
 

@@ -42,6 +42,8 @@ struct EmitContext {
   std::string Namespace;
   /// The names of its parameters and locals.
   std::set<std::string> VarNames;
+  /// Its parameters taken by reference (CudaEmitter::takesByReference).
+  std::set<const ir::Var *> RefParams;
   /// Set for compiled text: each statement is preceded by a `#line` naming
   /// its own location, else the innermost enclosing statement's, else
   /// \c FallbackLoc (the function's).
@@ -89,6 +91,14 @@ public:
   static std::string lineDirective(unsigned Line, const std::string &File);
   /// The C spelling of a function pointer type for \p F ("double (*)(double)").
   static std::string emitFunctionPointerType(const ir::Function &F);
+  /// True for a parameter that the emitted function takes by reference
+  /// (`double &acc`): the IR's pointer of a user's non-const reference
+  /// parameter, and its tangent or adjoint. Its uses `acc[0]` and `*acc`
+  /// are spelled `acc`, the pointer itself `&acc`, and a call passes the
+  /// object (`update(acc, x)`, `update_pushforward(b[i], x, _d_b[i], 1.)`).
+  static bool takesByReference(const ir::Var &P) {
+    return P.isReferenceParam() && P.getType()->isPointer();
+  }
   /// The parameter declarations of \p F ("int n, double *"), named when
   /// \p Named holds the name.
   static std::string emitParams(const ir::Function &F,

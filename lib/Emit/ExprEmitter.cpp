@@ -261,11 +261,40 @@ private:
   std::string printIndex(const IndexExpr *E);
   std::string printMember(const MemberExpr *E);
   std::string printCast(const CastExpr *E);
+  std::string printArgs(const Function &F, const CallExpr *E, unsigned First);
+
+  /// The function's parameter taken by reference (`double &acc`) that \p E
+  /// names: the IR's pointer `acc`, spelled `&acc`.
+  const Var *refParam(const Expr *E) const {
+    const auto *R = llvm::dyn_cast<VarRefExpr>(E);
+    return R && Ctx && Ctx->RefParams.count(R->getVar()) ? R->getVar()
+                                                          : nullptr;
+  }
+  /// The reference parameter whose object \p E is (`acc[0]`, `*acc`),
+  /// spelled `acc`.
+  const Var *refObject(const Expr *E) const {
+    if (const auto *I = llvm::dyn_cast<IndexExpr>(E)) {
+      const auto *Zero = llvm::dyn_cast<IntLitExpr>(I->getIndex());
+      return Zero && Zero->getValue() == 0 ? refParam(I->getBase()) : nullptr;
+    }
+    const auto *U = llvm::dyn_cast<UnaryExpr>(E);
+    return U && U->getOp() == UnaryOp::Deref ? refParam(U->getSub()) : nullptr;
+  }
+  /// The precedence of \p E as printed.
+  int prec(const Expr *E) const {
+    if (refObject(E))
+      return PrecPrimary;
+    return refParam(E) ? PrecUnary : precedenceOf(E);
+  }
 
   const EmitContext *Ctx;
 };
 
 std::string ExprPrinter::print(const Expr *E) {
+  if (const Var *V = refObject(E))
+    return V->getName();
+  if (const Var *V = refParam(E))
+    return "&" + V->getName();
   switch (E->getKind()) {
   case Expr::Kind::FloatLit:
     return printFloat(llvm::cast<FloatLitExpr>(E));
@@ -330,7 +359,7 @@ std::string ExprPrinter::printBuiltin(const BuiltinExpr *E) {
 
 std::string ExprPrinter::printUnary(const UnaryExpr *E) {
   const Expr *Sub = E->getSub();
-  bool Paren = precedenceOf(Sub) < PrecUnary || (isSign(E) && isSign(Sub));
+  bool Paren = prec(Sub) < PrecUnary || (isSign(E) && isSign(Sub));
   return spellOp(E->getOp()) + operand(Sub, Paren);
 }
 
@@ -341,55 +370,56 @@ std::string ExprPrinter::printBinary(const BinaryExpr *E) {
   const Expr *LHS = E->getLHS(), *RHS = E->getRHS();
   // Left associative: an equal-precedence right operand keeps its
   // parentheses, which also preserves floating-point evaluation order.
-  bool ParenL = precedenceOf(LHS) < Prec || wantsClarifyingParens(Op, LHS);
-  bool ParenR = precedenceOf(RHS) <= Prec || wantsClarifyingParens(Op, RHS) ||
+  bool ParenL = prec(LHS) < Prec || wantsClarifyingParens(Op, LHS);
+  bool ParenR = prec(RHS) <= Prec || wantsClarifyingParens(Op, RHS) ||
                 (Additive && isSign(RHS));
   return operand(LHS, ParenL) + " " + spellOp(Op) + " " + operand(RHS, ParenR);
 }
 
 std::string ExprPrinter::printConditional(const ConditionalExpr *E) {
   // Right associative: only the false branch may chain without parentheses.
-  return operand(E->getCond(), precedenceOf(E->getCond()) <= PrecConditional) +
+  return operand(E->getCond(), prec(E->getCond()) <= PrecConditional) +
          " ? " +
-         operand(E->getTrue(), precedenceOf(E->getTrue()) <= PrecConditional) +
+         operand(E->getTrue(), prec(E->getTrue()) <= PrecConditional) +
          " : " +
-         operand(E->getFalse(), precedenceOf(E->getFalse()) < PrecConditional);
+         operand(E->getFalse(), prec(E->getFalse()) < PrecConditional);
 }
 
 std::string ExprPrinter::printCall(const CallExpr *E) {
-  std::string Callee;
   if (E->getCalleeKind() != CallExpr::CalleeKind::User)
     return E->getName() + "(" + printList(E->getArgs()) + ")";
   const Function &F = *E->getUserCallee();
   if (E->getNumArgs() < F.getNumParams())
     return printBoundCall(E);
-  Callee = CudaEmitter::spellCallee(F, Ctx);
-  // The user's own function takes its reference parameters by reference:
-  // pass the object the IR's pointer points to (`&acc` is spelled `acc`).
-  // A lambda's primal is emitted with the IR's parameters.
-  bool Functor =
-      F.getCallOperatorKind() == Function::CallOperatorKind::Functor;
-  if (F.getDerivativeOrder() != 0 || !F.getSourceDecl() ||
-      F.getCallOperatorKind() == Function::CallOperatorKind::Lambda)
-    return Callee + "(" + printList(E->getArgs()) + ")";
-  std::string Text;
   // A functor's operator() is called on the object: `f(x)`.
-  for (unsigned I = Functor ? 1 : 0, N = E->getNumArgs(); I != N; ++I) {
+  if (F.getDerivativeOrder() == 0 && F.getSourceDecl() &&
+      F.getCallOperatorKind() == Function::CallOperatorKind::Functor)
+    return operand(E->getArg(0), prec(E->getArg(0)) < PrecPostfix) + "(" +
+           printArgs(F, E, 1) + ")";
+  return CudaEmitter::spellCallee(F, Ctx) + "(" + printArgs(F, E, 0) + ")";
+}
+
+/// The arguments of \p E from \p First on. A parameter that \p F takes by
+/// reference gets the object the IR's pointer points to (`&acc` is spelled
+/// `acc`).
+std::string ExprPrinter::printArgs(const Function &F, const CallExpr *E,
+                                   unsigned First) {
+  std::string Text;
+  for (unsigned I = First, N = E->getNumArgs(); I != N; ++I) {
     const Expr *Arg = E->getArg(I);
-    if (I != (Functor ? 1u : 0u))
+    if (I != First)
       Text += ", ";
-    if (I >= F.getNumParams() || !F.getParam(I)->isReferenceParam())
+    const auto *U = llvm::dyn_cast<UnaryExpr>(Arg);
+    if (I >= F.getNumParams() || !CudaEmitter::takesByReference(*F.getParam(I)))
       Text += print(Arg);
-    else if (const auto *U = llvm::dyn_cast<UnaryExpr>(Arg);
-             U && U->getOp() == UnaryOp::AddrOf)
+    else if (U && U->getOp() == UnaryOp::AddrOf)
       Text += print(U->getSub());
+    else if (const Var *V = refParam(Arg))
+      Text += V->getName();
     else
-      Text += "*" + operand(Arg, precedenceOf(Arg) < PrecUnary);
+      Text += "*" + operand(Arg, prec(Arg) < PrecUnary);
   }
-  if (Functor)
-    return operand(E->getArg(0), precedenceOf(E->getArg(0)) < PrecPostfix) +
-           "(" + Text + ")";
-  return Callee + "(" + Text + ")";
+  return Text;
 }
 
 /// A user functor passed to a Thrust primitive, a call that binds the
@@ -423,20 +453,22 @@ std::string ExprPrinter::printBoundCall(const CallExpr *E) {
 
 std::string ExprPrinter::printIndex(const IndexExpr *E) {
   const Expr *Base = E->getBase();
-  return operand(Base, precedenceOf(Base) < PrecPostfix) + "[" +
+  return operand(Base, prec(Base) < PrecPostfix) + "[" +
          print(E->getIndex()) + "]";
 }
 
 std::string ExprPrinter::printMember(const MemberExpr *E) {
   const Expr *Base = E->getBase();
-  return operand(Base, precedenceOf(Base) < PrecPostfix) +
+  if (const Var *V = E->isArrow() ? refParam(Base) : nullptr)
+    return V->getName() + "." + E->getField();
+  return operand(Base, prec(Base) < PrecPostfix) +
          (E->isArrow() ? "->" : ".") + E->getField();
 }
 
 std::string ExprPrinter::printCast(const CastExpr *E) {
   const Expr *Sub = E->getSub();
   return "(" + spellType(E->getType()) + ")" +
-         operand(Sub, precedenceOf(Sub) < PrecPostfix);
+         operand(Sub, prec(Sub) < PrecPostfix);
 }
 
 } // namespace

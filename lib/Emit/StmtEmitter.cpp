@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Emit/CudaEmitter.h"
+#include "IR/DynamicShared.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -112,7 +113,11 @@ std::string StmtPrinter::simpleStmtText(const Stmt *S) const {
     const Var *V = D->getVar();
     if (V->isGlobal())
       return "";
-    std::string Text = V->isShared() ? "__shared__ " : "";
+    // A kernel's dynamic shared memory, or its derivative's pointer.
+    if (isDynamicShared(*V) && !D->getInit())
+      return "MESHAD_DYNAMIC_SHARED(" + spellType(V->getType()->getElement()) +
+             ", " + V->getName() + ")";
+    std::string Text = V->isShared() && !isDynamicShared(*V) ? "__shared__ " : "";
     Text += spellDeclaration(V->getType(), V->getName());
     if (D->getInit())
       Text += " = " + expr(D->getInit());

@@ -37,6 +37,11 @@ AccumulationKind AccumulationPolicy::decide(const Var *Root,
     Say("its memory is private to the thread");
     return AccumulationKind::Plain;
   }
+  if (SharedPointers.count(Root)) {
+    Say("a pointer local into memory that other threads may share");
+    return Target == CudaTarget::HostDevice ? AccumulationKind::HostDeviceAtomic
+                                            : AccumulationKind::Atomic;
+  }
   switch (Root->getStorage()) {
   case Var::Storage::Local:
   case Var::Storage::Global:

@@ -61,6 +61,10 @@ public:
   /// the calling thread (a pullback's scalar adjoints point to the caller's
   /// locals).
   void addThreadPrivate(const ir::Var *V) { Private.insert(V); }
+  /// Declares \p V, a pointer local of device code, to point into memory
+  /// that other threads may share (a parameter's, __shared__ or global
+  /// memory, what a call returns): adds through it are atomic.
+  void addSharedPointer(const ir::Var *V) { SharedPointers.insert(V); }
 
   /// Records the ownership of the array behind the adjoint parameter \p V
   /// of a kernel, whose primal parameter is named \p PrimalName.
@@ -145,6 +149,7 @@ private:
   DiagnosticSink &Diags;
   bool ForceAtomics = false;
   llvm::SmallPtrSet<const ir::Var *, 4> Private;
+  llvm::SmallPtrSet<const ir::Var *, 4> SharedPointers;
   llvm::SmallPtrSet<const ir::Var *, 4> BlockSums;
   llvm::DenseMap<const ir::Var *, Owned> Ownership;
   llvm::DenseMap<const ir::Var *, std::string> PrimalNames;

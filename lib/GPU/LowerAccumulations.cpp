@@ -116,7 +116,9 @@ class AccumulationLowering {
 public:
   AccumulationLowering(Module &M, Function &F, AccumulationPolicy &Policy,
                        const std::map<const Var *, std::string> &UserNames)
-      : M(M), F(F), B(M), Policy(Policy), UserNames(UserNames) {}
+      : M(M), F(F), B(M), Policy(Policy), UserNames(UserNames) {
+    markSharedPointers();
+  }
 
   void run() {
     if (F.isKernel() && !Policy.isForcingAtomics())
@@ -149,6 +151,52 @@ public:
   }
 
 private:
+  /// Tells the policy which pointer locals of device code may point into
+  /// memory other threads share: those set from a parameter, __shared__ or
+  /// global memory, a call's result, or another such pointer (a local
+  /// array's elements are the thread's own).
+  void markSharedPointers() {
+    if (F.getTarget() == CudaTarget::HostOnly || !F.getBody())
+      return;
+    llvm::DenseMap<const Var *, llvm::SmallVector<const Expr *, 2>> Sources;
+    forEachStmt(F.getBody(), [&](const Stmt *S) {
+      const Var *V = nullptr;
+      const Expr *From = nullptr;
+      if (const auto *D = dyn_cast<DeclStmt>(S)) {
+        V = D->getVar();
+        From = D->getInit();
+      } else if (const auto *A = dyn_cast<AssignStmt>(S);
+                 A && A->getOp() == AssignOp::Assign) {
+        const auto *R = dyn_cast<VarRefExpr>(A->getLHS());
+        V = R ? R->getVar() : nullptr;
+        From = A->getRHS();
+      }
+      if (V && From && V->getStorage() == Var::Storage::Local &&
+          V->getType()->isPointer())
+        Sources[V].push_back(From);
+    });
+    llvm::SmallPtrSet<const Var *, 4> Shared;
+    auto MayShare = [&](const Expr *E) {
+      const Expr *Inner = E;
+      while (const auto *C = dyn_cast<CastExpr>(Inner))
+        Inner = C->getSub();
+      if (const auto *L = dyn_cast<IntLitExpr>(Inner); L && L->getValue() == 0)
+        return false; // nullptr
+      if (llvm::isa<InitListExpr>(Inner))
+        return false; // `= {}`
+      const Var *R = ActivityAnalysis::getRootVar(E);
+      return !R || R->getStorage() != Var::Storage::Local || Shared.count(R);
+    };
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      for (auto &[V, Froms] : Sources)
+        if (!Shared.count(V) && llvm::any_of(Froms, MayShare))
+          Changed = Shared.insert(V).second;
+    }
+    for (const Var *V : Shared)
+      Policy.addSharedPointer(V);
+  }
+
   /// In device code, combines the adds lowered from Accumulates (not the
   /// user's own) to one element (GPU/AtomicCombiner).
   void combineLowered() {

@@ -36,14 +36,74 @@ const CXXNewExpr *getNewArray(const VarDecl *VD) {
   return NE && NE->isArray() ? NE : nullptr;
 }
 
+/// The C library's \p Name (`malloc`, `std::malloc`) called by \p E.
+bool callsLibC(const Expr *E, StringRef Name) {
+  const auto *C = dyn_cast_or_null<CallExpr>(E);
+  const FunctionDecl *FD = C ? C->getDirectCallee() : nullptr;
+  return FD && FD->getName() == Name &&
+         (FD->isInStdNamespace() || FD->getDeclContext()->isTranslationUnit() ||
+          FD->getDeclContext()->isExternCContext());
+}
+
+/// `(T *)malloc(bytes)` or `(T *)calloc(n, size)` initializing \p VD.
+const CallExpr *getMalloc(const VarDecl *VD) {
+  if (!VD->hasInit() || !VD->getType()->isPointerType())
+    return nullptr;
+  const Expr *E = VD->getInit()->IgnoreParenCasts();
+  return callsLibC(E, "malloc") || callsLibC(E, "calloc") ? cast<CallExpr>(E)
+                                                          : nullptr;
+}
+
 } // namespace
 
 bool StmtLowering::isNewArray(const VarDecl *VD) const {
-  return getNewArray(VD) != nullptr;
+  return getNewArray(VD) != nullptr || getMalloc(VD) != nullptr;
+}
+
+bool StmtLowering::isFreeOfBuffer(const Expr *E) const {
+  const auto *C = dyn_cast<CallExpr>(E);
+  if (!callsLibC(C, "free") || C->getNumArgs() != 1)
+    return false;
+  const auto *DRE = dyn_cast<DeclRefExpr>(C->getArg(0)->IgnoreParenCasts());
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  return VD && S.NewArrays.count(VD);
+}
+
+/// `T *t = (T *)malloc(N * sizeof(T));` (or calloc, zeroed) with a
+/// constant size: the local array `T t[N]`, as for new[].
+bool StmtLowering::lowerMallocArray(const VarDecl *VD, const DeclStmt *DS,
+                                    ir::BlockStmt *B) {
+  const CallExpr *C = getMalloc(VD);
+  QualType ElemTy = VD->getType()->getPointeeType();
+  Expr::EvalResult A, Bytes;
+  bool Calloc = C->getNumArgs() == 2;
+  uint64_t Size = 0, ElemSize = S.Ctx.getTypeSizeInChars(ElemTy).getQuantity();
+  if (C->getNumArgs() >= 1 && C->getArg(0)->EvaluateAsInt(A, S.Ctx) &&
+      (!Calloc || C->getArg(1)->EvaluateAsInt(Bytes, S.Ctx)))
+    Size = A.Val.getInt().getZExtValue() *
+           (Calloc ? Bytes.Val.getInt().getZExtValue() : 1);
+  if (Size == 0 || ElemSize == 0 || Size % ElemSize != 0 ||
+      Size / ElemSize > MaxNewArrayElements) {
+    S.fail(C->getBeginLoc(),
+           Twine("meshad: '") + (Calloc ? "calloc" : "malloc") +
+               "' becomes a local array: give it a constant size, a "
+               "multiple of the element's, of at most " +
+               Twine(MaxNewArrayElements) + " elements (malloc(N * "
+               "sizeof(T))); allocate larger buffers outside and pass a "
+               "pointer");
+    S.Vars[VD] = S.M.createVar(Exprs.localName(VD),
+                               Types.lowerType(VD->getType()));
+    S.NewArrays.insert(VD);
+    return false;
+  }
+  return declareBuffer(VD, DS, B, ElemTy, Size / ElemSize, Calloc,
+                       C->getBeginLoc());
 }
 
 bool StmtLowering::lowerNewArray(const VarDecl *VD, const DeclStmt *DS,
                                  ir::BlockStmt *B) {
+  if (getMalloc(VD))
+    return lowerMallocArray(VD, DS, B);
   const CXXNewExpr *NE = getNewArray(VD);
   SourceLocation Loc = NE->getBeginLoc();
   auto Fail = [&](const Twine &Msg) {
@@ -67,20 +127,34 @@ bool StmtLowering::lowerNewArray(const VarDecl *VD, const DeclStmt *DS,
                 Twine(MaxNewArrayElements) +
                 " elements; allocate larger buffers outside and pass a "
                 "pointer");
-  const ir::Type *Elem = Types.lowerType(NE->getAllocatedType());
-  if (!Elem->isFloatingScalar() && !Elem->isIntegral() && !Elem->isVector())
-    return Fail("meshad: 'new T[n]' of this type is not supported; "
-                "allocate numbers or vectors");
   bool Zeroed = NE->hasInitializer();
   if (Zeroed && !isa<CXXConstructExpr, ImplicitValueInitExpr>(
                     NE->getInitializer()->IgnoreImplicit()))
     return Fail("meshad: 'new T[n]' with an initializer list is not "
                 "supported; assign the elements after 'new'");
+  return declareBuffer(VD, DS, B, NE->getAllocatedType(), N, Zeroed, Loc);
+}
+
+/// The local array `T t[N]` that replaces the heap buffer \p VD points to.
+bool StmtLowering::declareBuffer(const VarDecl *VD, const DeclStmt *DS,
+                                 ir::BlockStmt *B, QualType ElemTy,
+                                 uint64_t N, bool Zeroed, SourceLocation Loc) {
+  auto Fail = [&](const Twine &Msg) {
+    S.fail(Loc, Msg);
+    S.Vars[VD] = S.M.createVar(Exprs.localName(VD),
+                               Types.lowerType(VD->getType()));
+    S.NewArrays.insert(VD);
+    return false;
+  };
+  const ir::Type *Elem = Types.lowerType(ElemTy);
+  if (!Elem->isFloatingScalar() && !Elem->isIntegral() && !Elem->isVector())
+    return Fail("meshad: a heap buffer of this type is not supported; "
+                "allocate numbers or vectors");
   if (llvm::any_of(getScopeAfter(DS), [&](const Stmt *St) {
         return mayChange(St, VD, nullptr);
       }))
     return Fail(Twine("meshad: pointer '") + VD->getName() +
-                "' to a buffer of 'new' is moved or reassigned; keep it "
+                "' to a heap buffer is moved or reassigned; keep it "
                 "and index the buffer (" + VD->getName() + "[i])");
   const ir::Type *Ty = S.M.getTypes().getArray(Elem, N);
   ir::Var *V = S.M.createVar(Exprs.localName(VD), Ty);

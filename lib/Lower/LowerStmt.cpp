@@ -226,7 +226,21 @@ bool StmtLowering::lowerDeclStmt(const DeclStmt *DS, ir::BlockStmt *B) {
   return Ok;
 }
 
+/// True for the kernel's dynamic shared memory: `extern __shared__ T a[];`,
+/// or the CPU emulation's spelling of it (`MESHAD_DYNAMIC_SHARED(T, a)`,
+/// `T *a = ::meshad::cpu::dynamicShared<T>()`).
+static bool isDynamicShared(const VarDecl *VD) {
+  if (isSharedVar(VD))
+    return VD->hasExternalStorage() || VD->getType()->isIncompleteArrayType();
+  const auto *Call = dyn_cast_or_null<CallExpr>(
+      VD->hasInit() ? VD->getInit()->IgnoreParenImpCasts() : nullptr);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  return FD && FD->getQualifiedNameAsString() == "meshad::cpu::dynamicShared";
+}
+
 ir::DeclStmt *StmtLowering::lowerVarDecl(const VarDecl *VD) {
+  if (isDynamicShared(VD))
+    return lowerDynamicShared(VD);
   std::optional<ir::Var::Storage> Storage = getLocalStorage(VD);
   if (!Storage)
     return nullptr;
@@ -240,6 +254,32 @@ ir::DeclStmt *StmtLowering::lowerVarDecl(const VarDecl *VD) {
   if (!Init)
     return nullptr;
   return S.make<ir::DeclStmt>(VD->getLocation(), V, *Init);
+}
+
+/// The dynamic shared memory of a kernel: a __shared__ variable of pointer
+/// type without initializer (ir::isDynamicShared), which the emitter spells
+/// `MESHAD_DYNAMIC_SHARED(T, a)`.
+ir::DeclStmt *StmtLowering::lowerDynamicShared(const VarDecl *VD) {
+  QualType Elem = VD->getType()->isPointerType()
+                      ? VD->getType()->getPointeeType()
+                      : S.Ctx.getAsArrayType(VD->getType())->getElementType();
+  const ir::Type *ElemTy = Types.lowerType(Elem);
+  if (!ElemTy)
+    return nullptr;
+  if (!ElemTy->isFloatingScalar() && !ElemTy->isIntegral() &&
+      !ElemTy->isVector()) {
+    S.fail(VD->getLocation(),
+           "meshad: dynamic shared memory of type '" +
+               Elem.getAsString(S.Policy) +
+               "' is not supported; declare an array of double, float or "
+               "integers (extern __shared__ double buf[];)");
+    return nullptr;
+  }
+  ir::Var *V =
+      S.M.createVar(Exprs.localName(VD), S.M.getTypes().getPointer(ElemTy),
+                    ir::Var::Storage::Shared);
+  S.Vars[VD] = V;
+  return S.make<ir::DeclStmt>(VD->getLocation(), V, nullptr);
 }
 
 std::optional<ir::Var::Storage>
@@ -317,6 +357,8 @@ bool StmtLowering::lowerExprStmt(const Expr *E, ir::BlockStmt *B) {
     return lowerExprStmt(BO->getLHS(), B) & lowerExprStmt(BO->getRHS(), B);
   if (const auto *Del = dyn_cast<CXXDeleteExpr>(E))
     return lowerDelete(Del);
+  if (isFreeOfBuffer(E))
+    return true; // the local array that replaced the buffer
   if (!checkSequencing(E))
     return false;
   if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(E)) {

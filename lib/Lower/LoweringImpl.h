@@ -501,9 +501,17 @@ private:
                      ir::BlockStmt *B);
   /// `delete[] t;` of such a buffer is left out; others are errors.
   bool lowerDelete(const clang::CXXDeleteExpr *E);
+  bool lowerMallocArray(const clang::VarDecl *VD, const clang::DeclStmt *DS,
+                        ir::BlockStmt *B);
+  bool declareBuffer(const clang::VarDecl *VD, const clang::DeclStmt *DS,
+                     ir::BlockStmt *B, clang::QualType ElemTy, uint64_t N,
+                     bool Zeroed, clang::SourceLocation Loc);
+  /// `free(t)` of a buffer that lowerNewArray made a local array.
+  bool isFreeOfBuffer(const clang::Expr *E) const;
   /// The statements a local declared by \p DS lives in after it.
   std::vector<const clang::Stmt *> getScopeAfter(const clang::DeclStmt *DS);
   ir::DeclStmt *lowerVarDecl(const clang::VarDecl *VD);
+  ir::DeclStmt *lowerDynamicShared(const clang::VarDecl *VD);
   std::optional<ir::Var::Storage> getLocalStorage(const clang::VarDecl *VD);
   /// Null when there is no initializer; std::nullopt on error.
   std::optional<const ir::Expr *> lowerVarInit(const clang::VarDecl *VD);

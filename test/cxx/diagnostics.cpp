@@ -4,6 +4,7 @@
 // RUN: %clangxx -std=c++17 -fsyntax-only -ferror-limit=0 -fplugin=%meshad_plugin -I%I %s -Xclang -verify
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <meshad/Differentiator.h>
 
 double unsequenced(double x, double *a, int i) {
@@ -132,8 +133,16 @@ double dynamicNew(double x, int n) {
   return r;
 }
 
+double dynamicMalloc(double x, int n) {
+  double *t = (double *)malloc(n * sizeof(double)); // expected-error {{'malloc' becomes a local array: give it a constant size, a multiple of the element's, of at most 16384 elements (malloc(N * sizeof(T))); allocate larger buffers outside and pass a pointer}}
+  t[0] = x;
+  double r = t[0] * x;
+  free(t);
+  return r;
+}
+
 double movedNew(double x) {
-  double *t = new double[4]; // expected-error {{pointer 't' to a buffer of 'new' is moved or reassigned; keep it and index the buffer (t[i])}}
+  double *t = new double[4]; // expected-error {{pointer 't' to a heap buffer is moved or reassigned; keep it and index the buffer (t[i])}}
   t[0] = x;
   t++;
   return t[0] * x;
@@ -219,6 +228,7 @@ void requests() {
   meshad::gradient(ownRef, "x");
   meshad::hvp(nestedWrites, "x");
   meshad::gradient(dynamicNew, "x");
+  meshad::gradient(dynamicMalloc, "x");
   meshad::gradient(movedNew, "x");
   meshad::gradient(singleNew, "x");
   meshad::differentiate(virtualCall, "x");

@@ -1,6 +1,8 @@
 // new T[N] with a constant N and its delete[] in host code (issue 13): the
 // buffer becomes a local array (value-initialised for `new T[N]()`), the
-// delete[] is left out; the buffer is indexed and passed to a helper.
+// delete[] is left out; the buffer is indexed and passed to a helper. The
+// same for `(T *)malloc(N * sizeof(T))` and `calloc` (zeroed) with their
+// `free`.
 // Forward mode, reverse mode and HVPs against central differences.
 //
 // RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%I -I%test_inputs %s -o %t 2> %t.dump
@@ -8,6 +10,7 @@
 // RUN: %t | FileCheck %s --check-prefix=NUM
 #include "NumericCheck.h"
 #include <cmath>
+#include <cstdlib>
 #include <meshad/Differentiator.h>
 
 namespace mt = meshad::test;
@@ -41,23 +44,42 @@ double heap(double x, double y) {
 // CHECK-NOT: delete
 // CHECK-LABEL: void heap_hvp(double x, double y, double _d2_x, double _d2_y, double *_d2_d_x, double *_d2_d_y) {
 
-int main() {
-  mt::RandomInputs Rng;
-  auto f0 = meshad::differentiate(heap, "x");
-  auto f1 = meshad::differentiate(heap, "y");
-  auto g = meshad::gradient(heap, "x, y");
-  auto h = meshad::hvp(heap, "x, y");
+double heapC(double x, double y) {
+  double *t = (double *)malloc(3 * sizeof(double));
+  t[0] = x;
+  t[1] = y * x;
+  t[2] = sin(t[1]);
+  double *acc = static_cast<double *>(std::calloc(4, sizeof(double)));
+  for (int i = 0; i < 3; ++i)
+    acc[i + 1] = acc[i] + t[i] * y;
+  double s = t[0] * t[2] + sumSquares(acc, 4);
+  free(acc);
+  std::free(t);
+  return s;
+}
+// CHECK-LABEL: double heapC_darg0(double x, double y) {
+// CHECK: double t[3];
+// CHECK: double acc[4] = {};
+// CHECK-NOT: free
+// CHECK-LABEL: void heapC_grad(double x, double y, double *_d_x, double *_d_y) {
+// CHECK-NOT: free
+// CHECK-LABEL: void heapC_hvp(
+
+template <class F, class D0, class D1, class Gr, class H>
+void checkAll(const char *Name, F Fn, const D0 &f0, const D1 &f1, const Gr &g,
+              const H &h, mt::RandomInputs &Rng) {
+  std::string N = Name;
   for (int Trial = 0; Trial < 4; ++Trial) {
     double X = Rng.uniform(-1, 1), Y = Rng.uniform(-1, 1);
     double VX = Rng.uniform(-1, 1), VY = Rng.uniform(-1, 1);
     double GX = 0, GY = 0, HX = 0, HY = 0;
     g.execute(X, Y, &GX, &GY);
-    double FdX = mt::centralDifference([&](double T) { return heap(T, Y); }, X);
-    double FdY = mt::centralDifference([&](double T) { return heap(X, T); }, Y);
-    MESHAD_CHECK_CLOSE("heap fwd d/dx", f0.execute(X, Y), FdX);
-    MESHAD_CHECK_CLOSE("heap fwd d/dy", f1.execute(X, Y), FdY);
-    MESHAD_CHECK_CLOSE("heap rev d/dx", GX, FdX);
-    MESHAD_CHECK_CLOSE("heap rev d/dy", GY, FdY);
+    double FdX = mt::centralDifference([&](double T) { return Fn(T, Y); }, X);
+    double FdY = mt::centralDifference([&](double T) { return Fn(X, T); }, Y);
+    MESHAD_CHECK_CLOSE((N + " fwd d/dx").c_str(), f0.execute(X, Y), FdX);
+    MESHAD_CHECK_CLOSE((N + " fwd d/dy").c_str(), f1.execute(X, Y), FdY);
+    MESHAD_CHECK_CLOSE((N + " rev d/dx").c_str(), GX, FdX);
+    MESHAD_CHECK_CLOSE((N + " rev d/dy").c_str(), GY, FdY);
     h.execute(X, Y, VX, VY, &HX, &HY);
     for (int I = 0; I < 2; ++I) {
       double Ref = mt::centralDifference(
@@ -67,9 +89,19 @@ int main() {
             return G[I];
           },
           0.0);
-      MESHAD_CHECK_CLOSE("heap hvp", I == 0 ? HX : HY, Ref);
+      MESHAD_CHECK_CLOSE((N + " hvp").c_str(), I == 0 ? HX : HY, Ref);
     }
   }
+}
+
+int main() {
+  mt::RandomInputs Rng;
+  checkAll("heap", heap, meshad::differentiate(heap, "x"),
+           meshad::differentiate(heap, "y"), meshad::gradient(heap, "x, y"),
+           meshad::hvp(heap, "x, y"), Rng);
+  checkAll("heapC", heapC, meshad::differentiate(heapC, "x"),
+           meshad::differentiate(heapC, "y"), meshad::gradient(heapC, "x, y"),
+           meshad::hvp(heapC, "x, y"), Rng);
   return mt::summary();
 }
 // NUM-NOT: FAIL

@@ -1,6 +1,7 @@
 // Non-const references (issue 13): reference parameters of callees that are
-// read and written (passed as pointers, `acc[0]`; the user's function is
-// called with the object itself), references to locals, array elements
+// read and written (the IR passes them as pointers; the generated code
+// spells them as references: `double &acc`, `acc += ...`, calls with the
+// object itself), references to locals, array elements
 // and other references (aliases: every use names the object; an index the
 // code after the declaration changes is copied first). Forward mode, reverse
 // mode and HVPs against central differences.
@@ -75,17 +76,21 @@ double refToParam(double x, double y) {
 }
 
 // CHECK-LABEL: double refParams_darg0(double x, double y) {
-// CHECK: update_pushforward(&acc, x, &_d_acc, 1.);
-// CHECK: scaleBoth_pushforward_0_1(&u, &v, y, &_d_u, &_d_v);
+// CHECK: update_pushforward(acc, x, _d_acc, 1.);
+// CHECK: scaleBoth_pushforward_0_1(u, v, y, _d_u, _d_v);
 // CHECK: advance(k);
-// CHECK-LABEL: void update_pushforward(double *acc, double x, double *_d_acc, double _d_x) {
-// CHECK-NEXT: _d_acc[0] += 2. * _d_x * x;
-// CHECK-NEXT: acc[0] += x * x;
+// CHECK-LABEL: void update_pushforward(double &acc, double x, double &_d_acc, double _d_x) {
+// CHECK-NEXT: _d_acc += 2. * _d_x * x;
+// CHECK-NEXT: acc += x * x;
 // CHECK-LABEL: void refParams_grad(double x, double y, double *_d_x, double *_d_y) {
 // CHECK: update(acc, x);
-// CHECK: update_pullback(&acc, y * x, &_d_acc, &_r1);
-// CHECK-LABEL: void update_pullback(double *acc, double x, double *_d_acc, double *_d_x) {
+// CHECK: update_pullback(acc, y * x, _d_acc, &_r1);
+// CHECK-LABEL: void update_pullback(double &acc, double x, double &_d_acc, double *_d_x) {
+// CHECK-NEXT: acc += x * x;
+// CHECK-NEXT: double _r0 = _d_acc;
 // CHECK-LABEL: void refParams_hvp(double x, double y, double _d2_x, double _d2_y, double *_d2_d_x, double *_d2_d_y) {
+// CHECK: update_pullback_pushforward(acc, y * x, _d_acc, &_r1, _d2_acc, _d2_y * x + y * _d2_x, _d2_d_acc, &_d2_r1);
+// CHECK-LABEL: void update_pullback_pushforward(double &acc, double x, double &_d_acc, double *_d_x, double &_d2_acc, double _d2_x, double &_d2_d_acc, double *_d2_d_x) {
 // CHECK-LABEL: double refLocals_darg0(double x, double y, double z) {
 // CHECK: _d_a[i] = _d_a[i] * x + a[i];
 // CHECK-NEXT: a[i] *= x;
@@ -95,16 +100,20 @@ double refToParam(double x, double y) {
 // CHECK-LABEL: void refLocals_grad(double x, double y, double z, double *_d_x, double *_d_y, double *_d_z) {
 // CHECK-LABEL: void refLocals_hvp(double x, double y, double z, double _d2_x, double _d2_y, double _d2_z, double *_d2_d_x, double *_d2_d_y, double *_d2_d_z) {
 // CHECK-LABEL: double refArgs_darg0(double x, double y) {
-// CHECK: accumulate_pushforward(&b[i], x + (double)i, &_d_b[i], 1.);
-// CHECK: update_pushforward_0(&b[2], y, &_d_b[2]);
-// CHECK-LABEL: void accumulate_pushforward(double *acc, double v, double *_d_acc, double _d_v) {
+// CHECK: accumulate_pushforward(b[i], x + (double)i, _d_b[i], 1.);
+// CHECK: update_pushforward_0(b[2], y, _d_b[2]);
+// CHECK-LABEL: void accumulate_pushforward(double &acc, double v, double &_d_acc, double _d_v) {
 // CHECK-NEXT: update_pushforward(acc, v, _d_acc, _d_v);
 // CHECK-LABEL: void refArgs_grad(double x, double y, double *_d_x, double *_d_y) {
 // CHECK: accumulate(b[i], x + (double)i);
 // CHECK: update(b[2], y);
-// CHECK-LABEL: void accumulate_pullback_local0(double *acc, double v, double *_d_acc, double *_d_v) {
+// CHECK-LABEL: void accumulate_pullback_local0(double &acc, double v, double &_d_acc, double *_d_v) {
+// CHECK: update_record(acc, v, &_undo0);
+// CHECK: _d_acc = _r1 * (0.5 + v);
+// CHECK: update_pullback(acc, v, _d_acc, &_r0);
 // CHECK-LABEL: void refToParam_grad(double x, double y, double *_d_x, double *_d_y) {
 // CHECK-NEXT: double _d_x_local = 0.;
+// CHECK: halve_pullback(x, y, _d_x_local, &_r0);
 // CHECK: *_d_x += _d_x_local;
 
 /// Forward, reverse and HVP of a function of N scalars against central

@@ -73,14 +73,16 @@ __global__ void triEnergy(int nt, const int *tri, const double *x,
 
 // CHECK-LABEL: __host__ __device__ double bend_darg0(double ax, double ay, double az, double s) {
 // CHECK: meshad::ValueAndPushforward<double3, double3> _t{{[0-9]+}} = cross_pushforward(a, b, _d_a, _d_b);
-// CHECK: operator_plus_assign_pushforward(&n, _t0, &_d_n, _d__t0);
-// CHECK-LABEL: __host__ __device__ void operator_plus_assign_pushforward(double3 *a, double3 b, double3 *_d_a, double3 _d_b) {
-// CHECK-NEXT: _d_a[0].x += _d_b.x;
-// CHECK-NEXT: a[0].x += b.x;
+// CHECK: operator_plus_assign_pushforward(n, _t0, _d_n, _d__t0);
+// CHECK-LABEL: __host__ __device__ void operator_plus_assign_pushforward(double3 &a, double3 b, double3 &_d_a, double3 _d_b) {
+// CHECK-NEXT: _d_a.x += _d_b.x;
+// CHECK-NEXT: a.x += b.x;
 // CHECK-LABEL: __host__ __device__ meshad::ValueAndPushforward<double3, double3> operator_plus_pushforward(double3 a, double3 b, double3 _d_a, double3 _d_b) {
 // CHECK-NEXT: return {make_double3(a.x + b.x, a.y + b.y, a.z + b.z), make_double3(_d_a.x + _d_b.x, _d_a.y + _d_b.y, _d_a.z + _d_b.z)};
 // CHECK-LABEL: __host__ __device__ void bend_grad(double ax, double ay, double az, double s, double *_d_ax, double *_d_ay, double *_d_az, double *_d_s) {
-// CHECK-LABEL: __host__ __device__ void operator_plus_assign_pullback(double3 *a, double3 b, double3 *_d_a, double3 *_d_b) {
+// CHECK-LABEL: __host__ __device__ void operator_plus_assign_pullback(double3 &a, double3 b, double3 &_d_a, double3 *_d_b) {
+// CHECK-NEXT: a.x += b.x;
+// CHECK: (*_d_b).x += _d_a.x;
 // CHECK-LABEL: __host__ __device__ void bend_hvp(
 // CHECK-LABEL: __global__ void triEnergy_darg2(int nt, const int *tri, const double *x, double *E, const double *_d_x, double *_d_E) {
 // CHECK-LABEL: __global__ void triEnergy_grad(int nt, const int *tri, const double *x, double *E, double *_d_x, double *_d_E) {

@@ -21,14 +21,6 @@ __global__ void square(const double *x, double *y, int n) {
     y[i] = x[i] * x[i];
 }
 
-__global__ void dynamicTile(const double *x, double *y) {
-  MESHAD_DYNAMIC_SHARED(double, buf); // expected-error {{cannot find the adjoint memory of pointer 'buf'}}
-  int t = threadIdx.x;
-  buf[t] = x[t];
-  __syncthreads();
-  y[t] = buf[t] * buf[(t + 1) % blockDim.x];
-}
-
 // What a callee overwrites through a pointer of unknown size is logged and
 // rolled back around its pullback (test/reverse/reverse-callee-writes.cpp);
 // an atomic update cannot be.
@@ -45,7 +37,6 @@ int main() {
   meshad::gradient(square, "x");       // expected-error {{'square' writes values that depend on the selected inputs into 'y'; add it to the argument spec}}
   meshad::gradient(early, "x[0:2]");   // expected-error {{meshad::gradient takes whole parameters}}
   meshad::gradient(early, "n");        // expected-error {{parameter 'n' has type int, which carries no derivative}}
-  meshad::gradient(dynamicTile, "x, y");
   meshad::gradient(bumpedNorm, "a, v");
   return 0;
 }

@@ -1,23 +1,22 @@
 // Reverse mode of a kernel staging its block's inputs in DYNAMIC shared
 // memory (extern __shared__, written MESHAD_DYNAMIC_SHARED for both CUDA and
 // the CPU emulation) and reading neighbours after __syncthreads(): the
-// adjoint of the dynamic buffer must live somewhere valid (the generated
-// kernel gets twice the primal's dynamic shared bytes here, room for the
-// buffer and its adjoint) and give the exact gradient, or meshad must reject
-// the kernel with a clear error.
-//
-// Not supported yet: meshad rejects the kernel with a clear error ("cannot
-// find the adjoint memory of pointer 'buf' ... dynamic shared memory ... not
-// supported in reverse mode yet", checked in reverse-diagnostics.cu). This
-// test turns green (remove the XFAIL) when dynamic shared memory is supported.
-// XFAIL: *
+// adjoint of the dynamic buffer lives in the upper half of the derived
+// kernel's dynamic shared memory (meshad::dynamicSharedShadow), zeroed by
+// the block before the sweep; its adds are atomic (the block's threads share
+// it). execute_kernel takes the primal's dynamic shared bytes and launches
+// the gradient with twice as many. Checked against central differences on
+// the CPU emulation; the CUDA spelling is checked to compile. Pointers into
+// the buffer and HVPs are errors (dynamic-shared-diagnostics.cu).
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.dump
 // RUN: FileCheck %s < %t.dump
 // RUN: %t | FileCheck %s --check-prefix=NUM
+// RUN: %if cuda %{ %clangxx -x cuda %cuda_flags --cuda-host-only -fsyntax-only -fplugin=%meshad_plugin -I%I -I%test_inputs %s %}
 #include "KernelCheck.h"
 #include <cmath>
 #include <meshad/Differentiator.h>
+#include <meshad/cpu/Portable.h>
 
 /// Launch with blockDim.x * sizeof(double) dynamic shared bytes; n is a
 /// multiple of blockDim.x.
@@ -30,6 +29,16 @@ __global__ void ring(int n, const double *x, double *y) {
   y[i] = buf[t] * buf[(t + 1) % b] + sin(buf[(t + b - 1) % b]);
 }
 // CHECK-LABEL: __global__ void ring_grad(int n, const double *x, double *y, double *_d_x, double *_d_y) {
+// CHECK-NEXT:   MESHAD_DYNAMIC_SHARED(double, buf);
+// CHECK:        double *_d_buf = meshad::dynamicSharedShadow<double>();
+// CHECK:        meshad::zeroDynamicSharedShadow();
+// CHECK:        buf[t] = x[i];
+// CHECK-NEXT:   __syncthreads();
+// CHECK:        atomicAdd(&_d_buf[t], _r1 * buf[(t + 1) % b]);
+// CHECK-NEXT:   atomicAdd(&_d_buf[(t + 1) % b], buf[t] * _r1);
+// CHECK-NEXT:   atomicAdd(&_d_buf[(t + b - 1) % b], _r1 * cos(buf[(t + b - 1) % b]));
+// CHECK:        __syncthreads();
+// CHECK:        _d_x[i] += _d_buf[t];
 
 namespace mt = meshad::test;
 constexpr int B = 16, N = 3 * B;
@@ -55,7 +64,7 @@ int main() {
     DY[I] = W[I];
   DY.upload();
   cudaStream_t Stream = nullptr;
-  gr.execute_kernel(dim3(N / B), dim3(B), 2 * Bytes, Stream, N, X.device(),
+  gr.execute_kernel(dim3(N / B), dim3(B), Bytes, Stream, N, X.device(),
                     Y.device(), DX.device(), DY.device());
   mt::checkLaunch("ring_grad");
   DX.download();

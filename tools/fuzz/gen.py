@@ -138,6 +138,9 @@ TOGGLES = {
     'struct-methods': 'a plain struct with member functions, operators '
                       'written as members, passed to and returned from a '
                       'helper',
+    'dynamic-shared': 'kernels whose first __shared__ tile is dynamic '
+                      'shared memory (MESHAD_DYNAMIC_SHARED; off with '
+                      '--modes H)',
 }
 DISABLED = set()
 

@@ -8,6 +8,8 @@ read after it, block reductions sum a __shared__ array in thread 0. Helpers
 are __device__ or __host__ __device__ (double3 arguments included).
 """
 
+import random
+
 from gen import CAP, INPUT, Ctx, Gen, Scope, Var, allowed
 from model import Func, If, Loop, Param, Simple
 
@@ -140,8 +142,17 @@ def kernelProgram(seed):
         t = 'tile'
         g.tiles[t] = B
         load = g.wrap(g.expr(_loadScope(sc, g), 1), CAP)[0]
-        head.append(Simple('__shared__ double %s[%d];' % (t, B),
-                           deletable=False))
+        # Its own random stream: the other programs of a seed stay as they
+        # were before this construct.
+        if (allowed('dynamic-shared') and
+                random.Random(p.seed * 7919 + 17).random() < 0.5):
+            p.features.add('dynamic-shared')
+            p.sharedBytes = B * 8
+            head.append(Simple('MESHAD_DYNAMIC_SHARED(double, %s);' % t,
+                               deletable=False))
+        else:
+            head.append(Simple('__shared__ double %s[%d];' % (t, B),
+                               deletable=False))
         op = r.choice(['+', '*', '-'])
         head.append(Simple('%s[threadIdx.x] = i < n ? x[i] %s %s : 0.0;' % (
             t, op, load), deletable=False))

@@ -105,14 +105,21 @@ def _launch(prog):
 def _primalCall(prog, name):
     args = ', '.join(_args(prog))
     if prog.family == 'kernel':
-        return 'MESHAD_LAUNCH(%s, %s)(%s)' % (name, _launch(prog), args)
+        shared = ', %d' % prog.sharedBytes if prog.sharedBytes else ''
+        return 'MESHAD_LAUNCH(%s, %s%s)(%s)' % (name, _launch(prog), shared,
+                                                args)
     return '%s(%s)' % (name, args)
 
 
 def _derivedCall(prog, handle, extras):
     args = ', '.join(_args(prog) + extras)
     if prog.family == 'kernel':
-        return '%s.execute_kernel(%s, %s)' % (handle, _launch(prog), args)
+        # The primal's dynamic shared bytes: execute_kernel adds the room
+        # the derivative needs.
+        shared = (', %d, nullptr' % prog.sharedBytes if prog.sharedBytes
+                  else '')
+        return '%s.execute_kernel(%s%s, %s)' % (handle, _launch(prog), shared,
+                                                args)
     return '%s.execute(%s)' % (handle, args)
 
 

@@ -99,6 +99,7 @@ def main(argv):
     if 'H' in a.modes:
         # Kernels in the shapes whose output seeds meshad::hvp keeps.
         gen.DISABLED.add('output-reuse')
+        gen.DISABLED.add('dynamic-shared')  # No HVPs of dynamic shared memory
     if not os.path.exists(a.plugin):
         sys.exit('meshad-fuzz: no plugin at %s (build it: scripts/build.sh)'
                  % a.plugin)

@@ -165,6 +165,7 @@ class Program:
         self.params = []          # [Param] of top
         self.grid = (1, 1)        # kernels: launch shape (x, y)
         self.block = (1, 1)
+        self.sharedBytes = 0      # kernels: the dynamic shared memory
         self.features = set()
         self.fwdSpecs = []        # forward-mode requests: 'x', 'p[2]', 'v'
 

@@ -158,6 +158,12 @@ template <class T> T *dynamicShared() {
       detail::activeRunner("MESHAD_DYNAMIC_SHARED").DynamicShared);
 }
 
+/// The size in bytes of the running block's dynamic shared memory.
+inline size_t dynamicSharedBytes() {
+  return detail::activeRunner("meshad::cpu::dynamicSharedBytes")
+      .DynamicSharedBytes;
+}
+
 } // namespace meshad::cpu
 
 /// `MESHAD_LAUNCH(kernel, grid, block[, sharedBytes[, stream]])(args...)`:

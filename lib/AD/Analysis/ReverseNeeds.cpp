@@ -239,8 +239,13 @@ void ReverseNeeds::visitStmt(const Stmt *S) {
     const auto *A = cast<AssignStmt>(S);
     const Expr *LHS = A->getLHS();
     markAll(lvalueIndex(LHS));
+    // The reverse sweep finds the stored-to element (its adjoint, its old
+    // value) through the pointer: `p[i] = ...` and `*p = ...` alike.
     if (const auto *Inner = dyn_cast<IndexExpr>(LHS))
       visitExpr(Inner, false);
+    else if (const auto *U = dyn_cast<UnaryExpr>(LHS);
+             U && U->getOp() == UnaryOp::Deref)
+      visitExpr(U, false);
     const Var *Root = ActivityAnalysis::getRootVar(LHS);
     if (LHS->getType()->isPointer()) {
       markAll(A->getRHS());

@@ -73,6 +73,9 @@ private:
   /// (its tangent memory); false, after an error at \p Loc, when \p Value
   /// is not a null pointer and has none (dynamic shared memory, a pointer
   /// returned by a call).
+  /// The tangent of the dynamic shared memory that \p D declares (the upper
+  /// half of the derived kernel's); null after an error (HVPs).
+  const ir::Expr *sharedShadow(const ir::DeclStmt *D);
   bool checkShadow(const ir::Var *V, const ir::Expr *Value,
                    const ir::Expr *Shadow, clang::SourceLocation Loc);
 
@@ -166,6 +169,7 @@ private:
   /// Every name of the generated function: the user's and the generated.
   ir::NameScope Names;
   bool Failed = false;
+  bool SharedShadowRejected = false;
 };
 
 } // namespace meshad

@@ -131,6 +131,7 @@ void ForwardFunction::addParameters() {
     Var *T =
         M.createVar(Names.derivative(P->getName()), Ty, Var::Storage::Param,
                     VarRoles::derivativeOf(P->getRoles(), VarRoles::Tangent));
+    T->setReferenceParam(P->isReferenceParam()); // Printed `double &_d_acc`.
     Tangents[P] = T;
     Result->addParam(T);
   }

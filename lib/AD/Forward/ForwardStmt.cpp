@@ -11,6 +11,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "IR/DynamicShared.h"
 #include "IR/Intrinsics.h"
 #include "Rules/DerivativeRules.h"
 #include "Rules/PartialProducts.h"
@@ -109,6 +110,8 @@ void ForwardFunction::deriveDecl(const DeclStmt *D, BlockStmt *Out) {
   const Expr *TInit = nullptr;
   if (!V->isShared() && !V->getType()->isTape())
     TInit = Init.T ? Init.T : B.zero(T->getType());
+  else if (isDynamicShared(*V) && !(TInit = sharedShadow(D)))
+    return;
   DeclStmt *TD = B.decl(T, TInit);
   TD->setLoc(D->getLoc());
   const Stmt *Primal = Init.P == D->getInit() ? D : B.decl(V, Init.P);
@@ -117,6 +120,16 @@ void ForwardFunction::deriveDecl(const DeclStmt *D, BlockStmt *Out) {
   Out->append(TD);
   if (!PrimalFirst)
     Out->append(Primal);
+}
+
+const Expr *ForwardFunction::sharedShadow(const DeclStmt *D) {
+  if (Primal->getDerivativeOrder() == 0 && !D->getInit())
+    return dynamicSharedShadow(M, D->getVar()->getType());
+  if (!SharedShadowRejected)
+    error(D->getLoc().isValid() ? D->getLoc() : Primal->getLoc(),
+          SharedShadowSecondOrder);
+  SharedShadowRejected = true;
+  return nullptr;
 }
 
 /// True for a null pointer constant (its shadow is null too).

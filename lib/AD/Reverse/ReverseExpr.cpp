@@ -297,19 +297,18 @@ const Expr *ReverseFunction::adjointPointer(const Expr *P) {
     const Expr *Target = adjointLValue(U->getSub());
     return Target ? B.addrOf(Target) : nullptr;
   }
-  case Expr::Kind::Cast: {
-    const Expr *Sub = adjointPointer(cast<CastExpr>(P)->getSub());
-    return Sub ? M.create<CastExpr>(P->getType(), Sub) : nullptr;
-  }
-  case Expr::Kind::Conditional: {
-    // Both branches alias one adjoint class (ActivityAnalysis): both have
-    // adjoints or neither has.
+  case Expr::Kind::Conditional: { // `c ? x + 2 : x`: the same choice
+    // (both branches alias one adjoint class in ActivityAnalysis).
     const auto *C = cast<ConditionalExpr>(P);
     const Expr *T = adjointPointer(C->getTrue());
     const Expr *F = adjointPointer(C->getFalse());
-    if (!T || !F)
+    if (!T || !F || T->getType() != F->getType())
       return nullptr;
-    return B.select(C->getCond(), T, F, T->getType());
+    return M.create<ConditionalExpr>(T->getType(), C->getCond(), T, F);
+  }
+  case Expr::Kind::Cast: {
+    const Expr *Sub = adjointPointer(cast<CastExpr>(P)->getSub());
+    return Sub ? M.create<CastExpr>(P->getType(), Sub) : nullptr;
   }
   case Expr::Kind::Index: {
     const auto *I = cast<IndexExpr>(P);

@@ -24,6 +24,7 @@
 
 #include "AD/Reverse/ReverseFunction.h"
 #include "AD/Reverse/DeviceBufferHistory.h"
+#include "IR/DynamicShared.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -236,8 +237,12 @@ void ReverseFunction::sweepLaunch(const LaunchStmt *L, BlockStmt *Fwd,
     Args.push_back(B.ref(D));
     Scalars.push_back({Arg, D});
   }
+  // The derivative of dynamic shared memory takes room after the primal's.
+  const Expr *Bytes = L->getSharedBytes();
+  if (Bytes && usesSharedShadow(*Grad))
+    Bytes = B.mul(B.intLit(SharedShadowFactor), Bytes);
   auto *Launch = M.create<LaunchStmt>(Grad, L->getGrid(), L->getBlock(),
-                                      L->getSharedBytes(), L->getStream(),
+                                      Bytes, L->getStream(),
                                       Args, L->isViaMacro());
   Launch->setLoc(L->getLoc());
   Rev->append(Launch);

@@ -12,6 +12,7 @@
 
 #include "AD/Reverse/ReverseMode.h"
 #include "GPU/GpuPasses.h"
+#include "IR/DynamicShared.h"
 #include "IR/Traversal.h"
 #include "Simplify/DeadLocals.h"
 #include "AD/Reverse/JumpNormalizer.h"
@@ -215,6 +216,14 @@ ir::Var *ReverseFunction::newVar(const std::string &Prefix, const Type *Ty,
 
 /// Collects local declarations so they can be declared at function scope:
 /// the reverse sweep reads them outside their original scopes.
+/// The type of a declaration hoisted to function scope, where it is
+/// assigned: without const (`const double c[3] = {...}` too).
+static const Type *hoistedType(TypeContext &Types, const Type *Ty) {
+  if (!Ty->isArray())
+    return Ty->getUnqualified();
+  return Types.getArray(hoistedType(Types, Ty->getElement()), Ty->getCount());
+}
+
 void ReverseFunction::hoistDeclarations(const Stmt *S) {
   if (!S)
     return;
@@ -228,8 +237,7 @@ void ReverseFunction::hoistDeclarations(const Stmt *S) {
     if (std::find(Hoisted.begin(), Hoisted.end(), V) != Hoisted.end())
       return;
     V->setName(Names.declare(V->getName()));
-    if (!V->getType()->isArray())
-      V->setType(V->getType()->getUnqualified());
+    V->setType(hoistedType(M.getTypes(), V->getType()));
     Hoisted.push_back(V);
     return;
   }
@@ -342,6 +350,7 @@ void ReverseFunction::addParameters() {
     Var *A =
         M.createVar(Name, AdjTy, Var::Storage::Param,
                     VarRoles::derivativeOf(P->getRoles(), VarRoles::Adjoint));
+    A->setReferenceParam(P->isReferenceParam()); // Printed `double &_d_acc`.
     if (Kind == Flavor::Pullback && (!Ty->isIndexable() || Private[I]))
       Adds.ThreadPrivate.push_back(A);
     Adds.PrimalNames[A] = P->getName();
@@ -404,6 +413,8 @@ ir::Var *ReverseFunction::adjointVar(Var *V) {
   const Expr *Init = nullptr;
   if (!V->isShared() && !Ty->isPointer())
     Init = B.zero(Ty);
+  else if (isDynamicShared(*V))
+    Init = dynamicSharedShadow(M, Ty);
   Decls->append(B.decl(A, Init));
   Adjoints[V] = A;
   return A;
@@ -415,6 +426,13 @@ void ReverseFunction::zeroSharedAdjoints(BlockStmt *Out) {
     if (!V->isShared() || !Activity->isActive(V))
       continue;
     Var *A = adjointVar(V);
+    if (isDynamicShared(*V)) { // Its size is known at run time only.
+      Out->append(M.create<ExprStmt>(M.create<CallExpr>(
+          M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+          "meshad::zeroDynamicSharedShadow", -1,
+          std::vector<const Expr *>{})));
+      continue;
+    }
     // Every thread of the block clears a strided part, then all wait.
     const Type *Int = M.getTypes().getInt("int");
     const Type *UInt = M.getTypes().getInt("unsigned int");

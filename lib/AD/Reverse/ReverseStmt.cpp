@@ -12,6 +12,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "IR/DynamicShared.h"
 #include "IR/Clone.h"
 #include "IR/Intrinsics.h"
 #include "IR/Traversal.h"
@@ -579,6 +580,14 @@ void ReverseFunction::sweepPointerAssign(const Expr *LHS, AssignOp Op,
   // it alike. Where the reverse sweep restores the primal pointer, it
   // restores the adjoint pointer with it.
   const Var *Root = ActivityAnalysis::getRootVar(LHS);
+  // Adds through it would be plain (a local's), yet the block shares it.
+  if (const Var *From = ActivityAnalysis::getRootVar(RHS);
+      From && isDynamicShared(*From) && Root && !Root->isShared()) {
+    error(Loc, "pointer '" + Root->getName() + "' into the dynamic shared "
+               "memory '" + From->getName() + "' is not supported in reverse "
+               "mode; index '" + From->getName() + "' itself");
+    return;
+  }
   const Expr *Target = adjointPointer(LHS);
   const Expr *Adj = Op == AssignOp::Assign ? adjointPointer(RHS) : RHS;
   if (!Target || (Op == AssignOp::Assign && !Adj)) {

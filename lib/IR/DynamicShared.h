@@ -1,0 +1,59 @@
+//===- IR/DynamicShared.h - A kernel's dynamic shared memory ----*- C++ -*-===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The dynamic shared memory of a kernel (`extern __shared__ double buf[];`)
+/// is a __shared__ variable of pointer type without initializer, emitted as
+/// `MESHAD_DYNAMIC_SHARED(double, buf);`. Its tangent or adjoint is the
+/// pointer `meshad::dynamicSharedShadow<double>()` (the upper half of the
+/// derived kernel's dynamic shared memory, which is launched with twice the
+/// primal's bytes: include/meshad/codegen/DynamicShared.h).
+///
+/// \code
+///   if (ir::isDynamicShared(*V))
+///     Init = ir::dynamicSharedShadow(M, V->getType());
+/// \endcode
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef MESHAD_IR_DYNAMICSHARED_H
+#define MESHAD_IR_DYNAMICSHARED_H
+
+#include "IR/IR.h"
+
+namespace meshad::ir {
+
+/// True for a kernel's dynamic shared memory, or the derivative of one.
+inline bool isDynamicShared(const Var &V) {
+  return V.isShared() && V.getType()->isPointer();
+}
+
+/// `meshad::dynamicSharedShadow<T>()` of type \p PtrTy (T *).
+const Expr *dynamicSharedShadow(Module &M, const Type *PtrTy);
+
+/// True for a call of meshad::dynamicSharedShadow.
+bool isDynamicSharedShadow(const Expr *E);
+
+/// True when \p F keeps a derivative in the upper half of its dynamic shared
+/// memory: a kernel that needs twice the primal's dynamic shared bytes.
+bool usesSharedShadow(const Function &F);
+
+/// The first declaration of dynamic shared memory in \p F's body, or null.
+const DeclStmt *findDynamicShared(const Function &F);
+
+/// The error for dynamic shared memory in an HVP or Hessian.
+constexpr const char *SharedShadowSecondOrder =
+    "dynamic shared memory is not supported in second derivatives "
+    "(meshad::hvp, meshad::hessian) yet: give the kernel a __shared__ array "
+    "of fixed size";
+
+/// How many times the primal's dynamic shared bytes a function that
+/// usesSharedShadow needs.
+constexpr unsigned SharedShadowFactor = 2;
+
+} // namespace meshad::ir
+
+#endif
