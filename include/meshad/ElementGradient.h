@@ -38,6 +38,10 @@
 /// in the incidence's order). Copies of a handle share its incidence and
 /// slots.
 ///
+/// The handle's own incidence is built again for another index array (a
+/// different pointer); when the contents of the same array change, call
+/// connectivity_changed().
+///
 /// Misuse stops the program with a message rather than give a wrong
 /// gradient: an element count or arity that differs from the incidence's
 /// (the connectivity changed without connectivity_changed(), or a borrowed
@@ -181,6 +185,9 @@ private:
   struct State {
     runtime::Incidence Own;
     bool Built = false;
+    /// The index array the incidence was built from: another one (another
+    /// mesh) builds it again.
+    const int *Source = nullptr;
     const runtime::Incidence *Borrowed = nullptr;
     T *Slots = nullptr;
     size_t Capacity = 0;
@@ -199,10 +206,11 @@ private:
   const runtime::Incidence &incidence(const int *Indices, long long N) const {
     long NumIndices = static_cast<long>(N) * Arity;
     try {
-      if (!S->Borrowed && !S->Built) {
+      if (!S->Borrowed && (!S->Built || S->Source != Indices)) {
         S->Own.rebuild(Indices, static_cast<int>(N), Arity,
                        runtime::countVertices(Indices, NumIndices));
         S->Built = true;
+        S->Source = Indices;
       }
       const runtime::Incidence &Inc = S->Borrowed ? *S->Borrowed : S->Own;
       if (Inc.numElements() != N || Inc.arity() != Arity)

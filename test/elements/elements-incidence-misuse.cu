@@ -1,6 +1,7 @@
 // The incidence of an element gradient's handle (issue 11): built on first
-// use and kept; connectivity_changed() builds it again; use_incidence()
-// takes one the caller owns. Misuse stops the program with a message, never
+// use and kept; connectivity_changed() builds it again, and so does another
+// index array (a different pointer: another mesh of as many elements);
+// use_incidence() takes one the caller owns. Misuse stops the program with a message, never
 // a wrong gradient: an element count that differs from the incidence's
 // (stale), a borrowed incidence of another arity, an index out of range
 // (checked on every launch with MESHAD_DEBUG_INDICES).
@@ -16,6 +17,7 @@
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DNEGATIVE %s -o %t.negative
 // RUN: not --crash %t.negative 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 #include "ElementCheck.h"
+#include <algorithm>
 #include <meshad/Differentiator.h>
 #include <meshad/runtime/Incidence.h>
 
@@ -41,11 +43,12 @@ int main() {
   DE.upload();
   auto G = meshad::gradient(springs, "x, E");
   auto A = meshad::gradient(springs, "x, E", meshad::ElementStrategy::Atomics);
+  int *Ind = Edges.device();
   auto Check = [&](const char *Name, int N) {
     auto Energy = [&] {
       X.upload();
       E.zero();
-      MESHAD_LAUNCH(springs, Blocks, Threads)(N, Edges.device(), X.device(),
+      MESHAD_LAUNCH(springs, Blocks, Threads)(N, Ind, X.device(),
                                               E.device());
       E.download();
       return E[0];
@@ -53,11 +56,11 @@ int main() {
     mt::checkElementGradient(
         Name, X, Energy,
         [&](double *DX) {
-          G.execute_kernel(dim3(Blocks), dim3(Threads), N, Edges.device(),
+          G.execute_kernel(dim3(Blocks), dim3(Threads), N, Ind,
                            X.device(), E.device(), DX, DE.device());
         },
         [&](double *DX) {
-          A.execute_kernel(dim3(Blocks), dim3(Threads), N, Edges.device(),
+          A.execute_kernel(dim3(Blocks), dim3(Threads), N, Ind,
                            X.device(), E.device(), DX, DE.device());
         });
   };
@@ -88,6 +91,17 @@ int main() {
   // Fewer elements, told: the incidence is built again.
   G.connectivity_changed();
   Check("changed", M - 2);
+  // Another mesh with as many elements, in another array: noticed by its
+  // pointer, the incidence is built again (the first mesh's would give a
+  // wrong gradient).
+  std::vector<int> Other = mt::elementConnectivity(M - 2, 2, V);
+  std::reverse(Other.begin(), Other.end());
+  mt::DeviceArray<int> Edges2(Other.size());
+  mt::upload(Edges2, Other);
+  Ind = Edges2.device();
+  Check("another array", M - 2);
+  Ind = Edges.device();
+  Check("the first array again", M - 2);
   // A copy of the handle shares its incidence.
   auto Copy = G;
   Copy.connectivity_changed();
