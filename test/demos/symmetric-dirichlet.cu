@@ -8,7 +8,7 @@
 // The cost model's choice for these triangles: two-phase slots.
 // CHECK-LABEL: __global__ void symmetricDirichlet_grad_4_5(int nTris, const int *tris, const double *restInv, const double *area, const double *uv, double *E, double *_d_uv, double *_d_E, double *_slots) {
 // CHECK-NOT: atomicAdd(&_d_uv
-// CHECK: meshad::slotAdd<3, 2>(_slots, nTris, t, 3 * t + 2, 1, _r3);
+// CHECK: meshad::slotStore<3, 2>(_slots, nTris, t, 3 * t + 2, 1, _r3);
 // NUM-NOT: FAIL
 // NUM: numeric checks: 40 passed, 0 failed
 // NUM: symmetric-dirichlet: OK
