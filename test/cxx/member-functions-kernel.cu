@@ -67,7 +67,7 @@ __global__ void triEnergy(int nt, const int *tri, const double *x,
 // The cost model's choice for this triangle: two-phase slots.
 // CHECK-LABEL: __global__ void triEnergy_grad(int nt, const int *tri, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
 // CHECK-NOT: atomicAdd(&_d_x
-// CHECK: meshad::slotAdd<3, 3>(_slots, nt, t, 3 * t + 2, 2, _r8);
+// CHECK: meshad::slotStore<3, 3>(_slots, nt, t, 3 * t + 2, 2, _r8);
 // CHECK-LABEL: __global__ void triEnergy_hvp_2(int nt, const int *tri, const double *x, double *E, const double *_d2_x, double *_d2_d_x, double *_d_E) {
 
 constexpr int NT = 6, NV = 8, N = 3 * NV;
