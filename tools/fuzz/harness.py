@@ -48,7 +48,7 @@ HEADER = """#include <meshad/Differentiator.h>
 #include <vector>
 """
 
-NPOINTS = {'host': 3, 'kernel': 2}
+NPOINTS = {'host': 3, 'kernel': 2, 'pipeline': 2}
 MAX_REV_ELEMS = 10  # kernels: adjoint elements checked per array
 
 
@@ -208,7 +208,7 @@ def forwardUnit(u):
 
 
 def _revElems(prog, q):
-    if prog.family != 'kernel' or q.size <= MAX_REV_ELEMS:
+    if prog.family == 'host' or q.size <= MAX_REV_ELEMS:
         return list(range(q.size))
     step = q.size / float(MAX_REV_ELEMS)
     return sorted(set(int(k * step) for k in range(MAX_REV_ELEMS)) |
@@ -221,7 +221,8 @@ def reverseUnit(u):
     arrays = [q for q in prog.params if q.kind in ('carr', 'arr')]
     lines = ['static void %srunR(meshad::fuzz::Unit &U) {' % P,
              '  meshad::fuzz::Rng R(%dull);' % (prog.seed * 2 + 2),
-             '  auto G = meshad::gradient(%s, "");' % fname,
+             '  auto G = meshad::gradient(%s, ""%s);' % (
+                 fname, ', meshad::WithValue' if _withValue(prog) else ''),
              '  for (int Pt = 0; Pt < %d; ++Pt) {' % NPOINTS[prog.family]]
     _inputs(prog, lines)
     for q in arrays:
@@ -254,7 +255,10 @@ def reverseUnit(u):
             lines.append('    std::memcpy(g_%s, wt_%s, sizeof g_%s);' % (
                 q.name, q.name, q.name))
             extras.append('g_%s' % q.name)
-    lines.append('    %s;' % _derivedCall(prog, 'G', extras))
+    if _withValue(prog):
+        lines += _valueCheck(prog, _derivedCall(prog, 'G', extras))
+    else:
+        lines.append('    %s;' % _derivedCall(prog, 'G', extras))
     for q in prog.params:
         if q.kind == 'double':
             _, ev, x0 = _perturb(prog, q.name)
@@ -276,12 +280,37 @@ def reverseUnit(u):
     return '\n'.join(lines)
 
 
+def _withValue(prog):
+    return getattr(prog, 'withValue', False)
+
+
+def _valueCheck(prog, call):
+    """meshad::WithValue: the value the gradient returns and the written
+    arrays it leaves must be the primal's (Outs(), exact up to round-off)."""
+    lines = ['    std::vector<double> Got;', '    Got.push_back(%s);' % call]
+    for q in prog.params:
+        if q.kind == 'arr':
+            lines.append('    meshad::fuzz::append(Got, w_%s, %d);' % (
+                q.name, q.size))
+    lines += ['    {',
+              '      meshad::fuzz::Column V;',
+              '      V.D = Outs();',
+              '      V.Smooth.assign(V.D.size(), 1);',
+              '      for (double D : V.D) V.Scale = std::max(V.Scale, '
+              'std::fabs(D));',
+              '      U.checkAll("value", Got, V);',
+              '    }']
+    return lines
+
+
 def hvpEligible(prog):
     """Programs whose Hessian-vector product the 'H' unit checks."""
     if not any(q.kind in ('double', 'carr') for q in prog.params):
         return False
     if prog.family == 'kernel':
         return any(q.kind == 'arr' for q in prog.params)
+    if prog.family == 'pipeline':
+        return False
     return _returns(prog) and not any(q.kind == 'arr' for q in prog.params)
 
 

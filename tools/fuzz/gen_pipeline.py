@@ -1,0 +1,301 @@
+"""Host pipelines that launch kernels, for the meshad fuzzer.
+
+A host function copies its host inputs into device buffers (cudaMalloc,
+cudaMemcpy), launches 2-5 small generated elementwise kernels (1D with a
+guard `if (i < n)`; inputs read at i and at neighbours modulo n; the output
+written at i only) and adds an energy into a device scalar with atomicAdd,
+copies it back and returns it (sometimes also copying a buffer back into a
+host output `out`). Between the launches: in-place updates (`y[i] =
+f(y[i], ...)`), `+=` accumulations, buffers reused for another result,
+cudaMemset, loops of launches over an int trip count (a buffer updated in
+place, or ping-pong buffers swapped through a temporary pointer), and a
+pointer chosen by `?:`. These are the shapes of the two silent wrong
+gradients of host code found by hand (buffers that a later launch
+overwrites; a pointer chosen by `?:` losing its aliasing).
+
+Every buffer is zeroed when it is allocated, so that any launch may be
+deleted (by the reducer) and the program stays well defined. A kernel never
+gets the same buffer as an input and as its output (no races).
+"""
+
+from gen import CAP, INPUT, Ctx, Scope, Var
+from gen_kernel import KernelGen
+from model import Func, If, Loop, Param, Simple
+
+BUF = 4.0    # cap of what a kernel stores into a buffer
+ACC = 1.0    # cap of what a `+=` kernel adds
+READ = 8.0   # bound of what a kernel reads from a buffer
+DEVICE = ['u', 'v', 'w', 'z', 'r']  # device buffers besides x (and q)
+KINDS = ['map'] * 4 + ['inplace'] * 3 + ['acc'] * 2
+BLOCKS = [4, 8]
+
+
+class PipelineGen:
+    """One host pipeline: its kernels (helpers of the program) and the host
+    body, generated together (a kernel is made for each launch site)."""
+
+    def __init__(self, seed):
+        self.g = KernelGen(seed)
+        self.g.prog.family = 'pipeline'
+        self.r = self.g.r
+        self.p = self.g.prog
+        self.kernels = 0
+        self.body = []
+        self.live = []      # device buffers that hold a result
+        self.alias = {'E': {'E'}}  # pointer -> the allocations it may be
+
+    # --- kernels ----------------------------------------------------------
+
+    def kernel(self, kind, nIn, scalars):
+        """A new __global__ kernel `@kJ(n, a[, b][, scalars], y)`; kind is
+        map (y[i] = e), inplace (y[i] = e(y[i])), acc (y[i] += e) or energy
+        (atomicAdd(&E[0], e)). Returns its name."""
+        g, r, n = self.g, self.r, self.n
+        name = '@k%d' % self.kernels
+        self.kernels += 1
+        g.inputs = set()
+        sc = Scope()
+        sc.names.update(['i', 'n', 'a', 'b', 'y', 'E', 's', 'k'])
+        sc.add(Var('n', 'int', lo=n, hi=n))
+        params = [('int', 'n')]
+        ins = []
+        for a in ['a', 'b'][:nIn]:
+            params.append(('const double *', a))
+            ins.append(sc.add(Var(a, 'arr', READ, size=n, writable=False)))
+            g.inputs.add(a)
+        for s in scalars:
+            params.append(('double', s))
+            sc.add(Var(s, 'd', INPUT)).isParam = True
+        out = 'E' if kind == 'energy' else 'y'
+        if kind == 'inplace':
+            y = sc.add(Var('y', 'arr', READ, size=n, writable=False))
+            y.fixedIndex = 'i'
+        params.append(('double *', out))
+        ctx = Ctx('void', allowReturn=False)
+        ctx.depth = 1
+        inner = g.block(sc, ctx, r.randint(0, 2))
+        e = g.expr(sc, 2)
+        for a in ins:  # every input reaches the output
+            if a.name + '[' not in e[0]:
+                c = r.choice(['0.5', '-0.75', '1.25'])
+                e = ('%s + %s * %s[%s]' % (e[0], c, a.name, g.index(sc, a)),
+                     e[1] + abs(float(c)) * READ)
+        if kind == 'inplace' and 'y[i]' not in e[0]:
+            e = ('%s * y[i] + %s' % (r.choice(['0.5', '-0.75', '1.25']), e[0]),
+                 1.25 * READ + e[1])
+        if kind == 'energy':
+            store = 'atomicAdd(&E[0], %s);' % g.wrap(e, CAP)[0]
+        elif kind == 'acc':
+            store = 'y[i] += %s;' % g.wrap(e, ACC)[0]
+        else:
+            store = 'y[i] = %s;' % g.wrap(e, BUF)[0]
+        inner.append(Simple(store))
+        f = Func(name, 'void', params, '__global__')
+        f.body = [Simple('int i = blockIdx.x * blockDim.x + threadIdx.x;',
+                         deletable=False), If('i < n', inner, guard=True)]
+        self.p.helpers.append(f)
+        self.p.features.add('pipeline-' + kind)
+        return name
+
+    # --- launches ---------------------------------------------------------
+
+    def launch(self, kind, out, ins):
+        """A launch of a new kernel of `kind` writing `out` and reading the
+        buffers `ins` (none of them `out`) and some host scalars."""
+        scalars = [s for s in self.scalars if self.r.random() < 0.6]
+        k = self.kernel(kind, len(ins), scalars)
+        args = ['n'] + ins + scalars + [out]
+        return Simple('MESHAD_LAUNCH(%s, dim3(%d), dim3(%d))(%s);' % (
+            k, self.grid, self.B, ', '.join(args)))
+
+    def sources(self, out, m):
+        """Up to m buffers to read, none of them `out` (results first)."""
+        pool = [b for b in self.live if not self.overlap(b, out)]
+        self.r.shuffle(pool)
+        return pool[:self.r.randint(1, m)] if pool else []
+
+    def overlap(self, a, b):
+        return bool(self.alias[a] & self.alias[b])
+
+    def step(self):
+        """One statement of the pipeline (a launch, a loop, a choice, a
+        cudaMemset)."""
+        r = self.r
+        x = r.random()
+        if x < 0.12 and not self.select and len(self.live) >= 2:
+            return self.choose()
+        if x < 0.27 and self.steps:
+            return self.loop()
+        if x < 0.33 and len(self.live) >= 2:
+            b = r.choice([b for b in self.bufs if b != 'x'])
+            self.p.features.add('pipeline-memset')
+            if b in self.live:
+                self.live.remove(b)
+            return [Simple('cudaMemset(%s, 0, Bytes);' % b)]
+        if x < 0.38:
+            # An energy term from intermediate results (buffers that later
+            # launches overwrite).
+            return [self.launch('energy', 'E', self.sources('E', 2))]
+        if x < 0.43 and len(self.live) >= 2:
+            src = r.choice(self.live)
+            dst = r.choice([b for b in self.allocated[1:]
+                            if not self.overlap(b, src)] or [None])
+            if dst:
+                self.p.features.add('pipeline-copy')
+                if dst not in self.live:
+                    self.live.append(dst)
+                return [Simple('cudaMemcpy(%s, %s, Bytes, '
+                               'cudaMemcpyDeviceToDevice);' % (dst, src))]
+        kind = r.choice(KINDS)
+        if kind == 'map':
+            out = r.choice(self.bufs[1:])
+        else:
+            out = r.choice(self.live)
+        if out in self.live and kind == 'map':
+            self.p.features.add('pipeline-reuse')
+        ins = self.sources(out, 2 if kind == 'map' else 1)
+        if not ins and kind != 'inplace':
+            kind = 'inplace'
+            out = r.choice(self.live)
+            ins = []
+        if out not in self.live:
+            self.live.append(out)
+        return [self.launch(kind, out, ins)]
+
+    def loop(self):
+        """`for (int t = 0; t < steps; ++t)`: in place, or ping-pong between
+        two buffers swapped through a temporary pointer."""
+        r = self.r
+        cur = r.choice(self.live)
+        nxts = [b for b in self.allocated[1:] if not self.overlap(b, cur)]
+        if r.random() < 0.5 or not nxts:
+            y = cur
+            ins = self.sources(y, 1) if r.random() < 0.5 else []
+            body = [self.launch('inplace', y, ins)]
+            self.p.features.add('pipeline-loop-inplace')
+            return [Loop('for (int t = 0; t < steps; ++t)', body)]
+        self.p.features.add('pipeline-ping-pong')
+        nxt = r.choice(nxts)
+        self.pp += 1
+        c, d = 'cur%d' % self.pp, 'nxt%d' % self.pp
+        head = [Simple('double *%s = %s, *%s = %s;' % (c, cur, d, nxt),
+                       deletable=False)]
+        others = [b for b in self.live
+                  if not self.overlap(b, cur) and not self.overlap(b, nxt)]
+        ins = [c] + ([r.choice(others)] if others and r.random() < 0.5
+                     else [])
+        body = [self.launch('map', d, ins),
+                Simple('double *tmp = %s;' % c, deletable=False),
+                Simple('%s = %s;' % (c, d), deletable=False),
+                Simple('%s = tmp;' % d, deletable=False)]
+        # After the loop the result is in cur (y or z by the parity of steps).
+        self.alias[c] = self.alias[d] = self.alias[cur] | self.alias[nxt]
+        self.bufs.append(c)
+        self.live.append(c)
+        if nxt not in self.live:
+            self.live.append(nxt)
+        return head + [Loop('for (int t = 0; t < steps; ++t)', body)]
+
+    def choose(self):
+        """`double *q = cond ? y : z;` then a launch reading or writing q."""
+        r = self.r
+        self.select = True
+        self.p.features.add('pipeline-select')
+        a, b = r.sample(self.live, 2)
+        cond = r.choice(['n % 2 == 0', 'n > %d' % r.randint(4, 12)] +
+                        (['steps > 1'] if self.steps else []) +
+                        ['%s > 0.0' % s for s in self.scalars])
+        out = [Simple('double *q = %s ? %s : %s;' % (cond, a, b),
+                      deletable=False)]
+        self.alias['q'] = self.alias[a] | self.alias[b]
+        self.bufs.append('q')
+        self.live.append('q')
+        if r.random() < 0.5:
+            others = [v for v in self.live if not self.overlap(v, 'q')]
+            ins = [r.choice(others)] if others else []
+            out.append(self.launch('inplace', 'q', ins))
+        return out
+
+
+def pipelineProgram(seed):
+    pg = PipelineGen(seed)
+    r, p = pg.r, pg.p
+    g = pg.g
+    for _ in range(r.randint(0, 1)):
+        g.makeHelper()
+    pg.B = r.choice(BLOCKS)
+    pg.n = n = r.randint(pg.B + 1, 3 * pg.B)
+    pg.grid = -(-n // pg.B)
+    pg.scalars = sorted(r.sample(['s', 'k'], r.randint(0, 2)))
+    pg.steps = r.random() < 0.6
+    pg.select = False
+    pg.pp = 0
+    params = [Param('carr', 'xh', size=n)]
+    hostIns = ['xh']
+    if r.random() < 0.4:
+        params.append(Param('carr', 'ph', size=n))
+        hostIns.append('ph')
+    params += [Param('double', s) for s in pg.scalars]
+    if r.random() < 0.35:
+        params.append(Param('arr', 'out', size=n))
+        params[-1].wo = True
+        p.features.add('pipeline-out')
+    params.append(Param('int', 'n', value=n))
+    if pg.steps:
+        params.append(Param('int', 'steps', value=r.randint(0, 3)))
+    p.params = params
+    nDev = r.randint(2, 4)
+    pg.bufs = ['x'] + (['p'] if 'ph' in hostIns else []) + DEVICE[:nDev]
+    pg.live = list(pg.bufs[:len(hostIns)])
+    pg.allocated = list(pg.bufs)
+    for b in pg.bufs:
+        pg.alias[b] = {b}
+    body = [Simple('size_t Bytes = n * sizeof(double);', deletable=False),
+            Simple('double %s, *E;' % ', '.join('*' + b for b in pg.bufs),
+                   deletable=False)]
+    for b in pg.bufs:
+        body.append(Simple('cudaMalloc(&%s, Bytes);' % b, deletable=False))
+    body.append(Simple('cudaMalloc(&E, sizeof(double));', deletable=False))
+    for b in pg.bufs[len(hostIns):]:
+        body.append(Simple('cudaMemset(%s, 0, Bytes);' % b, deletable=False))
+    body.append(Simple('cudaMemset(E, 0, sizeof(double));', deletable=False))
+    for b, h in zip(pg.bufs, hostIns):
+        body.append(Simple('cudaMemcpy(%s, %s, Bytes, cudaMemcpyHostToDevice);'
+                           % (b, h), deletable=False))
+    launches = 0
+    target = r.randint(2, 5)
+    while launches < target:
+        stmts = pg.step()
+        launches += sum(1 for s in _walk(stmts) if 'MESHAD_LAUNCH' in
+                        getattr(s, 'text', ''))
+        body += stmts
+    for _ in range(r.choice([1, 1, 2])):
+        ins = pg.sources('E', 2)
+        body.append(pg.launch('energy', 'E', ins))
+    body.append(Simple('double e = 0;', deletable=False))
+    body.append(Simple('cudaMemcpy(&e, E, sizeof(double), '
+                       'cudaMemcpyDeviceToHost);', deletable=False))
+    if any(q.name == 'out' for q in params):
+        body.append(Simple('cudaMemcpy(out, %s, Bytes, cudaMemcpyDeviceToHost);'
+                           % r.choice(pg.live), deletable=False))
+    for b in pg.allocated + ['E']:
+        body.append(Simple('cudaFree(%s);' % b, deletable=False))
+    body.append(Simple('return e;', deletable=False))
+    f = Func('@f', 'double', [(q.ctype(), q.name) for q in params])
+    f.body = body
+    p.top = f
+    # Forward mode of host code that launches kernels is an error today:
+    # the F units count as rejected.
+    p.fwdSpecs = [q.name for q in params if q.kind == 'double'] or ['xh']
+    p.withValue = r.random() < 0.3
+    if p.withValue:
+        p.features.add('pipeline-with-value')
+    return p
+
+
+def _walk(stmts):
+    for s in stmts:
+        yield s
+        for b in s.bodies():
+            for t in _walk(b):
+                yield t
