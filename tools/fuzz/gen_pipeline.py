@@ -118,34 +118,25 @@ class PipelineGen:
         return bool(self.alias[a] & self.alias[b])
 
     def step(self):
-        """One statement of the pipeline (a launch, a loop, a choice, a
-        cudaMemset)."""
+        """One statement of the pipeline: a launch (most often), a loop, a
+        choice by `?:`, a launch under an `if`, a cudaMemset, an energy
+        term, a device-to-device copy, a host input copied in again, the
+        host output or the energy copied back midway."""
         r = self.r
-        x = r.random()
-        if x < 0.12 and not self.select and len(self.live) >= 2:
-            return self.choose()
-        if x < 0.27 and self.steps:
-            return self.loop()
-        if x < 0.33 and len(self.live) >= 2:
-            b = r.choice([b for b in self.bufs if b != 'x'])
-            self.p.features.add('pipeline-memset')
-            if b in self.live:
-                self.live.remove(b)
-            return [Simple('cudaMemset(%s, 0, Bytes);' % b)]
-        if x < 0.38:
-            # An energy term from intermediate results (buffers that later
-            # launches overwrite).
-            return [self.launch('energy', 'E', self.sources('E', 2))]
-        if x < 0.43 and len(self.live) >= 2:
-            src = r.choice(self.live)
-            dst = r.choice([b for b in self.allocated[1:]
-                            if not self.overlap(b, src)] or [None])
-            if dst:
-                self.p.features.add('pipeline-copy')
-                if dst not in self.live:
-                    self.live.append(dst)
-                return [Simple('cudaMemcpy(%s, %s, Bytes, '
-                               'cudaMemcpyDeviceToDevice);' % (dst, src))]
+        steps = [(10, self.launchStep), (2, self.choose), (3, self.loop),
+                 (1, self.memset), (2, self.energy), (1, self.copy),
+                 (1, self.upload), (1, self.condLaunch), (2, self.copyBack)]
+        x = r.uniform(0, sum(w for w, _ in steps))
+        for w, f in steps:
+            x -= w
+            if x < 0:
+                out = f()
+                if out:
+                    return out
+        return self.launchStep()
+
+    def launchStep(self):
+        r = self.r
         kind = r.choice(KINDS)
         if kind == 'map':
             out = r.choice(self.bufs[1:])
@@ -162,6 +153,69 @@ class PipelineGen:
             self.live.append(out)
         return [self.launch(kind, out, ins)]
 
+    def memset(self):
+        if len(self.live) < 2:
+            return None
+        b = self.r.choice([b for b in self.bufs if b != 'x'])
+        self.p.features.add('pipeline-memset')
+        if b in self.live:
+            self.live.remove(b)
+        return [Simple('cudaMemset(%s, 0, Bytes);' % b)]
+
+    def energy(self):
+        """An energy term from intermediate results (buffers that later
+        launches overwrite)."""
+        self.p.features.add('pipeline-energy-midway')
+        self.nEnergy += 1
+        return [self.launch('energy', 'E', self.sources('E', 2))]
+
+    def copy(self):
+        r = self.r
+        src = r.choice(self.live)
+        dsts = [b for b in self.allocated[1:] if not self.overlap(b, src)]
+        if not dsts:
+            return None
+        dst = r.choice(dsts)
+        self.p.features.add('pipeline-copy')
+        if dst not in self.live:
+            self.live.append(dst)
+        return [Simple('cudaMemcpy(%s, %s, Bytes, cudaMemcpyDeviceToDevice);'
+                       % (dst, src))]
+
+    def upload(self):
+        """A host input copied again into a buffer (that held a result)."""
+        dst = self.r.choice(self.allocated[1:])
+        self.p.features.add('pipeline-upload')
+        if dst not in self.live:
+            self.live.append(dst)
+        return [Simple('cudaMemcpy(%s, %s, Bytes, cudaMemcpyHostToDevice);'
+                       % (dst, self.r.choice(self.hostIns)))]
+
+    def condLaunch(self):
+        """A launch under an `if` on an int or on a scalar parameter."""
+        self.p.features.add('pipeline-if')
+        conds = ['n %% 3 != %d' % self.r.randint(0, 2)] + \
+            ['steps != %d' % self.r.randint(0, 3)] * self.steps + \
+            ['%s > 0.0' % s for s in self.scalars]
+        return [If(self.r.choice(conds), self.launchStep())]
+
+    def copyBack(self):
+        """The host output copied back midway (then the buffer may be
+        overwritten), or the energy so far into a second value."""
+        if self.outMid is None and self.hasOut:
+            self.outMid = True
+            self.p.features.add('pipeline-out-midway')
+            return [Simple('cudaMemcpy(out, %s, Bytes, '
+                           'cudaMemcpyDeviceToHost);' % self.r.choice(
+                               self.live), deletable=False)]
+        if self.e0 or not self.nEnergy:
+            return None
+        self.e0 = True
+        self.p.features.add('pipeline-energy-copied')
+        return [Simple('double e0 = 0;', deletable=False),
+                Simple('cudaMemcpy(&e0, E, sizeof(double), '
+                       'cudaMemcpyDeviceToHost);', deletable=False)]
+
     def loop(self):
         """`for (int t = 0; t < steps; ++t)`: in place, or ping-pong between
         two buffers swapped through a temporary pointer."""
@@ -172,6 +226,8 @@ class PipelineGen:
             y = cur
             ins = self.sources(y, 1) if r.random() < 0.5 else []
             body = [self.launch('inplace', y, ins)]
+            if r.random() < 0.3:
+                body.append(self.launch('energy', 'E', [y]))
             self.p.features.add('pipeline-loop-inplace')
             return [Loop('for (int t = 0; t < steps; ++t)', body)]
         self.p.features.add('pipeline-ping-pong')
@@ -199,6 +255,8 @@ class PipelineGen:
     def choose(self):
         """`double *q = cond ? y : z;` then a launch reading or writing q."""
         r = self.r
+        if self.select or len(self.live) < 2:
+            return None
         self.select = True
         self.p.features.add('pipeline-select')
         a, b = r.sample(self.live, 2)
@@ -230,6 +288,9 @@ def pipelineProgram(seed):
     pg.steps = r.random() < 0.6
     pg.select = False
     pg.pp = 0
+    pg.outMid = None
+    pg.e0 = False
+    pg.nEnergy = 0
     params = [Param('carr', 'xh', size=n)]
     hostIns = ['xh']
     if r.random() < 0.4:
@@ -240,6 +301,8 @@ def pipelineProgram(seed):
         params.append(Param('arr', 'out', size=n))
         params[-1].wo = True
         p.features.add('pipeline-out')
+    pg.hasOut = any(q.name == 'out' for q in params)
+    pg.hostIns = hostIns
     params.append(Param('int', 'n', value=n))
     if pg.steps:
         params.append(Param('int', 'steps', value=r.randint(0, 3)))
@@ -275,12 +338,17 @@ def pipelineProgram(seed):
     body.append(Simple('double e = 0;', deletable=False))
     body.append(Simple('cudaMemcpy(&e, E, sizeof(double), '
                        'cudaMemcpyDeviceToHost);', deletable=False))
-    if any(q.name == 'out' for q in params):
+    if pg.hasOut and not pg.outMid:
         body.append(Simple('cudaMemcpy(out, %s, Bytes, cudaMemcpyDeviceToHost);'
                            % r.choice(pg.live), deletable=False))
     for b in pg.allocated + ['E']:
         body.append(Simple('cudaFree(%s);' % b, deletable=False))
-    body.append(Simple('return e;', deletable=False))
+    ret = 'e'
+    if pg.e0:
+        ret = 'e - %s * e0' % r.choice(['0.5', '1.5'])
+    if pg.scalars and r.random() < 0.3:
+        ret = '%s * (%s)' % (r.choice(pg.scalars), ret)
+    body.append(Simple('return %s;' % ret, deletable=False))
     f = Func('@f', 'double', [(q.ctype(), q.name) for q in params])
     f.body = body
     p.top = f
