@@ -46,11 +46,11 @@ class PipelineGen:
 
     # --- kernels ----------------------------------------------------------
 
-    def kernel(self, kind, nIn, scalars):
+    def kernel(self, kind, nIn, scalars, n):
         """A new __global__ kernel `@kJ(n, a[, b][, scalars], y)`; kind is
         map (y[i] = e), inplace (y[i] = e(y[i])), acc (y[i] += e) or energy
         (atomicAdd(&E[0], e)). Returns its name."""
-        g, r, n = self.g, self.r, self.n
+        g, r = self.g, self.r
         name = '@k%d' % self.kernels
         self.kernels += 1
         g.inputs = set()
@@ -102,9 +102,18 @@ class PipelineGen:
     def launch(self, kind, out, ins):
         """A launch of a new kernel of `kind` writing `out` and reading the
         buffers `ins` (none of them `out`) and some host scalars."""
-        scalars = [s for s in self.scalars if self.r.random() < 0.6]
-        k = self.kernel(kind, len(ins), scalars)
-        args = ['n'] + ins + scalars + [out]
+        r = self.r
+        scalars = [s for s in self.scalars if r.random() < 0.6]
+        count, n = 'n', self.n
+        if r.random() < 0.15:
+            # On n - 1 elements, some buffers from their second element.
+            self.p.features.add('pipeline-offset')
+            count, n = 'n - 1', self.n - 1
+            ins = [b + ' + 1' if r.random() < 0.5 else b for b in ins]
+            if out != 'E' and r.random() < 0.5:
+                out += ' + 1'
+        k = self.kernel(kind, len(ins), scalars, n)
+        args = [count] + ins + scalars + [out]
         return Simple('MESHAD_LAUNCH(%s, dim3(%d), dim3(%d))(%s);' % (
             k, self.grid, self.B, ', '.join(args)))
 
@@ -220,6 +229,8 @@ class PipelineGen:
         """`for (int t = 0; t < steps; ++t)`: in place, or ping-pong between
         two buffers swapped through a temporary pointer."""
         r = self.r
+        if not self.steps:
+            return None
         cur = r.choice(self.live)
         nxts = [b for b in self.allocated[1:] if not self.overlap(b, cur)]
         if r.random() < 0.5 or not nxts:
@@ -229,7 +240,7 @@ class PipelineGen:
             if r.random() < 0.3:
                 body.append(self.launch('energy', 'E', [y]))
             self.p.features.add('pipeline-loop-inplace')
-            return [Loop('for (int t = 0; t < steps; ++t)', body)]
+            return self.loopAround(body)
         self.p.features.add('pipeline-ping-pong')
         nxt = r.choice(nxts)
         self.pp += 1
@@ -251,6 +262,27 @@ class PipelineGen:
         if nxt not in self.live:
             self.live.append(nxt)
         return head + [Loop('for (int t = 0; t < steps; ++t)', body)]
+
+    def loopAround(self, body):
+        """A loop of `steps` trips around \p body: a for loop (launches
+        on even trips only, or an inner loop of two trips, at times) or a
+        while loop."""
+        r = self.r
+        self.pp += 1
+        t = 't%d' % self.pp
+        x = r.random()
+        if x < 0.2:
+            self.p.features.add('pipeline-loop-if')
+            body = [If('%s %% 2 == 0' % t, body)]
+        elif x < 0.35:
+            self.p.features.add('pipeline-loop-nested')
+            body = [Loop('for (int j = 0; j < 2; ++j)', body)]
+        elif x < 0.5:
+            self.p.features.add('pipeline-loop-while')
+            return [Simple('int %s = 0;' % t, deletable=False),
+                    Loop('while (%s < steps)' % t, body + [
+                        Simple('++%s;' % t, deletable=False)])]
+        return [Loop('for (int %s = 0; %s < steps; ++%s)' % (t, t, t), body)]
 
     def choose(self):
         """`double *q = cond ? y : z;` then a launch reading or writing q."""
@@ -301,6 +333,12 @@ def pipelineProgram(seed):
         params.append(Param('arr', 'out', size=n))
         params[-1].wo = True
         p.features.add('pipeline-out')
+    device = r.random() < 0.3
+    if device:
+        # A device buffer of the caller's, read and updated in place.
+        params.append(Param('arr', 'y', size=n))
+        params[-1].device = True
+        p.features.add('pipeline-caller-buffer')
     pg.hasOut = any(q.name == 'out' for q in params)
     pg.hostIns = hostIns
     params.append(Param('int', 'n', value=n))
@@ -311,15 +349,19 @@ def pipelineProgram(seed):
     pg.bufs = ['x'] + (['p'] if 'ph' in hostIns else []) + DEVICE[:nDev]
     pg.live = list(pg.bufs[:len(hostIns)])
     pg.allocated = list(pg.bufs)
+    if device:
+        pg.bufs.append('y')
+        pg.live.append('y')
     for b in pg.bufs:
         pg.alias[b] = {b}
     body = [Simple('size_t Bytes = n * sizeof(double);', deletable=False),
-            Simple('double %s, *E;' % ', '.join('*' + b for b in pg.bufs),
+            Simple('double %s, *E;' % ', '.join('*' + b
+                                                for b in pg.allocated),
                    deletable=False)]
-    for b in pg.bufs:
+    for b in pg.allocated:
         body.append(Simple('cudaMalloc(&%s, Bytes);' % b, deletable=False))
     body.append(Simple('cudaMalloc(&E, sizeof(double));', deletable=False))
-    for b in pg.bufs[len(hostIns):]:
+    for b in pg.allocated[len(hostIns):]:
         body.append(Simple('cudaMemset(%s, 0, Bytes);' % b, deletable=False))
     body.append(Simple('cudaMemset(E, 0, sizeof(double));', deletable=False))
     for b, h in zip(pg.bufs, hostIns):
@@ -338,6 +380,16 @@ def pipelineProgram(seed):
     body.append(Simple('double e = 0;', deletable=False))
     body.append(Simple('cudaMemcpy(&e, E, sizeof(double), '
                        'cudaMemcpyDeviceToHost);', deletable=False))
+    if r.random() < 0.25:
+        # The energy also from a buffer copied back into a host array.
+        p.features.add('pipeline-host-readback')
+        b = r.choice(pg.live)
+        body += [Simple('double hb[%d];' % n, deletable=False),
+                 Simple('cudaMemcpy(hb, %s, Bytes, cudaMemcpyDeviceToHost);'
+                        % b, deletable=False),
+                 Loop('for (int j = 0; j < n; ++j)', [
+                     Simple('e += %s * hb[j] * hb[j];' % r.choice(
+                         ['0.1', '0.25', '-0.5']), deletable=False)])]
     if pg.hasOut and not pg.outMid:
         body.append(Simple('cudaMemcpy(out, %s, Bytes, cudaMemcpyDeviceToHost);'
                            % r.choice(pg.live), deletable=False))
@@ -355,7 +407,9 @@ def pipelineProgram(seed):
     # Forward mode of host code that launches kernels is an error today:
     # the F units count as rejected.
     p.fwdSpecs = [q.name for q in params if q.kind == 'double'] or ['xh']
-    p.withValue = r.random() < 0.3
+    # WithValue cannot put the primal's results back into caller memory
+    # that the gradient restores (an error): rarely with a caller buffer.
+    p.withValue = r.random() < (0.05 if device else 0.3)
     if p.withValue:
         p.features.add('pipeline-with-value')
     return p

@@ -90,12 +90,37 @@ def _copies(prog, ind):
             out.append('%sdouble w_%s[%d];' % (ind, q.name, q.size))
             out.append('%sstd::memcpy(w_%s, i_%s, sizeof w_%s);' % (
                 ind, q.name, q.name, q.name))
+            if q.device:
+                out += _upload('w_' + q.name, ind)
+    return out
+
+
+def _upload(host, ind):
+    """A device copy d<host> of the host array <host> (pipelines: device
+    buffers the caller passes)."""
+    return ['%sdouble *d%s;' % (ind, host),
+            '%scudaMalloc(&d%s, sizeof %s);' % (ind, host, host),
+            '%scudaMemcpy(d%s, %s, sizeof %s, cudaMemcpyHostToDevice);' % (
+                ind, host, host, host)]
+
+
+def _download(prog, ind, prefixes=('w_',)):
+    """Copies the device arrays back into their host arrays, frees them."""
+    out = []
+    for q in prog.params:
+        if q.kind == 'arr' and q.device:
+            for pre in prefixes:
+                h = pre + q.name
+                out.append('%scudaMemcpy(%s, d%s, sizeof %s, '
+                           'cudaMemcpyDeviceToHost);' % (ind, h, h, h))
+                out.append('%scudaFree(d%s);' % (ind, h))
     return out
 
 
 def _args(prog):
     return ['a_%s' % q.name if q.kind in ('double', 'int', 'carr')
-            else 'w_%s' % q.name for q in prog.params]
+            else ('dw_%s' if q.device else 'w_%s') % q.name
+            for q in prog.params]
 
 
 def _launch(prog):
@@ -129,6 +154,7 @@ def _outsLambda(prog, fname):
         out.append('      O.push_back(%s);' % call)
     else:
         out.append('      %s;' % call)
+    out += _download(prog, '      ')
     for q in prog.params:
         if q.kind == 'arr':
             out.append('      meshad::fuzz::append(O, w_%s, %d);' % (
@@ -254,11 +280,16 @@ def reverseUnit(u):
             lines.append('    double g_%s[%d];' % (q.name, q.size))
             lines.append('    std::memcpy(g_%s, wt_%s, sizeof g_%s);' % (
                 q.name, q.name, q.name))
-            extras.append('g_%s' % q.name)
+            if q.kind == 'arr' and q.device:
+                lines += _upload('g_' + q.name, '    ')
+                extras.append('dg_%s' % q.name)
+            else:
+                extras.append('g_%s' % q.name)
     if _withValue(prog):
         lines += _valueCheck(prog, _derivedCall(prog, 'G', extras))
     else:
         lines.append('    %s;' % _derivedCall(prog, 'G', extras))
+        lines += _download(prog, '    ', ('w_', 'g_'))
     for q in prog.params:
         if q.kind == 'double':
             _, ev, x0 = _perturb(prog, q.name)
@@ -288,6 +319,7 @@ def _valueCheck(prog, call):
     """meshad::WithValue: the value the gradient returns and the written
     arrays it leaves must be the primal's (Outs(), exact up to round-off)."""
     lines = ['    std::vector<double> Got;', '    Got.push_back(%s);' % call]
+    lines += _download(prog, '    ', ('w_', 'g_'))
     for q in prog.params:
         if q.kind == 'arr':
             lines.append('    meshad::fuzz::append(Got, w_%s, %d);' % (
