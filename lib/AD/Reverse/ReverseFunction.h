@@ -217,6 +217,16 @@ private:
   /// before the gradient's launch (\p Rev). False after an error.
   bool snapshotLaunch(const ir::LaunchStmt *L, const ir::Function &Grad,
                       ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  /// Launches whose buffer arguments may be the same memory (`k(x, x)`):
+  /// the gradient kernel would reset the adjoint it just accumulated into,
+  /// or add to one element from two threads. Replaces in \p Args the
+  /// adjoint of each such argument that \p L's kernel only reads by a
+  /// zeroed shadow buffer (before the gradient launch, \p Rev) and folds
+  /// the shadows back after it (\p After). False after an error.
+  bool shadowAliasedAdjoints(const ir::LaunchStmt *L,
+                             const std::vector<bool> &Active,
+                             std::vector<const ir::Expr *> &Args,
+                             ir::BlockStmt *Rev, ir::BlockStmt *After);
   std::unique_ptr<DeviceBufferHistory> History;
   /// meshad::cuda::DeviceSnapshots of the host function, once needed.
   ir::Var *Snapshots = nullptr;
