@@ -46,7 +46,7 @@ class PipelineGen:
 
     # --- kernels ----------------------------------------------------------
 
-    def kernel(self, kind, nIn, scalars, n):
+    def kernel(self, kind, nIn, scalars, n, atI=0):
         """A new __global__ kernel `@kJ(n, a[, b][, scalars], y)`; kind is
         map (y[i] = e), inplace (y[i] = e(y[i])), acc (y[i] += e) or energy
         (atomicAdd(&E[0], e)). Returns its name."""
@@ -62,7 +62,10 @@ class PipelineGen:
         for a in ['a', 'b'][:nIn]:
             params.append(('const double *', a))
             ins.append(sc.add(Var(a, 'arr', READ, size=n, writable=False)))
-            g.inputs.add(a)
+            if len(ins) <= atI:
+                ins[-1].fixedIndex = 'i'  # read at i only: may be y
+            else:
+                g.inputs.add(a)
         for s in scalars:
             params.append(('double', s))
             sc.add(Var(s, 'd', INPUT)).isParam = True
@@ -99,9 +102,10 @@ class PipelineGen:
 
     # --- launches ---------------------------------------------------------
 
-    def launch(self, kind, out, ins):
+    def launch(self, kind, out, ins, atI=0):
         """A launch of a new kernel of `kind` writing `out` and reading the
-        buffers `ins` (none of them `out`) and some host scalars."""
+        buffers `ins` and some host scalars; only the first `atI` of `ins`,
+        read at i only, may be `out`."""
         r = self.r
         scalars = [s for s in self.scalars if r.random() < 0.6]
         count, n = 'n', self.n
@@ -110,9 +114,11 @@ class PipelineGen:
             self.p.features.add('pipeline-offset')
             count, n = 'n - 1', self.n - 1
             ins = [b + ' + 1' if r.random() < 0.5 else b for b in ins]
-            if out != 'E' and r.random() < 0.5:
+            if atI:  # the output at the same offset as its alias
+                out += ins[0][len(out):]
+            elif out != 'E' and r.random() < 0.5:
                 out += ' + 1'
-        k = self.kernel(kind, len(ins), scalars, n)
+        k = self.kernel(kind, len(ins), scalars, n, atI)
         args = [count] + ins + scalars + [out]
         return Simple('MESHAD_LAUNCH(%s, dim3(%d), dim3(%d))(%s);' % (
             k, self.grid, self.B, ', '.join(args)))
@@ -146,6 +152,8 @@ class PipelineGen:
 
     def launchStep(self):
         r = self.r
+        if r.random() < 0.12:
+            return self.aliasedLaunch()
         kind = r.choice(KINDS)
         if kind == 'map':
             out = r.choice(self.bufs[1:])
@@ -161,6 +169,24 @@ class PipelineGen:
         if out not in self.live:
             self.live.append(out)
         return [self.launch(kind, out, ins)]
+
+    def aliasedLaunch(self):
+        """A launch given one buffer twice: as an input read at i only and
+        as the output (`k(n, y, y)`), or as two inputs (`k(n, x, x, z)`)."""
+        r = self.r
+        self.p.features.add('pipeline-aliased-args')
+        if r.random() < 0.6:
+            y = r.choice(self.live)
+            ins = [y] + self.sources(y, 1)[:r.randint(0, 1)]
+            return [self.launch('map', y, ins, atI=1)]
+        src = r.choice(self.live)
+        outs = [b for b in self.bufs[1:] if not self.overlap(b, src)]
+        if not outs:
+            return None
+        out = r.choice(outs)
+        if out not in self.live:
+            self.live.append(out)
+        return [self.launch('map', out, [src, src])]
 
     def memset(self):
         if len(self.live) < 2:
