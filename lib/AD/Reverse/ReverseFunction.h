@@ -99,9 +99,10 @@ private:
                      clang::SourceLocation Loc, ir::BlockStmt *Fwd,
                      ir::BlockStmt *Rev);
   /// Zeroes Target[From..N) (nested arrays whole), saving what the reverse
-  /// sweep reads and resetting adjoints in loops.
+  /// sweep reads and resetting adjoints in loops. \p Repeat: how many
+  /// times the enclosing zeroing loops run this one (tape capacities).
   void zeroTail(const ir::Expr *Target, unsigned From, ir::BlockStmt *Fwd,
-                ir::BlockStmt *Rev);
+                ir::BlockStmt *Rev, unsigned Repeat = 1);
   /// The forward-sweep half of an assignment: saves what it overwrites
   /// (into \p Restore, replayed by the reverse sweep) and the store.
   void sweepPrimalStore(const ir::Expr *LHS, ir::AssignOp Op,
