@@ -162,10 +162,10 @@ def report(a, progs, outcomes, runner, secs):
         if o.cls == 'rejected':
             for m in o.msg.split(' | '):
                 rejected[(o.unit.mode, m)] += 1
-    lines = ['meshad-fuzz: seed %d, %d programs (%d host, %d kernel, %d '
-             'pipeline), %d units, %d compiles, %.0f s%s' % (
+    lines = ['meshad-fuzz: seed %d, %d programs (%d host, %d kernel%s), %d '
+             'units, %d compiles, %.0f s%s' % (
                  a.seed, len(progs), fam['host'], fam['kernel'],
-                 fam['pipeline'],
+                 ', %d pipeline' % fam['pipeline'] if fam['pipeline'] else '',
                  len(outcomes), runner.compiles, secs,
                  ', disabled: ' + a.disable if a.disable else ''),
              'time (summed over jobs): compiling %.0f s, running %.0f s' % (
