@@ -334,14 +334,14 @@ class PipelineGen:
 
 
 def pipelineProgram(seed):
+    """A host pipeline under test, its kernels and helpers."""
     pg = PipelineGen(seed)
     r, p = pg.r, pg.p
-    g = pg.g
     for _ in range(r.randint(0, 1)):
-        g.makeHelper()
+        pg.g.makeHelper()
     pg.B = r.choice(BLOCKS)
-    pg.n = n = r.randint(pg.B + 1, 3 * pg.B)
-    pg.grid = -(-n // pg.B)
+    pg.n = r.randint(pg.B + 1, 3 * pg.B)
+    pg.grid = -(-pg.n // pg.B)
     pg.scalars = sorted(r.sample(['s', 'k'], r.randint(0, 2)))
     pg.steps = r.random() < 0.6
     pg.select = False
@@ -349,50 +349,8 @@ def pipelineProgram(seed):
     pg.outMid = None
     pg.e0 = False
     pg.nEnergy = 0
-    params = [Param('carr', 'xh', size=n)]
-    hostIns = ['xh']
-    if r.random() < 0.4:
-        params.append(Param('carr', 'ph', size=n))
-        hostIns.append('ph')
-    params += [Param('double', s) for s in pg.scalars]
-    if r.random() < 0.35:
-        params.append(Param('arr', 'out', size=n))
-        params[-1].wo = True
-        p.features.add('pipeline-out')
-    device = r.random() < 0.3
-    if device:
-        # A device buffer of the caller's, read and updated in place.
-        params.append(Param('arr', 'y', size=n))
-        params[-1].device = True
-        p.features.add('pipeline-caller-buffer')
-    pg.hasOut = any(q.name == 'out' for q in params)
-    pg.hostIns = hostIns
-    params.append(Param('int', 'n', value=n))
-    if pg.steps:
-        params.append(Param('int', 'steps', value=r.randint(0, 3)))
-    p.params = params
-    nDev = r.randint(2, 4)
-    pg.bufs = ['x'] + (['p'] if 'ph' in hostIns else []) + DEVICE[:nDev]
-    pg.live = list(pg.bufs[:len(hostIns)])
-    pg.allocated = list(pg.bufs)
-    if device:
-        pg.bufs.append('y')
-        pg.live.append('y')
-    for b in pg.bufs:
-        pg.alias[b] = {b}
-    body = [Simple('size_t Bytes = n * sizeof(double);', deletable=False),
-            Simple('double %s, *E;' % ', '.join('*' + b
-                                                for b in pg.allocated),
-                   deletable=False)]
-    for b in pg.allocated:
-        body.append(Simple('cudaMalloc(&%s, Bytes);' % b, deletable=False))
-    body.append(Simple('cudaMalloc(&E, sizeof(double));', deletable=False))
-    for b in pg.allocated[len(hostIns):]:
-        body.append(Simple('cudaMemset(%s, 0, Bytes);' % b, deletable=False))
-    body.append(Simple('cudaMemset(E, 0, sizeof(double));', deletable=False))
-    for b, h in zip(pg.bufs, hostIns):
-        body.append(Simple('cudaMemcpy(%s, %s, Bytes, cudaMemcpyHostToDevice);'
-                           % (b, h), deletable=False))
+    device = _params(pg)
+    body = _prologue(pg, device)
     launches = 0
     target = r.randint(2, 5)
     while launches < target:
@@ -400,35 +358,8 @@ def pipelineProgram(seed):
         launches += sum(1 for s in _walk(stmts) if 'MESHAD_LAUNCH' in
                         getattr(s, 'text', ''))
         body += stmts
-    for _ in range(r.choice([1, 1, 2])):
-        ins = pg.sources('E', 2)
-        body.append(pg.launch('energy', 'E', ins))
-    body.append(Simple('double e = 0;', deletable=False))
-    body.append(Simple('cudaMemcpy(&e, E, sizeof(double), '
-                       'cudaMemcpyDeviceToHost);', deletable=False))
-    if r.random() < 0.25:
-        # The energy also from a buffer copied back into a host array.
-        p.features.add('pipeline-host-readback')
-        b = r.choice(pg.live)
-        body += [Simple('double hb[%d];' % n, deletable=False),
-                 Simple('cudaMemcpy(hb, %s, Bytes, cudaMemcpyDeviceToHost);'
-                        % b, deletable=False),
-                 Loop('for (int j = 0; j < n; ++j)', [
-                     Simple('e += %s * hb[j] * hb[j];' % r.choice(
-                         ['0.1', '0.25', '-0.5']), deletable=False)])]
-    if pg.hasOut and not pg.outMid:
-        body.append(Simple('cudaMemcpy(out, %s, Bytes, cudaMemcpyDeviceToHost);'
-                           % r.choice(pg.live), deletable=False))
-    for b in pg.allocated + ['E']:
-        body.append(Simple('cudaFree(%s);' % b, deletable=False))
-    ret = 'e'
-    if pg.e0:
-        ret = 'e - %s * e0' % r.choice(['0.5', '1.5'])
-    if pg.scalars and r.random() < 0.3:
-        ret = '%s * (%s)' % (r.choice(pg.scalars), ret)
-    body.append(Simple('return %s;' % ret, deletable=False))
-    f = Func('@f', 'double', [(q.ctype(), q.name) for q in params])
-    f.body = body
+    f = Func('@f', 'double', [(q.ctype(), q.name) for q in p.params])
+    f.body = body + _epilogue(pg)
     p.top = f
     # Forward mode of host code that launches kernels is an error today:
     # the F units count as rejected. Along xh (always copied to the device:
@@ -441,6 +372,95 @@ def pipelineProgram(seed):
     if p.withValue:
         p.features.add('pipeline-with-value')
     return p
+
+
+def _params(pg):
+    """The parameters of the pipeline: host inputs xh (and ph), scalars,
+    at times a host output `out` and a device buffer `y` of the caller's,
+    n and the trip count `steps`. True when there is a `y`."""
+    r, p, n = pg.r, pg.p, pg.n
+    params = [Param('carr', 'xh', size=n)]
+    pg.hostIns = ['xh']
+    if r.random() < 0.4:
+        params.append(Param('carr', 'ph', size=n))
+        pg.hostIns.append('ph')
+    params += [Param('double', s) for s in pg.scalars]
+    if r.random() < 0.35:
+        params.append(Param('arr', 'out', size=n))
+        params[-1].wo = True
+        p.features.add('pipeline-out')
+    device = r.random() < 0.3
+    if device:
+        # A device buffer of the caller's, read and updated in place.
+        params.append(Param('arr', 'y', size=n))
+        params[-1].device = True
+        p.features.add('pipeline-caller-buffer')
+    pg.hasOut = any(q.name == 'out' for q in params)
+    params.append(Param('int', 'n', value=n))
+    if pg.steps:
+        params.append(Param('int', 'steps', value=r.randint(0, 3)))
+    p.params = params
+    return device
+
+
+def _prologue(pg, device):
+    """Allocations (zeroed) and the host inputs copied in."""
+    hostIns = pg.hostIns
+    nDev = pg.r.randint(2, 4)
+    pg.bufs = ['x'] + (['p'] if 'ph' in hostIns else []) + DEVICE[:nDev]
+    pg.live = list(pg.bufs[:len(hostIns)])
+    pg.allocated = list(pg.bufs)
+    if device:
+        pg.bufs.append('y')
+        pg.live.append('y')
+    for b in pg.bufs:
+        pg.alias[b] = {b}
+    body = [Simple('size_t Bytes = n * sizeof(double);'),
+            Simple('double %s, *E;' % ', '.join('*' + b
+                                                for b in pg.allocated))]
+    body += [Simple('cudaMalloc(&%s, Bytes);' % b) for b in pg.allocated]
+    body.append(Simple('cudaMalloc(&E, sizeof(double));'))
+    body += [Simple('cudaMemset(%s, 0, Bytes);' % b)
+             for b in pg.allocated[len(hostIns):]]
+    body.append(Simple('cudaMemset(E, 0, sizeof(double));'))
+    body += [Simple('cudaMemcpy(%s, %s, Bytes, cudaMemcpyHostToDevice);' % (
+        b, h)) for b, h in zip(pg.bufs, hostIns)]
+    for s in body:
+        s.deletable = False
+    return body
+
+
+def _epilogue(pg):
+    """The last energies, copies back, frees and the return."""
+    r = pg.r
+    body = [pg.launch('energy', 'E', pg.sources('E', 2))
+            for _ in range(r.choice([1, 1, 2]))]
+    tail = [Simple('double e = 0;'),
+            Simple('cudaMemcpy(&e, E, sizeof(double), '
+                   'cudaMemcpyDeviceToHost);')]
+    if r.random() < 0.25:
+        # The energy also from a buffer copied back into a host array.
+        pg.p.features.add('pipeline-host-readback')
+        b = r.choice(pg.live)
+        tail += [Simple('double hb[%d];' % pg.n),
+                 Simple('cudaMemcpy(hb, %s, Bytes, cudaMemcpyDeviceToHost);'
+                        % b),
+                 Loop('for (int j = 0; j < n; ++j)', [
+                     Simple('e += %s * hb[j] * hb[j];' % r.choice(
+                         ['0.1', '0.25', '-0.5']), deletable=False)])]
+    if pg.hasOut and not pg.outMid:
+        tail.append(Simple('cudaMemcpy(out, %s, Bytes, '
+                           'cudaMemcpyDeviceToHost);' % r.choice(pg.live)))
+    tail += [Simple('cudaFree(%s);' % b) for b in pg.allocated + ['E']]
+    ret = 'e'
+    if pg.e0:
+        ret = 'e - %s * e0' % r.choice(['0.5', '1.5'])
+    if pg.scalars and r.random() < 0.3:
+        ret = '%s * (%s)' % (r.choice(pg.scalars), ret)
+    tail.append(Simple('return %s;' % ret))
+    for s in tail:
+        s.deletable = False
+    return body + tail
 
 
 def _walk(stmts):
