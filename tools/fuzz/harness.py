@@ -48,7 +48,7 @@ HEADER = """#include <meshad/Differentiator.h>
 #include <vector>
 """
 
-NPOINTS = {'host': 3, 'kernel': 2}
+NPOINTS = {'host': 3, 'kernel': 2, 'pipeline': 2}
 MAX_REV_ELEMS = 10  # kernels: adjoint elements checked per array
 
 
@@ -90,12 +90,37 @@ def _copies(prog, ind):
             out.append('%sdouble w_%s[%d];' % (ind, q.name, q.size))
             out.append('%sstd::memcpy(w_%s, i_%s, sizeof w_%s);' % (
                 ind, q.name, q.name, q.name))
+            if q.device:
+                out += _upload('w_' + q.name, ind)
+    return out
+
+
+def _upload(host, ind):
+    """A device copy d<host> of the host array <host> (pipelines: device
+    buffers the caller passes)."""
+    return ['%sdouble *d%s;' % (ind, host),
+            '%scudaMalloc(&d%s, sizeof %s);' % (ind, host, host),
+            '%scudaMemcpy(d%s, %s, sizeof %s, cudaMemcpyHostToDevice);' % (
+                ind, host, host, host)]
+
+
+def _download(prog, ind, prefixes=('w_',)):
+    """Copies the device arrays back into their host arrays, frees them."""
+    out = []
+    for q in prog.params:
+        if q.kind == 'arr' and q.device:
+            for pre in prefixes:
+                h = pre + q.name
+                out.append('%scudaMemcpy(%s, d%s, sizeof %s, '
+                           'cudaMemcpyDeviceToHost);' % (ind, h, h, h))
+                out.append('%scudaFree(d%s);' % (ind, h))
     return out
 
 
 def _args(prog):
     return ['a_%s' % q.name if q.kind in ('double', 'int', 'carr')
-            else 'w_%s' % q.name for q in prog.params]
+            else ('dw_%s' if q.device else 'w_%s') % q.name
+            for q in prog.params]
 
 
 def _launch(prog):
@@ -136,6 +161,7 @@ def _outsLambda(prog, fname):
         out.append('      O.push_back(%s);' % call)
     else:
         out.append('      %s;' % call)
+    out += _download(prog, '      ')
     for q in prog.params:
         if q.kind == 'arr':
             out.append('      meshad::fuzz::append(O, w_%s, %d);' % (
@@ -215,7 +241,7 @@ def forwardUnit(u):
 
 
 def _revElems(prog, q):
-    if prog.family != 'kernel' or q.size <= MAX_REV_ELEMS:
+    if prog.family == 'host' or q.size <= MAX_REV_ELEMS:
         return list(range(q.size))
     step = q.size / float(MAX_REV_ELEMS)
     return sorted(set(int(k * step) for k in range(MAX_REV_ELEMS)) |
@@ -228,7 +254,8 @@ def reverseUnit(u):
     arrays = [q for q in prog.params if q.kind in ('carr', 'arr')]
     lines = ['static void %srunR(meshad::fuzz::Unit &U) {' % P,
              '  meshad::fuzz::Rng R(%dull);' % (prog.seed * 2 + 2),
-             '  auto G = meshad::gradient(%s, "");' % fname,
+             '  auto G = meshad::gradient(%s, ""%s);' % (
+                 fname, ', meshad::WithValue' if _withValue(prog) else ''),
              '  for (int Pt = 0; Pt < %d; ++Pt) {' % NPOINTS[prog.family]]
     _inputs(prog, lines)
     for q in arrays:
@@ -260,8 +287,16 @@ def reverseUnit(u):
             lines.append('    double g_%s[%d];' % (q.name, q.size))
             lines.append('    std::memcpy(g_%s, wt_%s, sizeof g_%s);' % (
                 q.name, q.name, q.name))
-            extras.append('g_%s' % q.name)
-    lines.append('    %s;' % _derivedCall(prog, 'G', extras))
+            if q.kind == 'arr' and q.device:
+                lines += _upload('g_' + q.name, '    ')
+                extras.append('dg_%s' % q.name)
+            else:
+                extras.append('g_%s' % q.name)
+    if _withValue(prog):
+        lines += _valueCheck(prog, _derivedCall(prog, 'G', extras))
+    else:
+        lines.append('    %s;' % _derivedCall(prog, 'G', extras))
+        lines += _download(prog, '    ', ('w_', 'g_'))
     for q in prog.params:
         if q.kind == 'double':
             _, ev, x0 = _perturb(prog, q.name)
@@ -283,12 +318,38 @@ def reverseUnit(u):
     return '\n'.join(lines)
 
 
+def _withValue(prog):
+    return getattr(prog, 'withValue', False)
+
+
+def _valueCheck(prog, call):
+    """meshad::WithValue: the value the gradient returns and the written
+    arrays it leaves must be the primal's (Outs(), exact up to round-off)."""
+    lines = ['    std::vector<double> Got;', '    Got.push_back(%s);' % call]
+    lines += _download(prog, '    ', ('w_', 'g_'))
+    for q in prog.params:
+        if q.kind == 'arr':
+            lines.append('    meshad::fuzz::append(Got, w_%s, %d);' % (
+                q.name, q.size))
+    lines += ['    {',
+              '      meshad::fuzz::Column V;',
+              '      V.D = Outs();',
+              '      V.Smooth.assign(V.D.size(), 1);',
+              '      for (double D : V.D) V.Scale = std::max(V.Scale, '
+              'std::fabs(D));',
+              '      U.checkAll("value", Got, V);',
+              '    }']
+    return lines
+
+
 def hvpEligible(prog):
     """Programs whose Hessian-vector product the 'H' unit checks."""
     if not any(q.kind in ('double', 'carr') for q in prog.params):
         return False
     if prog.family == 'kernel':
         return any(q.kind == 'arr' for q in prog.params)
+    if prog.family == 'pipeline':
+        return False
     return _returns(prog) and not any(q.kind == 'arr' for q in prog.params)
 
 

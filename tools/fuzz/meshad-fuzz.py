@@ -34,20 +34,25 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen  # noqa: E402
 from gen_host import hostProgram  # noqa: E402
 from gen_kernel import kernelProgram  # noqa: E402
+from gen_pipeline import pipelineProgram  # noqa: E402
 from harness import Unit, hvpEligible, hessianEligible  # noqa: E402
 from run import FAILING, ROOT, Runner  # noqa: E402
 
 ORDER = ['INVALID', 'CRASH', 'UNCOMPILABLE', 'WRONG', 'rejected', 'skipped',
          'ok']
 KERNEL_SHARE = 0.35
+PIPELINE_SHARE = 0.1  # of mixed runs: host code that launches kernels
+MAKERS = {'host': hostProgram, 'kernel': kernelProgram,
+          'pipeline': pipelineProgram}
 
 
 def makeProgram(seed, index, family):
     s = seed * 1000003 + index
     if family == 'mixed':
-        family = 'kernel' if random.Random(s).random() < KERNEL_SHARE \
-            else 'host'
-    p = kernelProgram(s) if family == 'kernel' else hostProgram(s)
+        x = random.Random(s).random()
+        family = 'kernel' if x < KERNEL_SHARE else 'pipeline' \
+            if x < KERNEL_SHARE + PIPELINE_SHARE else 'host'
+    p = MAKERS[family](s)
     p.origin = {'seed': seed, 'index': index, 'disable': sorted(gen.DISABLED)}
     return p
 
@@ -68,7 +73,7 @@ def parseArgs(argv):
     ap.add_argument('--keep-dir', default='fuzz-out')
     ap.add_argument('--plugin',
                     default=os.path.join(ROOT, 'build/lib/libmeshad.so'))
-    ap.add_argument('--family', choices=['mixed', 'host', 'kernel'],
+    ap.add_argument('--family', choices=['mixed', 'host', 'kernel', 'pipeline'],
                     default='mixed')
     ap.add_argument('--modes', default='FR',
                     help='any of F (forward), R (reverse), H (Hessian-vector '
@@ -158,9 +163,10 @@ def report(a, progs, outcomes, runner, secs):
         if o.cls == 'rejected':
             for m in o.msg.split(' | '):
                 rejected[(o.unit.mode, m)] += 1
-    lines = ['meshad-fuzz: seed %d, %d programs (%d host, %d kernel), %d '
+    lines = ['meshad-fuzz: seed %d, %d programs (%d host, %d kernel%s), %d '
              'units, %d compiles, %.0f s%s' % (
                  a.seed, len(progs), fam['host'], fam['kernel'],
+                 ', %d pipeline' % fam['pipeline'] if fam['pipeline'] else '',
                  len(outcomes), runner.compiles, secs,
                  ', disabled: ' + a.disable if a.disable else ''),
              'time (summed over jobs): compiling %.0f s, running %.0f s' % (

@@ -139,7 +139,9 @@ class Param:
     """A parameter of the function under test, as the harness sees it.
 
     kind: 'double' (differentiable scalar), 'int' (passive, `value`),
-    'carr' (const double *, read only), 'arr' (double *, written).
+    'carr' (const double *, read only), 'arr' (double *, written; with
+    `device`, a device buffer the caller passes: the harness copies it in
+    and out, and its adjoint too).
     """
 
     def __init__(self, kind, name, size=0, value=0):
@@ -149,6 +151,7 @@ class Param:
         self.value = value
         self.wo = False  # a written array that is never read
         self.atomic = False  # kernels: only added to with atomicAdd
+        self.device = False  # pipelines: an 'arr' in device memory
 
     def ctype(self):
         return {'double': 'double', 'int': 'int', 'carr': 'const double *',

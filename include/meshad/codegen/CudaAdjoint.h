@@ -230,6 +230,51 @@ private:
 inline void snapshotPush(DeviceSnapshots &S, const void *P) { S.push(P); }
 inline void snapshotPop(DeviceSnapshots &S, const void *P) { S.pop(P); }
 
+namespace detail {
+[[noreturn]] inline void shadowFail(const char *Why) {
+  std::fprintf(stderr, "meshad: %s\n", Why);
+  std::abort();
+}
+} // namespace detail
+
+/// A zeroed device buffer shaped like the allocation that holds the
+/// adjoint buffer \p D, at \p D's offset: what a reversed launch adds into
+/// for an argument that may be the same memory as another one (k(x, x)),
+/// folded back into \p D by foldShadow() after the gradient launch:
+///
+/// \code
+///   double *_shadow0 = meshad::cuda::shadowAdjoint(_d_x);
+///   MESHAD_LAUNCH(k_grad, g, b)(n, x, x, _shadow0, _d_x);
+///   meshad::cuda::foldShadow(_d_x, _shadow0);
+/// \endcode
+template <class T> T *shadowAdjoint(T *D) {
+  char *Base = nullptr, *S = nullptr;
+  size_t Bytes = 0;
+  if (!detail::allocationRange(D, Base, Bytes))
+    detail::shadowFail("an adjoint buffer that a launch may alias is not "
+                       "device memory from cudaMalloc");
+  if (cudaMalloc((void **)&S, Bytes) != cudaSuccess ||
+      cudaMemset(S, 0, Bytes) != cudaSuccess)
+    detail::shadowFail("allocating a shadow adjoint buffer failed");
+  return (T *)(S + ((char *)D - Base));
+}
+
+/// Adds the shadow \p S of shadowAdjoint(\p D) into \p D's allocation
+/// and frees it.
+template <class T> void foldShadow(T *D, T *S) {
+  char *Base = nullptr;
+  size_t Bytes = 0;
+  if (!detail::allocationRange(D, Base, Bytes))
+    detail::shadowFail("an adjoint buffer that a launch may alias is not "
+                       "device memory from cudaMalloc");
+  char *SBase = (char *)S - ((char *)D - Base);
+  if (accumulateOnDevice((T *)Base, (const T *)SBase, Bytes / sizeof(T)) !=
+      cudaSuccess)
+    detail::shadowFail("adding a shadow adjoint buffer failed");
+  cudaDeviceSynchronize();
+  cudaFree(SBase);
+}
+
 } // namespace cuda
 } // namespace meshad
 

@@ -99,9 +99,10 @@ private:
                      clang::SourceLocation Loc, ir::BlockStmt *Fwd,
                      ir::BlockStmt *Rev);
   /// Zeroes Target[From..N) (nested arrays whole), saving what the reverse
-  /// sweep reads and resetting adjoints in loops.
+  /// sweep reads and resetting adjoints in loops. \p Repeat: how many
+  /// times the enclosing zeroing loops run this one (tape capacities).
   void zeroTail(const ir::Expr *Target, unsigned From, ir::BlockStmt *Fwd,
-                ir::BlockStmt *Rev);
+                ir::BlockStmt *Rev, unsigned Repeat = 1);
   /// The forward-sweep half of an assignment: saves what it overwrites
   /// (into \p Restore, replayed by the reverse sweep) and the store.
   void sweepPrimalStore(const ir::Expr *LHS, ir::AssignOp Op,
@@ -217,6 +218,16 @@ private:
   /// before the gradient's launch (\p Rev). False after an error.
   bool snapshotLaunch(const ir::LaunchStmt *L, const ir::Function &Grad,
                       ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  /// Launches whose buffer arguments may be the same memory (`k(x, x)`):
+  /// the gradient kernel would reset the adjoint it just accumulated into,
+  /// or add to one element from two threads. Replaces in \p Args the
+  /// adjoint of each such argument that \p L's kernel only reads by a
+  /// zeroed shadow buffer (before the gradient launch, \p Rev) and folds
+  /// the shadows back after it (\p After). False after an error.
+  bool shadowAliasedAdjoints(const ir::LaunchStmt *L,
+                             const std::vector<bool> &Active,
+                             std::vector<const ir::Expr *> &Args,
+                             ir::BlockStmt *Rev, ir::BlockStmt *After);
   std::unique_ptr<DeviceBufferHistory> History;
   /// meshad::cuda::DeviceSnapshots of the host function, once needed.
   ir::Var *Snapshots = nullptr;

@@ -18,7 +18,13 @@
 ///   overwrites is copied before the launch and restored before its
 ///   gradient (meshad::cuda::DeviceSnapshots, DeviceBufferHistory: the
 ///   copy is of the whole allocation that holds the buffer, found at run
-///   time).
+///   time);
+/// - a launch whose buffer arguments may be the same memory (`k(x, x)`)
+///   gives each read-only one of them a zeroed shadow adjoint buffer
+///   (meshad::cuda::shadowAdjoint), folded back after the gradient launch
+///   (meshad::cuda::foldShadow): the gradient kernel resets the adjoint of
+///   what it writes after adding into the adjoints of what it reads, and
+///   two parameters' adds may meet on one element.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -188,6 +194,71 @@ bool ReverseFunction::snapshotLaunch(const LaunchStmt *L,
   return true;
 }
 
+bool ReverseFunction::shadowAliasedAdjoints(
+    const LaunchStmt *L, const std::vector<bool> &Active,
+    std::vector<const Expr *> &Args, BlockStmt *Rev, BlockStmt *After) {
+  const ir::Function &K = *L->getKernel();
+  unsigned NumPrimal = L->getArgs().size();
+  // Adjoint argument position of each active buffer argument, by buffer.
+  llvm::DenseMap<const Var *, std::vector<std::pair<unsigned, unsigned>>>
+      ByBuffer;
+  std::vector<const Var *> Order;
+  for (unsigned I = 0, D = NumPrimal; I < NumPrimal; ++I) {
+    if (!Active[I])
+      continue;
+    unsigned Pos = D++;
+    if (!L->getArgs()[I]->getType()->isIndexable())
+      continue;
+    const Var *Root = ActivityAnalysis::getRootVar(L->getArgs()[I]);
+    if (!Root)
+      continue;
+    const Var *Buffer = Activity->aliasLeader(Root);
+    if (!ByBuffer.count(Buffer))
+      Order.push_back(Buffer);
+    ByBuffer[Buffer].push_back({I, Pos});
+  }
+  for (const Var *Buffer : Order) {
+    auto &Uses = ByBuffer[Buffer];
+    if (Uses.size() < 2)
+      continue;
+    unsigned Written = llvm::count_if(Uses, [&](auto U) {
+      return DeviceBufferHistory::kernelMayWrite(K, U.first);
+    });
+    if (Written > 1) {
+      error(L->getLoc(), "this launch of '" + K.getName() +
+                             "' passes buffers that may be the same memory "
+                             "('" + Buffer->getName() +
+                             "') to two parameters it writes; pass separate "
+                             "buffers");
+      return false;
+    }
+    bool KeepOne = Written == 0; // the first read-only use keeps its own
+    for (auto [I, Pos] : Uses) {
+      if (Written ? DeviceBufferHistory::kernelMayWrite(K, I) : KeepOne) {
+        KeepOne = false;
+        continue;
+      }
+      const Expr *DP = Args[Pos];
+      Var *S = M.createVar(freshName("_shadow"), DP->getType(),
+                           Var::Storage::Local, VarRoles::Temporary);
+      Rev->append(B.decl(S, intrinsicCall(M, DP->getType(),
+                                          "meshad::cuda::shadowAdjoint",
+                                          {DP})));
+      After->append(M.create<ExprStmt>(
+          intrinsicCall(M, M.getTypes().getVoid(),
+                        "meshad::cuda::foldShadow", {DP, B.ref(S)})));
+      Args[Pos] = B.ref(S);
+      Diags.remark(L->getLoc(),
+                   "the adjoint of argument " + std::to_string(I + 1) +
+                       " of this launch of '" + K.getName() +
+                       "' goes through a separate buffer: it may be the "
+                       "same memory as another argument ('" +
+                       Buffer->getName() + "')");
+    }
+  }
+  return true;
+}
+
 void ReverseFunction::sweepLaunch(const LaunchStmt *L, BlockStmt *Fwd,
                                   BlockStmt *Rev) {
   ir::Function *Kernel = L->getKernel();
@@ -241,11 +312,18 @@ void ReverseFunction::sweepLaunch(const LaunchStmt *L, BlockStmt *Fwd,
   const Expr *Bytes = L->getSharedBytes();
   if (Bytes && usesSharedShadow(*Grad))
     Bytes = B.mul(B.intLit(SharedShadowFactor), Bytes);
+  BlockStmt *Folds = M.create<BlockStmt>();
+  if (!shadowAliasedAdjoints(L, Active, Args, Rev, Folds)) {
+    Failed = true;
+    return;
+  }
   auto *Launch = M.create<LaunchStmt>(Grad, L->getGrid(), L->getBlock(),
                                       Bytes, L->getStream(),
                                       Args, L->isViaMacro());
   Launch->setLoc(L->getLoc());
   Rev->append(Launch);
+  for (const Stmt *S : Folds->getBody())
+    Rev->append(S);
   for (auto &[Arg, D] : Scalars)
     adjoint(Arg,
             intrinsicCall(M, Arg->getType()->getUnqualified(),

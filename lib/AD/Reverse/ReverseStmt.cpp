@@ -169,19 +169,21 @@ void ReverseFunction::sweepInitList(const Expr *Target,
 }
 
 void ReverseFunction::zeroTail(const Expr *Target, unsigned From,
-                               BlockStmt *Fwd, BlockStmt *Rev) {
+                               BlockStmt *Fwd, BlockStmt *Rev,
+                               unsigned Repeat) {
   unsigned N = Target->getType()->getCount();
   Var *K = M.createVar(freshName("_k"), M.getTypes().getInt("int"),
                        Var::Storage::Local, VarRoles::Temporary);
   const Expr *Elem = B.index(Target, B.ref(K));
   BlockStmt *BodyFwd = B.block(), *BodyRev = B.block();
   if (Elem->getType()->isArray()) {
-    zeroTail(Elem, 0, BodyFwd, BodyRev);
+    zeroTail(Elem, 0, BodyFwd, BodyRev, Repeat * (N - From));
   } else {
     // Inside a loop the zeroed elements may hold values that the reverse
-    // sweep reads (saved), and adjoints of the previous iteration (reset).
+    // sweep reads (saved: N - From pushes per iteration of the loop around
+    // the declaration), and adjoints of the previous iteration (reset).
     if (needsSave(Elem, /*IsDecl=*/true))
-      save(Elem, BodyFwd, BodyRev);
+      save(Elem, BodyFwd, BodyRev, Repeat * (N - From));
     BodyFwd->append(B.assign(Elem, AssignOp::Assign,
                              B.zero(Elem->getType()->getUnqualified())));
     if (LoopDepth > 0 && isActive(Target))
