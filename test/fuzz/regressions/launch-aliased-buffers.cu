@@ -17,6 +17,7 @@
 // RUN: FileCheck %s --check-prefix=REMARK < %t.dump
 // RUN: %t | FileCheck %s --check-prefix=NUM
 // RUN: not %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DWRITES_TWICE %s -fsyntax-only 2>&1 | FileCheck %s --check-prefix=ERR
+#include "KernelCheck.h"
 #include "NumericCheck.h"
 #include <cmath>
 #include <meshad/Differentiator.h>
