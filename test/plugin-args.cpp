@@ -9,7 +9,7 @@
 // HELP: dump
 // HELP: dump-dir=<dir>
 // HELP: remarks
-// HELP: uniform-sums=warp
+// HELP: uniform-sums=block
 // HELP: no-line-directives
 // HELP: no-simplify
 //

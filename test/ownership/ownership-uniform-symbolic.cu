@@ -1,8 +1,8 @@
 // Uniform but symbolic addresses: every pixel of a 2D launch blends the same
 // splats p[3*k .. 3*k+2] (k a loop counter). The adjoint stores into p are
 // the same address in every thread at a given point: the reverse loop runs in
-// step across the block and meshad::blockUniformAdds sums them per block (one
-// atomicAdd per block and iteration, GPU/BlockUniformReduce). In splatRows,
+// step across each warp and meshad::warpUniformAdd sums them per warp (one
+// atomicAdd per warp and iteration, GPU/BlockUniformReduce). In splatRows,
 // each thread blends two rows, the splat loop nested in the row loop: there
 // meshad::warpAtomicAdd sums the adds per warp and address. The image is
 // thread-exclusive over the 2D index py*W + px (guarded by px < W): its
@@ -31,14 +31,14 @@ __global__ void splat(const double *p, double *img, int W, int H, int K) {
     img[py * W + px] = acc;
   }
 }
-// REMARK: ownership-uniform-symbolic.cu:[[#@LINE-5]]:{{[0-9]+}}: remark: adjoint store to 'p': summed per block, one atomicAdd per block and iteration (the address p[3 * k + 2] is the same in every thread at an iteration of the reverse loop
+// REMARK: ownership-uniform-symbolic.cu:[[#@LINE-5]]:{{[0-9]+}}: remark: adjoint store to 'p': summed per warp, one atomicAdd per warp and iteration (the address p[3 * k + 2] is the same in every thread at an iteration of the reverse loop
 // CHECK-LABEL: __global__ void splat_grad(
 // CHECK: meshad::requireLaunch2D();
 // CHECK: _d_img[py * W + px] = 0.;
 // CHECK-NOT: atomicAdd(&_d_p
 // CHECK: _d_p_at = &_d_p[3 * k + 2];
 // CHECK-NOT: atomicAdd(&_d_p
-// CHECK: meshad::blockUniformAdds(_step, _d_p_at, _d_p_sum,
+// CHECK: meshad::warpUniformAdd(_d_p_at, _d_p_sum);
 // CHECK: }
 
 __global__ void splatRows(const double *p, double *img, int W, int H, int K) {

@@ -1,5 +1,5 @@
 // Block-level sums of block-uniform adjoint adds in reverse loops (issue 15,
-// GPU/BlockUniformReduce, the default uniform-sums=block): the reverse loop
+// GPU/BlockUniformReduce, uniform-sums=block; the default is per warp): the reverse loop
 // runs in step across the whole block (meshad::blockMaxSteps: the block's
 // largest trip count; threads past their own count, outside the image or
 // stopped early run no body but still reach the barrier) and each uniform
@@ -18,7 +18,7 @@
 // one source) has no all-atomics object and skips that comparison.
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-atomics=all -DALL_ATOMICS -I%test_inputs -c %s -o %t.atomics.o
-// RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -DWITH_ALL_ATOMICS -I%test_inputs %s -x none %t.atomics.o -o %t 2> %t.log
+// RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-uniform-sums=block -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -DWITH_ALL_ATOMICS -I%test_inputs %s -x none %t.atomics.o -o %t 2> %t.log
 // RUN: FileCheck %s < %t.log
 // RUN: FileCheck %s --check-prefix=REMARK < %t.log
 // RUN: %t | FileCheck %s --check-prefix=NUM

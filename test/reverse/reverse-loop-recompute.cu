@@ -30,9 +30,9 @@ __global__ void blend(const double *p, double *out, int n, int K) {
 // CHECK-LABEL: __global__ void blend_grad(
 // CHECK-NOT: meshad::Tape
 // CHECK-NOT: {{^ *(double )?acc}}
-// The reverse loop runs in step across the block (the adds into p summed
-// per block, GPU/BlockUniformReduce).
-// CHECK: for (int _step = meshad::blockMaxSteps(_steps); _step > 0; --_step) {
+// The reverse loop runs in step across each warp (the adds into p summed
+// per warp, GPU/BlockUniformReduce).
+// CHECK: for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {
 // CHECK: if (_step <= _steps) {
 // CHECK-NEXT: k = _cnt0 - 1;
 // CHECK-NEXT: d = ((double)i - p[2 * k]) * 0.1;
