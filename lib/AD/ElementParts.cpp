@@ -173,6 +173,26 @@ std::optional<unsigned long long> operations(const Function &F,
 
 } // namespace
 
+/// The average share of the whole pullback's work that the parts save, in
+/// percent.
+static unsigned savedPercent(const ElementParts &P) {
+  unsigned long long Sum = 0;
+  for (unsigned long long N : P.Parts)
+    Sum += N;
+  unsigned long long All = P.Whole * P.Parts.size();
+  return All && Sum < All ? unsigned((All - Sum) * 100 / All) : 0;
+}
+
+/// Whether the parts are worth their branch. The gather's threads are
+/// vertices, and the lanes of a warp have different local vertices at one
+/// incident element, so a warp runs several parts one after another. On the
+/// H100 (2026-11-25, benchmarks/results/2026-11-25-session7-h100.md) parts
+/// saving 11% (springs) were 1.28x slower than the whole pullback, 13%
+/// (triangles) 1.05x faster, 17% (tets) 1.02x slower.
+static bool savesEnough(const ElementParts &P) {
+  return savedPercent(P) >= MinSavedPercent;
+}
+
 std::string ElementParts::describe() const {
   if (!WhyNot.empty())
     return "whole pullback recomputed per vertex (" + WhyNot + ")";
@@ -185,7 +205,7 @@ std::string ElementParts::describe() const {
 
 bool meshad::deriveElementParts(Module &M, DerivedFunctionSet &Derived,
                                 Function &K, ElementFunctions &E,
-                                ElementParts &Out) {
+                                ElementParts &Out, bool Always) {
   Out = ElementParts();
   E.Parts.clear();
   // Counted as emitted: the parts are simplified, so is the whole.
@@ -226,6 +246,14 @@ bool meshad::deriveElementParts(Module &M, DerivedFunctionSet &Derived,
   if (llvm::all_of(Out.Parts, [&](auto N) { return N >= Out.Whole; })) {
     Out.WhyNot = "each local vertex reads all of the pullback's work";
     Derived.truncate(Before); // the parts made here are not called
+    return false;
+  }
+  if (!Always && !savesEnough(Out)) {
+    Out.WhyNot = "the parts save " + std::to_string(savedPercent(Out)) +
+                 "% of the work on average, under the " +
+                 std::to_string(MinSavedPercent) +
+                 "% that a warp's divergence on the local vertex costs";
+    Derived.truncate(Before);
     return false;
   }
   E.Parts = std::move(Parts);

@@ -16,10 +16,12 @@
 /// local adjoint arrays, then the simplifier). The gather kernel calls the
 /// one of its vertex's slot (GPU/ElementGather.h).
 ///
-/// The parts are made only when one of them is cheaper than the whole
-/// pullback (operations executed on the costliest path, a math call 8);
-/// springs, whose two vertices read all of the pullback's work, keep the
-/// one pullback.
+/// The parts are used only when they save at least MinSavedPercent of the
+/// whole pullback's work on average (operations executed on the costliest
+/// path, a math call 8): a warp's lanes diverge on their local vertex and
+/// run several parts, so a small saving costs time (springs, triangles and
+/// tets save 11-17% and keep the one pullback; element-parts=always forces
+/// the parts, as the tests do).
 ///
 /// \code
 ///   ElementParts Parts;
@@ -52,13 +54,17 @@ struct ElementParts {
   std::string describe() const;
 };
 
+/// The least average saving of the parts, in percent of the whole
+/// pullback's operations, for which the gather uses them.
+constexpr unsigned MinSavedPercent = 25;
+
 /// Sets \p E.Parts to the pullbacks of each local vertex's part of the
-/// element kernel \p K's pullback (made once per kernel), when one saves
-/// work; fills \p Out with the counts either way. Returns whether the parts
-/// are used.
+/// element kernel \p K's pullback (made once per kernel), when they save
+/// enough work (or, with \p Always, any work); fills \p Out with the
+/// counts either way. Returns whether the parts are used.
 bool deriveElementParts(ir::Module &M, DerivedFunctionSet &Derived,
                         ir::Function &K, ElementFunctions &E,
-                        ElementParts &Out);
+                        ElementParts &Out, bool Always = false);
 
 } // namespace meshad
 

@@ -162,7 +162,7 @@ bool ElementStrategies::tryGather(const DerivativeRequest &R,
   if (Baseline)
     Counts.WhyNot = "element-baseline";
   else
-    deriveElementParts(M, Derived, Primal, E, Counts);
+    deriveElementParts(M, Derived, Primal, E, Counts, AlwaysParts);
   Parts = Counts.describe();
   SlotLayout &L = Layouts[&D];
   L.Request = C.Request;

@@ -56,6 +56,9 @@ public:
   /// -fplugin-arg-meshad-element-baseline: no plain slot stores, no
   /// own-part pullbacks (the benchmark's baseline).
   void setBaseline(bool B) { Baseline = B; }
+  /// -fplugin-arg-meshad-element-parts=always: own-part pullbacks wherever
+  /// they save any work (AD/ElementParts.h), as the tests use them.
+  void setAlwaysParts(bool B) { AlwaysParts = B; }
   /// Applies the strategy of \p R to its finished gradient kernel \p D
   /// (once per kernel), with a remark; an error when the request's explicit
   /// strategy does not apply.
@@ -75,6 +78,7 @@ private:
   ElementExtractor Extract;
   bool ForceAtomics = false;
   bool Baseline = false;
+  bool AlwaysParts = false;
   std::set<const ir::Function *> Finished;
   std::map<const ir::Function *, SlotLayout> Layouts;
   /// Why the kernels without slots have none.

@@ -421,6 +421,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   ElementStrategies Strategies(M, Diags, Verify, Reverse, Derived);
   Strategies.setForceAtomics(Opts.ForceAtomics);
   Strategies.setBaseline(Opts.ElementBaseline);
+  Strategies.setAlwaysParts(Opts.ElementPartsAlways);
   size_t Verified = 0;
   for (const DerivativeRequest &R : Requests) {
     ir::Function *F = Lower.lower(R.Function);

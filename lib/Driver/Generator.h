@@ -53,6 +53,9 @@ struct GeneratorOptions {
   /// added to, the gather's whole pullback per vertex; the baseline of the
   /// elements benchmark.
   bool ElementBaseline = false;
+  /// Own-part pullbacks in gathers wherever they save any work
+  /// (-fplugin-arg-meshad-element-parts=always).
+  bool ElementPartsAlways = false;
   /// Sum block-uniform adjoint adds of reverse loops per warp only, not per
   /// block (the default, -fplugin-arg-meshad-uniform-sums=warp; the block
   /// form, uniform-sums=block, measured 2.2x slower on the splat backward

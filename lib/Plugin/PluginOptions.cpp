@@ -26,6 +26,8 @@ bool PluginOptions::parse(llvm::ArrayRef<std::string> Args,
       Generator.ForceAtomics = false;
     else if (Arg == "element-baseline")
       Generator.ElementBaseline = true;
+    else if (Arg == "element-parts=always")
+      Generator.ElementPartsAlways = true;
     else if (Arg == "uniform-sums=warp")
       Generator.UniformSumsPerWarp = true;
     else if (Arg == "uniform-sums=block")
@@ -62,6 +64,9 @@ const char *PluginOptions::getUsage() {
          "  element-baseline    element gradients: slots zeroed and added "
          "to, the\n"
          "                      gather's whole pullback per vertex\n"
+         "  element-parts=always  gathers recompute each vertex's own part "
+         "of the\n"
+         "                      pullback wherever it saves any work\n"
          "  uniform-sums=block  sum block-uniform adjoint adds of reverse "
          "loops per\n"
          "                      block, not per warp (default "

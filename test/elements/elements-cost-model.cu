@@ -72,7 +72,7 @@ __global__ void neoTets(int nt, const int *tets, const double *m,
 
 // CHECK-LABEL: __global__ void springs_grad_3_4(int n, const int *edges, const double *rest, const double *x, double *E, double *_d_x, double *_d_E, const int *_offsets, const int *_incident, int _nv) {
 // CHECK-NOT: atomicAdd
-// CHECK: springs_element_grad_0(n, edges, rest, e, _xl, _d_E[0], _gl);
+// CHECK: springs_element_grad(n, edges, rest, e, _xl, _d_E[0], _gl);
 // CHECK-LABEL: __global__ void springs_grad_3_4_atomics(
 // CHECK-LABEL: __global__ void springs_grad(int n, const int *edges, const double *rest, const double *x, double *E, double *_d_rest, double *_d_x, double *_d_E, double *_slots) {
 // CHECK: meshad::slotStore<2, 3>(_slots, n, e, 2 * e, k, _r0);
@@ -84,8 +84,7 @@ __global__ void neoTets(int nt, const int *tets, const double *m,
 // Fastest: the springs' gather, the tets' atomics.
 // CHECK-LABEL: __global__ void springs_grad_3_4_fastest(int n, const int *edges, const double *rest, const double *x, double *E, double *_d_x, double *_d_E, const int *_offsets, const int *_incident, int _nv) {
 // CHECK-NOT: atomicAdd
-// CHECK: springs_element_grad_0(n, edges, rest, e, _xl, _d_E[0], _gl);
-// CHECK: springs_element_grad_1(n, edges, rest, e, _xl, _d_E[0], _gl);
+// CHECK: springs_element_grad(n, edges, rest, e, _xl, _d_E[0], _gl);
 // CHECK-LABEL: __global__ void neoTets_grad_3_4_fastest(int nt, const int *tets, const double *m, const double *x, double *E, double *_d_x, double *_d_E) {
 // CHECK: atomicAdd(&_d_x[3 * i3 + k], _r2);
 // The element functions, made once for the Hessian and the gather, then

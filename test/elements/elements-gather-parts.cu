@@ -10,7 +10,7 @@
 // over the local vertices: each gather against central differences, bitwise
 // equal across two runs, within 1e-12 of the atomic gradient.
 //
-// RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
+// RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-element-parts=always -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
 // RUN: FileCheck %s --check-prefix=REMARK < %t.log
 // RUN: FileCheck %s < %t.log
 // RUN: %t | FileCheck %s --check-prefix=NUM

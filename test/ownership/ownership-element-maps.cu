@@ -40,7 +40,7 @@ __global__ void springs3(int n, const int *edges, const double *rest,
 // CHECK-LABEL: __global__ void springs3_grad_3_4(
 // The default (Auto) gradient: gather by recomputation over the map.
 // CHECK: meshad::gatherElement<2, 3>(x, edges, e, _xl);
-// CHECK: meshad::keepVertexPart<2, 3>(_sum, _gl, _j);
+// CHECK: meshad::keepVertexPart<2, 3>(_sum, _gl, _slot - 2 * e);
 
 __global__ void triangles(int nf, const int *tris, const double *x,
                           double *E) {
