@@ -44,11 +44,19 @@ __device__ inline void gatherElement(const T *X, const int *Idx, int E,
 }
 
 /// Sum[k] += Gl[S * J + k]: the part of an element's local gradient \p Gl
-/// that belongs to its local vertex \p J.
+/// that belongs to its local vertex \p J. Gl is read at constant indices
+/// only (a select per local vertex): indexed by the run-time J, the local
+/// gradient would live in local memory instead of registers.
 template <int Arity, int S, class T>
 __device__ inline void keepVertexPart(T *Sum, const T *Gl, int J) {
-  for (int K = 0; K < S; ++K)
-    Sum[K] += Gl[S * J + K];
+#pragma unroll
+  for (int K = 0; K < S; ++K) {
+    T Part = Gl[K];
+#pragma unroll
+    for (int A = 1; A < Arity; ++A)
+      Part = J == A ? Gl[S * A + K] : Part;
+    Sum[K] += Part;
+  }
 }
 
 /// Adjoint[S * V + k] += Sum[k], once per vertex.
