@@ -91,6 +91,7 @@ config.substitutions.extend([
     ("%cuda_link",
      "-L{0}/lib64 -lcudart -Wl,-rpath,{0}/lib64".format(config.cuda_path)),
     ("%nvcc", Nvcc),
+    ("%cuda_path", config.cuda_path),
     ("%meshad_fuzz", "%s %s" % (
         sys.executable,
         os.path.join(config.meshad_src_root, "tools", "fuzz", "meshad-fuzz.py"))),

@@ -68,6 +68,10 @@ private:
   void printBlockTail(const BlockStmt *B, unsigned Indent);
   void printIf(const IfStmt *S, unsigned Indent);
   void printFor(const ForStmt *S, unsigned Indent);
+  void printWhile(const WhileStmt *S, unsigned Indent);
+  void printDo(const DoStmt *S, unsigned Indent);
+  /// One "//" line per line of the comment's text.
+  void printComment(const CommentStmt *S, unsigned Indent);
 
   /// With line directives on: a `#line` before \p S's first line when the
   /// line it maps to is not the one that follows anyway.
@@ -165,20 +169,12 @@ void StmtPrinter::printKind(const Stmt *S, unsigned Indent) {
   case Stmt::Kind::For:
     printFor(llvm::cast<ForStmt>(S), Indent);
     return;
-  case Stmt::Kind::While: {
-    const auto *W = llvm::cast<WhileStmt>(S);
-    line(Indent, "while (" + expr(W->getCond()) + ") {");
-    printBlockTail(W->getBody(), Indent);
-    Out += '\n';
+  case Stmt::Kind::While:
+    printWhile(llvm::cast<WhileStmt>(S), Indent);
     return;
-  }
-  case Stmt::Kind::Do: {
-    const auto *D = llvm::cast<DoStmt>(S);
-    line(Indent, "do {");
-    printBlockTail(D->getBody(), Indent);
-    Out += " while (" + expr(D->getCond()) + ");\n";
+  case Stmt::Kind::Do:
+    printDo(llvm::cast<DoStmt>(S), Indent);
     return;
-  }
   case Stmt::Kind::Break:
     line(Indent, "break;");
     return;
@@ -195,20 +191,34 @@ void StmtPrinter::printKind(const Stmt *S, unsigned Indent) {
     return;
   case Stmt::Kind::Marker:
     return; // Only for the passes; the verifier reports a leftover one.
-  case Stmt::Kind::Comment: {
-    // One "//" line per line of the text.
-    const std::string &Text = llvm::cast<CommentStmt>(S)->getText();
-    size_t Begin = 0;
-    while (true) {
-      size_t End = Text.find('\n', Begin);
-      std::string Part = Text.substr(Begin, End - Begin);
-      line(Indent, Part.empty() ? "//" : "// " + Part);
-      if (End == std::string::npos)
-        break;
-      Begin = End + 1;
-    }
+  case Stmt::Kind::Comment:
+    printComment(llvm::cast<CommentStmt>(S), Indent);
     return;
   }
+}
+
+void StmtPrinter::printWhile(const WhileStmt *W, unsigned Indent) {
+  line(Indent, "while (" + expr(W->getCond()) + ") {");
+  printBlockTail(W->getBody(), Indent);
+  Out += '\n';
+}
+
+void StmtPrinter::printDo(const DoStmt *D, unsigned Indent) {
+  line(Indent, "do {");
+  printBlockTail(D->getBody(), Indent);
+  Out += " while (" + expr(D->getCond()) + ");\n";
+}
+
+void StmtPrinter::printComment(const CommentStmt *S, unsigned Indent) {
+  const std::string &Text = S->getText();
+  size_t Begin = 0;
+  while (true) {
+    size_t End = Text.find('\n', Begin);
+    std::string Part = Text.substr(Begin, End - Begin);
+    line(Indent, Part.empty() ? "//" : "// " + Part);
+    if (End == std::string::npos)
+      break;
+    Begin = End + 1;
   }
 }
 

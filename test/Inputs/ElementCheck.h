@@ -8,9 +8,16 @@
 /// Checks of element kernels' gradients (issue 11): against central
 /// differences of the energy, bitwise equal across two runs, and close to
 /// the atomic gradient.
+/// ElementMeshes: the connectivities, energy and seed the element tests
+/// share; checkKernelGradient: checkElementGradient of a kernel's gradient
+/// handle, from the primal's arguments.
 ///
 /// \code
 ///   mt::checkElementGradient("springs", X, Energy, TwoPhase, Atomic);
+///   mt::ElementMeshes Mesh;
+///   mt::checkKernelGradient("tets", Mesh, X3, tets, Gather, Atomic,
+///                           dim3(Mesh.Blocks), dim3(Mesh.Threads), Mesh.M,
+///                           Mesh.Tet.device(), X3.device(), Mesh.E.device());
 /// \endcode
 ///
 //===----------------------------------------------------------------------===//
@@ -77,6 +84,58 @@ void checkElementGradient(const std::string &Name, DeviceArray<double> &X,
   for (size_t I = 0; I < N; ++I)
     checker().close(Name + " atomic[" + std::to_string(I) + "]", First[I],
                     Atom[I], 1e-12);
+}
+
+/// The meshes of the element tests: M elements of arity 2 (Edges), 3 (Tris)
+/// and 4 (Tet) over V vertices (elementConnectivity), the energy E and its
+/// seed DE, the launch shape (Blocks * Threads >= M).
+struct ElementMeshes {
+  static constexpr int V = 8, M = 11, Threads = 4, Blocks = 3;
+  DeviceArray<int> Edges, Tris, Tet;
+  DeviceArray<double> E, DE;
+  /// dE: the gradients' seed; the energy the differences see is Seed * E.
+  double Seed;
+
+  explicit ElementMeshes(double Seed = 1)
+      : Edges(2 * M), Tris(3 * M), Tet(4 * M), E(1), DE(1), Seed(Seed) {
+    upload(Edges, elementConnectivity(M, 2, V));
+    upload(Tris, elementConnectivity(M, 3, V));
+    upload(Tet, elementConnectivity(M, 4, V));
+  }
+
+  /// The energy that \p Launch (the primal's launch) adds into E at the host
+  /// values of X, times Seed.
+  template <class L> double energy(DeviceArray<double> &X, L &&Launch) {
+    X.upload();
+    E.zero();
+    Launch();
+    checkLaunch("primal");
+    E.download();
+    return Seed * E[0];
+  }
+  /// DE = Seed on the device.
+  double *seed() {
+    DE[0] = Seed;
+    DE.upload();
+    return DE.device();
+  }
+};
+
+/// checkElementGradient of the gradient handles \p Grad and \p Atomic (of
+/// meshad::gradient(Kernel, "x, E", ...)): the energy of
+/// Kernel<<<Grid, Block>>>(Args...) at X (Mesh.E among Args), each handle
+/// launched on the same shape with Args..., its adjoint of X, the seed.
+template <class K, class G, class A, class... Args>
+void checkKernelGradient(const std::string &Name, ElementMeshes &Mesh,
+                         DeviceArray<double> &X, K Kernel, G &&Grad,
+                         A &&Atomic, dim3 Grid, dim3 Block, Args... As) {
+  auto Primal = [&] { MESHAD_LAUNCH(Kernel, Grid, Block)(As...); };
+  checkElementGradient(
+      Name, X, [&] { return Mesh.energy(X, Primal); },
+      [&](double *DX) { Grad.execute_kernel(Grid, Block, As..., DX, Mesh.seed()); },
+      [&](double *DX) {
+        Atomic.execute_kernel(Grid, Block, As..., DX, Mesh.seed());
+      });
 }
 
 } // namespace test

@@ -1,7 +1,8 @@
 // The default strategy of element gradients (issue 11,
 // meshad::ElementStrategy::Auto): the cost model (Driver/ElementCostModel.h)
-// picks gather by recomputation for a small element (3D springs) and
-// two-phase slots for a large one (a neo-Hookean-like tet); with
+// picks gather by recomputation for a small element (3D springs, of
+// test/Inputs/ElementKernels.h) and two-phase slots for a large one (a
+// neo-Hookean-like tet); with
 // meshad::ElementStrategy::Fastest, atomics included, it keeps the springs'
 // gather and the tet's atomics (not bitwise reproducible: checked against
 // central differences and the atomic gradient only); where gather
@@ -21,26 +22,12 @@
 // RUN: not %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DGATHER_REST %s -o %t.rest 2>&1 | FileCheck %s --check-prefix=REST
 // RUN: not %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DGATHER_VALUE %s -o %t.value 2>&1 | FileCheck %s --check-prefix=VALUE
 #include "ElementCheck.h"
+#include "ElementKernels.h"
 #include <cmath>
 #include <meshad/Differentiator.h>
 #include <meshad/ElementHessian.h>
 
 namespace mt = meshad::test;
-
-__global__ void springs(int n, const int *edges, const double *rest,
-                        const double *x, double *E) {
-  int e = blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < n) {
-    int a = edges[2 * e], b = edges[2 * e + 1];
-    double l2 = 0;
-    for (int k = 0; k < 3; ++k) {
-      double d = x[3 * a + k] - x[3 * b + k];
-      l2 += d * d;
-    }
-    double s = sqrt(l2) - rest[e];
-    atomicAdd(E, 0.5 * s * s);
-  }
-}
 
 // F = D * m (m a per-tet 3x3 matrix), 0.5 (|F|^2 - 3) - log J + 0.5 log^2 J
 // with J = 1 + det(F)^2 (kept positive): about 100 operations an element.

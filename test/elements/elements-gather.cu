@@ -7,98 +7,20 @@
 // part (plain stores, no atomics). 3D springs with a per-element rest length
 // (edges), triangles with 2D DOFs (early return, loops over the local
 // vertices), triangles with 3D DOFs, tets (arity 4), 1D springs in a
-// grid-stride loop. Each kernel's gather, two-phase and atomic gradients:
-// against central differences, bitwise equal across two runs, and within
-// 1e-12 of the atomic gradient.
+// grid-stride loop (test/Inputs/ElementKernels.h). Each kernel's gather,
+// two-phase and atomic gradients: against central differences, bitwise
+// equal across two runs, and within 1e-12 of the atomic gradient.
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
 // RUN: FileCheck %s --check-prefix=REMARK < %t.log
 // RUN: FileCheck %s < %t.log
 // RUN: %t | FileCheck %s --check-prefix=NUM
 #include "ElementCheck.h"
+#include "ElementKernels.h"
 #include <cmath>
 #include <meshad/Differentiator.h>
 
 namespace mt = meshad::test;
-
-__global__ void springs(int n, const int *edges, const double *rest,
-                        const double *x, double *E) {
-  int e = blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < n) {
-    int a = edges[2 * e], b = edges[2 * e + 1];
-    double l2 = 0;
-    for (int k = 0; k < 3; ++k) {
-      double d = x[3 * a + k] - x[3 * b + k];
-      l2 += d * d;
-    }
-    double s = sqrt(l2) - rest[e];
-    atomicAdd(E, 0.5 * s * s);
-  }
-}
-
-__global__ void triangles2(int nf, const int *tris, const double *x,
-                           double *E) {
-  int f = blockIdx.x * blockDim.x + threadIdx.x;
-  if (f >= nf)
-    return;
-  double cx = 0, cy = 0;
-  for (int j = 0; j < 3; ++j) {
-    int v = tris[3 * f + j];
-    cx += x[2 * v];
-    cy += x[2 * v + 1];
-  }
-  double s = 0;
-  for (int j = 0; j < 3; ++j) {
-    int v = tris[3 * f + j];
-    double dx = x[2 * v] - cx / 3, dy = x[2 * v + 1] - cy / 3;
-    s += dx * dx + dy * dy;
-  }
-  atomicAdd(E, s * s);
-}
-
-__global__ void triangles3(int nf, const int *tris, const double *x,
-                           double *E) {
-  int f = blockIdx.x * blockDim.x + threadIdx.x;
-  if (f < nf) {
-    int a = tris[3 * f], b = tris[3 * f + 1], c = tris[3 * f + 2];
-    double u[3], w[3];
-    for (int k = 0; k < 3; ++k) {
-      u[k] = x[3 * b + k] - x[3 * a + k];
-      w[k] = x[3 * c + k] - x[3 * a + k];
-    }
-    double n0 = u[1] * w[2] - u[2] * w[1], n1 = u[2] * w[0] - u[0] * w[2],
-           n2 = u[0] * w[1] - u[1] * w[0];
-    atomicAdd(E, sqrt(n0 * n0 + n1 * n1 + n2 * n2 + 0.01));
-  }
-}
-
-__global__ void tets(int nt, const int *tet, const double *x, double *E) {
-  int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t < nt) {
-    int a = tet[4 * t], b = tet[4 * t + 1], c = tet[4 * t + 2],
-        d = tet[4 * t + 3];
-    double u[3], v[3], w[3];
-    for (int k = 0; k < 3; ++k) {
-      u[k] = x[3 * b + k] - x[3 * a + k];
-      v[k] = x[3 * c + k] - x[3 * a + k];
-      w[k] = x[3 * d + k] - x[3 * a + k];
-    }
-    double vol = u[0] * (v[1] * w[2] - v[2] * w[1]) -
-                 u[1] * (v[0] * w[2] - v[2] * w[0]) +
-                 u[2] * (v[0] * w[1] - v[1] * w[0]);
-    atomicAdd(E, log(1 + vol * vol));
-  }
-}
-
-__global__ void strideSprings(int n, const int *edges, const double *x,
-                              double *E) {
-  for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < n;
-       e += blockDim.x * gridDim.x) {
-    int a = edges[2 * e], b = edges[2 * e + 1];
-    double d = x[a] - x[b];
-    atomicAdd(E, d * d * d * d);
-  }
-}
 
 // The gather kernel over the vertices (plain stores, no atomics), then the
 // two-phase and the atomic kernels of the same kernel; the element
@@ -174,146 +96,63 @@ const double Seed = 1.5;
 
 /// One kernel's three gradients: gather (checked against central
 /// differences, bitwise across runs, and against the atomic gradient) and
-/// two-phase (the same checks).
-template <class P, class Ga, class Tp, class At>
-void checkStrategies(const std::string &Name, mt::DeviceArray<double> &X,
-                     mt::DeviceArray<double> &E, P &&Primal, Ga &&Gather,
-                     Tp &&TwoPhase, At &&Atomic) {
-  auto Energy = [&] {
-    X.upload();
-    E.zero();
-    Primal();
-    mt::checkLaunch("primal");
-    E.download();
-    return Seed * E[0]; // the gradients are seeded with dE = Seed
-  };
-  mt::checkElementGradient(Name + " gather", X, Energy, Gather, Atomic);
-  mt::checkElementGradient(Name + " two-phase", X, Energy, TwoPhase, Atomic);
+/// two-phase (the same checks), each launched on (Grid, Mesh.Threads) with
+/// the primal's arguments \p As.
+template <class K, class Ga, class Tp, class At, class... Args>
+void checkStrategies(const std::string &Name, mt::ElementMeshes &Mesh,
+                     mt::DeviceArray<double> &X, K Kernel, Ga &&Gather,
+                     Tp &&TwoPhase, At &&Atomic, dim3 Grid, Args... As) {
+  dim3 Block(Mesh.Threads);
+  mt::checkKernelGradient(Name + " gather", Mesh, X, Kernel, Gather, Atomic,
+                          Grid, Block, As...);
+  mt::checkKernelGradient(Name + " two-phase", Mesh, X, Kernel, TwoPhase,
+                          Atomic, Grid, Block, As...);
 }
 
 int main() {
   mt::RandomInputs Rng;
-  const int V = 8, M = 11, Threads = 4, Blocks = 3;
-  mt::DeviceArray<int> Edges(2 * M), Tris(3 * M), Tet(4 * M);
-  mt::upload(Edges, mt::elementConnectivity(M, 2, V));
-  mt::upload(Tris, mt::elementConnectivity(M, 3, V));
-  mt::upload(Tet, mt::elementConnectivity(M, 4, V));
-  mt::DeviceArray<double> Rest(M), X3(3 * V), X2(2 * V), X1(V), E(1), DE(1);
+  mt::ElementMeshes Mesh(Seed); // the gradients are seeded with dE = Seed
+  const int V = Mesh.V, M = Mesh.M;
+  mt::DeviceArray<double> Rest(M), X3(3 * V), X2(2 * V), X1(V);
   Rng.fill(Rest.host(), M, 0.2, 0.5);
   Rest.upload();
   Rng.fill(X3.host(), 3 * V, -1, 1);
   Rng.fill(X2.host(), 2 * V, -1, 1);
   Rng.fill(X1.host(), V, -1, 1);
-  DE[0] = Seed; // scales every contribution
-  DE.upload();
   using meshad::ElementStrategy;
-  dim3 G(Blocks), B(Threads);
+  dim3 G(Mesh.Blocks);
+  const int *Edges = Mesh.Edges.device(), *Tris = Mesh.Tris.device();
+  double *E = Mesh.E.device();
 
-  auto SpringsGather =
-      meshad::gradient(springs, "x, E", ElementStrategy::Gather);
-  auto SpringsTwoPhase =
-      meshad::gradient(springs, "x, E", ElementStrategy::TwoPhase);
-  auto SpringsAtomic =
-      meshad::gradient(springs, "x, E", ElementStrategy::Atomics);
-  auto SpringsArgs = [&](auto &H, double *DX) {
-    H.execute_kernel(G, B, M, Edges.device(), Rest.device(), X3.device(),
-                     E.device(), DX, DE.device());
-  };
+  checkStrategies("springs", Mesh, X3, springs,
+                  meshad::gradient(springs, "x, E", ElementStrategy::Gather),
+                  meshad::gradient(springs, "x, E", ElementStrategy::TwoPhase),
+                  meshad::gradient(springs, "x, E", ElementStrategy::Atomics),
+                  G, M, Edges, Rest.device(), X3.device(), E);
   checkStrategies(
-      "springs", X3, E,
-      [&] {
-        MESHAD_LAUNCH(springs, Blocks, Threads)(M, Edges.device(),
-                                                Rest.device(), X3.device(),
-                                                E.device());
-      },
-      [&](double *DX) { SpringsArgs(SpringsGather, DX); },
-      [&](double *DX) { SpringsArgs(SpringsTwoPhase, DX); },
-      [&](double *DX) { SpringsArgs(SpringsAtomic, DX); });
-
-  auto Args3 = [&](auto &&H, const int *Idx, mt::DeviceArray<double> &X,
-                   double *DX) {
-    H.execute_kernel(G, B, M, Idx, X.device(), E.device(), DX, DE.device());
-  };
+      "triangles2", Mesh, X2, triangles2,
+      meshad::gradient(triangles2, "x, E", ElementStrategy::Gather),
+      meshad::gradient(triangles2, "x, E", ElementStrategy::TwoPhase),
+      meshad::gradient(triangles2, "x, E", ElementStrategy::Atomics), G, M,
+      Tris, X2.device(), E);
   checkStrategies(
-      "triangles2", X2, E,
-      [&] {
-        MESHAD_LAUNCH(triangles2, Blocks, Threads)(M, Tris.device(),
-                                                   X2.device(), E.device());
-      },
-      [&](double *DX) {
-        Args3(meshad::gradient(triangles2, "x, E", ElementStrategy::Gather),
-              Tris.device(), X2, DX);
-      },
-      [&](double *DX) {
-        Args3(meshad::gradient(triangles2, "x, E", ElementStrategy::TwoPhase),
-              Tris.device(), X2, DX);
-      },
-      [&](double *DX) {
-        Args3(meshad::gradient(triangles2, "x, E", ElementStrategy::Atomics),
-              Tris.device(), X2, DX);
-      });
-  checkStrategies(
-      "triangles3", X3, E,
-      [&] {
-        MESHAD_LAUNCH(triangles3, Blocks, Threads)(M, Tris.device(),
-                                                   X3.device(), E.device());
-      },
-      [&](double *DX) {
-        Args3(meshad::gradient(triangles3, "x, E", ElementStrategy::Gather),
-              Tris.device(), X3, DX);
-      },
-      [&](double *DX) {
-        Args3(meshad::gradient(triangles3, "x, E", ElementStrategy::TwoPhase),
-              Tris.device(), X3, DX);
-      },
-      [&](double *DX) {
-        Args3(meshad::gradient(triangles3, "x, E", ElementStrategy::Atomics),
-              Tris.device(), X3, DX);
-      });
-  checkStrategies(
-      "tets", X3, E,
-      [&] {
-        MESHAD_LAUNCH(tets, Blocks, Threads)(M, Tet.device(), X3.device(),
-                                             E.device());
-      },
-      [&](double *DX) {
-        Args3(meshad::gradient(tets, "x, E", ElementStrategy::Gather),
-              Tet.device(), X3, DX);
-      },
-      [&](double *DX) {
-        Args3(meshad::gradient(tets, "x, E", ElementStrategy::TwoPhase),
-              Tet.device(), X3, DX);
-      },
-      [&](double *DX) {
-        Args3(meshad::gradient(tets, "x, E", ElementStrategy::Atomics),
-              Tet.device(), X3, DX);
-      });
+      "triangles3", Mesh, X3, triangles3,
+      meshad::gradient(triangles3, "x, E", ElementStrategy::Gather),
+      meshad::gradient(triangles3, "x, E", ElementStrategy::TwoPhase),
+      meshad::gradient(triangles3, "x, E", ElementStrategy::Atomics), G, M,
+      Tris, X3.device(), E);
+  checkStrategies("tets", Mesh, X3, tets,
+                  meshad::gradient(tets, "x, E", ElementStrategy::Gather),
+                  meshad::gradient(tets, "x, E", ElementStrategy::TwoPhase),
+                  meshad::gradient(tets, "x, E", ElementStrategy::Atomics), G,
+                  M, Mesh.Tet.device(), X3.device(), E);
   // One block of fewer threads than elements: each thread strides.
-  auto Stride = [&](auto &&H, double *DX) {
-    H.execute_kernel(dim3(1), B, M, Edges.device(), X1.device(), E.device(),
-                     DX, DE.device());
-  };
   checkStrategies(
-      "strideSprings", X1, E,
-      [&] {
-        MESHAD_LAUNCH(strideSprings, 1, Threads)(M, Edges.device(),
-                                                 X1.device(), E.device());
-      },
-      [&](double *DX) {
-        Stride(meshad::gradient(strideSprings, "x, E",
-                                ElementStrategy::Gather),
-               DX);
-      },
-      [&](double *DX) {
-        Stride(meshad::gradient(strideSprings, "x, E",
-                                ElementStrategy::TwoPhase),
-               DX);
-      },
-      [&](double *DX) {
-        Stride(meshad::gradient(strideSprings, "x, E",
-                                ElementStrategy::Atomics),
-               DX);
-      });
+      "strideSprings", Mesh, X1, strideSprings,
+      meshad::gradient(strideSprings, "x, E", ElementStrategy::Gather),
+      meshad::gradient(strideSprings, "x, E", ElementStrategy::TwoPhase),
+      meshad::gradient(strideSprings, "x, E", ElementStrategy::Atomics),
+      dim3(1), M, Edges, X1.device(), E);
   return mt::summary();
 }
 // NUM-NOT: FAIL

@@ -127,29 +127,14 @@ __global__ void strideSprings(int n, const int *edges, const double *x,
 
 int main() {
   mt::RandomInputs Rng;
-  const int V = 8, M = 11, Threads = 4, Blocks = 3;
-  mt::DeviceArray<int> Edges(2 * M), Tris(3 * M), Tet(4 * M);
-  mt::upload(Edges, mt::elementConnectivity(M, 2, V));
-  mt::upload(Tris, mt::elementConnectivity(M, 3, V));
-  mt::upload(Tet, mt::elementConnectivity(M, 4, V));
-  mt::DeviceArray<double> X3(3 * V), X1(V), E(1), DE(1);
+  mt::ElementMeshes Mesh;
+  const int V = Mesh.V, M = Mesh.M, Blocks = Mesh.Blocks;
+  mt::DeviceArray<double> X3(3 * V), X1(V);
   Rng.fill(X3.host(), 3 * V, -1, 1);
   Rng.fill(X1.host(), V, -1, 1);
-  auto Energy = [&](mt::DeviceArray<double> &X, auto &&Launch) {
-    return [&X, &Launch, &E]() {
-      X.upload();
-      E.zero();
-      Launch();
-      mt::checkLaunch("primal");
-      E.download();
-      return E[0];
-    };
-  };
-  auto Seed = [&] {
-    DE[0] = 1;
-    DE.upload();
-    return DE.device();
-  };
+  dim3 Grid(Blocks), Block(Mesh.Threads);
+  const int *Edges = Mesh.Edges.device();
+  double *E = Mesh.E.device();
   using meshad::ElementStrategy;
 
   auto Springs = meshad::gradient(springs, "x, E", ElementStrategy::TwoPhase);
@@ -159,100 +144,41 @@ int main() {
               Springs.stores_slots_once());
   // Blocks * Threads >= M: every element has a thread; then 2 blocks of 4
   // threads for 11 elements: the slots are zeroed.
-  for (int B : {Blocks, 2}) {
-    auto Primal = [&, B] {
-      MESHAD_LAUNCH(springs, B, Threads)(M, Edges.device(), X3.device(),
-                                         E.device());
-    };
-    mt::checkElementGradient(
-        B == Blocks ? "springs" : "springs, part of the elements", X3,
-        Energy(X3, Primal),
-        [&](double *DX) {
-          Springs.execute_kernel(dim3(B), dim3(Threads), M, Edges.device(),
-                                 X3.device(), E.device(), DX, Seed());
-        },
-        [&](double *DX) {
-          SpringsAtomic.execute_kernel(dim3(B), dim3(Threads), M,
-                                       Edges.device(), X3.device(),
-                                       E.device(), DX, Seed());
-        });
-  }
+  for (int B : {Blocks, 2})
+    mt::checkKernelGradient(
+        B == Blocks ? "springs" : "springs, part of the elements", Mesh, X3,
+        springs, Springs, SpringsAtomic, dim3(B), Block, M, Edges,
+        X3.device(), E);
 
   auto Tets = meshad::gradient(tets, "x, E", ElementStrategy::TwoPhase);
   std::printf("tets stores its slots once: %d\n", Tets.stores_slots_once());
-  auto TetsPrimal = [&] {
-    MESHAD_LAUNCH(tets, Blocks, Threads)(M, Tet.device(), X3.device(),
-                                         E.device());
-  };
-  mt::checkElementGradient(
-      "tets", X3, Energy(X3, TetsPrimal),
-      [&](double *DX) {
-        Tets.execute_kernel(dim3(Blocks), dim3(Threads), M, Tet.device(),
-                            X3.device(), E.device(), DX, Seed());
-      },
-      [&](double *DX) {
-        meshad::gradient(tets, "x, E", ElementStrategy::Atomics)
-            .execute_kernel(dim3(Blocks), dim3(Threads), M, Tet.device(),
-                            X3.device(), E.device(), DX, Seed());
-      });
+  mt::checkKernelGradient(
+      "tets", Mesh, X3, tets, Tets,
+      meshad::gradient(tets, "x, E", ElementStrategy::Atomics), Grid, Block, M,
+      Mesh.Tet.device(), X3.device(), E);
 
   auto OneSided = meshad::gradient(oneSided, "x, E", ElementStrategy::TwoPhase);
   std::printf("oneSided stores its slots once: %d\n",
               OneSided.stores_slots_once());
-  auto OneSidedPrimal = [&] {
-    MESHAD_LAUNCH(oneSided, Blocks, Threads)(M, Edges.device(), X1.device(),
-                                             E.device());
-  };
-  mt::checkElementGradient(
-      "oneSided", X1, Energy(X1, OneSidedPrimal),
-      [&](double *DX) {
-        OneSided.execute_kernel(dim3(Blocks), dim3(Threads), M,
-                                Edges.device(), X1.device(), E.device(), DX,
-                                Seed());
-      },
-      [&](double *DX) {
-        meshad::gradient(oneSided, "x, E", ElementStrategy::Atomics)
-            .execute_kernel(dim3(Blocks), dim3(Threads), M, Edges.device(),
-                            X1.device(), E.device(), DX, Seed());
-      });
+  mt::checkKernelGradient(
+      "oneSided", Mesh, X1, oneSided, OneSided,
+      meshad::gradient(oneSided, "x, E", ElementStrategy::Atomics), Grid,
+      Block, M, Edges, X1.device(), E);
 
   auto Triangles =
       meshad::gradient(triangles, "x, E", ElementStrategy::TwoPhase);
   std::printf("triangles stores its slots once: %d\n",
               Triangles.stores_slots_once());
-  auto TrianglesPrimal = [&] {
-    MESHAD_LAUNCH(triangles, Blocks, Threads)(M, Tris.device(), X1.device(),
-                                              E.device());
-  };
-  mt::checkElementGradient(
-      "triangles", X1, Energy(X1, TrianglesPrimal),
-      [&](double *DX) {
-        Triangles.execute_kernel(dim3(Blocks), dim3(Threads), M,
-                                 Tris.device(), X1.device(), E.device(), DX,
-                                 Seed());
-      },
-      [&](double *DX) {
-        meshad::gradient(triangles, "x, E", ElementStrategy::Atomics)
-            .execute_kernel(dim3(Blocks), dim3(Threads), M, Tris.device(),
-                            X1.device(), E.device(), DX, Seed());
-      });
+  mt::checkKernelGradient(
+      "triangles", Mesh, X1, triangles, Triangles,
+      meshad::gradient(triangles, "x, E", ElementStrategy::Atomics), Grid,
+      Block, M, Mesh.Tris.device(), X1.device(), E);
 
-  auto StridePrimal = [&] {
-    MESHAD_LAUNCH(strideSprings, 1, Threads)(M, Edges.device(), X1.device(),
-                                             E.device());
-  };
-  mt::checkElementGradient(
-      "strideSprings", X1, Energy(X1, StridePrimal),
-      [&](double *DX) {
-        meshad::gradient(strideSprings, "x, E", ElementStrategy::TwoPhase)
-            .execute_kernel(dim3(1), dim3(Threads), M, Edges.device(),
-                            X1.device(), E.device(), DX, Seed());
-      },
-      [&](double *DX) {
-        meshad::gradient(strideSprings, "x, E", ElementStrategy::Atomics)
-            .execute_kernel(dim3(1), dim3(Threads), M, Edges.device(),
-                            X1.device(), E.device(), DX, Seed());
-      });
+  mt::checkKernelGradient(
+      "strideSprings", Mesh, X1, strideSprings,
+      meshad::gradient(strideSprings, "x, E", ElementStrategy::TwoPhase),
+      meshad::gradient(strideSprings, "x, E", ElementStrategy::Atomics),
+      dim3(1), Block, M, Edges, X1.device(), E);
   return mt::summary();
 }
 // NUM: springs stores its slots once: 1

@@ -8,13 +8,16 @@
 // arrays) and strided keep an atomicAdd per vertex contribution. All are checked against central finite
 // differences: 3D springs (edges, the vertex
 // loaded into locals, a loop over the components), triangles (a loop over
-// the local vertices), tets (arity 4), a grid-stride loop over springs and
+// the local vertices), tets (arity 4) of test/Inputs/ElementKernels.h (the
+// remarks at their lines there), a grid-stride loop over springs and
 // hinges (two index arrays), and a negative: a stride that is not a literal.
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
 // RUN: FileCheck %s --check-prefix=REMARK < %t.log
 // RUN: FileCheck %s < %t.log
 // RUN: %t | FileCheck %s --check-prefix=NUM
+#include "ElementCheck.h"
+#include "ElementKernels.h"
 #include "KernelCheck.h"
 #include "NumericCheck.h"
 #include <cmath>
@@ -22,68 +25,18 @@
 
 namespace mt = meshad::test;
 
-__global__ void springs3(int n, const int *edges, const double *rest,
-                         const double *x, double *E) {
-  int e = blockIdx.x * blockDim.x + threadIdx.x;
-  if (e < n) {
-    int a = edges[2 * e], b = edges[2 * e + 1];
-    double l2 = 0;
-    for (int k = 0; k < 3; ++k) {
-      double d = x[3 * a + k] - x[3 * b + k];
-      l2 += d * d;
-    }
-    double s = sqrt(l2) - rest[e];
-    atomicAdd(E, 0.5 * s * s);
-  }
-}
-// REMARK: ownership-element-maps.cu:[[#@LINE-7]]:18: remark: adjoint store to 'x': atomicAdd (shared: x[3 * a + k]: gather through an index array edges; x: element map through edges (arity 2, stride 3), n elements (guard), element work small (12 operations, 1 math call): atomic-free strategies possible)
-// CHECK-LABEL: __global__ void springs3_grad_3_4(
+// REMARK: ElementKernels.h:40:18: remark: adjoint store to 'x': atomicAdd (shared: x[3 * a + k]: gather through an index array edges; x: element map through edges (arity 2, stride 3), n elements (guard), element work small (12 operations, 1 math call): atomic-free strategies possible)
+// CHECK-LABEL: __global__ void springs_grad_3_4(
 // The default (Auto) gradient: gather by recomputation over the map.
 // CHECK: meshad::gatherElement<2, 3>(x, edges, e, _xl);
 // CHECK: meshad::keepVertexPart<2, 3>(_sum, _gl, _slot - 2 * e);
 
-__global__ void triangles(int nf, const int *tris, const double *x,
-                          double *E) {
-  int f = blockIdx.x * blockDim.x + threadIdx.x;
-  if (f >= nf)
-    return;
-  double cx = 0, cy = 0;
-  for (int j = 0; j < 3; ++j) {
-    int v = tris[3 * f + j];
-    cx += x[2 * v];
-    cy += x[2 * v + 1];
-  }
-  double s = 0;
-  for (int j = 0; j < 3; ++j) {
-    int v = tris[3 * f + j];
-    double dx = x[2 * v] - cx / 3, dy = x[2 * v + 1] - cy / 3;
-    s += dx * dx + dy * dy;
-  }
-  atomicAdd(E, s * s);
-}
-// REMARK: ownership-element-maps.cu:[[#@LINE-11]]:11: remark: adjoint store to 'x': atomicAdd (shared: x[2 * v]: gather through an index array tris; x: element map through tris (arity 3, stride 2), nf elements (early return), element work small (31 operations, 0 math calls): atomic-free strategies possible)
-// CHECK-LABEL: __global__ void triangles_grad(int nf, const int *tris, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
+// REMARK: ElementKernels.h:57:11: remark: adjoint store to 'x': atomicAdd (shared: x[2 * v]: gather through an index array tris; x: element map through tris (arity 3, stride 2), nf elements (early return), element work small (31 operations, 0 math calls): atomic-free strategies possible)
+// CHECK-LABEL: __global__ void triangles2_grad(int nf, const int *tris, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
 // CHECK-NOT: atomicAdd(&_d_x
 // CHECK: meshad::slotAdd<3, 2>(_slots, nf, f, 3 * f + j, 0, _r0);
 
-__global__ void tets(int nt, const int *tet, const double *x, double *E) {
-  int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t < nt) {
-    int a = tet[4 * t], b = tet[4 * t + 1], c = tet[4 * t + 2],
-        d = tet[4 * t + 3];
-    double u[3], v[3], w[3];
-    for (int k = 0; k < 3; ++k) {
-      u[k] = x[3 * b + k] - x[3 * a + k];
-      v[k] = x[3 * c + k] - x[3 * a + k];
-      w[k] = x[3 * d + k] - x[3 * a + k];
-    }
-    double vol = u[0] * (v[1] * w[2] - v[2] * w[1]) -
-                 u[1] * (v[0] * w[2] - v[2] * w[0]) +
-                 u[2] * (v[0] * w[1] - v[1] * w[0]);
-    atomicAdd(E, log(1 + vol * vol));
-  }
-}
-// REMARK: ownership-element-maps.cu:[[#@LINE-10]]:14: remark: adjoint store to 'x': atomicAdd (shared: x[3 * b + k]: gather through an index array tet; x: element map through tet (arity 4, stride 3), nt elements (guard), element work small (25 operations, 1 math call): atomic-free strategies possible)
+// REMARK: ElementKernels.h:94:14: remark: adjoint store to 'x': atomicAdd (shared: x[3 * b + k]: gather through an index array tet; x: element map through tet (arity 4, stride 3), nt elements (guard), element work small (25 operations, 1 math call): atomic-free strategies possible)
 // CHECK-LABEL: __global__ void tets_grad(int nt, const int *tet, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
 // CHECK-NOT: atomicAdd(&_d_x
 // CHECK: meshad::slotStore<4, 3>(_slots, nt, t, 4 * t + 3, k, _r2);
@@ -152,20 +105,14 @@ void check(const char *Name, mt::DeviceArray<double> &X, int N, L &&Launch,
   mt::checkArray(Name, DX.host(), Expected.data(), N);
 }
 
-template <class T> void fill(mt::DeviceArray<T> &A, const std::vector<T> &V) {
-  for (size_t I = 0; I < V.size(); ++I)
-    A[I] = V[I];
-  A.upload();
-}
-
 int main() {
   mt::RandomInputs Rng;
   const int V = 7, M = 10, Threads = 4, Blocks = 3;
   mt::DeviceArray<int> Edges(2 * M), Tris(3 * M), Tet(4 * M), Hinges(4 * M);
-  fill(Edges, connectivity(M, 2, V));
-  fill(Tris, connectivity(M, 3, V));
-  fill(Tet, connectivity(M, 4, V));
-  fill(Hinges, connectivity(M, 4, V));
+  mt::upload(Edges, connectivity(M, 2, V));
+  mt::upload(Tris, connectivity(M, 3, V));
+  mt::upload(Tet, connectivity(M, 4, V));
+  mt::upload(Hinges, connectivity(M, 4, V));
   mt::DeviceArray<double> Rest(M), X3(3 * V), X2(2 * V), X1(V);
   Rng.fill(Rest.host(), M, 0.2, 0.5);
   Rest.upload();
@@ -173,24 +120,24 @@ int main() {
   Rng.fill(X2.host(), 2 * V, -1, 1);
   Rng.fill(X1.host(), V, -1, 1);
 
-  check("springs3", X3, 3 * V,
+  check("springs", X3, 3 * V,
         [&](double *E) {
-          MESHAD_LAUNCH(springs3, Blocks, Threads)(M, Edges.device(),
-                                                   Rest.device(), X3.device(),
-                                                   E);
+          MESHAD_LAUNCH(springs, Blocks, Threads)(M, Edges.device(),
+                                                  Rest.device(), X3.device(),
+                                                  E);
         },
         [&](double *E, double *DX, double *DE) {
-          meshad::gradient(springs3, "x, E")
+          meshad::gradient(springs, "x, E")
               .execute_kernel(dim3(Blocks), dim3(Threads), M, Edges.device(),
                               Rest.device(), X3.device(), E, DX, DE);
         });
-  check("triangles", X2, 2 * V,
+  check("triangles2", X2, 2 * V,
         [&](double *E) {
-          MESHAD_LAUNCH(triangles, Blocks, Threads)(M, Tris.device(),
-                                                    X2.device(), E);
+          MESHAD_LAUNCH(triangles2, Blocks, Threads)(M, Tris.device(),
+                                                     X2.device(), E);
         },
         [&](double *E, double *DX, double *DE) {
-          meshad::gradient(triangles, "x, E")
+          meshad::gradient(triangles2, "x, E")
               .execute_kernel(dim3(Blocks), dim3(Threads), M, Tris.device(),
                               X2.device(), E, DX, DE);
         });

@@ -25,6 +25,7 @@
 // RUN: env MESHAD_TEST_QUICK=1 %t | FileCheck %s --check-prefix=QUICK
 #include "KernelCheck.h"
 #include "NumericCheck.h"
+#include "SplatTiles.h"
 #include <cmath>
 #include <meshad/Differentiator.h>
 
@@ -232,64 +233,30 @@ void check1D(const char *Name, int Which, Kernel K, Grad G) {
 }
 
 void checkTiles() {
-  const int W = 37, H = 20, K = 7;
   // 3x3 tiles of 16x8; the last column and row are partial; tile 4 empty.
-  const int Tiles = 9;
   meshad::test::RandomInputs Rng;
-  meshad::test::DeviceArray<int> Ranges(2 * Tiles), Ids(Tiles * K);
-  meshad::test::DeviceArray<double> P(3 * K), Img(W * H), Wt(W * H), DP(3 * K),
-      DImg(W * H);
-  for (int k = 0; k < K; ++k) {
-    Rng.fill(&P[3 * k], 1, 0, W);
-    Rng.fill(&P[3 * k + 1], 1, 0, H);
-    Rng.fill(&P[3 * k + 2], 1, 0.3, 0.9);
-  }
-  int Used = 0;
-  for (int T = 0; T < Tiles; ++T) {
-    Ranges[2 * T] = Used;
-    for (int k = 0; k < K; ++k)
-      if ((k + T) % 4 != 0 && T != 4)
-        Ids[Used++] = (k * 5 + T) % K;
-    Ranges[2 * T + 1] = Used;
-  }
-  Ranges.upload();
-  Ids.upload();
-  Rng.fill(Wt.host(), W * H, -1, 1);
+  meshad::test::SplatTiles S(Rng, 37, 20, 7);
   dim3 Grid(3, 3), Block(16, 8);
-  auto Loss = [&] {
-    P.upload();
-    MESHAD_LAUNCH(tiles, Grid, Block)(W, H, Ranges.device(), Ids.device(),
-                                      P.device(), Img.device());
-    Img.download();
-    return meshad::test::weightedSum(Wt.host(), Img.host(), W * H);
-  };
+  auto Loss = [&] { return S.loss(tiles, Grid, Block); };
   std::vector<double> Expected = meshad::test::fdGradient(
-      Loss, P.host(), meshad::test::checkedEntries(3 * K));
+      Loss, S.P.host(), meshad::test::checkedEntries(3 * S.K));
   Loss();
-  auto Run = [&](auto &&Launch) {
-    for (int I = 0; I < W * H; ++I)
-      DImg[I] = Wt[I];
-    DImg.upload();
-    DP.zero();
-    Launch();
-    meshad::test::checkLaunch("tiles_grad");
-    DP.download();
-  };
   std::vector<double> Atomics;
 #ifdef WITH_ALL_ATOMICS
-  Run([&] {
-    tilesGrad(Grid, Block, W, H, Ranges.device(), Ids.device(), P.device(),
-              Img.device(), DP.device(), DImg.device());
+  S.gradient([&] {
+    tilesGrad(Grid, Block, S.W, S.H, S.Ranges.device(), S.Ids.device(),
+              S.P.device(), S.Img.device(), S.DP.device(), S.DImg.device());
   });
-  Atomics.assign(DP.host(), DP.host() + 3 * K);
+  Atomics.assign(S.DP.host(), S.DP.host() + 3 * S.K);
 #endif
-  Run([&] {
+  S.gradient([&] {
     meshad::gradient(tiles, "p, img")
-        .execute_kernel(Grid, Block, W, H, Ranges.device(), Ids.device(),
-                        P.device(), Img.device(), DP.device(), DImg.device());
+        .execute_kernel(Grid, Block, S.W, S.H, S.Ranges.device(),
+                        S.Ids.device(), S.P.device(), S.Img.device(),
+                        S.DP.device(), S.DImg.device());
   });
-  checkBoth("tiles dp", DP.host(), Expected,
-            Atomics.empty() ? nullptr : Atomics.data(), 3 * K);
+  checkBoth("tiles dp", S.DP.host(), Expected,
+            Atomics.empty() ? nullptr : Atomics.data(), 3 * S.K);
 }
 
 int main() {

@@ -20,6 +20,7 @@
 // RUN: env MESHAD_TEST_QUICK=1 %t | FileCheck %s --check-prefix=QUICK
 #include "KernelCheck.h"
 #include "NumericCheck.h"
+#include "SplatTiles.h"
 #include <cmath>
 #include <meshad/Differentiator.h>
 
@@ -183,50 +184,21 @@ void check1D(const char *Name, Kernel K, Grad G) {
 }
 
 void checkTiles() {
-  const int W = 21, H = 10, K = 6;
   // 3x3 tiles of 8x4; tile (2, *) is partial, row 2 half outside.
-  const int Tiles = 9;
   meshad::test::RandomInputs Rng;
-  meshad::test::DeviceArray<int> Ranges(2 * Tiles), Ids(Tiles * K);
-  meshad::test::DeviceArray<double> P(3 * K), Img(W * H), Wt(W * H), DP(3 * K),
-      DImg(W * H);
-  for (int k = 0; k < K; ++k) {
-    Rng.fill(&P[3 * k], 1, 0, W);
-    Rng.fill(&P[3 * k + 1], 1, 0, H);
-    Rng.fill(&P[3 * k + 2], 1, 0.3, 0.9);
-  }
-  int Used = 0;
-  for (int T = 0; T < Tiles; ++T) {
-    Ranges[2 * T] = Used;
-    for (int k = 0; k < K; ++k)
-      if ((k + T) % 4 != 0 && T != 4)   // tile 4 is empty
-        Ids[Used++] = (k * 5 + T) % K;
-    Ranges[2 * T + 1] = Used;
-  }
-  Ranges.upload();
-  Ids.upload();
-  Rng.fill(Wt.host(), W * H, -1, 1);
+  meshad::test::SplatTiles S(Rng, 21, 10, 6);
   dim3 Grid(3, 3), Block(8, 4);
-  auto Loss = [&] {
-    P.upload();
-    MESHAD_LAUNCH(tiles, Grid, Block)(W, H, Ranges.device(), Ids.device(),
-                                      P.device(), Img.device());
-    Img.download();
-    return meshad::test::weightedSum(Wt.host(), Img.host(), W * H);
-  };
-  const std::size_t CP = meshad::test::checkedEntries(3 * K);
-  std::vector<double> Expected = meshad::test::fdGradient(Loss, P.host(), CP);
-  P.upload();
-  for (int I = 0; I < W * H; ++I)
-    DImg[I] = Wt[I];
-  DImg.upload();
-  DP.zero();
-  meshad::gradient(tiles, "p, img")
-      .execute_kernel(Grid, Block, W, H, Ranges.device(), Ids.device(),
-                      P.device(), Img.device(), DP.device(), DImg.device());
-  meshad::test::checkLaunch("tiles_grad");
-  DP.download();
-  meshad::test::checkArray("tiles dp", DP.host(), Expected.data(), CP);
+  auto Loss = [&] { return S.loss(tiles, Grid, Block); };
+  const std::size_t CP = meshad::test::checkedEntries(3 * S.K);
+  std::vector<double> Expected = meshad::test::fdGradient(Loss, S.P.host(), CP);
+  S.P.upload();
+  S.gradient([&] {
+    meshad::gradient(tiles, "p, img")
+        .execute_kernel(Grid, Block, S.W, S.H, S.Ranges.device(),
+                        S.Ids.device(), S.P.device(), S.Img.device(),
+                        S.DP.device(), S.DImg.device());
+  });
+  meshad::test::checkArray("tiles dp", S.DP.host(), Expected.data(), CP);
 }
 
 int main() {

@@ -175,6 +175,142 @@ bool RecordingPrimals::writesThroughPointers(const ir::Function *F) {
   return writesThrough(F, Seen);
 }
 
+namespace {
+/// The body of one recording variant: the primal's, each store through
+/// memory the caller gave it preceded by its undo record, each call of a
+/// callee that writes such memory turned into a call of the callee's
+/// recording variant; an error at what cannot be recorded.
+class RecordingBody {
+public:
+  RecordingBody(RecordingPrimals &Recordings, Module &M, DiagnosticSink &Diags,
+                DerivedFunctionSet &Derived, const ir::Function &Primal,
+                ir::Function &Result, Var *Log)
+      : Recordings(Recordings), M(M), Diags(Diags), Derived(Derived),
+        Primal(Primal), Result(Result), Log(Log), B(M), Memory(Primal),
+        Cloner(M) {
+    Cloner.setExprHook([this](const Expr *E) { return recordCall(E); });
+    Cloner.setStmtHook([this](const Stmt *S) { return recordStore(S); });
+  }
+
+  /// The recording body; false after an error.
+  bool build() {
+    Result.setBody(Cloner.cloneBlock(Primal.getBody()));
+    return !Failed;
+  }
+
+private:
+  RecordingPrimals &Recordings;
+  Module &M;
+  DiagnosticSink &Diags;
+  DerivedFunctionSet &Derived;
+  const ir::Function &Primal;
+  ir::Function &Result;
+  Var *Log;
+  IRBuilder B;
+  CallerMemory Memory;
+  IRCloner Cloner;
+  bool Failed = false;
+
+  void error(clang::SourceLocation Loc, const std::string &Message) {
+    Diags.error(Loc, Message);
+    Failed = true;
+  }
+
+  /// A call of a user callee that writes the caller's memory: the call of
+  /// its recording variant with the log; null to clone \p E as it is.
+  const Expr *recordCall(const Expr *E) {
+    const auto *C = dyn_cast<CallExpr>(E);
+    if (!C || C->getCalleeKind() != CallExpr::CalleeKind::User ||
+        !RecordingPrimals::writesThroughPointers(C->getUserCallee()))
+      return nullptr;
+    // The callee may write only what the pointers passed to it designate:
+    // this function's own locals (`h(&k)`, a reference parameter) need no
+    // record, and a record of them would outlive them (the fuzzer: seed 1
+    // program 73, fuzz/regressions/record-local-reference.cpp).
+    bool Caller = false, Own = false;
+    for (const Expr *A : C->getArgs())
+      if (A->getType()->isPointer() && !A->getType()->getElement()->isConst())
+        (Memory.contains(ActivityAnalysis::getRootVar(A)) ? Caller : Own) =
+            true;
+    if (!Caller)
+      return nullptr;
+    if (Own) {
+      error(C->getLoc(),
+            "cannot record the call of '" + C->getUserCallee()->getName() +
+                "': it may write both memory that '" + Primal.getName() +
+                "' was given and locals of '" + Primal.getName() +
+                "'; write the local's result back after the call");
+      return nullptr;
+    }
+    ir::Function *Rec = Recordings.get(C->getUserCallee(), C->getLoc());
+    if (!Rec) {
+      Failed = true;
+      return nullptr;
+    }
+    Derived.addCall(&Result, Rec);
+    std::vector<const Expr *> Args;
+    for (const Expr *A : C->getArgs())
+      Args.push_back(Cloner.clone(A));
+    Args.push_back(B.ref(Log));
+    auto *New = M.create<CallExpr>(C->getType(), Rec, std::move(Args));
+    New->setLoc(C->getLoc());
+    return New;
+  }
+
+  /// An error for a call statement whose update of the caller's memory
+  /// cannot be undone (an atomic, a Thrust primitive); false then.
+  bool undoableCall(const Stmt *S) {
+    const auto *ES = dyn_cast<ExprStmt>(S);
+    const auto *C = ES ? dyn_cast<CallExpr>(ES->getExpr()) : nullptr;
+    if (!C)
+      return true;
+    if (isAtomicOn(C, Memory))
+      error(C->getLoc(), "cannot undo the atomic update of memory that '" +
+                             Primal.getName() +
+                             "' was given: its caller's reverse sweep needs "
+                             "that memory as it was before the call");
+    else if (isThrustWriteOn(C, Memory))
+      error(C->getLoc(), "cannot undo " + C->getName() + " on memory that '" +
+                             Primal.getName() +
+                             "' was given: its caller's reverse sweep needs "
+                             "that memory as it was before the call");
+    else
+      return true;
+    return false;
+  }
+
+  /// A store through the caller's memory: its undo record, then the store;
+  /// std::nullopt to clone \p S as it is.
+  std::optional<const Stmt *> recordStore(const Stmt *S) {
+    const Expr *Target = nullptr;
+    if (const auto *A = dyn_cast<AssignStmt>(S))
+      Target = A->getLHS();
+    const Var *Root = Target ? storedThrough(Target) : nullptr;
+    if (!undoableCall(S))
+      return std::nullopt;
+    if (!Root || !Root->getType()->isPointer())
+      return std::nullopt;
+    if (!Memory.contains(Root)) {
+      error(S->getLoc(), "cannot tell whose memory '" + Root->getName() +
+                             "' designates: its caller's reverse sweep "
+                             "needs what '" + Primal.getName() +
+                             "' overwrites");
+      return std::nullopt;
+    }
+    const auto *A = cast<AssignStmt>(S);
+    const Expr *LV = Cloner.clone(Target);
+    auto *Record = M.create<ExprStmt>(M.create<CallExpr>(
+        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+        "meshad::undoRecord", -1,
+        std::vector<const Expr *>{B.ref(Log), B.addrOf(LV)}));
+    Record->setLoc(S->getLoc());
+    AssignStmt *Store = B.assign(LV, A->getOp(), Cloner.clone(A->getRHS()));
+    Store->setLoc(S->getLoc());
+    return M.create<BlockStmt>(std::vector<const Stmt *>{Record, Store});
+  }
+};
+} // namespace
+
 ir::Function *RecordingPrimals::get(ir::Function *Primal,
                                     clang::SourceLocation CallLoc) {
   if (!checkDefinitionVisible(*Primal, CallLoc, Diags))
@@ -194,99 +330,6 @@ ir::Function *RecordingPrimals::get(ir::Function *Primal,
       LogName, M.getTypes().getPointer(M.getTypes().getOpaque("meshad::UndoLog")),
       Var::Storage::Param);
   Result->addParam(Log);
-
-  IRBuilder B(M);
-  CallerMemory Memory(*Primal);
-  bool Failed = false;
-  IRCloner Cloner(M);
-  Cloner.setExprHook([&](const Expr *E) -> const Expr * {
-    const auto *C = dyn_cast<CallExpr>(E);
-    if (!C || C->getCalleeKind() != CallExpr::CalleeKind::User ||
-        !writesThroughPointers(C->getUserCallee()))
-      return nullptr;
-    // The callee may write only what the pointers passed to it designate:
-    // this function's own locals (`h(&k)`, a reference parameter) need no
-    // record, and a record of them would outlive them (the fuzzer: seed 1
-    // program 73, fuzz/regressions/record-local-reference.cpp).
-    bool Caller = false, Own = false;
-    for (const Expr *A : C->getArgs())
-      if (A->getType()->isPointer() && !A->getType()->getElement()->isConst())
-        (Memory.contains(ActivityAnalysis::getRootVar(A)) ? Caller : Own) =
-            true;
-    if (!Caller)
-      return nullptr;
-    if (Own) {
-      Diags.error(C->getLoc(),
-                  "cannot record the call of '" +
-                      C->getUserCallee()->getName() + "': it may write both "
-                      "memory that '" + Primal->getName() +
-                      "' was given and locals of '" + Primal->getName() +
-                      "'; write the local's result back after the call");
-      Failed = true;
-      return nullptr;
-    }
-    ir::Function *Rec = get(C->getUserCallee(), C->getLoc());
-    if (!Rec) {
-      Failed = true;
-      return nullptr;
-    }
-    Derived.addCall(Result, Rec);
-    std::vector<const Expr *> Args;
-    for (const Expr *A : C->getArgs())
-      Args.push_back(Cloner.clone(A));
-    Args.push_back(B.ref(Log));
-    auto *New = M.create<CallExpr>(C->getType(), Rec, std::move(Args));
-    New->setLoc(C->getLoc());
-    return New;
-  });
-  Cloner.setStmtHook([&](const Stmt *S) -> std::optional<const Stmt *> {
-    const Expr *Target = nullptr;
-    if (const auto *A = dyn_cast<AssignStmt>(S))
-      Target = A->getLHS();
-    const Var *Root = Target ? storedThrough(Target) : nullptr;
-    if (const auto *ES = dyn_cast<ExprStmt>(S))
-      if (const auto *C = dyn_cast<CallExpr>(ES->getExpr()))
-        if (isAtomicOn(C, Memory)) {
-          Diags.error(C->getLoc(),
-                      "cannot undo the atomic update of memory that '" +
-                          Primal->getName() +
-                          "' was given: its caller's reverse sweep needs "
-                          "that memory as it was before the call");
-          Failed = true;
-          return std::nullopt;
-        }
-    if (const auto *ES = dyn_cast<ExprStmt>(S))
-      if (const auto *C = dyn_cast<CallExpr>(ES->getExpr()))
-        if (isThrustWriteOn(C, Memory)) {
-          Diags.error(C->getLoc(),
-                      "cannot undo " + C->getName() + " on memory that '" +
-                          Primal->getName() +
-                          "' was given: its caller's reverse sweep needs "
-                          "that memory as it was before the call");
-          Failed = true;
-          return std::nullopt;
-        }
-    if (!Root || !Root->getType()->isPointer())
-      return std::nullopt;
-    if (!Memory.contains(Root)) {
-      Diags.error(S->getLoc(), "cannot tell whose memory '" +
-                                   Root->getName() + "' designates: its "
-                                   "caller's reverse sweep needs what '" +
-                                   Primal->getName() + "' overwrites");
-      Failed = true;
-      return std::nullopt;
-    }
-    const auto *A = cast<AssignStmt>(S);
-    const Expr *LV = Cloner.clone(Target);
-    auto *Record = M.create<ExprStmt>(M.create<CallExpr>(
-        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
-        "meshad::undoRecord", -1,
-        std::vector<const Expr *>{B.ref(Log), B.addrOf(LV)}));
-    Record->setLoc(S->getLoc());
-    AssignStmt *Store = B.assign(LV, A->getOp(), Cloner.clone(A->getRHS()));
-    Store->setLoc(S->getLoc());
-    return M.create<BlockStmt>(std::vector<const Stmt *>{Record, Store});
-  });
-  Result->setBody(Cloner.cloneBlock(Primal->getBody()));
-  return Failed ? nullptr : Result;
+  RecordingBody Body(*this, M, Diags, Derived, *Primal, *Result, Log);
+  return Body.build() ? Result : nullptr;
 }

@@ -228,6 +228,28 @@ private:
                              const std::vector<bool> &Active,
                              std::vector<const ir::Expr *> &Args,
                              ir::BlockStmt *Rev, ir::BlockStmt *After);
+  /// Per argument of \p L: whether its parameter carries a derivative
+  /// and the argument is active (none: the launch has no gradient).
+  std::vector<bool> activeLaunchArgs(const ir::LaunchStmt *L);
+  /// Scalar launch arguments and the device scalars their adjoints are
+  /// summed into by the gradient kernel.
+  using DeviceScalarAdjoints =
+      std::vector<std::pair<const ir::Expr *, ir::Var *>>;
+  /// Appends to \p Args the adjoint argument of each active argument of
+  /// \p L: a buffer's adjoint pointer, a scalar's device scalar (declared
+  /// in \p Rev, listed in \p Scalars).
+  void appendLaunchAdjoints(const ir::LaunchStmt *L,
+                            const std::vector<bool> &Active,
+                            std::vector<const ir::Expr *> &Args,
+                            DeviceScalarAdjoints &Scalars, ir::BlockStmt *Rev);
+  /// The launch of \p Grad for \p L with \p Args (its dynamic shared
+  /// memory doubled where the gradient keeps a shadow there).
+  ir::LaunchStmt *gradientLaunch(const ir::LaunchStmt *L, ir::Function *Grad,
+                                 const std::vector<const ir::Expr *> &Args);
+  /// After the gradient launch: each scalar argument's adjoint += its
+  /// device scalar, read back (\p Rev).
+  void addDeviceScalarAdjoints(const DeviceScalarAdjoints &Scalars,
+                               ir::BlockStmt *Rev);
   std::unique_ptr<DeviceBufferHistory> History;
   /// meshad::cuda::DeviceSnapshots of the host function, once needed.
   ir::Var *Snapshots = nullptr;

@@ -259,35 +259,21 @@ bool ReverseFunction::shadowAliasedAdjoints(
   return true;
 }
 
-void ReverseFunction::sweepLaunch(const LaunchStmt *L, BlockStmt *Fwd,
-                                  BlockStmt *Rev) {
-  ir::Function *Kernel = L->getKernel();
+std::vector<bool> ReverseFunction::activeLaunchArgs(const LaunchStmt *L) {
+  const ir::Function *Kernel = L->getKernel();
   std::vector<bool> Active;
-  bool Any = false;
-  for (unsigned I = 0; I < L->getArgs().size(); ++I) {
-    const Expr *Arg = L->getArgs()[I];
-    bool A = I < Kernel->getNumParams() &&
-             Kernel->getParam(I)->getType()->isDifferentiable() &&
-             isActive(Arg);
-    Active.push_back(A);
-    Any |= A;
-  }
-  if (!Any) {
-    Fwd->append(L);
-    return;
-  }
-  std::string Name =
-      derivedName(*Kernel, Active, "_grad");
-  ir::Function *Grad =
-      Owner.deriveGradient(Kernel, Active, Name, L->getLoc());
-  if (!Grad || !snapshotLaunch(L, *Grad, Fwd, Rev)) {
-    Failed = true;
-    return;
-  }
-  Fwd->append(L);
-  Derived.addCall(Result, Grad);
-  std::vector<const Expr *> Args(L->getArgs());
-  std::vector<std::pair<const Expr *, Var *>> Scalars;
+  for (unsigned I = 0; I < L->getArgs().size(); ++I)
+    Active.push_back(I < Kernel->getNumParams() &&
+                     Kernel->getParam(I)->getType()->isDifferentiable() &&
+                     isActive(L->getArgs()[I]));
+  return Active;
+}
+
+void ReverseFunction::appendLaunchAdjoints(const LaunchStmt *L,
+                                           const std::vector<bool> &Active,
+                                           std::vector<const Expr *> &Args,
+                                           DeviceScalarAdjoints &Scalars,
+                                           BlockStmt *Rev) {
   for (unsigned I = 0; I < L->getArgs().size(); ++I) {
     if (!Active[I])
       continue;
@@ -308,25 +294,57 @@ void ReverseFunction::sweepLaunch(const LaunchStmt *L, BlockStmt *Fwd,
     Args.push_back(B.ref(D));
     Scalars.push_back({Arg, D});
   }
+}
+
+LaunchStmt *
+ReverseFunction::gradientLaunch(const LaunchStmt *L, ir::Function *Grad,
+                                const std::vector<const Expr *> &Args) {
   // The derivative of dynamic shared memory takes room after the primal's.
   const Expr *Bytes = L->getSharedBytes();
   if (Bytes && usesSharedShadow(*Grad))
     Bytes = B.mul(B.intLit(SharedShadowFactor), Bytes);
-  BlockStmt *Folds = M.create<BlockStmt>();
-  if (!shadowAliasedAdjoints(L, Active, Args, Rev, Folds)) {
-    Failed = true;
-    return;
-  }
   auto *Launch = M.create<LaunchStmt>(Grad, L->getGrid(), L->getBlock(),
-                                      Bytes, L->getStream(),
-                                      Args, L->isViaMacro());
+                                      Bytes, L->getStream(), Args,
+                                      L->isViaMacro());
   Launch->setLoc(L->getLoc());
-  Rev->append(Launch);
-  for (const Stmt *S : Folds->getBody())
-    Rev->append(S);
+  return Launch;
+}
+
+void ReverseFunction::addDeviceScalarAdjoints(
+    const DeviceScalarAdjoints &Scalars, BlockStmt *Rev) {
   for (auto &[Arg, D] : Scalars)
     adjoint(Arg,
             intrinsicCall(M, Arg->getType()->getUnqualified(),
                           "meshad::cuda::takeScalar", {B.ref(D)}),
             Rev);
+}
+
+void ReverseFunction::sweepLaunch(const LaunchStmt *L, BlockStmt *Fwd,
+                                  BlockStmt *Rev) {
+  std::vector<bool> Active = activeLaunchArgs(L);
+  if (!llvm::is_contained(Active, true)) {
+    Fwd->append(L);
+    return;
+  }
+  ir::Function *Kernel = L->getKernel();
+  ir::Function *Grad = Owner.deriveGradient(
+      Kernel, Active, derivedName(*Kernel, Active, "_grad"), L->getLoc());
+  if (!Grad || !snapshotLaunch(L, *Grad, Fwd, Rev)) {
+    Failed = true;
+    return;
+  }
+  Fwd->append(L);
+  Derived.addCall(Result, Grad);
+  std::vector<const Expr *> Args(L->getArgs());
+  DeviceScalarAdjoints Scalars;
+  appendLaunchAdjoints(L, Active, Args, Scalars, Rev);
+  BlockStmt *Folds = M.create<BlockStmt>();
+  if (!shadowAliasedAdjoints(L, Active, Args, Rev, Folds)) {
+    Failed = true;
+    return;
+  }
+  Rev->append(gradientLaunch(L, Grad, Args));
+  for (const Stmt *S : Folds->getBody())
+    Rev->append(S);
+  addDeviceScalarAdjoints(Scalars, Rev);
 }
