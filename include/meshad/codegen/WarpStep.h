@@ -232,6 +232,139 @@ __device__ inline void blockUniformAdds(int Step, T *At, T V, Rest... Adds) {
     detail::addBlockSum(Slots.At[Buf][S], Slots.Sum[Buf][S], Warps);
 }
 
+//===--- Several adds of one iteration in one shuffle tree ----------------===//
+//
+// warpUniformAdds(At0, V0, At1, V1, ...) does what one warpUniformAdd per
+// pair does, for all the adds of an iteration at once (the nine gradients of
+// a splat): a warp whose lanes all add zero skips the iteration (one vote);
+// the addresses are checked once (a ballot and a broadcast per add, one vote
+// for all); and the N values are summed in one reduce-scatter tree, each
+// level exchanging half of the values still held (N = 9: 5 + 3 + 2 + 1 + 1
+// shuffles instead of 9 x 5), which leaves the warp's sum of add j in one
+// lane, which adds it with its own atomicAdd (the lanes' atomics go out in
+// one instruction rather than N from lane 0). A partial warp, or set lanes
+// naming different elements, take the per-pair path.
+
+namespace detail {
+
+/// One level of the reduce-scatter tree: the lanes of each pair (lanes
+/// \p Off apart) hold values [0, Count) of a group; the lower lane keeps the
+/// sums of [0, Half), the upper one those of [Half, Count) (moved to
+/// [0, Count - Half); a zero pads an odd Count). \p Index: the group's first
+/// value's index, \p Valid: how many of the group's values are real.
+template <class T, unsigned N, unsigned Count, unsigned Off>
+__device__ inline void scatterLevel(T (&V)[N], unsigned Lane, unsigned &Index,
+                                    unsigned &Valid) {
+  if constexpr (Off > 0) {
+    if constexpr (Count > 1) {
+      constexpr unsigned Half = (Count + 1) / 2;
+      const bool Upper = (Lane & Off) != 0;
+#pragma unroll
+      for (unsigned I = 0; I < Half; ++I) {
+        T Lo = V[I];
+        T Hi = I + Half < Count ? V[I + Half] : T(0);
+        T Got = __shfl_xor_sync(0xffffffffu, Upper ? Lo : Hi, int(Off));
+        V[I] = (Upper ? Hi : Lo) + Got;
+      }
+      if (Upper) {
+        Index += Half;
+        Valid = Valid > Half ? Valid - Half : 0;
+      } else if (Valid > Half) {
+        Valid = Half;
+      }
+      scatterLevel<T, N, Half, Off / 2>(V, Lane, Index, Valid);
+    } else {
+      V[0] += __shfl_xor_sync(0xffffffffu, V[0], int(Off));
+      scatterLevel<T, N, 1, Off / 2>(V, Lane, Index, Valid);
+    }
+  }
+}
+
+/// The lanes that hold a finished sum after scatterLevel<T, N, N, 16>: the
+/// bits of the levels that summed a single value are zero.
+template <unsigned Count, unsigned Off = 16>
+constexpr unsigned scatterRestBits() {
+  if constexpr (Off == 0)
+    return 0;
+  else if constexpr (Count > 1)
+    return scatterRestBits<(Count + 1) / 2, Off / 2>();
+  else
+    return Off | scatterRestBits<1, Off / 2>();
+}
+
+/// The full warp's pairs: zero-skip, address check, one tree. Returns false
+/// when the set lanes name different elements (nothing added yet).
+template <class T, unsigned N>
+__device__ inline bool warpUniformAddsFull(T *(&At)[N], T (&V)[N],
+                                           unsigned Lane) {
+  bool Any = false;
+#pragma unroll
+  for (unsigned J = 0; J < N; ++J) {
+    if (!At[J])
+      V[J] = T(0);
+    Any |= V[J] != T(0);
+  }
+  if (!__any_sync(0xffffffffu, Any))
+    return true; // the whole warp adds zero (lanes stopped early, skipped)
+  bool Same = true;
+#pragma unroll
+  for (unsigned J = 0; J < N; ++J) {
+    unsigned Set = __ballot_sync(0xffffffffu, At[J] != nullptr);
+    if (Set == 0)
+      continue;
+    auto Mine = reinterpret_cast<unsigned long long>(At[J]);
+    unsigned long long First =
+        __shfl_sync(0xffffffffu, Mine, __ffs(int(Set)) - 1);
+    Same &= !At[J] || Mine == First;
+    At[J] = reinterpret_cast<T *>(First);
+  }
+  if (!__all_sync(0xffffffffu, Same))
+    return false;
+  unsigned Index = 0, Valid = N;
+  scatterLevel<T, N, N, 16>(V, Lane, Index, Valid);
+  if (Valid == 0 || (Lane & scatterRestBits<N>()) != 0)
+    return true;
+  T *Sum = nullptr;
+#pragma unroll
+  for (unsigned J = 0; J < N; ++J)
+    if (J == Index)
+      Sum = At[J];
+  if (Sum && V[0] != T(0))
+    atomicAdd(Sum, V[0]);
+  return true;
+}
+
+} // namespace detail
+
+/// For each pair (At, V) of \p Adds, what warpUniformAdd(At, V) does, in
+/// one reduce-scatter tree for all the pairs (see above). Every lane of the
+/// warp calls it, with the same number of pairs of one type T.
+template <class T, class... Rest>
+__device__ inline void warpUniformAdds(T *At, T V, Rest... Adds) {
+  constexpr unsigned N = 1 + sizeof...(Rest) / 2;
+  static_assert(N <= 32, "at most 32 adds in one tree");
+  T *Ats[N];
+  T Vs[N];
+  detail::unpackAdds<T>(Ats, Vs, At, V, Adds...);
+  unsigned Lane;
+  if (detail::warpLanes(Lane) == 0xffffffffu) {
+    T *Orig[N];
+#pragma unroll
+    for (unsigned J = 0; J < N; ++J)
+      Orig[J] = Ats[J];
+    if (detail::warpUniformAddsFull<T, N>(Ats, Vs, Lane))
+      return;
+#pragma unroll
+    for (unsigned J = 0; J < N; ++J) // the set lanes differ: each its own
+      if (Orig[J] && Vs[J] != T(0))
+        atomicAdd(Orig[J], Vs[J]);
+    return;
+  }
+#pragma unroll
+  for (unsigned J = 0; J < N; ++J) // a partial warp
+    warpUniformAdd(Ats[J], Vs[J]);
+}
+
 } // namespace meshad
 
 #endif // __CUDACC__ || MESHAD_CPU_CUDA
