@@ -43,6 +43,14 @@
 
 #if defined(__CUDACC__) || defined(MESHAD_CPU_CUDA)
 
+// Full unrolling keeps the small arrays of warpUniformAdds in registers
+// (the compilers fully unroll them anyway; the pragma makes it explicit).
+#if defined(__clang__) || defined(__CUDACC__)
+#define MESHAD_UNROLL _Pragma("unroll")
+#else
+#define MESHAD_UNROLL
+#endif
+
 namespace meshad {
 namespace detail {
 
@@ -157,10 +165,10 @@ __device__ inline BlockSlots<T, Sites> &blockSlots() {
   return Slots;
 }
 
-template <class T> __device__ inline void unpackAdds(T **, T *) {}
+template <class T> __device__ __forceinline__ void unpackAdds(T **, T *) {}
 
 template <class T, class... Rest>
-__device__ inline void unpackAdds(T **At, T *V, T *A, T X, Rest... R) {
+__device__ __forceinline__ void unpackAdds(T **At, T *V, T *A, T X, Rest... R) {
   *At = A;
   *V = X;
   unpackAdds<T>(At + 1, V + 1, R...);
@@ -253,13 +261,13 @@ namespace detail {
 /// [0, Count - Half); a zero pads an odd Count). \p Index: the group's first
 /// value's index, \p Valid: how many of the group's values are real.
 template <class T, unsigned N, unsigned Count, unsigned Off>
-__device__ inline void scatterLevel(T (&V)[N], unsigned Lane, unsigned &Index,
+__device__ __forceinline__ void scatterLevel(T (&V)[N], unsigned Lane, unsigned &Index,
                                     unsigned &Valid) {
   if constexpr (Off > 0) {
     if constexpr (Count > 1) {
       constexpr unsigned Half = (Count + 1) / 2;
       const bool Upper = (Lane & Off) != 0;
-#pragma unroll
+MESHAD_UNROLL
       for (unsigned I = 0; I < Half; ++I) {
         T Lo = V[I];
         T Hi = I + Half < Count ? V[I + Half] : T(0);
@@ -292,13 +300,32 @@ constexpr unsigned scatterRestBits() {
     return Off | scatterRestBits<1, Off / 2>();
 }
 
+/// The rare paths of warpUniformAdds, out of line (and given the pairs by
+/// value) so that the hot path keeps its arrays in registers: a partial warp
+/// sums each pair on its own (\p Full false); on a full warp, set lanes
+/// naming different elements add their own values.
+template <class T, class... Rest>
+__device__ __attribute__((noinline)) void
+warpUniformAddsSlow(bool Full, T *At, T V, Rest... Adds) {
+  constexpr unsigned N = 1 + sizeof...(Rest) / 2;
+  T *Ats[N];
+  T Vs[N];
+  unpackAdds<T>(Ats, Vs, At, V, Adds...);
+  for (unsigned J = 0; J < N; ++J) {
+    if (!Full)
+      warpUniformAdd(Ats[J], Vs[J]);
+    else if (Ats[J] && Vs[J] != T(0))
+      atomicAdd(Ats[J], Vs[J]);
+  }
+}
+
 /// The full warp's pairs: zero-skip, address check, one tree. Returns false
-/// when the set lanes name different elements (nothing added yet).
+/// when the set lanes name different elements (nothing added then).
 template <class T, unsigned N>
-__device__ inline bool warpUniformAddsFull(T *(&At)[N], T (&V)[N],
-                                           unsigned Lane) {
+__device__ __forceinline__ bool warpUniformAddsFull(T *(&At)[N], T (&V)[N],
+                                                    unsigned Lane) {
   bool Any = false;
-#pragma unroll
+MESHAD_UNROLL
   for (unsigned J = 0; J < N; ++J) {
     if (!At[J])
       V[J] = T(0);
@@ -307,16 +334,18 @@ __device__ inline bool warpUniformAddsFull(T *(&At)[N], T (&V)[N],
   if (!__any_sync(0xffffffffu, Any))
     return true; // the whole warp adds zero (lanes stopped early, skipped)
   bool Same = true;
-#pragma unroll
+  T *First[N];
+MESHAD_UNROLL
   for (unsigned J = 0; J < N; ++J) {
     unsigned Set = __ballot_sync(0xffffffffu, At[J] != nullptr);
+    First[J] = nullptr;
     if (Set == 0)
       continue;
     auto Mine = reinterpret_cast<unsigned long long>(At[J]);
-    unsigned long long First =
+    unsigned long long Lead =
         __shfl_sync(0xffffffffu, Mine, __ffs(int(Set)) - 1);
-    Same &= !At[J] || Mine == First;
-    At[J] = reinterpret_cast<T *>(First);
+    Same &= !At[J] || Mine == Lead;
+    First[J] = reinterpret_cast<T *>(Lead);
   }
   if (!__all_sync(0xffffffffu, Same))
     return false;
@@ -325,10 +354,10 @@ __device__ inline bool warpUniformAddsFull(T *(&At)[N], T (&V)[N],
   if (Valid == 0 || (Lane & scatterRestBits<N>()) != 0)
     return true;
   T *Sum = nullptr;
-#pragma unroll
+MESHAD_UNROLL
   for (unsigned J = 0; J < N; ++J)
     if (J == Index)
-      Sum = At[J];
+      Sum = First[J];
   if (Sum && V[0] != T(0))
     atomicAdd(Sum, V[0]);
   return true;
@@ -340,29 +369,17 @@ __device__ inline bool warpUniformAddsFull(T *(&At)[N], T (&V)[N],
 /// one reduce-scatter tree for all the pairs (see above). Every lane of the
 /// warp calls it, with the same number of pairs of one type T.
 template <class T, class... Rest>
-__device__ inline void warpUniformAdds(T *At, T V, Rest... Adds) {
+__device__ __forceinline__ void warpUniformAdds(T *At, T V, Rest... Adds) {
   constexpr unsigned N = 1 + sizeof...(Rest) / 2;
   static_assert(N <= 32, "at most 32 adds in one tree");
   T *Ats[N];
   T Vs[N];
   detail::unpackAdds<T>(Ats, Vs, At, V, Adds...);
   unsigned Lane;
-  if (detail::warpLanes(Lane) == 0xffffffffu) {
-    T *Orig[N];
-#pragma unroll
-    for (unsigned J = 0; J < N; ++J)
-      Orig[J] = Ats[J];
-    if (detail::warpUniformAddsFull<T, N>(Ats, Vs, Lane))
-      return;
-#pragma unroll
-    for (unsigned J = 0; J < N; ++J) // the set lanes differ: each its own
-      if (Orig[J] && Vs[J] != T(0))
-        atomicAdd(Orig[J], Vs[J]);
+  bool Full = detail::warpLanes(Lane) == 0xffffffffu;
+  if (Full && detail::warpUniformAddsFull<T, N>(Ats, Vs, Lane))
     return;
-  }
-#pragma unroll
-  for (unsigned J = 0; J < N; ++J) // a partial warp
-    warpUniformAdd(Ats[J], Vs[J]);
+  detail::warpUniformAddsSlow(Full, At, V, Adds...);
 }
 
 } // namespace meshad
