@@ -258,46 +258,45 @@ namespace detail {
 /// One level of the reduce-scatter tree: the lanes of each pair (lanes
 /// \p Off apart) hold values [0, Count) of a group; the lower lane keeps the
 /// sums of [0, Half), the upper one those of [Half, Count) (moved to
-/// [0, Count - Half); a zero pads an odd Count). \p Index: the group's first
-/// value's index, \p Valid: how many of the group's values are real.
+/// [0, Count - Half); a zero pads an odd Count). Once one value is left,
+/// the remaining levels sum it over the pairs.
 template <class T, unsigned N, unsigned Count, unsigned Off>
-__device__ __forceinline__ void scatterLevel(T (&V)[N], unsigned Lane, unsigned &Index,
-                                    unsigned &Valid) {
+__device__ __forceinline__ void scatterLevel(T (&V)[N], unsigned Lane) {
   if constexpr (Off > 0) {
-    if constexpr (Count > 1) {
-      constexpr unsigned Half = (Count + 1) / 2;
-      const bool Upper = (Lane & Off) != 0;
-MESHAD_UNROLL
-      for (unsigned I = 0; I < Half; ++I) {
-        T Lo = V[I];
-        T Hi = I + Half < Count ? V[I + Half] : T(0);
-        T Got = __shfl_xor_sync(0xffffffffu, Upper ? Lo : Hi, int(Off));
-        V[I] = (Upper ? Hi : Lo) + Got;
-      }
-      if (Upper) {
-        Index += Half;
-        Valid = Valid > Half ? Valid - Half : 0;
-      } else if (Valid > Half) {
-        Valid = Half;
-      }
-      scatterLevel<T, N, Half, Off / 2>(V, Lane, Index, Valid);
-    } else {
-      V[0] += __shfl_xor_sync(0xffffffffu, V[0], int(Off));
-      scatterLevel<T, N, 1, Off / 2>(V, Lane, Index, Valid);
+    constexpr unsigned Half = (Count + 1) / 2;
+    const bool Upper = Count > 1 && (Lane & Off) != 0;
+    MESHAD_UNROLL
+    for (unsigned I = 0; I < Half; ++I) {
+      T Lo = V[I];
+      T Hi = I + Half < Count ? V[I + Half] : T(0);
+      T Got = __shfl_xor_sync(0xffffffffu, Count > 1 && !Upper ? Hi : Lo,
+                              int(Off));
+      V[I] = (Upper ? Hi : Lo) + Got;
     }
+    scatterLevel<T, N, Half, Off / 2>(V, Lane);
   }
 }
 
-/// The lanes that hold a finished sum after scatterLevel<T, N, N, 16>: the
-/// bits of the levels that summed a single value are zero.
+/// Which sum the lane holds after scatterLevel<T, N, Count, Off>: \p Index,
+/// or none (false: a padding zero, or a lane whose pair partner holds it).
+/// \p Real: how many values of the lane's group are real (not padding).
 template <unsigned Count, unsigned Off = 16>
-constexpr unsigned scatterRestBits() {
-  if constexpr (Off == 0)
-    return 0;
-  else if constexpr (Count > 1)
-    return scatterRestBits<(Count + 1) / 2, Off / 2>();
-  else
-    return Off | scatterRestBits<1, Off / 2>();
+__device__ __forceinline__ bool scatterSlot(unsigned Lane, unsigned &Index,
+                                            unsigned Real) {
+  if constexpr (Off == 0) {
+    return Real > 0;
+  } else if constexpr (Count > 1) {
+    constexpr unsigned Half = (Count + 1) / 2;
+    if ((Lane & Off) != 0) {
+      Index += Half;
+      Real = Real > Half ? Real - Half : 0;
+    } else if (Real > Half) {
+      Real = Half;
+    }
+    return scatterSlot<Half, Off / 2>(Lane, Index, Real);
+  } else {
+    return (Lane & Off) == 0 && scatterSlot<1, Off / 2>(Lane, Index, Real);
+  }
 }
 
 /// The rare paths of warpUniformAdds, out of line (and given the pairs by
@@ -333,32 +332,26 @@ MESHAD_UNROLL
   }
   if (!__any_sync(0xffffffffu, Any))
     return true; // the whole warp adds zero (lanes stopped early, skipped)
+  unsigned Index = 0;
+  const bool Holder = scatterSlot<N>(Lane, Index, N);
   bool Same = true;
-  T *First[N];
-MESHAD_UNROLL
+  T *Sum = nullptr; // the address of the sum this lane will hold
+  MESHAD_UNROLL
   for (unsigned J = 0; J < N; ++J) {
     unsigned Set = __ballot_sync(0xffffffffu, At[J] != nullptr);
-    First[J] = nullptr;
     if (Set == 0)
       continue;
     auto Mine = reinterpret_cast<unsigned long long>(At[J]);
     unsigned long long Lead =
         __shfl_sync(0xffffffffu, Mine, __ffs(int(Set)) - 1);
     Same &= !At[J] || Mine == Lead;
-    First[J] = reinterpret_cast<T *>(Lead);
+    if (J == Index)
+      Sum = reinterpret_cast<T *>(Lead);
   }
   if (!__all_sync(0xffffffffu, Same))
     return false;
-  unsigned Index = 0, Valid = N;
-  scatterLevel<T, N, N, 16>(V, Lane, Index, Valid);
-  if (Valid == 0 || (Lane & scatterRestBits<N>()) != 0)
-    return true;
-  T *Sum = nullptr;
-MESHAD_UNROLL
-  for (unsigned J = 0; J < N; ++J)
-    if (J == Index)
-      Sum = First[J];
-  if (Sum && V[0] != T(0))
+  scatterLevel<T, N, N, 16>(V, Lane);
+  if (Holder && Sum && V[0] != T(0))
     atomicAdd(Sum, V[0]);
   return true;
 }
