@@ -25,13 +25,15 @@
 ///     if (_step <= _steps) {
 ///       ...; _d_w_at = &_d_w[2 * i]; _d_w_sum = -_r0; --_cnt0;
 ///     }
-///     meshad::warpUniformAdd(_d_w_at, _d_w_sum);
+///     meshad::warpUniformAdds(_d_w_at, _d_w_sum); // (at, sum) pairs
 ///   }
 /// \endcode
 ///
-/// With the block form (the default, `-fplugin-arg-meshad-uniform-sums=block`)
-/// the loop runs in step across the whole block instead: blockMaxSteps and
-/// blockUniformAdds, one atomicAdd per block and iteration (below).
+/// warpUniformAdds sums all the pairs of an iteration in one shuffle tree
+/// (below); warpUniformAdd sums one. With the block form
+/// (`-fplugin-arg-meshad-uniform-sums=block`) the loop runs in step across
+/// the whole block instead: blockMaxSteps and blockUniformAdds, one
+/// atomicAdd per block and iteration (below).
 ///
 /// Works on the GPU and under the CPU emulation (include/meshad/cpu), whose
 /// warp functions wait for every lane of their mask.
