@@ -435,10 +435,13 @@ void UniformAddReducer::rewrite(const LoopPlace &P, const Stmt *S,
   Out.push_back(For);
 }
 
+/// The most pairs one meshad::warpUniformAdds takes (a tree over a warp).
+constexpr std::size_t MaxAddsPerTree = 32;
+
 /// Declares each site's sum and address registers at the top of \p Loop
 /// and returns the calls that add them after the body: one
 /// meshad::blockUniformAdds for all, or per warp one meshad::warpUniformAdds
-/// per element type, its pairs in the order of the sites.
+/// per element type (and per 32 adds), its pairs in the order of the sites.
 std::vector<const Stmt *>
 UniformAddReducer::declareRegisters(BlockStmt *Loop, Var *Step,
                                     const std::string &NotPerBlock) {
@@ -455,8 +458,9 @@ UniformAddReducer::declareRegisters(BlockStmt *Loop, Var *Step,
     Registers[X.Add] = {Sum, At};
     Loop->append(B.decl(Sum, B.zero(Elem)));
     Loop->append(B.decl(At, B.zero(At->getType())));
-    auto Group = llvm::find_if(
-        PerType, [&](const auto &G) { return G.first == Elem; });
+    auto Group = llvm::find_if(PerType, [&](const auto &G) {
+      return G.first == Elem && G.second.size() < 2 * MaxAddsPerTree;
+    });
     if (Group == PerType.end())
       Group = PerType.insert(PerType.end(), {Elem, {}});
     for (std::vector<const Expr *> *To : {&Pairs, &Group->second}) {

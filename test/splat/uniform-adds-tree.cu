@@ -8,6 +8,7 @@
 // value is an exact zero); lanes past their own trip count, or outside the
 // guard, add nothing. The gradients of w and x are checked against central
 // differences, that of a (float) against its analytic value in double.
+// manyAdds has 34 adds of one type: two trees (32 pairs at most in one).
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
 // RUN: FileCheck %s < %t.log
@@ -18,6 +19,30 @@
 #include "NumericCheck.h"
 #include <cmath>
 #include <meshad/Differentiator.h>
+
+// 34 adds of one type: a tree of 32 pairs and one of 2 (one warpUniformAdds
+// takes at most 32).
+#define TERM(j) +p[34 * i + j] * ((j) + 1) * sin(x[t] + i)
+__global__ void manyAdds(int n, int m, const double *p, const double *x,
+                         double *out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= m)
+    return;
+  double acc = 0;
+  for (int i = 0; i < n; ++i)
+    acc += 0 TERM(0) TERM(1) TERM(2) TERM(3) TERM(4) TERM(5) TERM(6) TERM(7)
+        TERM(8) TERM(9) TERM(10) TERM(11) TERM(12) TERM(13) TERM(14) TERM(15)
+            TERM(16) TERM(17) TERM(18) TERM(19) TERM(20) TERM(21) TERM(22)
+                TERM(23) TERM(24) TERM(25) TERM(26) TERM(27) TERM(28)
+                    TERM(29) TERM(30) TERM(31) TERM(32) TERM(33);
+  out[t] = acc;
+}
+// CHECK-LABEL: __global__ void manyAdds_grad(
+// CHECK: for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {
+// CHECK: meshad::warpUniformAdds(_d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}});
+// CHECK-NEXT: meshad::warpUniformAdds(_d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}});
+// CHECK-NOT: atomicAdd(&_d_p
+// CHECK: {{^}}}
 
 __global__ void twoTypes(int n, int m, const int *stop, const float *a,
                          const double *w, const double *x, double *out) {
@@ -62,9 +87,48 @@ std::vector<double> gradA(const int *Stop, const double *W, const double *X,
   return G;
 }
 
+/// manyAdds' gradient for p and x against central differences.
+void checkManyAdds() {
+  const int K = 3, Np = 34 * K;
+  meshad::test::RandomInputs Rng;
+  meshad::test::DeviceArray<double> P(Np), X(Threads), Out(Threads),
+      Wt(Threads), DP(Np), DX(Threads), DOut(Threads);
+  Rng.fill(P.host(), Np, -1, 1);
+  Rng.fill(X.host(), Threads, 0, 2);
+  Rng.fill(Wt.host(), Threads, -1, 1);
+  dim3 Grid(2), Block(64);
+  auto Loss = [&] {
+    P.upload();
+    X.upload();
+    MESHAD_LAUNCH(manyAdds, Grid, Block)(K, M, P.device(), X.device(),
+                                         Out.device());
+    Out.download();
+    return meshad::test::weightedSum(Wt.host(), Out.host(), M);
+  };
+  const std::size_t CP = meshad::test::checkedEntries(Np),
+                    CX = meshad::test::checkedEntries(M);
+  std::vector<double> EP = meshad::test::fdGradient(Loss, P.host(), CP);
+  std::vector<double> EX = meshad::test::fdGradient(Loss, X.host(), CX);
+  Loss();
+  for (int T = 0; T < Threads; ++T)
+    DOut[T] = T < M ? Wt[T] : 0.0;
+  DOut.upload();
+  DP.zero();
+  DX.zero();
+  meshad::gradient(manyAdds, "p, x, out")
+      .execute_kernel(Grid, Block, K, M, P.device(), X.device(), Out.device(),
+                      DP.device(), DX.device(), DOut.device());
+  meshad::test::checkLaunch("manyAdds_grad");
+  DP.download();
+  DX.download();
+  meshad::test::checkArray("many dp", DP.host(), EP.data(), CP);
+  meshad::test::checkArray("many dx", DX.host(), EX.data(), CX);
+}
+
 } // namespace
 
 int main() {
+  checkManyAdds();
   meshad::test::RandomInputs Rng;
   meshad::test::DeviceArray<int> Stop(Threads);
   meshad::test::DeviceArray<float> A(N), DA(N);
@@ -123,6 +187,6 @@ int main() {
   return meshad::test::summary();
 }
 // NUM-NOT: FAIL
-// NUM: numeric checks: 147 passed, 0 failed
+// NUM: numeric checks: 369 passed, 0 failed
 // QUICK-NOT: FAIL
-// QUICK: numeric checks: 3 passed, 0 failed
+// QUICK: numeric checks: 5 passed, 0 failed
