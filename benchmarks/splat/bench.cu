@@ -9,12 +9,13 @@
 //   handwritten     SplatBackward.h (gsplat style: back-to-front replay from
 //                   the stored final T, warp sums, one atomicAdd per warp)
 //   meshad          meshad::gradient(renderTiles, ...) (this file): the
-//                   Gaussians' adds summed per block (one atomicAdd per block
-//                   and iteration), the reverse loop run in step across the
-//                   block (GPU/BlockUniformReduce)
+//                   reverse loop run in step across each warp, the
+//                   Gaussians' adds of an entry summed in one shuffle tree,
+//                   one atomicAdd per warp, entry and parameter
+//                   (GPU/BlockUniformReduce, the default)
 //   meshad-warp     the same compiled with
-//                   -fplugin-arg-meshad-uniform-sums=warp: summed per warp,
-//                   in step across each warp (warp.cu)
+//                   -fplugin-arg-meshad-uniform-sums=warp spelled out
+//                   (warp.cu; the default since session 6)
 //   meshad-atomics  the same compiled with -fplugin-arg-meshad-atomics=all
 //                   (atomics.cu)
 // Each: 3 warm-up runs, then the median of --reps runs timed with CUDA

@@ -12,6 +12,7 @@
 #include "IR/Traversal.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace meshad;
@@ -369,6 +370,8 @@ private:
   void remarkKept(const ForStmt *L, const std::string &Why);
   void remarkSite(const Site &S, const std::string &NotPerBlock);
   std::string whyNotPerBlock() const;
+  std::vector<const Stmt *> declareRegisters(BlockStmt *Loop, Var *Step,
+                                             const std::string &NotPerBlock);
   const Stmt *call(const char *Name, std::vector<const Expr *> Args);
 
   IRBuilder &B;
@@ -393,8 +396,9 @@ private:
 ///     if (_step <= _steps) { <body, adds into registers>; --c; }
 ///     meshad::blockUniformAdds(_step, at, sum, ...);
 ///   }
-/// or across each warp: meshad::warpMaxSteps, one meshad::warpUniformAdd(at,
-/// sum) per add.
+/// or across each warp: meshad::warpMaxSteps, one
+/// meshad::warpUniformAdds(at, sum, ...) per element type (one shuffle tree
+/// for all the adds of that type).
 void UniformAddReducer::rewrite(const LoopPlace &P, const Stmt *S,
                                 std::vector<const Stmt *> &Out) {
   TypeContext &Types = M.getTypes();
@@ -413,27 +417,7 @@ void UniformAddReducer::rewrite(const LoopPlace &P, const Stmt *S,
   }
   std::string NotPerBlock = whyNotPerBlock();
   BlockStmt *Loop = B.block();
-  std::vector<const Expr *> Pairs;
-  if (NotPerBlock.empty())
-    Pairs.push_back(B.ref(Step));
-  std::vector<const Stmt *> Reduce;
-  for (const Site &X : Sites) {
-    const Type *Elem = X.Add->getLHS()->getType()->getUnqualified();
-    std::string Base = X.Target->getName();
-    Var *Sum = M.createVar(fresh(Base + "_sum"), Elem);
-    Var *At = M.createVar(fresh(Base + "_at"), Types.getPointer(Elem));
-    Registers[X.Add] = {Sum, At};
-    Loop->append(B.decl(Sum, B.zero(Elem)));
-    Loop->append(B.decl(At, B.zero(At->getType())));
-    Pairs.push_back(B.ref(At));
-    Pairs.push_back(B.ref(Sum));
-    if (!NotPerBlock.empty())
-      Reduce.push_back(call("meshad::warpUniformAdd",
-                            {B.ref(At), B.ref(Sum)}));
-    remarkSite(X, NotPerBlock);
-  }
-  if (NotPerBlock.empty())
-    Reduce.push_back(call("meshad::blockUniformAdds", std::move(Pairs)));
+  std::vector<const Stmt *> Reduce = declareRegisters(Loop, Step, NotPerBlock);
   BlockStmt *Active = replaceSites(P.Loop->getBody());
   Active->append(P.Loop->getInc());
   Loop->append(M.create<IfStmt>(
@@ -449,6 +433,50 @@ void UniformAddReducer::rewrite(const LoopPlace &P, const Stmt *S,
       B.assign(B.ref(Step), AssignOp::Dec, nullptr), Loop);
   For->setLoc(P.Loop->getLoc());
   Out.push_back(For);
+}
+
+/// The most pairs one meshad::warpUniformAdds takes (a tree over a warp).
+constexpr std::size_t MaxAddsPerTree = 32;
+
+/// Declares each site's sum and address registers at the top of \p Loop
+/// and returns the calls that add them after the body: one
+/// meshad::blockUniformAdds for all, or per warp one meshad::warpUniformAdds
+/// per element type (and per 32 adds), its pairs in the order of the sites.
+std::vector<const Stmt *>
+UniformAddReducer::declareRegisters(BlockStmt *Loop, Var *Step,
+                                    const std::string &NotPerBlock) {
+  std::vector<const Expr *> Pairs;
+  if (NotPerBlock.empty())
+    Pairs.push_back(B.ref(Step));
+  std::vector<std::pair<const Type *, std::vector<const Expr *>>> PerType;
+  for (const Site &X : Sites) {
+    const Type *Elem = X.Add->getLHS()->getType()->getUnqualified();
+    std::string Base = X.Target->getName();
+    Var *Sum = M.createVar(fresh(Base + "_sum"), Elem);
+    Var *At =
+        M.createVar(fresh(Base + "_at"), M.getTypes().getPointer(Elem));
+    Registers[X.Add] = {Sum, At};
+    Loop->append(B.decl(Sum, B.zero(Elem)));
+    Loop->append(B.decl(At, B.zero(At->getType())));
+    auto Group = llvm::find_if(PerType, [&](const auto &G) {
+      return G.first == Elem && G.second.size() < 2 * MaxAddsPerTree;
+    });
+    if (Group == PerType.end())
+      Group = PerType.insert(PerType.end(), {Elem, {}});
+    for (std::vector<const Expr *> *To : {&Pairs, &Group->second}) {
+      To->push_back(B.ref(At));
+      To->push_back(B.ref(Sum));
+    }
+    remarkSite(X, NotPerBlock);
+  }
+  std::vector<const Stmt *> Reduce;
+  if (NotPerBlock.empty())
+    Reduce.push_back(call("meshad::blockUniformAdds", std::move(Pairs)));
+  else
+    for (auto &Group : PerType)
+      Reduce.push_back(
+          call("meshad::warpUniformAdds", std::move(Group.second)));
+  return Reduce;
 }
 
 /// Why the sites cannot be summed per block, or "": the block form's
@@ -520,7 +548,9 @@ void UniformAddReducer::remarkSite(const Site &S,
                    " is the same in every thread at an iteration of the "
                    "reverse loop; the loop runs in step across the warp, "
                    "from its largest trip count, lanes past their own count "
-                   "or outside the guard adding nothing" + Why + ")");
+                   "or outside the guard adding nothing; the iteration's "
+                   "adds of one type summed in one shuffle tree, skipped by "
+                   "a warp whose lanes all add zero" + Why + ")");
 }
 
 void UniformAddReducer::remarkKept(const ForStmt *L, const std::string &Why) {

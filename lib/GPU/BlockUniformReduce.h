@@ -29,8 +29,10 @@
 /// largest as the in-step loop's, the original body run only while the
 /// step is within the thread's own count; each qualifying add stores its
 /// value and its address in registers, and after the body the warp sums
-/// them with shuffles, one atomicAdd per warp and iteration
-/// (meshad::warpUniformAdd). By default (uniform-sums=block) the loop runs
+/// them with shuffles, one atomicAdd per warp, iteration and add
+/// (meshad::warpUniformAdds: one call per element type, all the
+/// iteration's adds in one reduce-scatter tree; the default). With
+/// uniform-sums=block the loop runs
 /// in step across the whole block instead (meshad::blockMaxSteps), and the
 /// warps' sums meet in shared memory after one __syncthreads per iteration,
 /// one atomicAdd per block and iteration (meshad::blockUniformAdds): every

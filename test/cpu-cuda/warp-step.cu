@@ -4,17 +4,28 @@
 // the warp's lanes; meshad::warpUniformAdd adds the sum of the set lanes to
 // their common element with one atomicAdd (lanes with a null address add
 // nothing, an all-null warp nothing at all), and each lane's own value when
-// the set lanes name different elements. Exact sums of small integers.
+// the set lanes name different elements. meshad::warpUniformAdds does the
+// same for several pairs in one reduce-scatter tree: 1 to 12 pairs (odd and
+// even counts, so the tree's padding is exercised), lanes setting only some
+// pairs, whole warps adding zero, pairs whose lanes name different elements,
+// and the partial warp (per-pair path). Exact sums of small integers.
 //
 // RUN: %clangxx %cpu_cuda_flags -I%test_inputs %s -o %t && %t | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: PASS warpMaxSteps
 // CHECK: PASS warpUniformAdd same element
 // CHECK: PASS warpUniformAdd different elements
-// CHECK: numeric checks: 3 passed, 0 failed
+// CHECK: PASS warpUniformAdds 1 pairs
+// CHECK: PASS warpUniformAdds 9 pairs
+// CHECK: PASS warpUniformAdds 12 pairs
+// CHECK: PASS warpUniformAdds different elements
+// CHECK: numeric checks: 7 passed, 0 failed
 #include "NumericCheck.h"
 #include <meshad/Differentiator.h>
 #include <meshad/cpu/Portable.h>
+
+#include <tuple>
+#include <utility>
 
 __global__ void steps(int *Out) {
   int T = threadIdx.x;
@@ -29,6 +40,55 @@ __global__ void adds(double *Sums, double *Per) {
   meshad::warpUniformAdd(At, double(T));
   meshad::warpUniformAdd(&Per[T % 4], double(T + 1));
   meshad::warpUniformAdd<double>(nullptr, 1.0);
+}
+
+// Pair J of lane T: element Out[4 * (blockIdx.x * 12 + J) + (Split ? T % 3
+// : 0)] gets (T + 1) * (J + 2) when (T + J) % 4 != 0 and the lane is not in
+// the zero warp (the first of block 1), else nothing (a null address, or a
+// zero value in every lane of the zero warp).
+template <unsigned... J>
+__device__ void addPairs(double *Out, bool Split,
+                         std::integer_sequence<unsigned, J...>) {
+  int T = threadIdx.x;
+  bool Zero = blockIdx.x == 1 && T < 32;
+  auto At = [&](unsigned K) {
+    return (T + K) % 4 != 0
+               ? &Out[4 * (blockIdx.x * 12 + K) + (Split ? T % 3 : 0)]
+               : nullptr;
+  };
+  auto Value = [&](unsigned K) { return Zero ? 0.0 : double((T + 1) * (K + 2)); };
+  std::apply([](auto... Pairs) { meshad::warpUniformAdds(Pairs...); },
+             std::tuple_cat(std::make_tuple(At(J), Value(J))...));
+}
+
+template <unsigned N> __global__ void pairs(double *Out, bool Split) {
+  addPairs(Out, Split, std::make_integer_sequence<unsigned, N>());
+}
+
+/// What pairs<N> adds into \p Out, in exact arithmetic.
+template <unsigned N> double pairsError(const double *Out, bool Split) {
+  double Bad = 0;
+  for (unsigned B = 0; B < 2; ++B)
+    for (unsigned K = 0; K < 12; ++K)
+      for (unsigned S = 0; S < 4; ++S) {
+        double E = 0;
+        for (unsigned T = 0; T < 48; ++T)
+          if (K < N && (T + K) % 4 != 0 && !(B == 1 && T < 32) &&
+              (Split ? T % 3 : 0) == S)
+            E += double((T + 1) * (K + 2));
+        Bad += std::fabs(Out[4 * (B * 12 + K) + S] - E);
+      }
+  return Bad;
+}
+
+template <unsigned N> double runPairs(bool Split) {
+  double *D, Out[96];
+  cudaMalloc((void **)&D, sizeof(Out));
+  cudaMemset(D, 0, sizeof(Out));
+  MESHAD_LAUNCH(pairs<N>, dim3(2), dim3(48))(D, Split);
+  cudaMemcpy(Out, D, sizeof(Out), cudaMemcpyDeviceToHost);
+  cudaFree(D);
+  return pairsError<N>(Out, Split);
 }
 
 int main() {
@@ -62,5 +122,13 @@ int main() {
     PerBad += std::fabs(Per[K] - E);
   }
   MESHAD_CHECK_CLOSE("warpUniformAdd different elements", PerBad, 0.0);
+  double Bad1 = runPairs<1>(false) + runPairs<2>(false) + runPairs<3>(false);
+  MESHAD_CHECK_CLOSE("warpUniformAdds 1 pairs", Bad1, 0.0);
+  double Bad9 = runPairs<5>(false) + runPairs<8>(false) + runPairs<9>(false);
+  MESHAD_CHECK_CLOSE("warpUniformAdds 9 pairs", Bad9, 0.0);
+  double Bad12 = runPairs<11>(false) + runPairs<12>(false);
+  MESHAD_CHECK_CLOSE("warpUniformAdds 12 pairs", Bad12, 0.0);
+  double BadSplit = runPairs<9>(true) + runPairs<4>(true);
+  MESHAD_CHECK_CLOSE("warpUniformAdds different elements", BadSplit, 0.0);
   return meshad::test::summary();
 }

@@ -3,7 +3,8 @@
 // gradient of w. The reverse loop runs in step across each warp (from the
 // warp's largest trip count; lanes past their own count, or outside the
 // kernel's guard, idle) and each such add is summed per warp with shuffles,
-// one atomicAdd per warp and iteration (meshad::warpUniformAdd). Cases: a
+// one atomicAdd per warp and iteration (meshad::warpUniformAdds, the adds of
+// an iteration in one shuffle tree). Cases: a
 // uniform loop, a per-thread break, a per-thread guard (continue) with a
 // block-uniform start loaded from an array, and 2D tiles with threads outside
 // the image and an index array (the splat's shape); blocks of 48 threads end
@@ -71,7 +72,7 @@ __global__ void uniformLoop(int n, int m, const int *stop, const int *start,
 // CHECK: if (_step <= _steps) {
 // CHECK: _d_w_at = &_d_w[2 * i + 1];
 // CHECK: --_cnt0;
-// CHECK: meshad::warpUniformAdd(_d_w_at, _d_w_sum);
+// CHECK: meshad::warpUniformAdds(_d_w_at, _d_w_sum, _d_w_at1, _d_w_sum1);
 // CHECK-NOT: atomicAdd(&_d_w
 // CHECK: {{^}}}
 
@@ -92,7 +93,7 @@ __global__ void breakLoop(int n, int m, const int *stop, const int *start,
 // CHECK-LABEL: __global__ void breakLoop_grad(
 // CHECK: for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {
 // CHECK-NOT: atomicAdd(&_d_w
-// CHECK: meshad::warpUniformAdd(_d_w_at1, _d_w_sum1);
+// CHECK: meshad::warpUniformAdds(_d_w_at, _d_w_sum, _d_w_at1, _d_w_sum1);
 // CHECK: {{^}}}
 
 __global__ void guardLoop(int n, int m, const int *stop, const int *start,

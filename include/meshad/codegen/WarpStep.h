@@ -25,13 +25,15 @@
 ///     if (_step <= _steps) {
 ///       ...; _d_w_at = &_d_w[2 * i]; _d_w_sum = -_r0; --_cnt0;
 ///     }
-///     meshad::warpUniformAdd(_d_w_at, _d_w_sum);
+///     meshad::warpUniformAdds(_d_w_at, _d_w_sum); // (at, sum) pairs
 ///   }
 /// \endcode
 ///
-/// With the block form (the default, `-fplugin-arg-meshad-uniform-sums=block`)
-/// the loop runs in step across the whole block instead: blockMaxSteps and
-/// blockUniformAdds, one atomicAdd per block and iteration (below).
+/// warpUniformAdds sums all the pairs of an iteration in one shuffle tree
+/// (below); warpUniformAdd sums one. With the block form
+/// (`-fplugin-arg-meshad-uniform-sums=block`) the loop runs in step across
+/// the whole block instead: blockMaxSteps and blockUniformAdds, one
+/// atomicAdd per block and iteration (below).
 ///
 /// Works on the GPU and under the CPU emulation (include/meshad/cpu), whose
 /// warp functions wait for every lane of their mask.
@@ -42,6 +44,14 @@
 #define MESHAD_WARPSTEP_H
 
 #if defined(__CUDACC__) || defined(MESHAD_CPU_CUDA)
+
+// Full unrolling keeps the small arrays of warpUniformAdds in registers
+// (the compilers fully unroll them anyway; the pragma makes it explicit).
+#if defined(__clang__) || defined(__CUDACC__)
+#define MESHAD_UNROLL _Pragma("unroll")
+#else
+#define MESHAD_UNROLL
+#endif
 
 namespace meshad {
 namespace detail {
@@ -157,10 +167,10 @@ __device__ inline BlockSlots<T, Sites> &blockSlots() {
   return Slots;
 }
 
-template <class T> __device__ inline void unpackAdds(T **, T *) {}
+template <class T> __device__ __forceinline__ void unpackAdds(T **, T *) {}
 
 template <class T, class... Rest>
-__device__ inline void unpackAdds(T **At, T *V, T *A, T X, Rest... R) {
+__device__ __forceinline__ void unpackAdds(T **At, T *V, T *A, T X, Rest... R) {
   *At = A;
   *V = X;
   unpackAdds<T>(At + 1, V + 1, R...);
@@ -230,6 +240,141 @@ __device__ inline void blockUniformAdds(int Step, T *At, T V, Rest... Adds) {
   __syncthreads();
   for (unsigned S = Tid; S < Sites; S += Threads)
     detail::addBlockSum(Slots.At[Buf][S], Slots.Sum[Buf][S], Warps);
+}
+
+//===--- Several adds of one iteration in one shuffle tree ----------------===//
+//
+// warpUniformAdds(At0, V0, At1, V1, ...) does what one warpUniformAdd per
+// pair does, for all the adds of an iteration at once (the nine gradients of
+// a splat): a warp whose lanes all add zero skips the iteration (one vote);
+// the addresses are checked once (a ballot and a broadcast per add, one vote
+// for all); and the N values are summed in one reduce-scatter tree, each
+// level exchanging half of the values still held (N = 9: 5 + 3 + 2 + 1 + 1
+// shuffles instead of 9 x 5), which leaves the warp's sum of add j in one
+// lane, which adds it with its own atomicAdd (the lanes' atomics go out in
+// one instruction rather than N from lane 0). A partial warp, or set lanes
+// naming different elements, take the per-pair path.
+
+namespace detail {
+
+/// One level of the reduce-scatter tree: the lanes of each pair (lanes
+/// \p Off apart) hold values [0, Count) of a group; the lower lane keeps the
+/// sums of [0, Half), the upper one those of [Half, Count) (moved to
+/// [0, Count - Half); a zero pads an odd Count). Once one value is left,
+/// the remaining levels sum it over the pairs.
+template <class T, unsigned N, unsigned Count, unsigned Off>
+__device__ __forceinline__ void scatterLevel(T (&V)[N], unsigned Lane) {
+  if constexpr (Off > 0) {
+    constexpr unsigned Half = (Count + 1) / 2;
+    const bool Upper = Count > 1 && (Lane & Off) != 0;
+    MESHAD_UNROLL
+    for (unsigned I = 0; I < Half; ++I) {
+      T Lo = V[I];
+      T Hi = I + Half < Count ? V[I + Half] : T(0);
+      T Got = __shfl_xor_sync(0xffffffffu, Count > 1 && !Upper ? Hi : Lo,
+                              int(Off));
+      V[I] = (Upper ? Hi : Lo) + Got;
+    }
+    scatterLevel<T, N, Half, Off / 2>(V, Lane);
+  }
+}
+
+/// Which sum the lane holds after scatterLevel<T, N, Count, Off>: \p Index,
+/// or none (false: a padding zero, or a lane whose pair partner holds it).
+/// \p Real: how many values of the lane's group are real (not padding).
+template <unsigned Count, unsigned Off = 16>
+__device__ __forceinline__ bool scatterSlot(unsigned Lane, unsigned &Index,
+                                            unsigned Real) {
+  if constexpr (Off == 0) {
+    return Real > 0;
+  } else if constexpr (Count > 1) {
+    constexpr unsigned Half = (Count + 1) / 2;
+    if ((Lane & Off) != 0) {
+      Index += Half;
+      Real = Real > Half ? Real - Half : 0;
+    } else if (Real > Half) {
+      Real = Half;
+    }
+    return scatterSlot<Half, Off / 2>(Lane, Index, Real);
+  } else {
+    return (Lane & Off) == 0 && scatterSlot<1, Off / 2>(Lane, Index, Real);
+  }
+}
+
+/// The rare paths of warpUniformAdds, out of line (and given the pairs by
+/// value) so that the hot path keeps its arrays in registers: a partial warp
+/// sums each pair on its own (\p Full false); on a full warp, set lanes
+/// naming different elements add their own values.
+template <class T, class... Rest>
+__device__ __attribute__((noinline)) void
+warpUniformAddsSlow(bool Full, T *At, T V, Rest... Adds) {
+  constexpr unsigned N = 1 + sizeof...(Rest) / 2;
+  T *Ats[N];
+  T Vs[N];
+  unpackAdds<T>(Ats, Vs, At, V, Adds...);
+  for (unsigned J = 0; J < N; ++J) {
+    if (!Full)
+      warpUniformAdd(Ats[J], Vs[J]);
+    else if (Ats[J] && Vs[J] != T(0))
+      atomicAdd(Ats[J], Vs[J]);
+  }
+}
+
+/// The full warp's pairs: zero-skip, address check, one tree. Returns false
+/// when the set lanes name different elements (nothing added then).
+template <class T, unsigned N>
+__device__ __forceinline__ bool warpUniformAddsFull(T *(&At)[N], T (&V)[N],
+                                                    unsigned Lane) {
+  bool Any = false;
+MESHAD_UNROLL
+  for (unsigned J = 0; J < N; ++J) {
+    if (!At[J])
+      V[J] = T(0);
+    Any |= V[J] != T(0);
+  }
+  if (!__any_sync(0xffffffffu, Any))
+    return true; // the whole warp adds zero (lanes stopped early, skipped)
+  unsigned Index = 0;
+  const bool Holder = scatterSlot<N>(Lane, Index, N);
+  bool Same = true;
+  T *Sum = nullptr; // the address of the sum this lane will hold
+  MESHAD_UNROLL
+  for (unsigned J = 0; J < N; ++J) {
+    unsigned Set = __ballot_sync(0xffffffffu, At[J] != nullptr);
+    if (Set == 0)
+      continue;
+    auto Mine = reinterpret_cast<unsigned long long>(At[J]);
+    unsigned long long Lead =
+        __shfl_sync(0xffffffffu, Mine, __ffs(int(Set)) - 1);
+    Same &= !At[J] || Mine == Lead;
+    if (J == Index)
+      Sum = reinterpret_cast<T *>(Lead);
+  }
+  if (!__all_sync(0xffffffffu, Same))
+    return false;
+  scatterLevel<T, N, N, 16>(V, Lane);
+  if (Holder && Sum && V[0] != T(0))
+    atomicAdd(Sum, V[0]);
+  return true;
+}
+
+} // namespace detail
+
+/// For each pair (At, V) of \p Adds, what warpUniformAdd(At, V) does, in
+/// one reduce-scatter tree for all the pairs (see above). Every lane of the
+/// warp calls it, with the same number of pairs of one type T.
+template <class T, class... Rest>
+__device__ __forceinline__ void warpUniformAdds(T *At, T V, Rest... Adds) {
+  constexpr unsigned N = 1 + sizeof...(Rest) / 2;
+  static_assert(N <= 32, "at most 32 adds in one tree");
+  T *Ats[N];
+  T Vs[N];
+  detail::unpackAdds<T>(Ats, Vs, At, V, Adds...);
+  unsigned Lane;
+  bool Full = detail::warpLanes(Lane) == 0xffffffffu;
+  if (Full && detail::warpUniformAddsFull<T, N>(Ats, Vs, Lane))
+    return;
+  detail::warpUniformAddsSlow(Full, At, V, Adds...);
 }
 
 } // namespace meshad
