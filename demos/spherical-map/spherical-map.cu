@@ -23,21 +23,27 @@
 //     projection leaves free.
 // The local gradients and Hessians (9 x 9, 3 x 3) are meshad's
 // (meshad::gradient, MESHAD_HESSIAN), one thread per element, minimized by
-// Newton (meshad/runtime/solve); the line search never leaves the
+// Riemannian Newton (meshad/runtime/solve): each triangle's Hessian in the
+// coordinates on the sphere restricted to its corners' tangent planes
+// (SphereTriangleRiemannian, projected to PSD per element) plus, per
+// vertex, the sphere's curvature times the summed force
+// (SphereMultiplierTerm, SphereMultiplier.h), the exact Hessian after full
+// steps (AdaptiveProjection); the line search never leaves the
 // barrier's domain: every step stays below the first root of every
 // triangle's orientation along it (InjectiveStepSphere), and a flipped
 // triangle's energy is NaN. Checks: the energy decreasing
 // at every step, no flipped triangle on the sphere, and, near the solution
 // (the initial map's triangles can be smaller than a difference step), the
-// local derivatives against central differences on random elements and
-// the global gradient against those of the total energy. Writes a PNG:
+// local derivatives against central differences on random elements, the
+// global gradient against those of the total energy, and the Riemannian
+// Newton's unprojected Hessian against the exact one. Writes a PNG:
 // the mesh | the initial map | the result, coloured by position on the
 // mesh.
 //
-// Usage: spherical-map [MESH [OUT.png [ITERATIONS [LAMBDA [tangent]]]]]
+// Usage: spherical-map [MESH [OUT.png [ITERATIONS [LAMBDA [ambient]]]]]
 //   at most ITERATIONS Newton steps (default 100), the area term's weight
-//   LAMBDA (default 1e-3); "tangent": Newton's triangle Hessians projected
-//   in q-space (SphereTriangleNewton; lower energies late, slower early);
+//   LAMBDA (default 1e-3); "ambient": each triangle's Hessian in y
+//   projected on its own, no multiplier term (the earlier Newton: linear);
 //   without arguments,
 //   cow.off (demo::meshPath) into spherical-map.png with 15 steps (CI, GPU
 //   suite).
@@ -46,6 +52,7 @@
 
 #include "../common/DemoChecks.h"
 #include "../common/DemoMesh.h"
+#include "SphereMultiplier.h"
 #include <meshad/Differentiator.h>
 #include <meshad/runtime/MeshIO.h>
 #include <meshad/runtime/PsdProjection.h>
@@ -130,15 +137,15 @@ struct SphereTriangle {
   }
 };
 
-/// The solve's triangle term: SphereTriangle's energy and gradient, and as
-/// its Hessian J^T P(H_q) J, the q-space Hessian (sphereTriangleOn) projected
-/// to PSD and mapped through the projection's Jacobian J = (I - q q^T) / |y|
-/// per corner. The exact y-Hessian adds the element gradient times the
-/// projection's curvature, indefinite for every element though it cancels
-/// (to the constraint's multiplier) in the sum: projecting it per element
-/// adds curvature of the order of each element's force, which left Newton
-/// linear; this one drops it.
-struct SphereTriangleNewton : SphereTriangle {
+/// Newton's triangle term on the sphere: SphereTriangle's energy and
+/// gradient, and as its Hessian J^T H_q J, the Hessian of sphereTriangleOn
+/// in the coordinates on the sphere restricted to the corners' tangent
+/// planes, J = (I - q q^T) / |y| per corner (the solver projects it to PSD
+/// per element). The exact y-Hessian adds the element's gradient times the
+/// projection's curvature, indefinite for every element and cancelling, to
+/// the sphere's multiplier, only in the sum: SphereMultiplierTerm adds the
+/// summed one (SphereMultiplier.h).
+struct SphereTriangleRiemannian : SphereTriangle {
   __host__ __device__ static void hessian(const double *y, const double *p,
                                           double *H) {
     double q[9], J[3][9], Hq[81];
@@ -152,8 +159,7 @@ struct SphereTriangleNewton : SphereTriangle {
           J[C][3 * A + B] = ((A == B) - q[3 * C + A] * q[3 * C + B]) / R;
     }
     sphereTriangleOn_hessian_0(q, p, Hq);
-    meshad::projectPsd(Hq, 9);
-    for (int I = 0; I < 9; ++I) // (J^T Hq J)_IJ, J block diagonal, symmetric
+    for (int I = 0; I < 9; ++I) // (J^T Hq J)_IL, J block diagonal, symmetric
       for (int L = 0; L < 9; ++L) {
         double S = 0;
         for (int A = 0; A < 3; ++A)
@@ -302,6 +308,50 @@ static bool farFromBarrier(const double *Ya, const double *Yb, const double *Yc,
 
 static std::vector<double> onSphere(std::vector<double> Y);
 
+/// The Riemannian Newton's unprojected Hessian (the triangles' J^T H_q J
+/// and SphereMultiplierTerm's per-vertex blocks) against the exact Hessian
+/// of the triangles' energy in y (meshad's sphereTriangle_hessian_0, itself
+/// checked against differences of the gradient) at Y off the sphere:
+/// u^T H v for random u, v.
+static void checkRiemannianHessian(const std::vector<double> &Y,
+                                   const std::vector<int> &Tris,
+                                   const std::vector<double> &Params,
+                                   mt::RandomInputs &Rng) {
+  int NT = int(Tris.size() / 3), NV = int(Y.size() / 3);
+  std::vector<int> Vertices(NV);
+  for (int V = 0; V < NV; ++V)
+    Vertices[V] = V;
+  sv::DeviceBuffer<int> T, Verts;
+  sv::DeviceBuffer<double> Prm, X, U, V, Hu;
+  T.upload(Tris);
+  Verts.upload(Vertices);
+  Prm.upload(Params);
+  X.upload(Y);
+  sv::Problem<double> Exact(NV, 3), Riemannian(NV, 3);
+  Exact.add<SphereTriangle>(T.data(), NT, Prm.data(), NumParams);
+  Riemannian.add<SphereTriangleRiemannian>(T.data(), NT, Prm.data(), NumParams);
+  Riemannian.add(std::make_unique<demo::SphereMultiplierTerm<SphereTriangleOn>>(
+      T.data(), NT, Prm.data(), NumParams, Verts.data(), NV));
+  for (int K = 0; K < 3; ++K) {
+    std::vector<double> Ul(3 * NV), Vl(3 * NV);
+    for (int I = 0; I < 3 * NV; ++I) {
+      Ul[I] = Rng.uniform(-1, 1);
+      Vl[I] = Rng.uniform(-1, 1);
+    }
+    U.upload(Ul);
+    V.upload(Vl);
+    Hu.resize(3 * NV);
+    double Products[2];
+    sv::Problem<double> *Ps[2] = {&Exact, &Riemannian};
+    for (int J = 0; J < 2; ++J) {
+      Ps[J]->hvp(X.data(), U.data(), Hu.data(), /*Project=*/false);
+      Products[J] = sv::dot(3L * NV, V.data(), static_cast<const double *>(Hu.data()));
+    }
+    MESHAD_CHECK_CLOSE("Riemannian Hessian v^T H u, pair " + std::to_string(K),
+                       Products[1], Products[0]);
+  }
+}
+
 /// Element derivatives (unprojected) of random triangles, their corners
 /// jittered by a tenth of the triangle's shortest edge within the sphere
 /// and scaled off it (so that no derivative is at the solution and the
@@ -365,6 +415,7 @@ static void checkDerivatives(sv::Problem<double> &P, const std::vector<double> &
   std::printf("derivative checks: %zu of %d DOFs far enough from the barrier\n",
               Candidates.size(), 3 * NV);
   demo::checkGlobalGradient(P, Ys, 6, Rng, &Candidates);
+  checkRiemannianHessian(Ys, Tris, Params, Rng);
 }
 
 /// Colours by position in the mesh's bounding box (x, y, z as red, green,
@@ -437,14 +488,19 @@ int main(int Argc, char **Argv) {
   Prm.upload(Params);
   KBuf.upload(std::vector<double>{K});
   sv::Problem<double> P(M.numVertices(), 3);
-  // "tangent": Newton's triangle Hessians projected in q-space
-  // (SphereTriangleNewton); else the y-Hessians projected per element.
-  bool Tangent = demo::argOr(Argc, Argv, 5, "exact") == "tangent";
-  if (Tangent)
-    P.add<SphereTriangleNewton>(Tris.data(), M.numTriangles(), Prm.data(),
-                                NumParams);
-  else
+  // Default: Riemannian Newton (the triangles' Hessians on the tangent
+  // planes, projected per element, and the summed multiplier term);
+  // "ambient": each triangle's y-Hessian projected on its own (linear).
+  bool Ambient = demo::argOr(Argc, Argv, 5, "riemannian") == "ambient";
+  if (Ambient) {
     P.add<SphereTriangle>(Tris.data(), M.numTriangles(), Prm.data(), NumParams);
+  } else {
+    P.add<SphereTriangleRiemannian>(Tris.data(), M.numTriangles(), Prm.data(),
+                                    NumParams);
+    P.add(std::make_unique<demo::SphereMultiplierTerm<SphereTriangleOn>>(
+        Tris.data(), M.numTriangles(), Prm.data(), NumParams, Verts.data(),
+        M.numVertices()));
+  }
   P.add<RadiusGauge>(Verts.data(), M.numVertices(), KBuf.data(), 0);
 
   // A flipped triangle makes the barrier's log NaN (or +infinity): the line
@@ -460,6 +516,10 @@ int main(int Argc, char **Argv) {
   // root of every triangle's orientation along the step.
   sv::InjectiveStepSphere<double> NoFlip(Tris.data(), M.numTriangles());
   Opt.MaxStep = NoFlip;
+  // Riemannian: after a full step, the exact Hessian first (the
+  // multiplier term then holds the cross terms too), the projected one
+  // where CG meets negative curvature.
+  Opt.AdaptiveProjection = !Ambient;
   Yd.upload(Init);
   sv::SolveReport R = sv::newton(P, Yd.data(), Opt);
   std::printf("spherical-map: stop: %s after %d Newton iterations\n",
