@@ -68,6 +68,15 @@ double loops(double x) {
 // CHECK-NEXT:     }
 // CHECK-LABEL: void loops_grad(double x, double *_d_x) {
 
+// A comma operator whose operands update a variable that the operands after
+// them read (sequenced: not an error), in a return and in an assignment.
+double commaReturn(double x) {
+  double t = 1, u;
+  u = (t *= x, t + x);
+  return t = x * u, t *= u, t + x;
+}
+// CHECK-LABEL: void commaReturn_grad(double x, double *_d_x) {
+
 int main() {
   using meshad::test::centralDifference;
   meshad::test::RandomInputs Rng;
@@ -75,6 +84,8 @@ int main() {
   auto ge = meshad::gradient(inExpressions, "x");
   auto fl = meshad::differentiate(loops, "x");
   auto gl = meshad::gradient(loops, "x");
+  auto fc = meshad::differentiate(commaReturn, "x");
+  auto gc = meshad::gradient(commaReturn, "x");
   double A[2];
   for (int I = 0; I < 6; ++I) {
     double X = Rng.uniform(0.25, 1.5);
@@ -97,6 +108,11 @@ int main() {
     D = 0;
     gl.execute(X, &D);
     MESHAD_CHECK_CLOSE("rev loops", D, Fd);
+    Fd = centralDifference(commaReturn, X);
+    MESHAD_CHECK_CLOSE("fwd commaReturn", fc.execute(X), Fd);
+    D = 0;
+    gc.execute(X, &D);
+    MESHAD_CHECK_CLOSE("rev commaReturn", D, Fd);
   }
   return meshad::test::summary();
 }
