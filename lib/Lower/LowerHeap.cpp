@@ -174,14 +174,17 @@ bool StmtLowering::lowerNewScalar(const VarDecl *VD, const DeclStmt *DS,
   if (const auto *IL = dyn_cast_or_null<InitListExpr>(Init);
       IL && IL->getNumInits() == 1)
     Init = IL->getInit(0);
-  bool Zeroed = Init && isa<CXXConstructExpr, ImplicitValueInitExpr,
-                            InitListExpr, ParenListExpr>(Init->IgnoreImplicit());
+  bool Zeroed =
+      Init &&
+      isa<CXXConstructExpr, ImplicitValueInitExpr, InitListExpr, ParenListExpr>(
+          Init->IgnoreImplicit());
   if (Zeroed && !isa<ImplicitValueInitExpr>(Init->IgnoreImplicit()) &&
-      !(isa<InitListExpr>(Init) && cast<InitListExpr>(Init)->getNumInits() == 0)) {
+      !(isa<InitListExpr>(Init) &&
+        cast<InitListExpr>(Init)->getNumInits() == 0)) {
     S.fail(Loc, "meshad: 'new T(...)' of this form is not supported; write "
                 "'new T(v)' of a number or a vector, or a local variable");
-    S.Vars[VD] = S.M.createVar(Exprs.localName(VD),
-                               Types.lowerType(VD->getType()));
+    S.Vars[VD] =
+        S.M.createVar(Exprs.localName(VD), Types.lowerType(VD->getType()));
     S.NewArrays.insert(VD);
     return false;
   }

@@ -244,12 +244,12 @@ bool StmtLowering::checkInlinable(const CallExpr *E, const FunctionDecl *FD) {
   if (MD && MD->isVirtual() && !hasKnownDynamicType(E, MD))
     return S.reject(Loc, Twine("meshad: the call of the virtual member "
                                "function '") +
-                           Name +
-                           "' goes through a reference or pointer whose "
-                           "dynamic type meshad does not know; call it on "
-                           "an object of the class (a local or value "
-                           "parameter), mark the class 'final', or call a "
-                           "non-virtual member function or a free function");
+                             Name +
+                             "' goes through a reference or pointer whose "
+                             "dynamic type meshad does not know; call it on "
+                             "an object of the class (a local or value "
+                             "parameter), mark the class 'final', or call a "
+                             "non-virtual member function or a free function");
   if (!FD || !FD->doesThisDeclarationHaveABody() ||
       !isa<CompoundStmt>(FD->getBody()))
     return S.reject(Loc, Twine("meshad: the definition of '") + Name +

@@ -233,8 +233,8 @@ bool StmtLowering::checkSequencing(const Expr *Full) {
   for (const Expr *U : Scan.Updates) {
     const ValueDecl *D = getModifiedDecl(getUpdateTarget(U));
     for (const DeclRefExpr *Ref : Scan.Refs) {
-      if (D && (Ref->getDecl() != D || contains(U, Ref) ||
-                Scan.after(U, Ref) || Scan.before(U, Ref)))
+      if (D && (Ref->getDecl() != D || contains(U, Ref) || Scan.after(U, Ref) ||
+                Scan.before(U, Ref)))
         continue;
       std::string Name = D ? D->getNameAsString() : "memory";
       S.fail(U->getExprLoc(),
