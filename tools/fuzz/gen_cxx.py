@@ -17,13 +17,17 @@ from model import If, Loop, Simple, Switch
 
 KINDS = ['side-effects', 'switch', 'cond-init', 'range-for', 'assert-printf',
          'references', 'struct-methods', 'heap-scalars', 'virtual-calls']
+# Not offered in CUDA programs (kernels and pipelines draw the same
+# statements as before these were added).
+HOST_ONLY = ['heap-scalars', 'virtual-calls']
 
 
 def stmt(g, sc, ctx):
     """One statement of a construct that is switched on (or an assignment
     when none is)."""
     import gen
-    kinds = [k for k in KINDS if gen.allowed(k)]
+    kinds = [k for k in KINDS if gen.allowed(k) and
+             not (g.prog.cuda and k in HOST_ONLY)]
     if not kinds:
         return g.s_assign(sc, ctx)
     kind = g.r.choice(kinds)
