@@ -802,6 +802,13 @@ const ir::Expr *ExprLowering::lowerConstruct(const CXXConstructExpr *E) {
   if (std::string Container = thrustContainerProblem(E->getType());
       !Container.empty())
     return S.fail(E->getExprLoc(), Container);
+  if (const CXXRecordDecl *RD = Ctor->getParent(); RD->getNumBases() != 0)
+    return S.fail(E->getExprLoc(),
+                  Twine("meshad: objects of '") + RD->getName() +
+                      "', a class with base classes, are not supported; "
+                      "meshad handles structs of public data members "
+                      "without bases (their virtual functions too): write "
+                      "a free function that takes the values");
   return S.fail(E->getExprLoc(), Twine("meshad: constructor call of '") +
                                      E->getType().getAsString(S.Policy) +
                                      "' is not supported; initialize it with "

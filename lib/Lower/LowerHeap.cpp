@@ -28,12 +28,31 @@ namespace {
 /// Elements of the largest `new T[N]` that becomes a local array.
 constexpr uint64_t MaxNewArrayElements = 1 << 14;
 
-const CXXNewExpr *getNewArray(const VarDecl *VD) {
+/// `new T[n]`, `new T(v)`, `new T` or `new T()` initializing \p VD.
+const CXXNewExpr *getNew(const VarDecl *VD) {
   if (!VD->hasInit() || !VD->getType()->isPointerType())
     return nullptr;
-  const auto *NE =
-      dyn_cast<CXXNewExpr>(ExprLowering::skipWrappers(VD->getInit()));
-  return NE && NE->isArray() ? NE : nullptr;
+  return dyn_cast<CXXNewExpr>(ExprLowering::skipWrappers(VD->getInit()));
+}
+
+/// The value of the size \p E of `new T[n]`: a constant expression, or an
+/// integer local initialized with one that its function never changes
+/// (`int n = 3; ... new double[n]`).
+std::optional<uint64_t> evaluateSize(const Expr *E, const ASTContext &Ctx) {
+  Expr::EvalResult R;
+  if (E->EvaluateAsInt(R, Ctx))
+    return R.Val.getInt().getZExtValue();
+  const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  const auto *Local = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!Local || !Local->isLocalVarDecl() || !Local->hasInit() ||
+      !Local->getType()->isIntegerType() ||
+      !Local->getInit()->EvaluateAsInt(R, Ctx))
+    return std::nullopt;
+  const auto *FD =
+      dyn_cast_or_null<FunctionDecl>(Local->getParentFunctionOrMethod());
+  if (!FD || !FD->getBody() || mayChange(FD->getBody(), Local, nullptr))
+    return std::nullopt;
+  return R.Val.getInt().getZExtValue();
 }
 
 /// The C library's \p Name (`malloc`, `std::malloc`) called by \p E.
@@ -57,7 +76,7 @@ const CallExpr *getMalloc(const VarDecl *VD) {
 } // namespace
 
 bool StmtLowering::isNewArray(const VarDecl *VD) const {
-  return getNewArray(VD) != nullptr || getMalloc(VD) != nullptr;
+  return getNew(VD) != nullptr || getMalloc(VD) != nullptr;
 }
 
 bool StmtLowering::isFreeOfBuffer(const Expr *E) const {
@@ -104,7 +123,7 @@ bool StmtLowering::lowerNewArray(const VarDecl *VD, const DeclStmt *DS,
                                  ir::BlockStmt *B) {
   if (getMalloc(VD))
     return lowerMallocArray(VD, DS, B);
-  const CXXNewExpr *NE = getNewArray(VD);
+  const CXXNewExpr *NE = getNew(VD);
   SourceLocation Loc = NE->getBeginLoc();
   auto Fail = [&](const Twine &Msg) {
     S.fail(Loc, Msg);
@@ -114,13 +133,20 @@ bool StmtLowering::lowerNewArray(const VarDecl *VD, const DeclStmt *DS,
     S.NewArrays.insert(VD);
     return false;
   };
-  Expr::EvalResult Size;
+  if (!NE->isArray())
+    return lowerNewScalar(VD, DS, B, NE);
   std::optional<const Expr *> SizeExpr = NE->getArraySize();
-  if (!SizeExpr || !*SizeExpr || !(*SizeExpr)->EvaluateAsInt(Size, S.Ctx))
+  std::optional<uint64_t> Size;
+  if (SizeExpr && *SizeExpr)
+    Size = evaluateSize(*SizeExpr, S.Ctx);
+  if (!Size)
     return Fail("meshad: 'new T[n]' with a size known only at run time is "
-                "not supported; allocate the buffer outside the "
+                "not supported; give it a constant size (a constant, or a "
+                "local 'int n = 3;' never changed) of at most " +
+                Twine(MaxNewArrayElements) +
+                " elements, or allocate the buffer outside the "
                 "differentiated function and pass a pointer");
-  uint64_t N = Size.Val.getInt().getZExtValue();
+  uint64_t N = *Size;
   if (N == 0 || N > MaxNewArrayElements)
     return Fail(Twine("meshad: 'new T[") + Twine(N) +
                 "]' becomes a local array of at most " +
@@ -133,6 +159,49 @@ bool StmtLowering::lowerNewArray(const VarDecl *VD, const DeclStmt *DS,
     return Fail("meshad: 'new T[n]' with an initializer list is not "
                 "supported; assign the elements after 'new'");
   return declareBuffer(VD, DS, B, NE->getAllocatedType(), N, Zeroed, Loc);
+}
+
+/// `T *p = new T(v);` (or `new T`, `new T()`, zeroed) of a number or a
+/// vector: the local array `T p[1]`, its element assigned v; `*p` and
+/// `p[0]` read it, and `delete p;` is left out.
+bool StmtLowering::lowerNewScalar(const VarDecl *VD, const DeclStmt *DS,
+                                  ir::BlockStmt *B, const CXXNewExpr *NE) {
+  SourceLocation Loc = NE->getBeginLoc();
+  const Expr *Init = NE->hasInitializer() ? NE->getInitializer() : nullptr;
+  if (const auto *PL = dyn_cast_or_null<ParenListExpr>(Init);
+      PL && PL->getNumExprs() == 1)
+    Init = PL->getExpr(0);
+  if (const auto *IL = dyn_cast_or_null<InitListExpr>(Init);
+      IL && IL->getNumInits() == 1)
+    Init = IL->getInit(0);
+  bool Zeroed =
+      Init &&
+      isa<CXXConstructExpr, ImplicitValueInitExpr, InitListExpr, ParenListExpr>(
+          Init->IgnoreImplicit());
+  if (Zeroed && !isa<ImplicitValueInitExpr>(Init->IgnoreImplicit()) &&
+      !(isa<InitListExpr>(Init) &&
+        cast<InitListExpr>(Init)->getNumInits() == 0)) {
+    S.fail(Loc, "meshad: 'new T(...)' of this form is not supported; write "
+                "'new T(v)' of a number or a vector, or a local variable");
+    S.Vars[VD] =
+        S.M.createVar(Exprs.localName(VD), Types.lowerType(VD->getType()));
+    S.NewArrays.insert(VD);
+    return false;
+  }
+  if (!declareBuffer(VD, DS, B, NE->getAllocatedType(), 1, Zeroed, Loc))
+    return false;
+  if (!Init || Zeroed)
+    return true;
+  const ir::Expr *Value = Exprs.lower(Init);
+  if (!Value)
+    return false;
+  ir::Var *V = S.Vars[VD];
+  const ir::Type *Elem0 = Types.lowerType(NE->getAllocatedType());
+  const ir::Expr *Elem = S.make<ir::IndexExpr>(
+      Loc, Elem0, S.make<ir::VarRefExpr>(Loc, V),
+      S.make<ir::IntLitExpr>(Loc, S.M.getTypes().getInt(), 0, ""));
+  emit(B, S.make<ir::AssignStmt>(Loc, Elem, ir::AssignOp::Assign, Value));
+  return true;
 }
 
 /// The local array `T t[N]` that replaces the heap buffer \p VD points to.
@@ -169,10 +238,11 @@ bool StmtLowering::lowerDelete(const CXXDeleteExpr *E) {
   const auto *DRE =
       dyn_cast<DeclRefExpr>(E->getArgument()->IgnoreParenImpCasts());
   const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-  if (E->isArrayForm() && VD && S.NewArrays.count(VD))
+  if (VD && S.NewArrays.count(VD))
     return true; // the local array that replaced the buffer
   S.fail(E->getBeginLoc(),
          "meshad: 'delete' is supported only as 'delete[] t' of a buffer "
-         "'t = new T[N]' of the same function (a local array)");
+         "'t = new T[N]' (or 'delete p' of 'p = new T(v)') of the same "
+         "function (a local array)");
   return false;
 }

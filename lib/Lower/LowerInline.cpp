@@ -35,6 +35,7 @@
 #include "IR/Clone.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/Basic/SourceManager.h"
 
@@ -69,10 +70,37 @@ bool isInlinedMethod(const LoweringState &S, const CallExpr *E,
   return getUserStruct(S, MD->getParent()) != nullptr;
 }
 
+/// True when the object of the virtual call \p E is known to be of exactly
+/// the class that declares the callee \p MD (which has no bases, see
+/// describeNonPlain): a local or value parameter of that class (not a
+/// reference, not through a pointer), a temporary, or a `final` class or
+/// function. The call then runs \p MD itself, and meshad inlines it.
+bool hasKnownDynamicType(const CallExpr *E, const CXXMethodDecl *MD) {
+  if (MD->hasAttr<FinalAttr>() || MD->getParent()->hasAttr<FinalAttr>())
+    return true;
+  const Expr *Obj = nullptr;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+    const auto *ME = dyn_cast<MemberExpr>(MC->getCallee()->IgnoreParens());
+    if (!ME || ME->isArrow())
+      return false;
+    Obj = MC->getImplicitObjectArgument();
+  } else if (E->getNumArgs() > 0) {
+    Obj = E->getArg(0);
+  }
+  if (!Obj)
+    return false;
+  Obj = Obj->IgnoreParenImpCasts();
+  if (Obj->isPRValue() || isa<MaterializeTemporaryExpr>(Obj))
+    return true;
+  const auto *DRE = dyn_cast<DeclRefExpr>(Obj);
+  const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  return VD && !VD->getType()->isReferenceType() &&
+         VD->getType()->getAsCXXRecordDecl() == MD->getParent();
+}
+
 /// Why \p RD cannot be copied member by member in generated code, or null.
+/// Virtual functions are fine (the copies are of the data members).
 const char *describeNonPlain(const CXXRecordDecl *RD, std::string &Member) {
-  if (RD->isPolymorphic())
-    return "has virtual functions";
   if (RD->getNumBases() != 0)
     return "has base classes";
   for (const FieldDecl *F : RD->fields()) {
@@ -213,10 +241,15 @@ bool StmtLowering::checkInlinable(const CallExpr *E, const FunctionDecl *FD) {
   SourceLocation Loc = E->getExprLoc();
   std::string Name = E->getDirectCallee()->getNameAsString();
   const auto *MD = dyn_cast<CXXMethodDecl>(E->getDirectCallee());
-  if (MD && MD->isVirtual())
-    return S.reject(Loc, Twine("meshad: the virtual member function '") + Name +
-                           "' is not supported; call a non-virtual member "
-                           "function or a free function");
+  if (MD && MD->isVirtual() && !hasKnownDynamicType(E, MD))
+    return S.reject(Loc, Twine("meshad: the call of the virtual member "
+                               "function '") +
+                             Name +
+                             "' goes through a reference or pointer whose "
+                             "dynamic type meshad does not know; call it on "
+                             "an object of the class (a local or value "
+                             "parameter), mark the class 'final', or call a "
+                             "non-virtual member function or a free function");
   if (!FD || !FD->doesThisDeclarationHaveABody() ||
       !isa<CompoundStmt>(FD->getBody()))
     return S.reject(Loc, Twine("meshad: the definition of '") + Name +

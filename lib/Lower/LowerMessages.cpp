@@ -32,8 +32,8 @@ const UnsupportedExpr UnsupportedExprs[] = {
      "use it in assert or printf only, which derivatives leave out"},
     {Stmt::LambdaExprClass, "lambda expression", "write a named function"},
     {Stmt::CXXNewExprClass, "'new' expression",
-     "use a local array of fixed size, or 'T *t = new T[N];' with a "
-     "constant N"},
+     "use a local array of fixed size, or declare 'T *t = new T[N];' with "
+     "a constant N or 'T *p = new T(v);'"},
     {Stmt::CXXDeleteExprClass, "'delete' expression",
      "use a local array of fixed size, or 'T *t = new T[N];' with a "
      "constant N"},

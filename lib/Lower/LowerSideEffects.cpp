@@ -110,6 +110,15 @@ struct SideEffectScan {
         return true;
     return false;
   }
+
+  /// True when \p Ref is evaluated before the update \p U starts (`t = x,
+  /// t *= y`: the first `t` before `t *= y`).
+  bool before(const Expr *U, const DeclRefExpr *Ref) const {
+    for (auto [First, Whole] : Sequenced)
+      if (contains(First, Ref) && !contains(First, U) && contains(Whole, U))
+        return true;
+    return false;
+  }
 };
 
 /// A call that cannot write its caller's memory: a direct call of a library
@@ -224,8 +233,8 @@ bool StmtLowering::checkSequencing(const Expr *Full) {
   for (const Expr *U : Scan.Updates) {
     const ValueDecl *D = getModifiedDecl(getUpdateTarget(U));
     for (const DeclRefExpr *Ref : Scan.Refs) {
-      if (D && (Ref->getDecl() != D || contains(U, Ref) ||
-                Scan.after(U, Ref)))
+      if (D && (Ref->getDecl() != D || contains(U, Ref) || Scan.after(U, Ref) ||
+                Scan.before(U, Ref)))
         continue;
       std::string Name = D ? D->getNameAsString() : "memory";
       S.fail(U->getExprLoc(),

@@ -330,7 +330,8 @@ std::optional<const ir::Expr *> StmtLowering::lowerVarInit(const VarDecl *VD) {
   }
   if (const auto *CE = dyn_cast<CXXConstructExpr>(Init)) {
     // `float3 v;` and `__shared__ float3 s[N];`: trivially uninitialized.
-    if (CE->getNumArgs() == 0 && CE->getConstructor()->isTrivial() &&
+    if (CE->getNumArgs() == 0 &&
+        isPlainDefaultConstructor(CE->getConstructor()) &&
         !CE->requiresZeroInitialization())
       return nullptr;
   }

@@ -100,6 +100,18 @@ bool isLValue(const ir::Expr *E) {
 
 } // namespace
 
+bool meshad::isPlainDefaultConstructor(const CXXConstructorDecl *Ctor) {
+  if (Ctor->isTrivial())
+    return true;
+  const CXXRecordDecl *RD = Ctor->getParent();
+  return Ctor->isDefaultConstructor() && Ctor->isImplicit() &&
+         !Ctor->isDeleted() && RD->getNumBases() == 0 &&
+         llvm::all_of(RD->fields(), [](const FieldDecl *F) {
+           return !F->hasInClassInitializer() &&
+                  F->getType().isTrivialType(F->getASTContext());
+         });
+}
+
 const CXXRecordDecl *meshad::getUserStruct(const LoweringState &S,
                                            QualType T) {
   T = T.getNonReferenceType().getCanonicalType();

@@ -99,6 +99,10 @@ public:
 /// locals at any depth) or refers to (globals, functions, enumerators).
 void reserveUserNames(const clang::FunctionDecl *FD, ir::NameScope &Names);
 
+/// A trivial default constructor, or the implicit one of a class without
+/// bases whose only work is to set the virtual table pointer (a class with
+/// virtual functions, no member initializers): `Shape s;` declares it.
+bool isPlainDefaultConstructor(const clang::CXXConstructorDecl *Ctor);
 /// A plain struct of the user's that holds values (a record the IR keeps
 /// opaque, neither a CUDA vector type nor a library type): copies of it are
 /// lowered member by member (LowerStructs.cpp). Null for other types.
@@ -503,6 +507,8 @@ private:
   bool lowerDelete(const clang::CXXDeleteExpr *E);
   bool lowerMallocArray(const clang::VarDecl *VD, const clang::DeclStmt *DS,
                         ir::BlockStmt *B);
+  bool lowerNewScalar(const clang::VarDecl *VD, const clang::DeclStmt *DS,
+                      ir::BlockStmt *B, const clang::CXXNewExpr *NE);
   bool declareBuffer(const clang::VarDecl *VD, const clang::DeclStmt *DS,
                      ir::BlockStmt *B, clang::QualType ElemTy, uint64_t N,
                      bool Zeroed, clang::SourceLocation Loc);

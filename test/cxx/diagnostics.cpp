@@ -126,7 +126,7 @@ double nestedWrites(double x) {
 }
 
 double dynamicNew(double x, int n) {
-  double *t = new double[n]; // expected-error {{'new T[n]' with a size known only at run time is not supported; allocate the buffer outside the differentiated function and pass a pointer}}
+  double *t = new double[n]; // expected-error {{'new T[n]' with a size known only at run time is not supported; give it a constant size (a constant, or a local 'int n = 3;' never changed) of at most 16384 elements, or allocate the buffer outside the differentiated function and pass a pointer}}
   t[0] = x;
   double r = t[0] * x;
   delete[] t;
@@ -148,11 +148,13 @@ double movedNew(double x) {
   return t[0] * x;
 }
 
-double singleNew(double x) {
-  double *t = new double; // expected-error {{'new' expression is not supported; use a local array of fixed size, or 'T *t = new T[N];' with a constant N}}
-  *t = x;
-  double r = *t * x;
-  delete t; // expected-error {{'delete' is supported only as 'delete[] t' of a buffer 't = new T[N]' of the same function (a local array)}}
+struct Cell {
+  double v;
+};
+double singleNew(double x, double *other) {
+  Cell *c = new Cell{x}; // expected-error {{a heap buffer of this type is not supported; allocate numbers or vectors}}
+  double r = c->v * x;
+  delete other; // expected-error {{'delete' is supported only as 'delete[] t' of a buffer 't = new T[N]' (or 'delete p' of 'p = new T(v)') of the same function (a local array)}}
   return r;
 }
 
@@ -164,7 +166,7 @@ struct Shape {
   virtual double area() const { return s * s; }
 };
 double virtualCall(const Shape &sh, double x) {
-  return sh.area() * x; // expected-error {{the virtual member function 'area' is not supported; call a non-virtual member function or a free function}}
+  return sh.area() * x; // expected-error {{the call of the virtual member function 'area' goes through a reference or pointer whose dynamic type meshad does not know; call it on an object of the class (a local or value parameter), mark the class 'final', or call a non-virtual member function or a free function}}
 }
 struct Hidden {
   void set(double x) { v = x; }

@@ -68,6 +68,26 @@ double loops(double x) {
 // CHECK-NEXT:     }
 // CHECK-LABEL: void loops_grad(double x, double *_d_x) {
 
+// A comma operator whose operands update a variable that the operands after
+// them read (sequenced: not an error), in a return and in an assignment.
+double commaReturn(double x) {
+  double t = 1, u;
+  u = (t *= x, t + x);
+  return t = x * u, t *= u, t + x;
+}
+// CHECK-LABEL: void commaReturn_grad(double x, double *_d_x) {
+
+// An update on the right of && or in a branch of ?: whose condition reads
+// the variable (sequenced: evaluated only when the condition allows).
+double condUpdates(double x) {
+  double t = x, u = x;
+  if (t > 0.5 && (t *= 0.7) > 0.45)
+    t += x;
+  double r = u > 0.9 ? (u *= 0.7) : 1.0;
+  return t * x + r * u;
+}
+// CHECK-LABEL: void condUpdates_grad(double x, double *_d_x) {
+
 int main() {
   using meshad::test::centralDifference;
   meshad::test::RandomInputs Rng;
@@ -75,14 +95,19 @@ int main() {
   auto ge = meshad::gradient(inExpressions, "x");
   auto fl = meshad::differentiate(loops, "x");
   auto gl = meshad::gradient(loops, "x");
+  auto fc = meshad::differentiate(commaReturn, "x");
+  auto gc = meshad::gradient(commaReturn, "x");
+  auto fu = meshad::differentiate(condUpdates, "x");
+  auto gu = meshad::gradient(condUpdates, "x");
   double A[2];
   for (int I = 0; I < 6; ++I) {
     double X = Rng.uniform(0.25, 1.5);
     Rng.fill(A, 2, -1, 1);
     // Away from where a condition switches ((y *= 0.5) > 0.1, the trip
-    // counts of the loops on z and on sq(x + k)).
+    // counts of the loops on z and on sq(x + k), condUpdates' conditions).
     bool Near = false;
-    for (double P : {0.2, 0.32, 0.64, 1.28, std::sqrt(10.0) - 2})
+    for (double P : {0.2, 0.32, 0.64, 1.28, std::sqrt(10.0) - 2, 0.5,
+                     0.45 / 0.7, 0.9})
       Near |= std::fabs(X - P) < 0.04;
     if (Near)
       continue;
@@ -97,6 +122,16 @@ int main() {
     D = 0;
     gl.execute(X, &D);
     MESHAD_CHECK_CLOSE("rev loops", D, Fd);
+    Fd = centralDifference(commaReturn, X);
+    MESHAD_CHECK_CLOSE("fwd commaReturn", fc.execute(X), Fd);
+    D = 0;
+    gc.execute(X, &D);
+    MESHAD_CHECK_CLOSE("rev commaReturn", D, Fd);
+    Fd = centralDifference(condUpdates, X);
+    MESHAD_CHECK_CLOSE("fwd condUpdates", fu.execute(X), Fd);
+    D = 0;
+    gu.execute(X, &D);
+    MESHAD_CHECK_CLOSE("rev condUpdates", D, Fd);
   }
   return meshad::test::summary();
 }

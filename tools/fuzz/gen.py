@@ -138,6 +138,10 @@ TOGGLES = {
     'struct-methods': 'a plain struct with member functions, operators '
                       'written as members, passed to and returned from a '
                       'helper',
+    'heap-scalars': 'host code: new double(e) and delete, new double[n] '
+                    'with a local n = 2 and delete[]',
+    'virtual-calls': 'host code: a virtual member function called on a '
+                     'local object',
     'dynamic-shared': 'kernels whose first __shared__ tile is dynamic '
                       'shared memory (MESHAD_DYNAMIC_SHARED; off with '
                       '--modes H)',

@@ -5,7 +5,10 @@ or a condition variable, range-based for over local arrays, assert /
 printf, and non-const references (reference locals naming a scalar or an
 array element, helpers that update a `double &` parameter), and a plain
 struct with member functions, operators written as members and a helper
-taking and returning it by value (struct-methods). Each is a construct of gen.TOGGLES, so that --disable can switch it
+taking and returning it by value (struct-methods), heap scalars and buffers
+(`new double(e)`, `new double[n]` with a constant local n, heap-scalars) and
+virtual member functions called on a local object (virtual-calls). Each is a
+construct of gen.TOGGLES, so that --disable can switch it
 off; the programs stay well-defined (every side effect is the only access
 to its variable in its expression, indices stay in bounds).
 """
@@ -13,14 +16,18 @@ to its variable in its expression, indices stay in bounds).
 from model import If, Loop, Simple, Switch
 
 KINDS = ['side-effects', 'switch', 'cond-init', 'range-for', 'assert-printf',
-         'references', 'struct-methods']
+         'references', 'struct-methods', 'heap-scalars', 'virtual-calls']
+# Not offered in CUDA programs (kernels and pipelines draw the same
+# statements as before these were added).
+HOST_ONLY = ['heap-scalars', 'virtual-calls']
 
 
 def stmt(g, sc, ctx):
     """One statement of a construct that is switched on (or an assignment
     when none is)."""
     import gen
-    kinds = [k for k in KINDS if gen.allowed(k)]
+    kinds = [k for k in KINDS if gen.allowed(k) and
+             not (g.prog.cuda and k in HOST_ONLY)]
     if not kinds:
         return g.s_assign(sc, ctx)
     kind = g.r.choice(kinds)
@@ -28,7 +35,9 @@ def stmt(g, sc, ctx):
             'cond-init': condInit, 'range-for': rangeFor,
             'assert-printf': assertPrintf,
             'references': reference,
-            'struct-methods': structMethods}[kind](g, sc, ctx)
+            'struct-methods': structMethods,
+            'heap-scalars': heapScalars,
+            'virtual-calls': virtualCalls}[kind](g, sc, ctx)
 
 
 def sideEffect(g, sc, ctx):
@@ -303,3 +312,66 @@ def structMethods(g, sc, ctx):
     out.append(Simple('%s = 0.5 * %s + %s.dot() + %s[%d];' % (
         v.name, v.name, sv, sv, g.r.randrange(2))))
     return out
+
+
+def heapScalars(g, sc, ctx):
+    """Host code: `double *hp = new double(e); *hp = 0.5 * *hp + f;
+    v = 0.5 * v + *hp; delete hp;`, or a buffer `int hn = 2; double *hb =
+    new double[hn]; ... delete[] hb;`."""
+    ds = g.assignable(sc)
+    if not ds or g.prog.cuda:
+        return g.s_decl(sc, ctx)
+    v = g.r.choice(ds)
+    e1, b1 = g.wrap(g.expr(sc, 1), 1.0)
+    e2, b2 = g.wrap(g.expr(sc, 1), 1.0)
+    v.bound = 0.5 * v.bound + (b1 + b2) * ctx.trips + v.bound * ctx.trips
+    if g.chance(0.5):
+        p = sc.fresh(['hp', 'cell', 'boxed'])
+        sc.names.add(p)
+        g.feat.add('new-scalar')
+        return [Simple('double *%s = new double(%s);' % (p, e1),
+                       deletable=False),
+                Simple('*%s = 0.5 * *%s + %s;' % (p, p, e2), deletable=False),
+                Simple('%s = 0.5 * %s + *%s;' % (v.name, v.name, p),
+                       deletable=False),
+                Simple('delete %s;' % p, deletable=False)]
+    n, b = sc.fresh(['hn', 'count']), sc.fresh(['hb', 'buf', 'heap'])
+    sc.names.update([n, b])
+    g.feat.add('new-local-size')
+    return [Simple('int %s = 2;' % n, deletable=False),
+            Simple('double *%s = new double[%s];' % (b, n), deletable=False),
+            Simple('%s[0] = %s;' % (b, e1), deletable=False),
+            Simple('%s[1] = %s * %s[0];' % (b, e2, b), deletable=False),
+            Simple('%s = 0.5 * %s + %s[1];' % (v.name, v.name, b),
+                   deletable=False),
+            Simple('delete[] %s;' % b, deletable=False)]
+
+
+VIRTUAL_TEXT = """struct @V2 {
+  double k;
+  virtual double eval(double s) const { return 0.5 * k * sin(s) + 0.25 * k; }
+  virtual ~@V2() {}
+};"""
+
+
+def virtualCalls(g, sc, ctx):
+    """Host code: `@V2 vo; vo.k = e; v = 0.5 * v + vo.eval(s);` (a virtual
+    member function called on a local object: its dynamic type is known)."""
+    import gen
+    ds = g.assignable(sc)
+    if not ds or g.prog.cuda:
+        return g.s_decl(sc, ctx)
+    v = g.r.choice(ds)
+    if getattr(g, 'virtualHelper', None) is None:
+        g.virtualHelper = StructDef(VIRTUAL_TEXT)
+        g.prog.helpers.insert(0, g.virtualHelper)
+    o = sc.fresh(['vo', 'obj', 'shape'])
+    sc.names.add(o)
+    e, _ = g.wrap(g.expr(sc, 1), 1.0)
+    s, _ = g.wrap(g.expr(sc, 1), gen.HARG)
+    v.bound = 0.5 * v.bound + 1.0 * ctx.trips + v.bound * ctx.trips
+    g.feat.add('virtual-calls')
+    return [Simple('@V2 %s;' % o, deletable=False),
+            Simple('%s.k = %s;' % (o, e), deletable=False),
+            Simple('%s = 0.5 * %s + %s.eval(%s);' % (v.name, v.name, o, s),
+                   deletable=False)]

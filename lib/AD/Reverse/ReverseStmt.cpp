@@ -393,7 +393,8 @@ static bool readsMemoryOf(const Expr *E, const Var *Root,
                           const ActivityAnalysis &A) {
   bool Reads = false;
   forEachExpr(E, [&](const Expr *X) {
-    if (llvm::isa<IndexExpr>(X) ||
+    // Members too: `p.a = p.a * p.b` reads the memory it stores to.
+    if (llvm::isa<IndexExpr, MemberExpr>(X) ||
         (llvm::isa<UnaryExpr>(X) &&
          cast<UnaryExpr>(X)->getOp() == UnaryOp::Deref))
       Reads |= !Root || A.aliasLeader(ActivityAnalysis::getRootVar(X)) ==
