@@ -6,8 +6,13 @@
 # the lit sources, one source at a time with both builds in turn, so that a
 # run cut short still leaves complete pairs:
 #   OUT/base/..., OUT/new/...   the dumps of BASE-BUILD and NEW-BUILD
-#   OUT/summary.txt             one line per dump file: `identical PATH` or
-#                               `changed PATH`, then the totals
+#   OUT/summary.txt             one line per dump file: `identical PATH`,
+#                               `moved PATH` or `changed PATH`, then the
+#                               totals
+# MESHAD_COMPARE_MOVED=REGEX: lines matching REGEX may move (a change that
+# moves declarations by design, e.g. ' \*_z[0-9]+ = \{\};$'): a file whose
+# two dumps have the same such lines, in any order, and are identical
+# without them is `moved`, not `changed`.
 # Both builds dump the same sources (this checkout's): compare plugins, not
 # tests whose line numbers moved. The ownership benchmark (patterns.cu, the
 # four builds of bench.sh) is compared last unless MESHAD_DUMP_BENCH=0.
@@ -34,6 +39,15 @@ mkdir -p "$Out/base" "$Out/new"
 Summary=$Out/summary.txt
 : > "$Summary"
 
+# movedOnly BASE NEW: true when the two differ only in where the lines
+# that match MESHAD_COMPARE_MOVED are.
+movedOnly() {
+  local Moved=${MESHAD_COMPARE_MOVED:-}
+  [[ -n $Moved && -f $2 ]] || return 1
+  cmp -s <(grep -Ev -- "$Moved" "$1") <(grep -Ev -- "$Moved" "$2") &&
+    cmp -s <(grep -E -- "$Moved" "$1" | sort) <(grep -E -- "$Moved" "$2" | sort)
+}
+
 # compareFiles PATTERN: one summary line per base dump file under PATTERN.
 compareFiles() {
   local File Rel
@@ -42,6 +56,8 @@ compareFiles() {
     Rel=${File#$Out/base/}
     if cmp -s "$File" "$Out/new/$Rel"; then
       echo "identical $Rel"
+    elif movedOnly "$File" "$Out/new/$Rel"; then
+      echo "moved $Rel"
     else
       echo "changed $Rel"
     fi >> "$Summary"
@@ -78,5 +94,6 @@ compareFiles "$(cd "$Out/base" && find . -type f -not -path './test/*' \
   -not -path './bench/*' | sed "s|^\./|$Out/base/|" | tr '\n' ' ')"
 
 Same=$(grep -c '^identical' "$Summary")
+Moved=$(grep -c '^moved' "$Summary")
 Changed=$(grep -c '^changed' "$Summary")
-echo "$Same identical, $Changed changed" | tee -a "$Summary"
+echo "$Same identical, $Moved moved, $Changed changed" | tee -a "$Summary"
