@@ -51,8 +51,6 @@
 
 #include "llvm/ADT/SmallPtrSet.h"
 
-#include "llvm/ADT/SmallPtrSet.h"
-
 #include <functional>
 #include <map>
 #include <string>

@@ -66,13 +66,13 @@ bool keepSeeds(ir::Function &F, const KeepSeedsFacts &Facts,
 
 /// Decides where the marked seed resets of the adjoints in
 /// Facts.LastSeedUses outside loops go (`_d_y[i] = 0;`, one each, which
-/// reverse mode found to be the seed's last use): in a
-/// gradient (not under atomics=all) whose epilogue (between the markers
-/// EpilogueBegin and EpilogueEnd) calls a block barrier, each records the
-/// element's address instead (`_z0 = &_d_y[i];`, the pointer declared null
-/// after the sweep's temporaries) and is reset after the marker EpilogueEnd
-/// (`if (_z0) { *_z0 = 0; }`, in the order reverse mode made them); else
-/// they stay in place.
+/// reverse mode found to be the seed's last use): in a gradient (not under
+/// atomics=all) whose epilogue (between the markers EpilogueBegin and
+/// EpilogueEnd) calls a block barrier, each records the element's address
+/// instead (`_z0 = &_d_y[i];`, the pointer declared null after the sweep's
+/// temporaries) and is reset after the marker EpilogueEnd (`if (_z0) {
+/// *_z0 = 0; }`, in the order reverse mode made them); else they stay in
+/// place.
 void placeSeedResets(ir::Module &M, ir::Function &F,
                      const AccumulationFacts &Facts);
 
