@@ -11,7 +11,7 @@
 /// shared-memory tile under the same condition; adds to one element
 /// combined; and the lowering of reverse mode's Accumulates as the facts it
 /// hands over decide (the per-block sums of scalar parameters' adjoints,
-/// tiles, uniform registers, deferred seed resets). The kernels come from CUDA snippets whose `+=` into
+/// tiles, uniform registers, where seed resets go). The kernels come from CUDA snippets whose `+=` into
 /// pointer parameters become Accumulates.
 ///
 //===----------------------------------------------------------------------===//
@@ -20,6 +20,9 @@
 #include "GPU/KernelAdjoints.h"
 #include "GPU/LowerAccumulations.h"
 #include "GPU/ScalarSums.h"
+#include "GPU/SeedResets.h"
+#include "IR/Builder.h"
+#include "IR/Clone.h"
 #include "IR/Markers.h"
 #include "IR/Verifier.h"
 #include "IR/Traversal.h"
@@ -383,33 +386,39 @@ TEST_F(LowerAccumulationsTest, LoweringDecidesTilesAndRegistersAtTheMarkers) {
   EXPECT_TRUE(verifyFunction(*Kernel, VerifyStage::Lowered, Errors)) << Errors;
 }
 
-/// `double *z = 0;` ... `z = &dy[i];` ... `if (z) { *z = 0; }` in kernel k
-/// of \p Code (dy its first parameter, i its first local), with the
-/// epilogue's markers; \p Barrier: the epilogue reduces a sum per block.
-static void deferReset(Module &M, Function &K, bool Barrier) {
+/// Kernel k of \p Code (dy its first parameter, i its first local) as
+/// reverse mode leaves it: [i, SetupEnd, a temporary t, the marked reset
+/// `dy[i] = 0;`, EpilogueBegin, (a block reduction when \p Barrier),
+/// EpilogueEnd]; dy's reset is the seed's last use in \p Facts, those of
+/// a gradient.
+static const AssignStmt *markReset(Module &M, Function &K, bool Barrier,
+                                   AccumulationFacts &Facts) {
   IRBuilder B(M);
   Var *DY = K.getParam(0);
   Var *I = llvm::cast<DeclStmt>(K.getBody()->getBody()[0])->getVar();
   const Type *Ty = M.getTypes().getDouble();
-  Var *Z = M.createVar("_z0", M.getTypes().getPointer(Ty));
+  Var *T = M.createVar("t", Ty);
+  AssignStmt *Reset =
+      B.assign(B.index(B.ref(DY), B.ref(I)), AssignOp::Assign, B.zero(Ty));
+  Reset->setSeedReset();
   std::vector<const Stmt *> Body = K.getBody()->getBody();
-  Body.insert(Body.begin() + 1, B.decl(Z, B.zero(Z->getType())));
-  Body.push_back(B.assign(B.ref(Z), AssignOp::Assign,
-                          B.addrOf(B.index(B.ref(DY), B.ref(I)))));
+  Body.push_back(M.create<MarkerStmt>(MarkerStmt::Region::SetupEnd));
+  Body.push_back(B.decl(T, B.zero(Ty)));
+  Body.push_back(Reset);
   Body.push_back(M.create<MarkerStmt>(MarkerStmt::Region::EpilogueBegin));
   if (Barrier)
     Body.push_back(M.create<ExprStmt>(M.create<CallExpr>(
         M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
         "meshad::blockReduceAtomicAdd", -1,
-        std::vector<const Expr *>{B.ref(DY), B.zero(Ty)})));
+        std::vector<const Expr *>{B.ref(DY), B.ref(T)})));
   Body.push_back(M.create<MarkerStmt>(MarkerStmt::Region::EpilogueEnd));
-  Body.push_back(M.create<IfStmt>(
-      B.ref(Z),
-      M.create<BlockStmt>(std::vector<const Stmt *>{
-          B.assign(B.unary(UnaryOp::Deref, B.ref(Z), Ty), AssignOp::Assign,
-                   B.zero(Ty))}),
-      nullptr));
   K.getBody()->setBody(std::move(Body));
+  Facts.Target = K.getTarget();
+  Facts.Primal = &K;
+  Facts.Gradient = true;
+  Facts.NumberedName = [](const std::string &Prefix) { return Prefix + "0"; };
+  Facts.LastSeedUses.insert(DY);
+  return Reset;
 }
 
 static const char *Output =
@@ -417,29 +426,83 @@ static const char *Output =
     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "}\n";
 
-TEST_F(LowerAccumulationsTest, DeferredResetsWithoutABarrierGoBackInPlace) {
+TEST_F(LowerAccumulationsTest, SeedResetsStayInPlaceWithoutABarrier) {
   ASSERT_TRUE(toAccumulates(Output));
-  deferReset(M, *Kernel, /*Barrier=*/false);
-  settleDeferredResets(M, *Kernel);
-  const std::vector<const Stmt *> &Body = Kernel->getBody()->getBody();
-  ASSERT_EQ(Body.size(), 4u); // i, the reset, the two markers
-  const auto *Reset = llvm::dyn_cast<AssignStmt>(Body[1]);
-  ASSERT_NE(Reset, nullptr);
+  AccumulationFacts Facts;
+  const AssignStmt *Reset = markReset(M, *Kernel, /*Barrier=*/false, Facts);
+  std::vector<const Stmt *> Before = Kernel->getBody()->getBody();
+  placeSeedResets(M, *Kernel, Facts);
+  EXPECT_EQ(Kernel->getBody()->getBody(), Before);
   EXPECT_TRUE(Reset->isSeedReset());
-  EXPECT_TRUE(llvm::isa<IndexExpr>(Reset->getLHS()));
   std::string Errors;
   EXPECT_TRUE(verifyFunction(*Kernel, VerifyStage::Transformed, Errors))
       << Errors;
 }
 
-TEST_F(LowerAccumulationsTest, DeferredResetsStayPastAnEpilogueBarrier) {
+TEST_F(LowerAccumulationsTest, SeedResetsWaitPastAnEpilogueBarrier) {
   ASSERT_TRUE(toAccumulates(Output));
-  deferReset(M, *Kernel, /*Barrier=*/true);
-  size_t Before = Kernel->getBody()->getBody().size();
-  settleDeferredResets(M, *Kernel);
+  AccumulationFacts Facts;
+  const AssignStmt *Reset = markReset(M, *Kernel, /*Barrier=*/true, Facts);
+  placeSeedResets(M, *Kernel, Facts);
+  // [i, SetupEnd, t, _z0, _z0 = &dy[i], EpilogueBegin, reduction,
+  //  EpilogueEnd, if (_z0) { *_z0 = 0; }]
   const std::vector<const Stmt *> &Body = Kernel->getBody()->getBody();
-  EXPECT_EQ(Body.size(), Before);
-  EXPECT_TRUE(llvm::isa<IfStmt>(Body.back()));
+  ASSERT_EQ(Body.size(), 9u);
+  const auto *Decl = llvm::dyn_cast<DeclStmt>(Body[3]);
+  ASSERT_NE(Decl, nullptr);
+  const Var *Z = Decl->getVar();
+  EXPECT_EQ(Z->getName(), "_z0");
+  EXPECT_TRUE(Z->getType()->isPointer());
+  const auto *Record = llvm::dyn_cast<AssignStmt>(Body[4]);
+  ASSERT_NE(Record, nullptr);
+  const auto *To = llvm::dyn_cast<VarRefExpr>(Record->getLHS());
+  ASSERT_NE(To, nullptr);
+  EXPECT_EQ(To->getVar(), Z);
+  const auto *Addr = llvm::dyn_cast<UnaryExpr>(Record->getRHS());
+  ASSERT_NE(Addr, nullptr);
+  EXPECT_EQ(Addr->getOp(), UnaryOp::AddrOf);
+  EXPECT_EQ(Addr->getSub(), Reset->getLHS());
+  const auto *If = llvm::dyn_cast<IfStmt>(Body[8]);
+  ASSERT_NE(If, nullptr);
+  const auto *Cond = llvm::dyn_cast<VarRefExpr>(If->getCond());
+  ASSERT_NE(Cond, nullptr);
+  EXPECT_EQ(Cond->getVar(), Z);
+  EXPECT_EQ(findMarker(*Kernel->getBody(), MarkerStmt::Region::EpilogueEnd),
+            7u);
+  std::string Errors;
+  EXPECT_TRUE(verifyFunction(*Kernel, VerifyStage::Transformed, Errors))
+      << Errors;
+}
+
+TEST_F(LowerAccumulationsTest, SeedResetsWaitAfterTheBodyIsCloned) {
+  // The lowering's steps before (GPU/ScalarSums) may copy the body: the
+  // facts name the adjoint, not the statement.
+  ASSERT_TRUE(toAccumulates(Output));
+  AccumulationFacts Facts;
+  markReset(M, *Kernel, /*Barrier=*/true, Facts);
+  IRCloner C(M);
+  Kernel->setBody(C.cloneBlock(Kernel->getBody()));
+  placeSeedResets(M, *Kernel, Facts);
+  EXPECT_TRUE(llvm::isa<IfStmt>(Kernel->getBody()->getBody().back()));
+  EXPECT_EQ(llvm::cast<DeclStmt>(Kernel->getBody()->getBody()[3])
+                ->getVar()
+                ->getName(),
+            "_z0");
+}
+
+TEST_F(LowerAccumulationsTest, SeedResetsInPlaceUnderAtomicsAllOrNotLastUse) {
+  ASSERT_TRUE(toAccumulates(Output));
+  AccumulationFacts Facts;
+  markReset(M, *Kernel, /*Barrier=*/true, Facts);
+  std::vector<const Stmt *> Before = Kernel->getBody()->getBody();
+  Facts.ForceAtomics = true;
+  placeSeedResets(M, *Kernel, Facts);
+  EXPECT_EQ(Kernel->getBody()->getBody(), Before);
+  // A marked reset that reverse mode did not find to be the last use.
+  Facts.ForceAtomics = false;
+  Facts.LastSeedUses.clear();
+  placeSeedResets(M, *Kernel, Facts);
+  EXPECT_EQ(Kernel->getBody()->getBody(), Before);
 }
 
 /// A gradient kernel as reverse mode writes it for scalar parameters k and

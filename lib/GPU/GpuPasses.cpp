@@ -75,7 +75,7 @@ static void addReversePasses(PassPipeline &P, ir::Module &M,
           ir::Function &F) {
         sumScalarsPerBlock(M, F, *Facts);
         planKernelAdjoints(M, F, *Facts);
-        settleDeferredResets(M, F);
+        placeSeedResets(M, F, *Facts);
         // Issue 15: a gradient kernel's block-uniform adds in reverse loops
         // are summed per warp first (GPU/BlockUniformReduce); the others
         // stay Accumulates for the policy.

@@ -12,7 +12,9 @@
 ///   lower-accumulations (GPU/ScalarSums sums a gradient kernel's scalar
 ///   parameters' adjoints per block, GPU/KernelAdjoints decides the
 ///   ownership, tiles and uniform registers of a kernel's adjoint arrays and
-///   places them at the region markers, then every Accumulate gets its form, with its remark,
+///   places them at the region markers, GPU/SeedResets decides whether the
+///   resets of the seeds' last uses wait until after the epilogue, then
+///   every Accumulate gets its form, with its remark,
 ///   and the adds of the reverse sweep to one element are combined,
 ///   GPU/LowerAccumulations);
 /// - then on a gradient kernel of reverse mode: gather-tiles (a stencil's

@@ -5,16 +5,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "GPU/KernelAdjoints.h"
-#include "AD/Analysis/Activity.h"
 #include "AD/Analysis/ReverseNeeds.h"
 #include "GPU/AccumulationPolicy.h"
 #include "GPU/ScalarSums.h"
 #include "IR/Builder.h"
-#include "IR/Intrinsics.h"
 #include "IR/Markers.h"
-#include "IR/Traversal.h"
-
-#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -181,132 +176,4 @@ void meshad::planKernelAdjoints(Module &M, Function &F,
   if (!Facts.Primal || Facts.KernelArrays.empty() || Facts.ForceAtomics)
     return;
   KernelAdjointPlanner(M, F, Facts).run();
-}
-
-//===----------------------------------------------------------------------===//
-// Deferred seed resets
-//===----------------------------------------------------------------------===//
-
-/// The pointer \p S resets when it is `if (Z) { *Z = 0; }`, else null.
-static const Var *deferredReset(const Stmt *S) {
-  const auto *If = dyn_cast<IfStmt>(S);
-  if (!If || If->getElse() || If->getThen()->getBody().size() != 1)
-    return nullptr;
-  const auto *Z = dyn_cast<VarRefExpr>(If->getCond());
-  const auto *A = dyn_cast<AssignStmt>(If->getThen()->getBody()[0]);
-  const auto *Deref = A ? dyn_cast<UnaryExpr>(A->getLHS()) : nullptr;
-  if (!Z || !Deref || Deref->getOp() != UnaryOp::Deref)
-    return nullptr;
-  const auto *Target = dyn_cast<VarRefExpr>(Deref->getSub());
-  return Target && Target->getVar() == Z->getVar() ? Z->getVar() : nullptr;
-}
-
-/// True when a statement of \p F between the markers EpilogueBegin and
-/// EpilogueEnd calls a block barrier.
-static bool epilogueHasBarrier(const Function &F) {
-  const std::vector<const Stmt *> &Body = F.getBody()->getBody();
-  size_t Begin = findMarker(*F.getBody(), Region::EpilogueBegin);
-  size_t End = findMarker(*F.getBody(), Region::EpilogueEnd);
-  if (Begin == NoMarker || End == NoMarker)
-    return false;
-  bool Barrier = false;
-  for (size_t I = Begin + 1; I < End; ++I)
-    forEachStmt(Body[I], [&](const Stmt *S) {
-      for (const Expr *E : ownExprs(S))
-        forEachExpr(E, [&](const Expr *Sub) {
-          const auto *C = dyn_cast<CallExpr>(Sub);
-          const IntrinsicInfo *Info = C ? lookupIntrinsic(C) : nullptr;
-          Barrier |= Info && Info->isBlockBarrier();
-        });
-    });
-  return Barrier;
-}
-
-namespace {
-
-/// Resets the seeds whose resets were deferred through the pointers Zs in
-/// place again.
-class ResetsInPlace {
-public:
-  ResetsInPlace(Module &M, const llvm::SmallPtrSetImpl<const Var *> &Zs)
-      : B(M), Zs(Zs) {}
-
-  void rewrite(const BlockStmt *Block) {
-    if (!Block)
-      return;
-    std::vector<const Stmt *> Body;
-    for (const Stmt *S : Block->getBody()) {
-      if (const Stmt *Reset = resetOf(S)) {
-        Body.push_back(Reset);
-        continue;
-      }
-      const auto *D = dyn_cast<DeclStmt>(S);
-      if (D && Zs.count(D->getVar()))
-        continue;
-      rewriteNested(S);
-      Body.push_back(S);
-    }
-    const_cast<BlockStmt *>(Block)->setBody(std::move(Body));
-  }
-
-private:
-  /// `E = 0;` for `Z = &E;`, else null.
-  const Stmt *resetOf(const Stmt *S) {
-    const auto *A = dyn_cast<AssignStmt>(S);
-    const auto *Z = A ? dyn_cast<VarRefExpr>(A->getLHS()) : nullptr;
-    const auto *Addr =
-        A ? llvm::dyn_cast_or_null<UnaryExpr>(A->getRHS()) : nullptr;
-    if (!Z || !Zs.count(Z->getVar()) || !Addr ||
-        Addr->getOp() != UnaryOp::AddrOf)
-      return nullptr;
-    const Expr *Seed = Addr->getSub();
-    const Var *Root = ActivityAnalysis::getRootVar(Seed);
-    AssignStmt *Zero = B.assign(Seed, AssignOp::Assign,
-                                B.zero(Seed->getType()->getUnqualified()));
-    Zero->setSeedReset(Root && Root->isParam());
-    Zero->setLoc(S->getLoc());
-    return Zero;
-  }
-
-  void rewriteNested(const Stmt *S) {
-    if (const auto *Sub = dyn_cast<BlockStmt>(S))
-      return rewrite(Sub);
-    if (const auto *I = dyn_cast<IfStmt>(S)) {
-      rewrite(I->getThen());
-      return rewrite(I->getElse());
-    }
-    if (const auto *L = dyn_cast<ForStmt>(S))
-      return rewrite(L->getBody());
-    if (const auto *W = dyn_cast<WhileStmt>(S))
-      return rewrite(W->getBody());
-    if (const auto *D = dyn_cast<DoStmt>(S))
-      return rewrite(D->getBody());
-  }
-
-  IRBuilder B;
-  const llvm::SmallPtrSetImpl<const Var *> &Zs;
-};
-
-} // namespace
-
-void meshad::settleDeferredResets(Module &M, Function &F) {
-  const std::vector<const Stmt *> &Body = F.getBody()->getBody();
-  size_t End = findMarker(*F.getBody(), Region::EpilogueEnd);
-  if (End == NoMarker)
-    return;
-  llvm::SmallPtrSet<const Var *, 4> Zs;
-  llvm::SmallPtrSet<const Stmt *, 4> Resets;
-  for (size_t I = End + 1; I < Body.size(); ++I)
-    if (const Var *Z = deferredReset(Body[I])) {
-      Zs.insert(Z);
-      Resets.insert(Body[I]);
-    }
-  if (Zs.empty() || epilogueHasBarrier(F))
-    return;
-  std::vector<const Stmt *> Kept;
-  for (const Stmt *S : Body)
-    if (!Resets.count(S))
-      Kept.push_back(S);
-  F.getBody()->setBody(std::move(Kept));
-  ResetsInPlace(M, Zs).rewrite(F.getBody());
 }

@@ -22,15 +22,13 @@
 ///   function's registers (before the adjoints of its __shared__ memory) and
 ///   reduced per block in the epilogue (meshad::blockReduceAtomicAdd).
 /// The decisions go into the AccumulationFacts that configure the policy.
-/// Then settleDeferredResets: the seed resets that reverse mode deferred
-/// past the epilogue stay deferred only when the epilogue has a block
-/// barrier (a block reduction or a tile's write-back); the others are
-/// reset in place again.
+/// (Where the seed resets go, given the epilogue these make, is
+/// GPU/SeedResets' placeSeedResets.)
 ///
 /// \code
 ///   AccumulationFacts Facts = ...;       // with Primal, KernelArrays
 ///   planKernelAdjoints(M, *Gradient, Facts);
-///   settleDeferredResets(M, *Gradient);
+///   placeSeedResets(M, *Gradient, Facts);
 ///   Facts.configure(Policy);
 /// \endcode
 ///
@@ -55,12 +53,6 @@ void planKernelAdjoints(ir::Module &M, ir::Function &F,
 /// The ownership of \p P that the user asserted (MESHAD_THREAD_EXCLUSIVE),
 /// given what the analysis found, \p R.
 OwnershipResult assertedExclusive(const ir::Var *P, const OwnershipResult &R);
-
-/// Keeps the seed resets that reverse mode deferred past the epilogue of
-/// \p F (`_z = &_d_y[i];` in the sweep, `if (_z) { *_z = 0; }` after the
-/// marker EpilogueEnd) only when the epilogue has a block barrier; else
-/// resets each seed in place again (`_d_y[i] = 0;`, a marked seed reset).
-void settleDeferredResets(ir::Module &M, ir::Function &F);
 
 } // namespace meshad
 

@@ -85,8 +85,17 @@ struct AccumulationFacts {
   /// or, when the kernel overwrites the parameter, to a local copy that the
   /// epilogue adds to them (GPU/ScalarSums decides their GPU form).
   std::vector<AdjointArray> KernelScalars;
-  /// Unused names for new locals (the function's name scope).
+  /// Unused names for new locals (the function's name scope), and unused
+  /// numbered ones ("_z0", "_z1": NameScope::numbered).
   std::function<std::string(const std::string &)> FreshName;
+  std::function<std::string(const std::string &)> NumberedName;
+  /// The adjoints of a gradient kernel's write-only outputs whose one
+  /// marked seed reset (AssignStmt::isSeedReset, outside loops) is the
+  /// seed's last use (the output's only store, reset once the sweep has
+  /// read the seed): the lowering decides whether it waits until after the
+  /// epilogue (GPU/SeedResets, placeSeedResets). Variables, not statements:
+  /// the lowering's steps before it may clone the body (GPU/ScalarSums).
+  llvm::SmallPtrSet<const ir::Var *, 4> LastSeedUses;
   /// atomics=all: the ownership analysis is off.
   bool ForceAtomics = false;
   /// uniform-sums=warp: block-uniform adds of reverse loops summed per warp

@@ -7,6 +7,10 @@
 #include "GPU/SeedResets.h"
 #include "AD/Analysis/Activity.h"
 #include "GPU/Ownership.h"
+#include "IR/Builder.h"
+#include "IR/Intrinsics.h"
+#include "IR/Markers.h"
+#include "IR/Traversal.h"
 
 #include <algorithm>
 #include <memory>
@@ -133,4 +137,137 @@ bool meshad::keepSeeds(Function &F, const KeepSeedsFacts &Facts,
   }
   dropStmts(F.getBody(), Kept);
   return Ok;
+}
+
+//===----------------------------------------------------------------------===//
+// Where the resets of the seeds' last uses go
+//===----------------------------------------------------------------------===//
+
+using Region = MarkerStmt::Region;
+
+/// True when a statement of \p F between the markers EpilogueBegin and
+/// EpilogueEnd calls a block barrier.
+static bool epilogueHasBarrier(const Function &F) {
+  const std::vector<const Stmt *> &Body = F.getBody()->getBody();
+  size_t Begin = findMarker(*F.getBody(), Region::EpilogueBegin);
+  size_t End = findMarker(*F.getBody(), Region::EpilogueEnd);
+  if (Begin == NoMarker || End == NoMarker)
+    return false;
+  bool Barrier = false;
+  for (size_t I = Begin + 1; I < End; ++I)
+    forEachStmt(Body[I], [&](const Stmt *S) {
+      for (const Expr *E : ownExprs(S))
+        forEachExpr(E, [&](const Expr *Sub) {
+          const auto *C = dyn_cast<CallExpr>(Sub);
+          const IntrinsicInfo *Info = C ? lookupIntrinsic(C) : nullptr;
+          Barrier |= Info && Info->isBlockBarrier();
+        });
+    });
+  return Barrier;
+}
+
+/// Where the sweep's temporaries end: the first statement after the marker
+/// SetupEnd that is not a declaration.
+static size_t temporariesEnd(const BlockStmt &Body) {
+  const std::vector<const Stmt *> &Stmts = Body.getBody();
+  size_t At = findMarker(Body, Region::SetupEnd);
+  At = At == NoMarker ? 0 : At + 1;
+  while (At < Stmts.size() && llvm::isa<DeclStmt>(Stmts[At]))
+    ++At;
+  return At;
+}
+
+namespace {
+
+/// Defers the resets of the seeds' last uses of one function past its
+/// epilogue.
+class ResetDeferral {
+public:
+  ResetDeferral(Module &M, const AccumulationFacts &Facts)
+      : M(M), B(M), Facts(Facts) {}
+
+  void run(Function &F) {
+    collect(F.getBody());
+    if (Found.empty())
+      return;
+    std::vector<const Stmt *> Decls, Resets;
+    for (const AssignStmt *R : Found) {
+      const Type *Ty = R->getLHS()->getType()->getUnqualified();
+      const Type *PtrTy = M.getTypes().getPointer(Ty);
+      Var *Z = M.createVar(Facts.NumberedName("_z"), PtrTy,
+                           Var::Storage::Local, VarRoles::Temporary);
+      Decls.push_back(B.decl(Z, B.zero(PtrTy)));
+      AssignStmt *Record =
+          B.assign(B.ref(Z), AssignOp::Assign, B.addrOf(R->getLHS()));
+      Record->setLoc(R->getLoc());
+      Replacements[R] = Record;
+      Resets.push_back(M.create<IfStmt>(
+          B.ref(Z),
+          M.create<BlockStmt>(std::vector<const Stmt *>{
+              B.assign(B.unary(UnaryOp::Deref, B.ref(Z), Ty),
+                       AssignOp::Assign, B.zero(Ty))}),
+          nullptr));
+    }
+    replace(F.getBody());
+    std::vector<const Stmt *> Body = F.getBody()->getBody();
+    size_t End = findMarker(*F.getBody(), Region::EpilogueEnd);
+    Body.insert(Body.begin() + End + 1, Resets.begin(), Resets.end());
+    size_t At = temporariesEnd(*F.getBody());
+    Body.insert(Body.begin() + At, Decls.begin(), Decls.end());
+    F.getBody()->setBody(std::move(Body));
+  }
+
+private:
+  /// The resets to defer under \p S in the order reverse mode made them:
+  /// it sweeps the primal's statements in order and emits their adjoints
+  /// backwards, so each block is walked from its end. Loops are not entered
+  /// (a reset there is not a last use).
+  void collect(const Stmt *S) {
+    if (const auto *A = dyn_cast_or_null<AssignStmt>(S)) {
+      if (A->isSeedReset() &&
+          Facts.LastSeedUses.count(ActivityAnalysis::getRootVar(A->getLHS())))
+        Found.push_back(A);
+    } else if (const auto *Block = dyn_cast_or_null<BlockStmt>(S)) {
+      for (auto It = Block->getBody().rbegin(); It != Block->getBody().rend();
+           ++It)
+        collect(*It);
+    } else if (const auto *If = dyn_cast_or_null<IfStmt>(S)) {
+      collect(If->getThen());
+      collect(If->getElse());
+    }
+  }
+
+  /// Replaces the deferred resets under \p S by their Replacements.
+  void replace(const Stmt *S) {
+    if (const auto *Block = dyn_cast_or_null<BlockStmt>(S)) {
+      std::vector<const Stmt *> Body;
+      for (const Stmt *Sub : Block->getBody()) {
+        auto It = Replacements.find(Sub);
+        Body.push_back(It == Replacements.end() ? Sub : It->second);
+        replace(Sub);
+      }
+      const_cast<BlockStmt *>(Block)->setBody(std::move(Body));
+    } else if (const auto *If = dyn_cast_or_null<IfStmt>(S)) {
+      replace(If->getThen());
+      replace(If->getElse());
+    }
+  }
+
+  Module &M;
+  IRBuilder B;
+  const AccumulationFacts &Facts;
+  std::vector<const AssignStmt *> Found;
+  llvm::DenseMap<const Stmt *, const Stmt *> Replacements;
+};
+
+} // namespace
+
+void meshad::placeSeedResets(Module &M, Function &F,
+                             const AccumulationFacts &Facts) {
+  // A global store in flight when the block waits at a barrier stalls it:
+  // past the epilogue's barriers, the resets wait for nothing.
+  if (Facts.LastSeedUses.empty() || !Facts.Gradient || Facts.ForceAtomics ||
+      !epilogueHasBarrier(F))
+    return;
+  ResetDeferral(M, Facts).run(F);
 }

@@ -14,10 +14,18 @@
 /// no two threads store to one element, proven or MESHAD_THREAD_EXCLUSIVE),
 /// and reports an error at the output's first store otherwise.
 ///
+/// Otherwise the GPU lowering (lower-accumulations) decides where the
+/// resets that are the seed's last use go (placeSeedResets): in a gradient
+/// kernel whose epilogue has a block barrier (a block reduction, a tile's
+/// write-back), after the epilogue, so that no global store is in flight
+/// when the block waits; in place otherwise.
+///
 /// \code
 ///   KeepSeedsFacts Facts{Primal, WriteOnly, PathStores, {{DY, Y}}, Loc};
 ///   PassPipeline P(Diags, Verify);
 ///   addKeepSeedsPass(P, Diags, std::move(Facts), Failed);
+///   ...
+///   placeSeedResets(M, *Gradient, Adds);   // in lower-accumulations
 /// \endcode
 ///
 //===----------------------------------------------------------------------===//
@@ -25,6 +33,7 @@
 #ifndef MESHAD_GPU_SEEDRESETS_H
 #define MESHAD_GPU_SEEDRESETS_H
 
+#include "GPU/LowerAccumulations.h"
 #include "IR/IR.h"
 #include "Support/Diagnostics.h"
 
@@ -54,6 +63,18 @@ struct KeepSeedsFacts {
 /// order) for each output whose seed cannot be kept. False after an error.
 bool keepSeeds(ir::Function &F, const KeepSeedsFacts &Facts,
                DiagnosticSink &Diags);
+
+/// Decides where the marked seed resets of the adjoints in
+/// Facts.LastSeedUses outside loops go (`_d_y[i] = 0;`, one each, which
+/// reverse mode found to be the seed's last use): in a gradient (not under
+/// atomics=all) whose epilogue (between the markers EpilogueBegin and
+/// EpilogueEnd) calls a block barrier, each records the element's address
+/// instead (`_z0 = &_d_y[i];`, the pointer declared null after the sweep's
+/// temporaries) and is reset after the marker EpilogueEnd (`if (_z0) {
+/// *_z0 = 0; }`, in the order reverse mode made them); else they stay in
+/// place.
+void placeSeedResets(ir::Module &M, ir::Function &F,
+                     const AccumulationFacts &Facts);
 
 } // namespace meshad
 

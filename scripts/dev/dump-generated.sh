@@ -11,8 +11,11 @@
 #   <test>.raw.txt     the same with -fplugin-arg-meshad-no-simplify (what
 #                      the GPU lowering leaves, before the simplifier);
 #                      MESHAD_DUMP_RAW=0 leaves these out
-#   <test>.atomics.txt with -fplugin-arg-meshad-atomics=all, for the tests
-#                      whose RUN lines use it (and .atomics.raw.txt)
+#   <test>.v.<flags>.txt one per other set of the flags that change what is
+#                      generated (-D/-U, -fplugin-arg-meshad-atomics=...,
+#                      -fplugin-arg-meshad-uniform-sums=...) that the test's
+#                      RUN lines give the plugin or meshad-gen, e.g.
+#                      <test>.v.atomics_all.DALL_ATOMICS.txt (and .raw.txt)
 #   <source>.txt       the sources that a test's RUN lines compile instead
 #                      of the test itself (%S/../../demos/<demo>/<demo>.cu,
 #                      benchmarks/hessian-sparse/bench.cpp), once each, under
@@ -21,7 +24,8 @@
 #                      meshad-keep, atomics-keep; and .raw.txt), and
 #                      bench/decisions.txt (the summary bench.sh prints)
 # Every source is dumped, forward-only ones included (41 of the 203 test
-# sources mention none of gradient, hvp, hessian, pullback).
+# sources mention none of gradient, hvp, hessian, pullback), with every
+# variant of its RUN lines.
 # Every run verifies the IR (-fplugin-arg-meshad-verify). Each source takes
 # a few seconds: MESHAD_DUMP_ONLY=REGEX dumps only the sources whose text
 # matches it (e.g. 'gradient|hvp|hessian|pullback' for reverse mode and what
@@ -67,6 +71,37 @@ dumpOne() {
     | sed "s|$Root/||g" > "$Dst"
 }
 
+# variants SOURCE: one line per distinct non-empty set of the flags that
+# change what is generated (-D/-U, -fplugin-arg-meshad-atomics=...,
+# -fplugin-arg-meshad-uniform-sums=...) on the RUN lines of SOURCE that run
+# the plugin or meshad-gen (continued lines joined), in order.
+variants() {
+  python3 - "$1" <<'EOF'
+import re, sys
+Cmds, Cur = [], ''
+for Line in open(sys.argv[1], errors='replace').read().splitlines():
+    M = re.search(r'RUN:(.*)$', Line)
+    if not M:
+        continue
+    Part = M.group(1).rstrip()
+    if Part.endswith('\\'):
+        Cur += Part[:-1] + ' '
+        continue
+    Cmds.append(Cur + Part)
+    Cur = ''
+Seen = []
+for C in Cmds:
+    if 'meshad_plugin' not in C and 'meshad_gen' not in C:
+        continue
+    Flags = re.findall(r'(?<!\S)(-[DU]\S+|-fplugin-arg-meshad-'
+                       r'(?:atomics|uniform-sums)=\S+)', C)
+    Key = ' '.join(sorted(set(Flags)))
+    if Key and Key not in Seen:
+        Seen.append(Key)
+print('\n'.join(Seen))
+EOF
+}
+
 # dumpBoth SOURCE OUTPUT-STEM EXTRA-FLAGS...: STEM.txt, and STEM.raw.txt
 # without the simplifier (unless MESHAD_DUMP_RAW=0).
 dumpBoth() {
@@ -86,9 +121,14 @@ dumpBoth() {
   fi
   Rel=${F#$Root/}
   dumpBoth "$F" "$Out/$Rel"
-  if grep -q 'meshad-atomics=all' "$F"; then
-    dumpBoth "$F" "$Out/$Rel.atomics" -fplugin-arg-meshad-atomics=all
-  fi
+  variants "$F" | while read -r Variant; do
+    [[ -n $Variant ]] || continue
+    Stem=$(echo "$Variant" | sed -E 's/-fplugin-arg-meshad-//g;
+                                     s/(^| )-/\1/g; s/ /./g;
+                                     s/[^A-Za-z0-9_.]/_/g')
+    # shellcheck disable=SC2086 # the flags are words
+    dumpBoth "$F" "$Out/$Rel.v.$Stem" $Variant
+  done
   # A test that compiles another source (a demo): that source, once.
   grep -oE '%S/[^ ]+\.(cu|cpp)' "$F" | while read -r Other; do
     Other=$(realpath -m "$(dirname "$F")/${Other#%S/}")

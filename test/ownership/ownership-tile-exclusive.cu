@@ -27,7 +27,11 @@ __global__ void stencil3(const double *x, double *y, int n) {
 // CHECK-LABEL: __global__ void stencil3_grad(
 // CHECK: __shared__ double _d_x_tile[3072];
 // CHECK: meshad::requireLaunch1D();
-// CHECK: meshad::tileZero<1, -1, 1>(_d_x_tile);
+// The lowering declares the pointer that defers y's seed reset after the
+// sweep's temporaries:
+// CHECK-NEXT: bool _cond0;
+// CHECK-NEXT: double *_z0 = {};
+// CHECK-NEXT: meshad::tileZero<1, -1, 1>(_d_x_tile);
 // CHECK-NOT: atomicAdd
 // CHECK: meshad::tileAdd<1, -1, 1>(_d_x_tile, _d_x, i - 1,
 // The seed reset of the write-only output y waits until after the block's

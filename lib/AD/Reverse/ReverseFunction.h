@@ -77,10 +77,8 @@ private:
   /// The function's body: the declarations (ending with the marker
   /// SetupEnd), the zeroing of shared adjoints, the forward sweep, the
   /// reverse sweep and the epilogue in \p Regions, each of the last four
-  /// followed by its marker (ForwardBegin ... EpilogueEnd), then the seed
-  /// resets deferred past the epilogue's barriers, \p Resets.
-  ir::BlockStmt *assemble(std::initializer_list<ir::BlockStmt *> Regions,
-                          const ir::BlockStmt *Resets);
+  /// followed by its marker (ForwardBegin ... EpilogueEnd).
+  ir::BlockStmt *assemble(std::initializer_list<ir::BlockStmt *> Regions);
   ir::Var *newVar(const std::string &Prefix, const ir::Type *Ty,
                   const ir::Expr *Init = nullptr);
   std::string freshName(const std::string &Prefix);
@@ -362,14 +360,6 @@ private:
   /// Kernels: pointer parameters whose memory the kernel only writes; the
   /// forward sweep leaves those stores out.
   llvm::SmallPtrSet<const ir::Var *, 4> WriteOnly;
-  /// Gradient kernels (unless atomics=all or unlowered): the resets of
-  /// write-only outputs' seeds are deferred past the epilogue (a global
-  /// store in flight before __syncthreads stalls the block). Each such reset
-  /// records the element's address in a pointer, cleared after the marker
-  /// EpilogueEnd; the lowering resets them in place again when the epilogue
-  /// has no barrier (GPU/KernelAdjoints, settleDeferredResets).
-  bool DeferResets = false;
-  std::vector<ir::Var *> DeferredResets;
   /// How many statements store to each write-only output.
   llvm::DenseMap<const ir::Var *, unsigned> OutputStores;
   /// The most statements that store to each write-only output along one
@@ -405,9 +395,11 @@ private:
   /// function, which drops the marked resets of the seeds it keeps; false
   /// after its error.
   bool keepOutputSeeds();
-  /// Resets \p AL (an element of a write-only output's adjoint) to zero,
-  /// at the end of the kernel when it may be deferred (not under KeepSeeds:
-  /// keep-seeds drops the reset instead).
+  /// Resets \p AL (an element of an output's adjoint) to zero in place,
+  /// marked; a write-only output's only store outside loops (not under
+  /// KeepSeeds: keep-seeds drops the reset instead) is the seed's last use,
+  /// which the lowering may defer past the epilogue (its adjoint in
+  /// Adds.LastSeedUses, GPU/SeedResets placeSeedResets).
   void resetSeed(const ir::Expr *AL, const ir::Var *Root,
                  ir::BlockStmt *Rev);
   /// Locals of counted loops that the reverse sweep recomputes at the start

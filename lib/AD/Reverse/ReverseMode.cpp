@@ -193,6 +193,9 @@ ReverseFunction::ReverseFunction(ReverseModeTransformer &Owner, Module &M,
   Adds.FreshName = [this](const std::string &Prefix) {
     return Names.unique(Prefix);
   };
+  Adds.NumberedName = [this](const std::string &Prefix) {
+    return Names.numbered(Prefix);
+  };
   this->Private.resize(Primal->getNumParams());
 }
 
@@ -382,18 +385,15 @@ void ReverseFunction::addParameters() {
 void ReverseFunction::resetSeed(const Expr *AL, const Var *Root,
                                 BlockStmt *Rev) {
   const Type *Ty = AL->getType()->getUnqualified();
-  // A seed that keep-seeds may keep is reset in place, marked.
-  if (KeepSeeds || !DeferResets || LoopDepth > 0 || !WriteOnly.count(Root) ||
-      OutputStores.lookup(Root) != 1) {
-    AssignStmt *Zero = B.assign(AL, AssignOp::Assign, B.zero(Ty));
-    Zero->setSeedReset(Root->isParam());
-    Rev->append(Zero);
-    return;
-  }
-  const Type *PtrTy = M.getTypes().getPointer(Ty);
-  Var *Z = newVar("_z", PtrTy, B.zero(PtrTy));
-  Rev->append(B.assign(B.ref(Z), AssignOp::Assign, B.addrOf(AL)));
-  DeferredResets.push_back(Z);
+  AssignStmt *Zero = B.assign(AL, AssignOp::Assign, B.zero(Ty));
+  Zero->setSeedReset(Root->isParam());
+  Rev->append(Zero);
+  // The only store to a write-only output, outside loops: nothing after
+  // this reads the seed, so the lowering may defer its reset (not under
+  // KeepSeeds, where keep-seeds drops it).
+  if (!KeepSeeds && LoopDepth == 0 && WriteOnly.count(Root) &&
+      OutputStores.lookup(Root) == 1)
+    Adds.LastSeedUses.insert(ActivityAnalysis::getRootVar(AL));
 }
 
 const ir::Stmt *ReverseFunction::marker(MarkerStmt::Region R) {
@@ -493,10 +493,6 @@ bool ReverseFunction::run() {
   Decls->append(marker(MarkerStmt::Region::SetupEnd));
   findDeferredFrees(Body);
   prepareSnapshots();
-  // The lowering keeps the deferral only when the epilogue has a barrier
-  // (GPU/KernelAdjoints, settleDeferredResets).
-  DeferResets = Primal->isKernel() && Kind == Flavor::Gradient &&
-                !Owner.getForceAtomics() && !Unlowered;
   BlockStmt *Fwd = B.block();
   BlockStmt *Rev = B.block();
   sweepBlock(Body, Fwd, Rev);
@@ -512,18 +508,7 @@ bool ReverseFunction::run() {
       Add->setLoc(Primal->getLoc());
     Epilogue->append(Add);
   }
-  // The deferred resets wait for the write-backs: after the epilogue.
-  BlockStmt *Resets = B.block();
-  for (Var *Z : DeferredResets) {
-    const Type *Ty = Z->getType()->getElement();
-    Resets->append(M.create<IfStmt>(
-        B.ref(Z),
-        M.create<BlockStmt>(std::vector<const Stmt *>{B.assign(
-            B.unary(UnaryOp::Deref, B.ref(Z), Ty), AssignOp::Assign,
-            B.zero(Ty))}),
-        nullptr));
-  }
-  BlockStmt *Out = assemble({Decls, Zero, Fwd, Rev, Epilogue}, Resets);
+  BlockStmt *Out = assemble({Decls, Zero, Fwd, Rev, Epilogue});
   finishValue(Out);
   Result->setBody(Out);
   if (KeepSeeds && !keepOutputSeeds())
@@ -535,8 +520,7 @@ bool ReverseFunction::run() {
 }
 
 ir::BlockStmt *
-ReverseFunction::assemble(std::initializer_list<BlockStmt *> Regions,
-                          const BlockStmt *Resets) {
+ReverseFunction::assemble(std::initializer_list<BlockStmt *> Regions) {
   // Decls ends with its own marker, SetupEnd: the sweep's temporaries follow.
   using Region = MarkerStmt::Region;
   const Region After[] = {Region::SetupEnd, Region::ForwardBegin,
@@ -551,8 +535,6 @@ ReverseFunction::assemble(std::initializer_list<BlockStmt *> Regions,
       Out->append(marker(After[I]));
     ++I;
   }
-  for (const Stmt *S : Resets->getBody())
-    Out->append(S);
   return Out;
 }
 
