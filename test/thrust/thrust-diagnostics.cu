@@ -105,6 +105,11 @@ void forEachInLoop(double *y, int n) {
     thrust::for_each(thrust::device, thrust::make_counting_iterator(0), thrust::make_counting_iterator(n), [=](int i) { y[i] = y[i] * y[i]; }); // expected-error {{thrust::for_each inside a loop is not supported in reverse mode yet}}
 }
 
+double hvpForEach(const double *x, double *y, int n) {
+  thrust::for_each(thrust::device, thrust::make_counting_iterator(0), thrust::make_counting_iterator(n), [=](int i) { y[i] = x[i] * x[i]; }); // expected-error {{Hessian-vector products of code that calls Thrust primitives are not supported yet}}
+  return thrust::reduce(thrust::device, y, y + n, 0.0); // expected-error {{Hessian-vector products of code that calls Thrust primitives are not supported yet}}
+}
+
 void forEachPointerToPointer(double **rows, int n) {
   thrust::for_each(thrust::device, thrust::make_counting_iterator(0), thrust::make_counting_iterator(n), [=](int i) { rows[i][0] = 2 * rows[i][0]; }); // expected-error {{the lambda passed to thrust::for_each captures 'rows', a pointer to pointers; capture the arrays themselves}}
 }
@@ -198,6 +203,7 @@ int main() {
   meshad::gradient(forEachValue, "x");
   meshad::gradient(forEachInLoop, "y");
   meshad::differentiate(forEachPointerToPointer, "rows");
+  meshad::hvp(hvpForEach, "x, y");
   meshad::hvp(hvpFunctor, "x");
   meshad::gradient(devicePtr, "c");
   meshad::gradient(devicePtrMade, "x");

@@ -43,6 +43,47 @@ double energy(const double *x, double *y, int n, double a) {
                    thrust::make_counting_iterator(n), couple);
   return thrust::reduce(thrust::device, y, y + n, 0.0);
 }
+// CHECK-LABEL: void energy_grad(const double *x, double *y, int n, double a, double *_d_x, double *_d_y, double *_d_a) {
+// CHECK: meshad::thrust_ad::snapshot(_t0, y);
+// CHECK-NEXT: meshad::thrust_ad::snapshot(_t1, x);
+// CHECK-NEXT: thrust::for_each(thrust::device, thrust::make_counting_iterator(0), thrust::make_counting_iterator(n), [=] MESHAD_THRUST_LAMBDA (int i) { lambda(y, a, x, i); });
+// CHECK-NEXT: meshad::thrust_ad::snapshot(_t2, y);
+// CHECK-NEXT: meshad::thrust_ad::snapshot(_t3, x);
+// CHECK-NEXT: thrust::for_each(thrust::device, thrust::make_counting_iterator(1), thrust::make_counting_iterator(n), [=] MESHAD_THRUST_LAMBDA (int i) { couple_lambda(y, x, i); });
+// CHECK-NEXT: meshad::thrust_ad::reduceAdjoint(n, 1., _d_y);
+// CHECK-NEXT: meshad::thrust_ad::restore(_t2, y);
+// CHECK-NEXT: meshad::thrust_ad::restore(_t3, x);
+// CHECK-NEXT: meshad::thrust_ad::forEachAdjointBy(n - 1, 1, [=] MESHAD_THRUST_LAMBDA (int i, double *_d_y, double *_d_x) { couple_lambda_pullback(y, x, i, _d_y, _d_x); }, _d_y, _d_x);
+// CHECK-NEXT: meshad::thrust_ad::restore(_t2, y);
+// CHECK-NEXT: meshad::thrust_ad::restore(_t3, x);
+// CHECK-NEXT: double _r0 = 0.;
+// CHECK-NEXT: meshad::thrust_ad::restore(_t0, y);
+// CHECK-NEXT: meshad::thrust_ad::restore(_t1, x);
+// CHECK-NEXT: meshad::thrust_ad::forEachAdjointBy(n, 0, [=] MESHAD_THRUST_LAMBDA (int i, double *_d_y, double *_d_a, double *_d_x) { lambda_pullback(y, a, x, i, _d_y, _d_a, _d_x); }, _d_y, meshad::thrust_ad::sumInto(&_r0, n), _d_x);
+// CHECK-NEXT: *_d_a += _r0;
+// CHECK-NEXT: meshad::thrust_ad::restore(_t0, y);
+// CHECK-NEXT: meshad::thrust_ad::restore(_t1, x);
+// CHECK-LABEL: inline void lambda_pullback(double *y, double a, const double *x, int i, double *_d_y, double *_d_a, double *_d_x) {
+// CHECK: *_d_a += _r2 * _t0;
+// CHECK: _d_y[i] = 0.;
+// CHECK-LABEL: __host__ __device__ void wave_pullback(double v, double _d_y, double *_d_v) {
+// CHECK-LABEL: inline void couple_lambda_pullback(double *y, const double *x, int i, double *_d_y, double *_d_x) {
+// CHECK-LABEL: double energy_darg0(const double *x, double *y, int n, double a, const double *_d_x, double *_d_y) {
+// CHECK-NEXT: meshad::thrust_ad::forEachTangentBy(n, 0, [=] MESHAD_THRUST_LAMBDA (int i, double *_d_y, const double *_d_x) { lambda_pushforward_0_2(y, a, x, i, _d_y, _d_x); }, _d_y, _d_x);
+// CHECK-NEXT: meshad::thrust_ad::forEachTangentBy(n - 1, 1, [=] MESHAD_THRUST_LAMBDA (int i, double *_d_y, const double *_d_x) { couple_lambda_pushforward(y, x, i, _d_y, _d_x); }, _d_y, _d_x);
+// CHECK-NEXT: return thrust::reduce(thrust::device, _d_y, _d_y + n, 0.);
+// CHECK-LABEL: inline void lambda_pushforward_0_2(double *y, double a, const double *x, int i, double *_d_y, const double *_d_x) {
+// CHECK-LABEL: __host__ __device__ meshad::ValueAndPushforward<double, double> wave_pushforward(double v, double _d_v) {
+// CHECK-LABEL: inline void couple_lambda_pushforward(double *y, const double *x, int i, double *_d_y, const double *_d_x) {
+// CHECK-NEXT: double _t0 = cos(x[i]);
+// CHECK-NEXT: _d_y[i] = _d_y[i] * _t0 + y[i] * (-sin(x[i]) * _d_x[i]) + (double)(2. * _d_x[i - 1] * x[i - 1]);
+// CHECK-NEXT: y[i] = y[i] * _t0 + x[i - 1] * x[i - 1];
+// CHECK-LABEL: double energy_darg3(const double *x, double *y, int n, double a, double *_d_y) {
+// CHECK: meshad::thrust_ad::forEachTangentBy(n, 0, [=] MESHAD_THRUST_LAMBDA (int i, double *_d_y, double _d_a) { lambda_pushforward_0_1(y, a, x, i, _d_y, _d_a); }, _d_y, _d_a);
+// CHECK-LABEL: inline void lambda_pushforward_0_1(double *y, double a, const double *x, int i, double *_d_y, double _d_a) {
+// CHECK-LABEL: inline void couple_lambda_pushforward_0(double *y, const double *x, int i, double *_d_y) {
+// CHECK-LABEL: inline void lambda(double *y, double a, const double *x, int i) {
+// CHECK-LABEL: inline void couple_lambda(double *y, const double *x, int i) {
 
 namespace mt = meshad::test;
 

@@ -15,6 +15,7 @@
 #include "IR/Intrinsics.h"
 #include "Rules/DerivativeRules.h"
 #include "Rules/PartialProducts.h"
+#include "Rules/ThrustRecipes.h"
 #include "AD/Forward/ForwardFunction.h"
 #include "AD/LoopIncrements.h"
 

@@ -33,7 +33,7 @@ bool ForwardFunction::rejectThrustAdjoint(const CallExpr *C) {
     return false;
   // A save or restore goes with the adjoint helper of the same call, which
   // reports the error there.
-  if (Name != "save" && Name != "restore")
+  if (Name != "save" && Name != "restore" && Name != "snapshot")
     error(C->getLoc(), "Hessian-vector products of code that calls Thrust "
                        "primitives are not supported yet");
   return true;
