@@ -40,7 +40,12 @@ double energy(const double *x, double *y, int n, double a) {
                                   thrust::plus<double>());
 }
 // CHECK-LABEL: void energy_grad(const double *x, double *y, int n, double a, double *_d_x, double *_d_y, double *_d_a) {
+// CHECK-LABEL: __host__ __device__ void Wave_call_pullback(Wave self, double v, double _d_y, double *_d_v) {
+// CHECK-LABEL: inline void term_lambda_pullback(double a, double v, double _d_y, double *_d_a, double *_d_v) {
 // CHECK-LABEL: double energy_darg0(const double *x, double *y, int n, double a, const double *_d_x, double *_d_y) {
+// CHECK-LABEL: __host__ __device__ meshad::ValueAndPushforward<double, double> Wave_call_pushforward(Wave self, double v, double _d_v) {
+// CHECK-LABEL: inline meshad::ValueAndPushforward<double, double> term_lambda_pushforward_1(double a, double v, double _d_v) {
+// CHECK-LABEL: inline double term_lambda(double a, double v) {
 
 namespace mt = meshad::test;
 using Vec = thrust::device_vector<double>;
