@@ -110,6 +110,11 @@ double hvpForEach(const double *x, double *y, int n) {
   return thrust::reduce(thrust::device, y, y + n, 0.0); // expected-error {{Hessian-vector products of code that calls Thrust primitives are not supported yet}}
 }
 
+double forEachWithValue(const double *x, double *y, int n) {
+  thrust::for_each(thrust::device, thrust::make_counting_iterator(0), thrust::make_counting_iterator(n), [=](int i) { y[i] = x[i] * x[i]; }); // expected-error {{meshad::WithValue: thrust::for_each writes through 'y', whose allocation the reverse sweep puts back as the call found it, so it would not hold the primal's result afterwards; request the gradient without meshad::WithValue}}
+  return thrust::reduce(thrust::device, y, y + n, 0.0);
+}
+
 void forEachPointerToPointer(double **rows, int n) {
   thrust::for_each(thrust::device, thrust::make_counting_iterator(0), thrust::make_counting_iterator(n), [=](int i) { rows[i][0] = 2 * rows[i][0]; }); // expected-error {{the lambda passed to thrust::for_each captures 'rows', a pointer to pointers; capture the arrays themselves}}
 }
@@ -204,6 +209,7 @@ int main() {
   meshad::gradient(forEachInLoop, "y");
   meshad::differentiate(forEachPointerToPointer, "rows");
   meshad::hvp(hvpForEach, "x, y");
+  meshad::gradient(forEachWithValue, "x, y", meshad::WithValue);
   meshad::hvp(hvpFunctor, "x");
   meshad::gradient(devicePtr, "c");
   meshad::gradient(devicePtrMade, "x");

@@ -19,6 +19,7 @@
 
 #include "AD/Reverse/ReverseFunction.h"
 #include "AD/ThrustCalls.h"
+#include "Analysis/IRWalk.h"
 #include "Rules/ThrustRecipes.h"
 
 using namespace meshad;
@@ -156,6 +157,15 @@ void ReverseFunction::saveOverwritten(const CallExpr *C, const ThrustRecipe &R,
                              "not supported yet");
       continue;
     }
+    if (WithValue) {
+      error(C->getLoc(), "meshad::WithValue: " + C->getName() +
+                             " overwrites '" + Root->getName() +
+                             "', whose contents the reverse sweep reads and "
+                             "puts back, so it would not hold the primal's "
+                             "result afterwards; request the gradient "
+                             "without meshad::WithValue");
+      continue;
+    }
     if (llvm::StringRef(R.Name) == "scatter") {
       error(C->getLoc(), C->getName() + " overwrites '" + Root->getName() +
                              "', whose contents the reverse sweep reads; "
@@ -184,6 +194,15 @@ void ReverseFunction::snapshotCaptures(const CallExpr *C, const ThrustRecipe &R,
     for (const Expr *Arg : F ? F->getArgs() : std::vector<const Expr *>()) {
       if (!Arg->getType()->isPointer())
         continue;
+      if (WithValue && !Arg->getType()->getElement()->isConst()) {
+        error(C->getLoc(), "meshad::WithValue: " + C->getName() +
+                               " writes through '" + irwalk::spell(Arg) +
+                               "', whose allocation the reverse sweep puts "
+                               "back as the call found it, so it would not "
+                               "hold the primal's result afterwards; request "
+                               "the gradient without meshad::WithValue");
+        continue;
+      }
       Var *V = newVar("_t", M.getTypes().getOpaque("meshad::thrust_ad::Snapshot"));
       Fwd->append(M.create<ExprStmt>(helperCall(M, M.getTypes().getVoid(),
                                                 "meshad::thrust_ad::snapshot",
