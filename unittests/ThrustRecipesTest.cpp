@@ -44,27 +44,36 @@ TEST(ThrustRecipesTest, RowsAreWellFormed) {
     EXPECT_EQ(Args.count('e'), 1u);
     EXPECT_LE(Args.count('S'), 1u); // The helper returns one adjoint.
     EXPECT_EQ(Args.count('K'), R->hasForwardHelper() ? 1u : 0u);
-    EXPECT_EQ(Args.find_first_not_of("eFXLOKMSfxCu"), llvm::StringRef::npos);
-    // A user functor's helper reads the saved inputs (its pullback does).
+    EXPECT_EQ(Args.find_first_not_of("eFXLOKMSfxCuN"), llvm::StringRef::npos);
+    // A user functor's helper reads the saved inputs (its pullback does),
+    // or the indices of counting iterators (the snapshots of what it
+    // captures).
     EXPECT_LE(Args.count('u'), 1u);
-    EXPECT_TRUE(!Args.contains('u') || Args.contains('X'));
+    EXPECT_TRUE(!Args.contains('u') || Args.contains('X') ||
+                Args.contains('N'));
+    // Counting iterators go with a user functor that takes the index.
+    EXPECT_TRUE(!Args.contains('N') || Args.contains('u'));
     // A constant scalar goes with a maximum or minimum, after a saved input.
     EXPECT_EQ(Args.count('C'), Args.count('x'));
     EXPECT_TRUE(!Args.contains('x') || Args.contains('X'));
     // An end follows the start of its range.
     for (unsigned I = 0; I < R->numArgs(); ++I) {
       if (R->role(I) == ThrustArg::Last) {
-        EXPECT_NE(llvm::StringRef("FXOKM").find(Args[I - 1]),
+        EXPECT_NE(llvm::StringRef("FXOKMN").find(Args[I - 1]),
                   llvm::StringRef::npos);
       }
     }
     EXPECT_NE(Args.find('L'), llvm::StringRef::npos);
-    // Reductions return a value and write no range.
+    // Reductions return a value and write no range (for_each writes
+    // through what its functor captures).
     EXPECT_EQ(R->returnsValue(),
-              Args.find_first_of("OK") == llvm::StringRef::npos);
+              Args.find_first_of("OKN") == llvm::StringRef::npos);
     EXPECT_TRUE(llvm::StringRef(R->Adjoint).starts_with("meshad::thrust_ad::"));
     llvm::StringRef Tangent(R->Tangent);
-    EXPECT_TRUE(Tangent == "same" || Tangent == "fill" || Tangent.empty());
+    EXPECT_TRUE(Tangent == "same" || Tangent == "fill" ||
+                Tangent == "replace" || Tangent.empty());
+    // The functor's pushforward replaces a for_each (it writes the values).
+    EXPECT_EQ(R->tangentReplaces(), R->iteratesIndices());
     // A primitive whose adjoint needs a recording helper has no tangent yet.
     EXPECT_TRUE(!R->hasForwardHelper() || Tangent.empty());
     llvm::StringRef Helper(R->TangentHelper);
@@ -92,7 +101,15 @@ TEST(ThrustRecipesTest, Lookup) {
   EXPECT_FALSE(isLinearThrustFunctor("multiplies"));
   for (llvm::StringRef F : {"plus", "minus", "negate"})
     EXPECT_TRUE(isKnownThrustFunctor(F));
-  // User functors: transform and the unary transform_reduce only.
+  // for_each over counting iterators with a lambda of the index.
+  const ThrustRecipe *ForEach = lookupThrustCall("thrust::for_each", 4, true);
+  ASSERT_NE(ForEach, nullptr);
+  EXPECT_EQ(ForEach->role(1), ThrustArg::Counting);
+  EXPECT_TRUE(ForEach->iteratesIndices());
+  EXPECT_TRUE(ForEach->tangentReplaces());
+  EXPECT_TRUE(ForEach->hasTangentHelper());
+  EXPECT_EQ(lookupThrustCall("thrust::for_each", 4), nullptr);
+  // User functors: transform, the unary transform_reduce and for_each.
   const ThrustRecipe *UserMap = lookupThrustCall("thrust::transform", 5, true);
   ASSERT_NE(UserMap, nullptr);
   EXPECT_EQ(UserMap->role(4), ThrustArg::UserFunctor);

@@ -44,13 +44,30 @@ static bool sameVar(const Expr *A, const Expr *B) {
   return P && Q && P->getVar() == Q->getVar();
 }
 
+const Expr *meshad::countingStart(const Expr *E) {
+  const auto *C = dyn_cast<CallExpr>(E);
+  if (!C || C->getCalleeKind() != CallExpr::CalleeKind::Intrinsic ||
+      C->getName() != ThrustCountingCall || C->getNumArgs() != 1)
+    return nullptr;
+  return C->getArg(0);
+}
+
 /// The number of elements of the recipe's first range: `n` for the range
-/// `p, p + n`, `b - a` (folded) for `p + a, p + b`, else `last - first`.
+/// `p, p + n` (or the counting iterators of 0 and n), `b - a` (folded) for
+/// `p + a, p + b` (or the counting iterators of a and b), else
+/// `last - first`.
 const Expr *meshad::thrustRangeCount(Module &M, IRBuilder &B,
                                      const ThrustRecipe &R, const CallExpr *C) {
   for (unsigned I = 1; I < R.numArgs(); ++I) {
     if (R.role(I) != ThrustArg::Last)
       continue;
+    if (const Expr *Start = countingStart(C->getArg(I - 1))) {
+      const Expr *End = countingStart(C->getArg(I));
+      const auto *Zero = dyn_cast<IntLitExpr>(Start);
+      if (Zero && Zero->getValue() == 0)
+        return End;
+      return M.create<BinaryExpr>(End->getType(), BinaryOp::Sub, End, Start);
+    }
     auto [FirstBase, A] = splitOffset(C->getArg(I - 1));
     auto [LastBase, Bound] = splitOffset(C->getArg(I));
     if (Bound && sameVar(FirstBase, LastBase)) {

@@ -33,6 +33,10 @@ const ThrustRecipe *thrustCallRecipe(const ir::CallExpr *C);
 /// (Rules/ThrustRecipes.h), or null.
 const ir::CallExpr *asThrustUserFunctor(const ir::Expr *E);
 
+/// The start `a` of a counting iterator argument
+/// (`thrust::make_counting_iterator(a)`), or null.
+const ir::Expr *countingStart(const ir::Expr *E);
+
 /// The number of elements of the recipe's first range in \p C: `n` for
 /// `p, p + n`, `b - a` (folded when both are literals) for `p + a, p + b`,
 /// else `last - first`.

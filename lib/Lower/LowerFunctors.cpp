@@ -344,6 +344,12 @@ bool changedInFunction(const VarDecl *VD) {
   return FD && FD->getBody() && mayChangeOutsideLambdas(FD->getBody(), VD);
 }
 
+/// True for thrust::for_each: its functor takes an index and writes
+/// through the pointers it captures.
+bool takesIndex(const std::string &Where) {
+  return Where == "thrust::for_each";
+}
+
 /// Why the operator() \p MD cannot be passed to \p Where, or "".
 std::string thrustOperatorProblem(const CXXMethodDecl *MD,
                                   TypeLowering &Types,
@@ -353,6 +359,18 @@ std::string thrustOperatorProblem(const CXXMethodDecl *MD,
     return "meshad: the functor passed to " + Where +
            " needs exactly one operator(), not a template (a generic "
            "lambda: give its parameter a type)";
+  if (takesIndex(Where)) {
+    if (!MD->getParent()->isLambda())
+      return "meshad: the functor passed to " + Where +
+             " in a derivative must be a lambda that captures the pointers "
+             "it reads and writes ([=] __device__ (int i) { y[i] = "
+             "f(x[i]); })";
+    if (MD->getNumParams() != 1 ||
+        !Types.lowerType(MD->getParamDecl(0)->getType())->isIntegral())
+      return "meshad: the lambda passed to " + Where +
+             " over counting iterators must take the index alone (int i)";
+    return "";
+  }
   bool Floating = MD->getNumParams() > 0 &&
                   Types.lowerType(MD->getReturnType())->isFloatingScalar();
   for (const ParmVarDecl *P : MD->parameters())
@@ -373,7 +391,12 @@ std::string thrustCaptureProblem(const LambdaExpr *LE, TypeLowering &Types,
   for (const LambdaCapture &C : LE->captures()) {
     const auto *VD = cast<VarDecl>(C.getCapturedVar());
     const ir::Type *Ty = Types.lowerType(VD->getType());
-    if (!Ty->isFloatingScalar() && !Ty->isIntegral())
+    if (takesIndex(Where) && Ty->isPointer()) {
+      if (Ty->getElement()->isPointer())
+        return "meshad: the lambda passed to " + Where + " captures '" +
+               VD->getNameAsString() +
+               "', a pointer to pointers; capture the arrays themselves";
+    } else if (!Ty->isFloatingScalar() && !Ty->isIntegral())
       return "meshad: the lambda passed to " + Where + " captures '" +
              VD->getNameAsString() +
              "'; in a derivative it may capture numbers only (their "

@@ -19,6 +19,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
 
 using namespace meshad;
 using namespace clang;
@@ -84,6 +85,60 @@ static bool isThrustDevicePolicy(const Expr *E) {
   return outerNamespace(VD) == "thrust";
 }
 
+/// The start `a` of the counting iterator \p E
+/// (`thrust::counting_iterator<int>(a)`, `thrust::make_counting_iterator(a)`),
+/// or null.
+static const Expr *countingStart(const Expr *E) {
+  while (true) {
+    E = E->IgnoreImplicit()->IgnoreParens();
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      E = Cast->getSubExpr();
+      continue;
+    }
+    const auto *Ctor = dyn_cast<CXXConstructExpr>(E);
+    if (!Ctor || Ctor->getNumArgs() != 1)
+      break;
+    const CXXRecordDecl *RD = Ctor->getConstructor()->getParent();
+    if (RD->getName() == "counting_iterator" && outerNamespace(RD) == "thrust" &&
+        !Ctor->getConstructor()->isCopyOrMoveConstructor())
+      return Ctor->getArg(0);
+    E = Ctor->getArg(0);
+  }
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (FD && FD->getName() == "make_counting_iterator" &&
+      isThrustFunction(FD) && Call->getNumArgs() == 1)
+    return Call->getArg(0);
+  return nullptr;
+}
+
+/// thrust::make_counting_iterator(a) for the counting iterator \p Arg of
+/// thrust::\p Name, or null after an error.
+const ir::Expr *ExprLowering::lowerCountingIterator(const Expr *Arg,
+                                                    StringRef Name) {
+  SourceLocation Loc = Arg->getExprLoc();
+  const Expr *Start = countingStart(Arg);
+  if (!Start)
+    return S.fail(Loc, Twine("meshad: thrust::") + Name +
+                           " in a derivative iterates over counting "
+                           "iterators with a lambda that captures the "
+                           "pointers it reads and writes: "
+                           "thrust::for_each(thrust::device, "
+                           "thrust::counting_iterator<int>(0), "
+                           "thrust::counting_iterator<int>(n), [=] "
+                           "__device__ (int i) { y[i] = f(x[i]); })");
+  const ir::Expr *A = lower(Start);
+  if (!A)
+    return nullptr;
+  if (!A->getType()->isIntegral())
+    return S.fail(Loc, Twine("meshad: the counting iterators of thrust::") +
+                           Name + " must count integers");
+  const ir::Type *Ty = S.M.getTypes().getOpaque(ThrustCountingType);
+  return S.make<ir::CallExpr>(Loc, Ty, ir::CallExpr::CalleeKind::Intrinsic,
+                              ThrustCountingCall, -1,
+                              std::vector<const ir::Expr *>{A});
+}
+
 const ir::Expr *ExprLowering::lowerThrustArg(const Expr *Arg, ThrustArg Role,
                                              StringRef Name) {
   SourceLocation Loc = Arg->getExprLoc();
@@ -97,6 +152,9 @@ const ir::Expr *ExprLowering::lowerThrustArg(const Expr *Arg, ThrustArg Role,
   }
   if (Role == ThrustArg::UserFunctor)
     return lowerThrustFunctor(Arg, Name);
+  if (Role == ThrustArg::Counting ||
+      (Role == ThrustArg::Last && Name == "for_each"))
+    return lowerCountingIterator(Arg, Name);
   if (Role == ThrustArg::Functor) {
     const CXXRecordDecl *RD = Arg->getType()->getAsCXXRecordDecl();
     if (!RD || !isKnownFunctor(RD))
@@ -160,8 +218,13 @@ const ir::Expr *ExprLowering::lowerThrustCall(const CallExpr *E,
                            "thrust::transform and the unary one of "
                            "transform_reduce");
   if (!R && Name == "for_each")
-    return S.fail(Loc, "meshad: thrust::for_each is not supported in "
-                       "derivatives yet; write the loop as a kernel, or "
+    return S.fail(Loc, "meshad: thrust::for_each in a derivative takes "
+                       "counting iterators and a lambda that captures the "
+                       "pointers it reads and writes "
+                       "(thrust::for_each(thrust::device, "
+                       "thrust::counting_iterator<int>(0), "
+                       "thrust::counting_iterator<int>(n), [=] __device__ "
+                       "(int i) { y[i] = f(x[i]); })), or use "
                        "thrust::transform with a functor that returns the "
                        "element's value");
   if (!R)
@@ -189,7 +252,10 @@ const ir::Expr *ExprLowering::lowerThrustCall(const CallExpr *E,
     Args.push_back(A);
     Ranges += R->role(I) == ThrustArg::SavedInput;
   }
-  // A user functor takes one value per input range.
+  // A user functor takes one value per input range (the index over
+  // counting iterators).
+  if (R->iteratesIndices())
+    Ranges = 1;
   for (const ir::Expr *A : Args)
     if (const auto *F = dyn_cast<ir::CallExpr>(A);
         F && F->getType()->getSpelling() == ThrustUserFunctorType &&

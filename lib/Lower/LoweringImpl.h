@@ -327,6 +327,10 @@ private:
   /// A Thrust primitive of Rules/ThrustRecipes.def (Lower/LowerThrust.cpp).
   const ir::Expr *lowerThrustCall(const clang::CallExpr *E,
                                   const clang::FunctionDecl *FD);
+  /// thrust::make_counting_iterator(a) for a counting iterator argument of
+  /// thrust::\p Name (Lower/LowerThrust.cpp).
+  const ir::Expr *lowerCountingIterator(const clang::Expr *Arg,
+                                        llvm::StringRef Name);
   const ir::Expr *lowerThrustArg(const clang::Expr *Arg, ThrustArg Role,
                                  llvm::StringRef Name);
   // Calls of operator() on functors and lambdas (LowerFunctors.cpp).

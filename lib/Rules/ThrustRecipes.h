@@ -39,6 +39,7 @@ enum class ThrustArg : char {
   UserFunctor = 'u',
   Extremum = 'x',
   Constant = 'C',
+  Counting = 'N',
 };
 
 /// One row of Rules/ThrustRecipes.def.
@@ -58,6 +59,16 @@ struct ThrustRecipe {
   bool returnsValue() const { return llvm::StringRef(Name).ends_with("reduce"); }
   bool hasForwardHelper() const { return Forward[0] != '\0'; }
   bool hasTangentHelper() const { return TangentHelper[0] != '\0'; }
+  /// True when the TangentHelper's call replaces the primal call.
+  bool tangentReplaces() const {
+    return llvm::StringRef(Tangent) == "replace";
+  }
+  /// True for the rows over counting iterators (letter N): the functor
+  /// takes the index and writes through the pointers it captures, which
+  /// the forward sweep snapshots.
+  bool iteratesIndices() const {
+    return llvm::StringRef(Args).contains(char(ThrustArg::Counting));
+  }
   /// True for the rows of a user functor or lambda (letter u).
   bool takesUserFunctor() const {
     return llvm::StringRef(Args).contains(char(ThrustArg::UserFunctor));
@@ -93,6 +104,11 @@ inline constexpr const char *ThrustFunctorTypePrefix = "thrust functor ";
 /// object, or the captures), of the opaque type spelled so; the emitter
 /// spells it as the object, or as a lambda over the other parameters.
 inline constexpr const char *ThrustUserFunctorType = "thrust functor user";
+/// A counting iterator is carried as the intrinsic call
+/// `thrust::make_counting_iterator(a)` of the opaque type spelled so.
+inline constexpr const char *ThrustCountingType = "thrust counting iterator";
+inline constexpr const char *ThrustCountingCall =
+    "thrust::make_counting_iterator";
 
 } // namespace meshad
 

@@ -3,7 +3,8 @@
 // lambdas outside the operation of transform and the unary one of
 // transform_reduce (supported there: thrust-user-functors.cu), lambdas that capture a pointer
 // or a variable the function changes, generic lambdas, functors whose
-// members carry derivatives or are not numbers, thrust::for_each, thrust::device_vector
+// members carry derivatives or are not numbers, thrust::for_each other than
+// over counting iterators with a lambda (supported: thrust-for-each.cu), thrust::device_vector
 // (locals, parameters, iterators: pass raw pointers), iterators other than
 // raw pointers, primitives outside the recipe table, saves inside loops,
 // forward mode of sort_by_key, Hessian-vector products, the iterator a copy
@@ -79,7 +80,43 @@ struct Store {
 };
 
 void forEach(double *x, int n) {
-  thrust::for_each(thrust::device, x, x + n, Store{x}); // expected-error {{thrust::for_each is not supported in derivatives yet}}
+  thrust::for_each(thrust::device, x, x + n, Store{x}); // expected-error {{thrust::for_each in a derivative iterates over counting iterators with a lambda that captures the pointers it reads and writes}}
+}
+
+struct StoreAt {
+  double *y;
+  __host__ __device__ void operator()(int i) const { y[i] = 2 * y[i]; }
+};
+
+void forEachFunctor(double *x, int n) {
+  thrust::for_each(thrust::device, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), StoreAt{x}); // expected-error {{the functor passed to thrust::for_each in a derivative must be a lambda that captures the pointers it reads and writes}}
+}
+
+void forEachKnownFunctor(double *x, int n) {
+  thrust::for_each(thrust::device, x, x + n, thrust::negate<double>()); // expected-error {{thrust::for_each in a derivative takes counting iterators and a lambda that captures the pointers it reads and writes}}
+}
+
+void forEachValue(double *x, int n) {
+  thrust::for_each(thrust::device, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), [=](double v) { x[0] = v; }); // expected-error {{the lambda passed to thrust::for_each over counting iterators must take the index alone (int i)}}
+}
+
+void forEachInLoop(double *y, int n) {
+  for (int k = 0; k < 2; ++k)
+    thrust::for_each(thrust::device, thrust::make_counting_iterator(0), thrust::make_counting_iterator(n), [=](int i) { y[i] = y[i] * y[i]; }); // expected-error {{thrust::for_each inside a loop is not supported in reverse mode yet}}
+}
+
+double hvpForEach(const double *x, double *y, int n) {
+  thrust::for_each(thrust::device, thrust::make_counting_iterator(0), thrust::make_counting_iterator(n), [=](int i) { y[i] = x[i] * x[i]; }); // expected-error {{Hessian-vector products of code that calls Thrust primitives are not supported yet}}
+  return thrust::reduce(thrust::device, y, y + n, 0.0); // expected-error {{Hessian-vector products of code that calls Thrust primitives are not supported yet}}
+}
+
+double forEachWithValue(const double *x, double *y, int n) {
+  thrust::for_each(thrust::device, thrust::make_counting_iterator(0), thrust::make_counting_iterator(n), [=](int i) { y[i] = x[i] * x[i]; }); // expected-error {{meshad::WithValue: thrust::for_each writes through 'y', whose allocation the reverse sweep puts back as the call found it, so it would not hold the primal's result afterwards; request the gradient without meshad::WithValue}}
+  return thrust::reduce(thrust::device, y, y + n, 0.0);
+}
+
+void forEachPointerToPointer(double **rows, int n) {
+  thrust::for_each(thrust::device, thrust::make_counting_iterator(0), thrust::make_counting_iterator(n), [=](int i) { rows[i][0] = 2 * rows[i][0]; }); // expected-error {{the lambda passed to thrust::for_each captures 'rows', a pointer to pointers; capture the arrays themselves}}
 }
 
 double hvpFunctor(const double *x, int n) {
@@ -166,6 +203,13 @@ int main() {
   meshad::gradient(activeMembers, "x, c");
   meshad::gradient(pointerMember, "x");
   meshad::gradient(forEach, "x");
+  meshad::gradient(forEachFunctor, "x");
+  meshad::gradient(forEachKnownFunctor, "x");
+  meshad::gradient(forEachValue, "x");
+  meshad::gradient(forEachInLoop, "y");
+  meshad::differentiate(forEachPointerToPointer, "rows");
+  meshad::hvp(hvpForEach, "x, y");
+  meshad::gradient(forEachWithValue, "x, y", meshad::WithValue);
   meshad::hvp(hvpFunctor, "x");
   meshad::gradient(devicePtr, "c");
   meshad::gradient(devicePtrMade, "x");

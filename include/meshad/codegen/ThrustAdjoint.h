@@ -48,7 +48,11 @@
 #include <thrust/sort.h>
 #include <thrust/transform_reduce.h>
 
+#include <meshad/codegen/CudaAdjoint.h>
+
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <type_traits>
 #include <utility>
 
@@ -593,6 +597,114 @@ T transformReduceTangentBy(long N, const T *X, const NoDeduce<T> *DX, Pf P,
          detail::sumEach<T>(
              N, detail::UserTangent<T, Pf, K>{
                     P, X, DX, detail::captured<T, K>(CaptureTangents...)});
+}
+
+//===----------------------------------------------------------------------===//
+// thrust::for_each over counting iterators with a lambda that writes
+// through the pointers it captures (the recipe `eNLu`)
+//===----------------------------------------------------------------------===//
+
+/// A copy of the whole device allocation that holds a captured buffer,
+/// taken by the forward sweep before a for_each and put back (any number of
+/// times) by restore(): the lambda's pullback reads the buffers as the call
+/// found them.
+class Snapshot {
+public:
+  Snapshot() = default;
+  Snapshot(const Snapshot &) = delete;
+  Snapshot &operator=(const Snapshot &) = delete;
+  ~Snapshot() { cudaFree(Data); }
+
+  void take(const void *P) {
+    if (!::meshad::cuda::detail::allocationRange(P, Base, Bytes))
+      fail("a buffer that a lambda passed to thrust::for_each captures is "
+           "not device memory from cudaMalloc");
+    cudaFree(Data);
+    Data = nullptr;
+    if (cudaMalloc((void **)&Data, Bytes) != cudaSuccess ||
+        cudaMemcpy(Data, Base, Bytes, cudaMemcpyDeviceToDevice) != cudaSuccess)
+      fail("copying a device buffer failed");
+  }
+  void putBack() const {
+    if (Data &&
+        cudaMemcpy(Base, Data, Bytes, cudaMemcpyDeviceToDevice) != cudaSuccess)
+      fail("restoring a device buffer failed");
+  }
+
+private:
+  [[noreturn]] static void fail(const char *Why) {
+    std::fprintf(stderr, "meshad: %s\n", Why);
+    std::abort();
+  }
+  char *Base = nullptr;
+  char *Data = nullptr;
+  size_t Bytes = 0;
+};
+
+/// Copies the allocation that holds \p P.
+inline void snapshot(Snapshot &S, const void *P) { S.take(P); }
+/// Puts the allocation that holds \p P back as snapshot() found it.
+inline void restore(const Snapshot &S, const void *) { S.putBack(); }
+
+/// The adjoint of a number that a for_each lambda captures: each index's
+/// pullback adds into its own slot, and the slots' sum is added to *Out.
+template <class T> struct SumInto {
+  T *Out;
+  Saved<T> Slots;
+};
+template <class T> SumInto<T> sumInto(T *Out, long N) {
+  return SumInto<T>{Out, Saved<T>(N, T(0))};
+}
+
+namespace detail {
+/// What one index's pullback gets for an adjoint argument of
+/// forEachAdjointBy: a captured pointer's adjoint as is, a captured
+/// number's slot.
+template <class T> struct SlotOf {
+  T *Base;
+  long First;
+  __host__ __device__ T *at(long I) const { return Base + (I - First); }
+};
+template <class T> T *slotView(T *P, long) { return P; }
+template <class T> SlotOf<T> slotView(SumInto<T> &S, long First) {
+  return SlotOf<T>{::thrust::raw_pointer_cast(S.Slots.data()), First};
+}
+template <class T> __host__ __device__ T *slotAt(T *P, long) { return P; }
+template <class T> __host__ __device__ T *slotAt(SlotOf<T> S, long I) {
+  return S.at(I);
+}
+template <class T> void addSlots(T *) {}
+template <class T> void addSlots(SumInto<T> &S) {
+  *S.Out += ::thrust::reduce(::thrust::device, S.Slots.begin(), S.Slots.end(),
+                             T(0));
+}
+} // namespace detail
+
+/// thrust::for_each(counting_iterator(First), counting_iterator(First + N),
+/// f): the pullback of f for every index (\p P, wrapped in a lambda over
+/// the index and the adjoints of the captures, \p Adjoints: the captured
+/// pointers' adjoints, where the adds are atomic on the device as in any
+/// __device__ function's pullback, and sumInto() for captured numbers).
+template <class Pb, class... D>
+void forEachAdjointBy(long N, long First, Pb P, D &&...Adjoints) {
+  auto Run = [&](auto... Views) {
+    ::thrust::for_each(
+        ::thrust::device, ::thrust::counting_iterator<long>(First),
+        ::thrust::counting_iterator<long>(First + N),
+        [=] MESHAD_THRUST_LAMBDA(long I) { P(I, detail::slotAt(Views, I)...); });
+  };
+  Run(detail::slotView(Adjoints, First)...);
+  (detail::addSlots(Adjoints), ...);
+}
+
+/// Forward mode of the for_each above: f's pushforward for every index
+/// (the values and their tangents), given the captures' tangents.
+template <class Pf, class... T>
+void forEachTangentBy(long N, long First, Pf P, T... Tangents) {
+  ::thrust::for_each(::thrust::device,
+                     ::thrust::counting_iterator<long>(First),
+                     ::thrust::counting_iterator<long>(First + N),
+                     [=] MESHAD_THRUST_LAMBDA(long I) { P(I, Tangents...); });
 }
 
 //===----------------------------------------------------------------------===//

@@ -97,6 +97,11 @@ static bool writesUseful(const std::vector<const Expr *> &Args,
       Inner = C->getSub();
     if (Root && Inner->getType()->isIndexable() && Useful(Root))
       return true;
+    // The pointers a user functor captures (thrust::for_each).
+    if (const auto *F = dyn_cast<CallExpr>(Inner);
+        F && F->getType()->getSpelling() == ThrustUserFunctorType &&
+        writesUseful(F->getArgs(), Useful))
+      return true;
   }
   return false;
 }
@@ -376,6 +381,17 @@ static bool mayWriteThrough(const Function *Callee, const IntrinsicInfo *Info,
   return !Ty->isIndexable() || !Ty->getElement()->isConst();
 }
 
+bool ActivityAnalysis::visitBoundWrites(const CallExpr *F) {
+  bool Changed = false;
+  for (unsigned I = 0; I < F->getNumArgs(); ++I) {
+    const Type *Pointee = pointeeOf(F->getArg(I));
+    if (Pointee && !Pointee->isConst() && Pointee->isDifferentiable() &&
+        mayWriteThrough(F->getUserCallee(), nullptr, I))
+      Changed |= markActive(getRootVar(F->getArg(I)));
+  }
+  return Changed;
+}
+
 bool ActivityAnalysis::visitArgs(const std::vector<const Expr *> &Args,
                                  const Function *Callee,
                                  const IntrinsicInfo *Info) {
@@ -398,6 +414,11 @@ bool ActivityAnalysis::visitArgs(const std::vector<const Expr *> &Args,
     if (Pointee && !Pointee->isConst() && Pointee->isDifferentiable() &&
         mayWriteThrough(Callee, Info, I))
       Changed |= markActive(getRootVar(Args[I]));
+    // The pointers a user functor captures (thrust::for_each writes
+    // through them).
+    if (const auto *F = dyn_cast<CallExpr>(Args[I]);
+        F && F->getType()->getSpelling() == ThrustUserFunctorType)
+      Changed |= visitBoundWrites(F);
   }
   return Changed;
 }

@@ -92,6 +92,9 @@ private:
   bool visitArgs(const std::vector<const ir::Expr *> &Args,
                  const ir::Function *Callee = nullptr,
                  const ir::IntrinsicInfo *Info = nullptr);
+  /// The pointers that the user functor \p F of a Thrust call (a bound
+  /// call) captures and its operator() may write become active.
+  bool visitBoundWrites(const ir::CallExpr *F);
 
   llvm::SmallPtrSet<const ir::Var *, 16> Active;
   llvm::SmallPtrSet<const ir::Var *, 16> Useful;

@@ -15,6 +15,7 @@
 #include "IR/Intrinsics.h"
 #include "Rules/DerivativeRules.h"
 #include "Rules/PartialProducts.h"
+#include "Rules/ThrustRecipes.h"
 #include "AD/Forward/ForwardFunction.h"
 #include "AD/LoopIncrements.h"
 
@@ -279,6 +280,8 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
     // A tangent helper reads the primal values the call may overwrite.
     const auto *TC = llvm::dyn_cast_or_null<CallExpr>(T);
     bool Before = TC && llvm::StringRef(TC->getName()).starts_with("meshad::");
+    // A helper that computes the values too replaces the call.
+    bool Replaces = TC && thrustRecipe(C)->tangentReplaces();
     if (!Before)
       Out->append(S);
     if (T) {
@@ -286,7 +289,7 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
       TS->setLoc(S->getLoc());
       Out->append(TS);
     }
-    if (Before)
+    if (Before && !Replaces)
       Out->append(S);
     return;
   }

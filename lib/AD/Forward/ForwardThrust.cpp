@@ -9,7 +9,8 @@
 /// from the Tangent column of Rules/ThrustRecipes.def: a linear primitive's
 /// tangent is the same call on the tangents (the policy, index maps and
 /// functors as they are), a sequence's tangent range is filled with its
-/// start's tangent; the others are errors.
+/// start's tangent, a for_each is replaced by the call of its lambda's
+/// pushforward; the others call a tangent helper or are errors.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -32,7 +33,7 @@ bool ForwardFunction::rejectThrustAdjoint(const CallExpr *C) {
     return false;
   // A save or restore goes with the adjoint helper of the same call, which
   // reports the error there.
-  if (Name != "save" && Name != "restore")
+  if (Name != "save" && Name != "restore" && Name != "snapshot")
     error(C->getLoc(), "Hessian-vector products of code that calls Thrust "
                        "primitives are not supported yet");
   return true;
@@ -76,7 +77,7 @@ const Expr *ForwardFunction::thrustTangent(const CallExpr *C,
   bool Any = false, Captures = false;
   for (const Expr *A : C->getArgs()) {
     const CallExpr *F = asThrustUserFunctor(A);
-    Args.push_back(F ? Dual{A, nullptr} : derive(A, Out));
+    Args.push_back(F || countingStart(A) ? Dual{A, nullptr} : derive(A, Out));
     Any |= Args.back().T != nullptr;
     if (F)
       for (const Expr *Bound : F->getArgs())
@@ -84,6 +85,8 @@ const Expr *ForwardFunction::thrustTangent(const CallExpr *C,
   }
   if (!Any && !Captures)
     return nullptr;
+  if (R->tangentReplaces()) // The functor's pushforward does it all.
+    return thrustHelperTangent(C, *R, Args);
   llvm::StringRef Tangent(R->Tangent), Functor = nonlinearFunctor(C, *R);
   if ((Tangent.empty() || !Functor.empty()) && R->hasTangentHelper()) {
     // Nothing it reads carries a tangent: the output's is zero.
@@ -185,8 +188,10 @@ ForwardFunction::thrustPushforwardFunctor(const CallExpr *F,
     if (T)
       Mine.push_back(T);
   }
-  // The elements: the helper always passes their tangents.
-  Active.resize(Callee->getNumParams(), true);
+  // The elements: the helper always passes their tangents (none for the
+  // index of for_each).
+  for (unsigned I = Active.size(); I < Callee->getNumParams(); ++I)
+    Active.push_back(Callee->getParam(I)->getType()->isDifferentiable());
   ir::Function *PF = Owner.derivePushforward(Callee, Active, F->getLoc());
   if (!PF) {
     Failed = true;
@@ -225,6 +230,9 @@ ForwardFunction::thrustHelperTangent(const CallExpr *C, const ThrustRecipe &R,
       break;
     case ThrustArg::Scalar:
       Ts.push_back(B.orZero(Args[I].T, Arg->getType()->getUnqualified()));
+      break;
+    case ThrustArg::Counting:
+      Ts.push_back(countingStart(Arg));
       break;
     case ThrustArg::UserFunctor:
       Ts.push_back(

@@ -263,6 +263,10 @@ private:
   /// The recipe's adjoint helper; \p DE seeds a reduction's result.
   void thrustAdjoint(const ir::CallExpr *C, const ir::Expr *DE,
                      ir::BlockStmt *Rev);
+  /// Copies the allocations of the pointers that the lambda of a for_each
+  /// over counting iterators captures (restored around its adjoint).
+  void snapshotCaptures(const ir::CallExpr *C, const ThrustRecipe &R,
+                        ir::BlockStmt *Fwd);
   const ir::Expr *thrustAdjointPointer(const ir::Expr *Arg);
   /// The pullback of the user functor \p F bound like \p F, for the
   /// adjoint helper; the adjoints of the captures it derives come back

@@ -11,12 +11,15 @@
 /// permutation of a sort) and makes the call; the reverse sweep calls the
 /// recipe's adjoint helper (include/meshad/codegen/ThrustAdjoint.h) with
 /// the adjoint pointers, and adds what it returns to the adjoint of the
-/// scalar argument (init, fill value).
+/// scalar argument (init, fill value). A for_each over counting iterators
+/// snapshots the buffers its lambda captures and puts them back around the
+/// helper that calls the lambda's pullback for every index.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "AD/Reverse/ReverseFunction.h"
 #include "AD/ThrustCalls.h"
+#include "Analysis/IRWalk.h"
 #include "Rules/ThrustRecipes.h"
 
 using namespace meshad;
@@ -62,8 +65,10 @@ const Expr *ReverseFunction::thrustPullbackFunctor(
     }
     Active.push_back(Ty->isDifferentiable() && isActive(Arg));
   }
-  // The elements: the helper always passes their adjoints.
-  Active.resize(Callee->getNumParams(), true);
+  // The elements: the helper always passes their adjoints (none for the
+  // index of for_each).
+  for (unsigned I = Active.size(); I < Callee->getNumParams(); ++I)
+    Active.push_back(Callee->getParam(I)->getType()->isDifferentiable());
   ir::Function *PB = Owner.derivePullback(Callee, Active, Private, F->getLoc());
   if (!PB) {
     Failed = true;
@@ -74,6 +79,10 @@ const Expr *ReverseFunction::thrustPullbackFunctor(
     if (!Active[I])
       continue;
     const Type *Ty = Callee->getParam(I)->getType()->getUnqualified();
+    if (Ty->isPointer()) { // A captured array: its adjoint is passed.
+      Captures.push_back({F->getArg(I), nullptr});
+      continue;
+    }
     Var *R = M.createVar(freshName("_r"), Ty, Var::Storage::Local,
                          VarRoles::Temporary);
     Rev->append(B.decl(R, B.zero(Ty)));
@@ -89,7 +98,7 @@ const CallExpr *ReverseFunction::thrustForward(const CallExpr *C,
   const ThrustRecipe *R = thrustRecipe(C);
   if (!R || !anyActiveArg(C))
     return C;
-  bool Saves = R->hasForwardHelper() ||
+  bool Saves = R->hasForwardHelper() || R->iteratesIndices() ||
                llvm::StringRef(R->Args).find_first_of("MX") !=
                    llvm::StringRef::npos;
   if (Saves && LoopDepth > 0) {
@@ -117,6 +126,8 @@ const CallExpr *ReverseFunction::thrustForward(const CallExpr *C,
     Saved.push_back(V);
   }
   saveOverwritten(C, *R, N, Fwd);
+  if (R->iteratesIndices())
+    snapshotCaptures(C, *R, Fwd);
   if (!R->hasForwardHelper())
     return C;
   // The forward helper records the permutation it applies.
@@ -146,6 +157,15 @@ void ReverseFunction::saveOverwritten(const CallExpr *C, const ThrustRecipe &R,
                              "not supported yet");
       continue;
     }
+    if (WithValue) {
+      error(C->getLoc(), "meshad::WithValue: " + C->getName() +
+                             " overwrites '" + Root->getName() +
+                             "', whose contents the reverse sweep reads and "
+                             "puts back, so it would not hold the primal's "
+                             "result afterwards; request the gradient "
+                             "without meshad::WithValue");
+      continue;
+    }
     if (llvm::StringRef(R.Name) == "scatter") {
       error(C->getLoc(), C->getName() + " overwrites '" + Root->getName() +
                              "', whose contents the reverse sweep reads; "
@@ -159,6 +179,36 @@ void ReverseFunction::saveOverwritten(const CallExpr *C, const ThrustRecipe &R,
                                               "meshad::thrust_ad::save",
                                               {B.ref(V), Out, N})));
     ThrustRestores[C].push_back({V, Out});
+  }
+}
+
+void ReverseFunction::snapshotCaptures(const CallExpr *C, const ThrustRecipe &R,
+                                       BlockStmt *Fwd) {
+  // The lambda's pullback reads the captured buffers as the call found them
+  // (and may write them): each allocation is copied before the call and put
+  // back around the adjoint.
+  for (unsigned I = 0; I < R.numArgs(); ++I) {
+    const CallExpr *F = R.role(I) == ThrustArg::UserFunctor
+                            ? asThrustUserFunctor(C->getArg(I))
+                            : nullptr;
+    for (const Expr *Arg : F ? F->getArgs() : std::vector<const Expr *>()) {
+      if (!Arg->getType()->isPointer())
+        continue;
+      if (WithValue && !Arg->getType()->getElement()->isConst()) {
+        error(C->getLoc(), "meshad::WithValue: " + C->getName() +
+                               " writes through '" + irwalk::spell(Arg) +
+                               "', whose allocation the reverse sweep puts "
+                               "back as the call found it, so it would not "
+                               "hold the primal's result afterwards; request "
+                               "the gradient without meshad::WithValue");
+        continue;
+      }
+      Var *V = newVar("_t", M.getTypes().getOpaque("meshad::thrust_ad::Snapshot"));
+      Fwd->append(M.create<ExprStmt>(helperCall(M, M.getTypes().getVoid(),
+                                                "meshad::thrust_ad::snapshot",
+                                                {B.ref(V), Arg})));
+      ThrustRestores[C].push_back({V, Arg});
+    }
   }
 }
 
@@ -195,6 +245,9 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
     case ThrustArg::Policy:
     case ThrustArg::Last:
       break;
+    case ThrustArg::Counting:
+      Args.push_back(countingStart(Arg));
+      break;
     case ThrustArg::Scalar:
       ScalarArg = Arg;
       break;
@@ -225,9 +278,24 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
   }
   if (R->hasForwardHelper())
     Tail.push_back(B.ref(Saved.back()));
-  for (auto &[Capture, Local] : Captures)
-    Tail.push_back(B.addrOf(B.ref(Local)));
+  for (auto &[Capture, Local] : Captures) {
+    const Expr *D = Local ? B.addrOf(B.ref(Local)) : adjointPointer(Capture);
+    if (Local && R->iteratesIndices()) // One slot per index, summed.
+      D = helperCall(M, M.getTypes().getOpaque("meshad::thrust_ad::SumInto"),
+                     "meshad::thrust_ad::sumInto", {D, Args[0]});
+    if (!D) {
+      error(C->getLoc(), C->getName() + ": no adjoint memory for a pointer "
+                                        "its lambda captures");
+      return;
+    }
+    Tail.push_back(D);
+  }
   Args.insert(Args.end(), Tail.begin(), Tail.end());
+  if (R->iteratesIndices()) // The buffers as the call found them.
+    for (auto &[V, Out] : ThrustRestores.lookup(C))
+      Rev->append(M.create<ExprStmt>(helperCall(M, M.getTypes().getVoid(),
+                                                "meshad::thrust_ad::restore",
+                                                {B.ref(V), Out})));
   bool ScalarActive = ScalarArg && ScalarArg->getType()->isDifferentiable() &&
                       isActive(ScalarArg);
   const Type *Ty = ScalarActive ? ScalarArg->getType()->getUnqualified()
@@ -242,7 +310,8 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
     Rev->append(S);
   }
   for (auto &[Capture, Local] : Captures)
-    adjoint(Capture, B.ref(Local), Rev);
+    if (Local)
+      adjoint(Capture, B.ref(Local), Rev);
   for (auto &[V, Out] : ThrustRestores.lookup(C))
     Rev->append(M.create<ExprStmt>(helperCall(M, M.getTypes().getVoid(),
                                               "meshad::thrust_ad::restore",
