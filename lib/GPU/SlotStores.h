@@ -41,6 +41,9 @@ struct SlotStoreProof {
   /// every path: ..."; Where the construct is (may be invalid).
   std::string WhyNot;
   clang::SourceLocation Where;
+  /// A grid-stride kernel: every launch visits every element below the
+  /// count, so the slots need no zeroing whatever the launch's size.
+  bool EveryLaunchCovers = false;
 };
 
 /// Whether each slot of the two-phase gradient kernel \p F (its adds
