@@ -289,9 +289,11 @@ template <int IndexArg, int AdjointArg, int Arity, int Stride> struct SlotArray 
 /// triangles in one launch): one slot buffer per SlotArray, the kernel's
 /// last parameters in this order, and one incidence per index array
 /// (shared by the arrays read through the same one with the same element
-/// count). execute_kernel zeroes every slot buffer, launches the element
-/// kernel once, then sums each buffer into its adjoint over its incidence,
-/// in the order of Arrays: no atomics, the same bits on every run.
+/// count). execute_kernel zeroes every slot buffer (not where the kernel
+/// stores each slot once and the launch covers the buffer's elements),
+/// launches the element kernel once, then sums each buffer into its adjoint
+/// over its incidence, in the order of Arrays: no atomics, the same bits on
+/// every run.
 ///
 /// \code
 ///   // __global__ void motion(int n, const int *edges, const double *x,
@@ -317,10 +319,14 @@ public:
   /// unused).
   using CountFn = long long (*)(P...);
 
+  /// \p StoresOnce, \p EveryLaunchCovers: as for ElementGradient, for
+  /// every slot buffer (each zeroed unless its elements all have a thread).
   ElementGradientSlots(KernelPtr Kernel,
                        std::array<CountFn, NumArrays> Counts,
-                       const char *Name, const char *Code)
+                       const char *Name, const char *Code,
+                       bool StoresOnce = false, bool EveryLaunchCovers = false)
       : Kernel(Kernel), Counts(Counts), Name(Name), Code(Code),
+        StoresOnce(StoresOnce), EveryLaunchCovers(EveryLaunchCovers),
         S(std::make_shared<State>()) {}
 
   /// Runs the gradient: the atomic gradient's arguments.
@@ -342,6 +348,9 @@ public:
   static constexpr ElementStrategy strategy() {
     return ElementStrategy::TwoPhase;
   }
+  /// Whether the kernel stores each slot once (no zeroing when every
+  /// element has a thread).
+  bool stores_slots_once() const { return StoresOnce; }
   const char *getCode() const { return Code; }
   const char *getName() const { return Name; }
   void dump() const { std::fputs(Code, stdout); }
@@ -377,9 +386,9 @@ private:
                             : 0)...};
     for (size_t I = 0; I < NumArrays; ++I)
       if (N[I] > 0)
-        if (cudaError_t E = cudaMemset(
-                Slots[I], 0,
-                static_cast<size_t>(N[I]) * sizeSlotsOf(I)))
+        if (cudaError_t E = clearSlots(Grid, Block, N[I], Slots[I],
+                                       static_cast<size_t>(N[I]) *
+                                           sizeSlotsOf(I)))
           return E;
     if (cudaError_t E =
             launch(Kernel, Grid, Block, A...,
@@ -392,6 +401,22 @@ private:
                                  N, Slots[Is])),
      ...);
     return Result;
+  }
+
+  /// Zeroes \p Bytes of slots for \p N elements, unless each slot is
+  /// stored once and every element has a thread (then NaN with
+  /// MESHAD_DEBUG_SLOTS, so that a slot left unwritten shows).
+  cudaError_t clearSlots(dim3 Grid, dim3 Block, long long N, void *Slots,
+                         size_t Bytes) const {
+    bool Covers = EveryLaunchCovers ||
+                  static_cast<long long>(Grid.x) * Block.x >= N;
+    if (!(StoresOnce && Covers))
+      return cudaMemset(Slots, 0, Bytes);
+#if defined(MESHAD_DEBUG_SLOTS)
+    return cudaMemset(Slots, 0xff, Bytes);
+#else
+    return cudaSuccess;
+#endif
   }
 
   /// Bytes of one element's slots of array \p I.
@@ -485,6 +510,8 @@ private:
   std::array<CountFn, NumArrays> Counts;
   const char *Name;
   const char *Code;
+  bool StoresOnce;
+  bool EveryLaunchCovers;
   std::shared_ptr<State> S;
 };
 

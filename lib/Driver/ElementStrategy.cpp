@@ -323,7 +323,8 @@ static std::string slotsHandle(const ir::Function &D, const SlotLayout &L,
   Type += ">";
   return "static const " + Type + " &" + Name + " = *new " + Type + "(" +
          D.getName() + ", {" + Counts + "}, \"" + D.getName() + "\", " +
-         Code + ");\n";
+         Code + (L.PlainStores ? ", true" : "") +
+         (L.EveryLaunchCovers ? ", true" : "") + ");\n";
 }
 
 std::string ElementStrategies::handle(const ir::Function &D,

@@ -19,22 +19,24 @@ namespace {
 
 const char *const SlotAdd = "meshad::slotAdd<";
 
-/// The slotAdd call of \p S, if it is one.
-const CallExpr *slotAddOf(const Stmt *S) {
+/// The slotAdd call of \p S, if it is one (into \p Slots when given).
+const CallExpr *slotAddOf(const Stmt *S, const Var *Slots = nullptr) {
   const auto *ES = dyn_cast<ExprStmt>(S);
   const auto *C = ES ? dyn_cast<CallExpr>(ES->getExpr()) : nullptr;
-  return C && llvm::StringRef(C->getName()).starts_with(SlotAdd) &&
-                 C->getNumArgs() == 6
-             ? C
-             : nullptr;
+  if (!C || !llvm::StringRef(C->getName()).starts_with(SlotAdd) ||
+      C->getNumArgs() != 6)
+    return nullptr;
+  const auto *Into = dyn_cast<VarRefExpr>(C->getArg(0));
+  return !Slots || (Into && Into->getVar() == Slots) ? C : nullptr;
 }
 
 /// Counts, per path, the writes of each slot (j, k) of the element.
 class SlotWrites : public IntegerPaths {
 public:
   SlotWrites(const Function &F, const SlotRequest &R, const std::string &Array,
-             bool GridStride)
-      : IntegerPaths(F), R(R), Array(Array), GridStride(GridStride) {
+             const Var *Slots, bool GridStride)
+      : IntegerPaths(F), R(R), Array(Array), Slots(Slots),
+        GridStride(GridStride) {
     setElementLoops(GridStride);
   }
 
@@ -43,20 +45,22 @@ private:
     return "component " + std::to_string(JK.second) + " of local vertex " +
            std::to_string(JK.first) + " of '" + Array + "'";
   }
-  bool watches(const Stmt *S) const override { return slotAddOf(S); }
+  bool watches(const Stmt *S) const override { return slotAddOf(S, Slots); }
   bool visit(const Stmt *S, PathState &P) override;
   bool finish(const PathState &P) override;
   bool finishElement(const PathState &P) override;
 
   const SlotRequest &R;
   const std::string &Array;
+  /// The slot buffer whose adds are counted (null: all).
+  const Var *Slots;
   /// Several elements per thread: the slots are written in the loop over
   /// them, checked per iteration (finishElement), none outside it.
   bool GridStride;
 };
 
 bool SlotWrites::visit(const Stmt *S, PathState &P) {
-  const CallExpr *C = slotAddOf(S);
+  const CallExpr *C = slotAddOf(S, Slots);
   if (!C)
     return true;
   PathValue T = eval(C->getArg(2), P), Pos = eval(C->getArg(3), P),
@@ -163,7 +167,8 @@ const Var *elementOf(const Function &F, const SlotRequest &R, bool &GridStride,
 } // namespace
 
 SlotStoreProof meshad::proveSlotStores(const Function &F, const SlotRequest &R,
-                                       const std::string &Array) {
+                                       const std::string &Array,
+                                       const Var *Slots) {
   SlotStoreProof Out;
   bool GridStride = false;
   const Var *T = elementOf(F, R, GridStride, Out.WhyNot);
@@ -173,10 +178,10 @@ SlotStoreProof meshad::proveSlotStores(const Function &F, const SlotRequest &R,
   }
   const Expr *Count = nullptr;
   forEachStmt(F.getBody(), [&](const Stmt *S) {
-    if (const CallExpr *C = slotAddOf(S))
+    if (const CallExpr *C = slotAddOf(S, Slots))
       Count = C->getArg(1);
   });
-  SlotWrites Walk(F, R, Array, GridStride);
+  SlotWrites Walk(F, R, Array, Slots, GridStride);
   Walk.setElement(T, Count);
   Out.Proven = Walk.run();
   Out.EveryLaunchCovers = Out.Proven && GridStride;

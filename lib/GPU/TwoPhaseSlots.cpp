@@ -353,17 +353,20 @@ bool meshad::useTwoPhaseSlots(
   F.setBody(C.cloneBlock(F.getBody()));
   for (Var *S : Slots)
     F.addParam(S);
-  std::string Array = F.getParam(Rs.front().AdjointParam)->getName();
-  if (llvm::StringRef(Array).starts_with("_d_"))
-    Array = Array.substr(3);
+  // Plain stores when every slot buffer's are proven.
   SlotStoreProof Proof;
-  if (Rs.size() > 1)
-    Proof.WhyNot = "several slot arrays (" + std::to_string(Rs.size()) +
-                   "): the proof covers one, yet";
-  else if (Rs.front().TryStores)
-    Proof = proveSlotStores(F, Rs.front(), Array);
-  else
-    Proof.WhyNot = "-fplugin-arg-meshad-element-baseline";
+  bool Covers = true;
+  Proof.WhyNot = "-fplugin-arg-meshad-element-baseline";
+  for (size_t I = 0; I < Rs.size() && Rs[I].TryStores; ++I) {
+    std::string Array = F.getParam(Rs[I].AdjointParam)->getName();
+    if (llvm::StringRef(Array).starts_with("_d_"))
+      Array = Array.substr(3);
+    Proof = proveSlotStores(F, Rs[I], Array, Rs.size() > 1 ? Slots[I] : nullptr);
+    Covers &= Proof.EveryLaunchCovers;
+    if (!Proof.Proven)
+      break;
+  }
+  Proof.EveryLaunchCovers = Proof.Proven && Covers;
   if (Proof.Proven)
     useSlotStores(B, F);
   requireLaunch1D(B, F);
