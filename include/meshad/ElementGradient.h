@@ -276,7 +276,8 @@ private:
 /// One array of an ElementGradientSlots: the kernel parameters of its
 /// index array and of its adjoint, an element's vertices (Arity) and a
 /// vertex's values (Stride).
-template <int IndexArg, int AdjointArg, int Arity, int Stride> struct SlotArray {
+template <int IndexArg, int AdjointArg, int Arity, int Stride>
+struct SlotArray {
   static constexpr int Index = IndexArg;
   static constexpr int Adjoint = AdjointArg;
   static constexpr int C = Arity;

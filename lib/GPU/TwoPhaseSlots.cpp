@@ -84,7 +84,8 @@ public:
 private:
   /// The slot adds of the adjoint of the requests \p Group (one per index
   /// array through which the array is read); false with \p WhyNot.
-  bool prepareAdjoint(const Function &Primal, const std::vector<unsigned> &Group,
+  bool prepareAdjoint(const Function &Primal,
+                      const std::vector<unsigned> &Group,
                       const std::vector<Var *> &Slots, std::string &WhyNot);
   /// Splits the add's index = R.Stride*v + K, v loaded from \p Index; the
   /// position of v's load, and K (null for 0). False when the index is not
@@ -361,7 +362,8 @@ bool meshad::useTwoPhaseSlots(
     std::string Array = F.getParam(Rs[I].AdjointParam)->getName();
     if (llvm::StringRef(Array).starts_with("_d_"))
       Array = Array.substr(3);
-    Proof = proveSlotStores(F, Rs[I], Array, Rs.size() > 1 ? Slots[I] : nullptr);
+    Proof = proveSlotStores(F, Rs[I], Array,
+                            Rs.size() > 1 ? Slots[I] : nullptr);
     Covers &= Proof.EveryLaunchCovers;
     if (!Proof.Proven)
       break;

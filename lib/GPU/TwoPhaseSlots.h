@@ -94,8 +94,9 @@ struct SlotLayout {
 /// an element's slot index is its own), one slot parameter per request, in
 /// order (an adjoint of several requests, one per index array, takes each
 /// add to the request whose index array its vertex is loaded from).
-/// \p FreshName names the slot parameters. Returns false, leaving \p F unchanged, with the reason in
-/// \p WhyNot when an access to the adjoint is not such an add.
+/// \p FreshName names the slot parameters. Returns false, leaving \p F
+/// unchanged, with the reason in \p WhyNot when an access to an adjoint is
+/// not such an add.
 bool useTwoPhaseSlots(ir::IRBuilder &B, ir::Function &F,
                       const ir::Function &Primal,
                       const std::vector<SlotRequest> &Rs,
