@@ -262,6 +262,31 @@ TEST_F(ElementMapsTest, ElementCountFromGuardsAndLoops) {
   EXPECT_COUNT("x", "n", "grid-stride loop");
 }
 
+TEST_F(ElementMapsTest, ElementCountPerIndexArray) {
+  // Two element kinds in one launch, each under its own guard: no count
+  // for x as a whole, one per map; w has the springs' count.
+  ASSERT_TRUE(analyseMaps(
+      "__global__ void k(int ne, int nf, const int *edges, const int *tris,\n"
+      "                  const double *x, const double *w, double *E) {\n"
+      "  int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (t < ne)\n"
+      "    atomicAdd(E, w[edges[2 * t]] * x[edges[2 * t + 1]]);\n"
+      "  if (t < nf)\n"
+      "    atomicAdd(E, x[tris[3 * t]] * x[tris[3 * t + 2]]);\n"
+      "}\n"));
+  const ElementMapResult &X = map("x");
+  ASSERT_TRUE(X.IsMap) << X.Reason;
+  EXPECT_EQ(X.Count.Count, nullptr);
+  ASSERT_EQ(X.Maps.size(), 2u);
+  EXPECT_EQ(X.Maps[0].Count.describe(), "ne elements (guard)");
+  EXPECT_EQ(X.Maps[1].Count.describe(), "nf elements (guard)");
+  EXPECT_TRUE(X.counted());
+  EXPECT_EQ(X.describeCount(),
+            "edges: ne elements (guard), tris: nf elements (guard)");
+  EXPECT_COUNT("w", "ne", "guard");
+  EXPECT_TRUE(map("w").counted());
+}
+
 TEST_F(ElementMapsTest, NoElementCount) {
   // No guard: the launch's thread count is the element count, which the
   // host does not know.

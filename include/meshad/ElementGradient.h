@@ -60,11 +60,13 @@
 #include <meshad/codegen/SlotSums.h>
 #include <meshad/runtime/Incidence.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 namespace meshad {
 
@@ -116,11 +118,14 @@ public:
 
   /// \p StoresOnce: the two-phase kernel stores each slot of an element
   /// once on every path (meshad::slotStore), so the slots are zeroed only
-  /// when the launch does not cover every element.
+  /// when the launch does not cover every element; \p EveryLaunchCovers:
+  /// a grid-stride kernel, whose every launch visits every element.
   ElementGradient(KernelPtr Kernel, CountFn Count, const char *Name,
-                  const char *Code, bool StoresOnce = false)
+                  const char *Code, bool StoresOnce = false,
+                  bool EveryLaunchCovers = false)
       : Kernel(Kernel), Count(Count), Name(Name), Code(Code),
-        StoresOnce(StoresOnce), S(std::make_shared<State>()) {}
+        StoresOnce(StoresOnce), EveryLaunchCovers(EveryLaunchCovers),
+        S(std::make_shared<State>()) {}
 
   /// Runs the gradient: the atomic gradient's arguments.
   template <class... Args>
@@ -147,7 +152,8 @@ public:
       T *Slots = slots(NumSlots);
       // Stored once per element: every slot is written when every element
       // has a thread (a 1D launch, checked by the kernel).
-      bool Covers = static_cast<long long>(Grid.x) * Block.x >= N;
+      bool Covers = EveryLaunchCovers ||
+                    static_cast<long long>(Grid.x) * Block.x >= N;
       if (!(StoresOnce && Covers)) {
         if (cudaError_t E = cudaMemset(Slots, 0, NumSlots * sizeof(T)))
           return E;
@@ -180,6 +186,8 @@ public:
   const char *getName() const { return Name; }
   void dump() const { std::fputs(Code, stdout); }
   KernelPtr getFunctionPointer() const { return Kernel; }
+  /// The strategy this handle runs: TwoPhase or Gather.
+  static constexpr ElementStrategy strategy() { return Strategy; }
 
 private:
   struct State {
@@ -261,6 +269,250 @@ private:
   const char *Name;
   const char *Code;
   bool StoresOnce;
+  bool EveryLaunchCovers;
+  std::shared_ptr<State> S;
+};
+
+/// One array of an ElementGradientSlots: the kernel parameters of its
+/// index array and of its adjoint, an element's vertices (Arity) and a
+/// vertex's values (Stride).
+template <int IndexArg, int AdjointArg, int Arity, int Stride>
+struct SlotArray {
+  static constexpr int Index = IndexArg;
+  static constexpr int Adjoint = AdjointArg;
+  static constexpr int C = Arity;
+  static constexpr int S = Stride;
+};
+
+/// The two-phase gradient of an element kernel that reads several selected
+/// arrays through element maps (positions and velocities through one
+/// index array), or one array through several index arrays (springs and
+/// triangles in one launch): one slot buffer per SlotArray, the kernel's
+/// last parameters in this order, and one incidence per index array
+/// (shared by the arrays read through the same one with the same element
+/// count). execute_kernel zeroes every slot buffer (not where the kernel
+/// stores each slot once and the launch covers the buffer's elements),
+/// launches the element kernel once, then sums each buffer into its adjoint
+/// over its incidence, in the order of Arrays: no atomics, the same bits on
+/// every run.
+///
+/// \code
+///   // __global__ void motion(int n, const int *edges, const double *x,
+///   //                        const double *u, double *E);
+///   auto g = meshad::gradient(motion, "x, u, E");
+///   g.execute_kernel(grid, block, n, edges, x, u, E, dx, du, dE);
+///   g.connectivity_changed(); // after remeshing
+/// \endcode
+template <class KernelPtr, class... Arrays> class ElementGradientSlots;
+template <class... P, class... Arrays>
+class ElementGradientSlots<void (*)(P...), Arrays...> {
+  static constexpr size_t NumArrays = sizeof...(Arrays);
+  static constexpr int VertexBlock = 256;
+  template <size_t I>
+  using Array = std::tuple_element_t<I, std::tuple<Arrays...>>;
+  template <size_t I>
+  using Value = std::remove_pointer_t<
+      std::tuple_element_t<Array<I>::Adjoint, std::tuple<P...>>>;
+
+public:
+  using KernelPtr = void (*)(P...);
+  /// An array's element count from the kernel's arguments (the slots
+  /// unused).
+  using CountFn = long long (*)(P...);
+
+  /// \p StoresOnce, \p EveryLaunchCovers: as for ElementGradient, for
+  /// every slot buffer (each zeroed unless its elements all have a thread).
+  ElementGradientSlots(KernelPtr Kernel,
+                       std::array<CountFn, NumArrays> Counts,
+                       const char *Name, const char *Code,
+                       bool StoresOnce = false, bool EveryLaunchCovers = false)
+      : Kernel(Kernel), Counts(Counts), Name(Name), Code(Code),
+        StoresOnce(StoresOnce), EveryLaunchCovers(EveryLaunchCovers),
+        S(std::make_shared<State>()) {}
+
+  /// Runs the gradient: the atomic gradient's arguments.
+  template <class... Args>
+  cudaError_t execute_kernel(dim3 Grid, dim3 Block, Args &&...A) const {
+    static_assert(sizeof...(Args) + NumArrays == sizeof...(P),
+                  "execute_kernel: wrong number of arguments for the "
+                  "gradient kernel (the primal's arguments, then one adjoint "
+                  "array per selected or written array parameter)");
+    return run(std::index_sequence_for<Arrays...>{}, Grid, Block, A...);
+  }
+
+  /// The index arrays changed: the next launch builds the incidences
+  /// again.
+  void connectivity_changed() {
+    for (Entry &E : S->Entries)
+      E.Built = false;
+  }
+  static constexpr ElementStrategy strategy() {
+    return ElementStrategy::TwoPhase;
+  }
+  /// Whether the kernel stores each slot once (no zeroing when every
+  /// element has a thread).
+  bool stores_slots_once() const { return StoresOnce; }
+  const char *getCode() const { return Code; }
+  const char *getName() const { return Name; }
+  void dump() const { std::fputs(Code, stdout); }
+  KernelPtr getFunctionPointer() const { return Kernel; }
+
+private:
+  struct Entry {
+    runtime::Incidence Own;
+    bool Built = false;
+    const int *Source = nullptr;
+    void *Slots = nullptr;
+    size_t Bytes = 0;
+  };
+  struct State {
+    std::array<Entry, NumArrays> Entries;
+    ~State() {
+      for (Entry &E : Entries)
+        cudaFree(E.Slots);
+    }
+  };
+
+  template <size_t... Is, class... Args>
+  cudaError_t run(std::index_sequence<Is...>, dim3 Grid, dim3 Block,
+                  Args &&...A) const {
+    std::array<long long, NumArrays> N{
+        Counts[Is](A..., ((void)Is, nullptr)...)...};
+    auto Refs = std::forward_as_tuple(A...);
+    std::array<const int *, NumArrays> Indices{
+        std::get<Array<Is>::Index>(Refs)...};
+    std::array<void *, NumArrays> Slots{
+        slots(Is, N[Is] > 0 ? N[Is] * Array<Is>::C * Array<Is>::S *
+                                  sizeof(Value<Is>)
+                            : 0)...};
+    for (size_t I = 0; I < NumArrays; ++I)
+      if (N[I] > 0)
+        if (cudaError_t E = clearSlots(Grid, Block, N[I], Slots[I],
+                                       static_cast<size_t>(N[I]) *
+                                           sizeSlotsOf(I)))
+          return E;
+    if (cudaError_t E =
+            launch(Kernel, Grid, Block, A...,
+                   static_cast<Value<Is> *>(Slots[Is])...))
+      return E;
+    cudaError_t Result = cudaSuccess;
+    // In the order of Arrays: the same bits on every run.
+    ((Result = Result ? Result
+                      : sums<Is>(std::get<Array<Is>::Adjoint>(Refs), Indices,
+                                 N, Slots[Is])),
+     ...);
+    return Result;
+  }
+
+  /// Zeroes \p Bytes of slots for \p N elements, unless each slot is
+  /// stored once and every element has a thread (then NaN with
+  /// MESHAD_DEBUG_SLOTS, so that a slot left unwritten shows).
+  cudaError_t clearSlots(dim3 Grid, dim3 Block, long long N, void *Slots,
+                         size_t Bytes) const {
+    bool Covers = EveryLaunchCovers ||
+                  static_cast<long long>(Grid.x) * Block.x >= N;
+    if (!(StoresOnce && Covers))
+      return cudaMemset(Slots, 0, Bytes);
+#if defined(MESHAD_DEBUG_SLOTS)
+    return cudaMemset(Slots, 0xff, Bytes);
+#else
+    return cudaSuccess;
+#endif
+  }
+
+  /// Bytes of one element's slots of array \p I.
+  static size_t sizeSlotsOf(size_t I) {
+    constexpr std::array<size_t, NumArrays> Sizes{
+        Arrays::C * Arrays::S *
+        sizeof(std::remove_pointer_t<
+               std::tuple_element_t<Arrays::Adjoint, std::tuple<P...>>>)...};
+    return Sizes[I];
+  }
+
+  /// Phase 2 of array \p I: its slots summed into \p Adjoint per vertex.
+  template <size_t I>
+  cudaError_t sums(Value<I> *Adjoint,
+                   const std::array<const int *, NumArrays> &Indices,
+                   const std::array<long long, NumArrays> &N,
+                   void *Slots) const {
+    if (N[I] <= 0)
+      return cudaSuccess;
+    const runtime::Incidence &Inc = incidence(I, Indices, N);
+    int V = Inc.numVertices();
+    if (V == 0)
+      return cudaSuccess;
+    return launch(&slotSums<Value<I>, Array<I>::S>,
+                  dim3((V + VertexBlock - 1) / VertexBlock), dim3(VertexBlock),
+                  Inc.offsets(), Inc.slots(),
+                  static_cast<const Value<I> *>(Slots), Adjoint, V);
+  }
+
+  /// The incidence of array \p I: an earlier array's of the same index
+  /// array and count, else its own, built on first use.
+  const runtime::Incidence &
+  incidence(size_t I, const std::array<const int *, NumArrays> &Indices,
+            const std::array<long long, NumArrays> &N) const {
+    constexpr std::array<int, NumArrays> Arity{Arrays::C...};
+    for (size_t J = 0; J < I; ++J)
+      if (Indices[J] == Indices[I] && N[J] == N[I] && Arity[J] == Arity[I])
+        return incidence(J, Indices, N);
+    Entry &E = S->Entries[I];
+    long NumIndices = static_cast<long>(N[I]) * Arity[I];
+    try {
+      if (!E.Built || E.Source != Indices[I]) {
+        E.Own.rebuild(Indices[I], static_cast<int>(N[I]), Arity[I],
+                      runtime::countVertices(Indices[I], NumIndices));
+        E.Built = true;
+        E.Source = Indices[I];
+      }
+      if (E.Own.numElements() != N[I])
+        detail::elementGradientError(
+            Name, "the incidence has " + std::to_string(E.Own.numElements()) +
+                      " elements, the launch " + std::to_string(N[I]) +
+                      " (stale: call connectivity_changed() when the mesh "
+                      "changes)");
+#if defined(MESHAD_DEBUG_INDICES)
+      if (runtime::countVertices(Indices[I], NumIndices) >
+          E.Own.numVertices())
+        detail::elementGradientError(
+            Name, "an index is not below the incidence's " +
+                      std::to_string(E.Own.numVertices()) + " vertices");
+#endif
+      return E.Own;
+    } catch (const runtime::MeshError &Err) {
+      detail::elementGradientError(Name, Err.what());
+    }
+  }
+
+  /// Array \p I's slot buffer of at least \p Bytes.
+  void *slots(size_t I, size_t Bytes) const {
+    Entry &E = S->Entries[I];
+    if (E.Bytes < Bytes) {
+      cudaFree(E.Slots);
+      E.Slots = nullptr;
+      E.Bytes = 0;
+      if (cudaMalloc(&E.Slots, Bytes) != cudaSuccess)
+        detail::elementGradientError(Name, "out of device memory for " +
+                                               std::to_string(Bytes) +
+                                               " bytes of slots");
+      E.Bytes = Bytes;
+    }
+    return E.Slots;
+  }
+
+  template <class... Params, class... Args>
+  cudaError_t launch(void (*Fn)(Params...), dim3 Grid, dim3 Block,
+                     Args &&...A) const {
+    return detail::launchKernel(Name, Fn, Grid, Block, 0, nullptr,
+                                std::forward<Args>(A)...);
+  }
+
+  KernelPtr Kernel;
+  std::array<CountFn, NumArrays> Counts;
+  const char *Name;
+  const char *Code;
+  bool StoresOnce;
+  bool EveryLaunchCovers;
   std::shared_ptr<State> S;
 };
 

@@ -49,6 +49,23 @@ std::string ElementMapResult::describe() const {
          std::to_string(Stride);
 }
 
+bool ElementMapResult::counted() const {
+  return Count.Count ||
+         (!Maps.empty() && llvm::all_of(Maps, [](const ElementMap &M) {
+           return M.Count.Count != nullptr;
+         }));
+}
+
+std::string ElementMapResult::describeCount() const {
+  if (Count.Count || !counted())
+    return Count.describe();
+  std::string Out;
+  for (const ElementMap &M : Maps)
+    Out += std::string(Out.empty() ? "" : ", ") + M.IndexArray->getName() +
+           ": " + M.Count.describe();
+  return Out;
+}
+
 namespace {
 
 /// The most (j, k) combinations enumerated per access.
@@ -131,6 +148,17 @@ ElementMapResult MapClassifier::classify(const std::vector<Access> &Accesses) {
   R.ElementId = Evaluator.spellAtom(*Element);
   R.LaunchDims = 1;
   R.Count = findElementCount(Kernel, Evaluator, *Element, Accesses);
+  // Each map's own count: two element kinds in one launch may have two
+  // guards (if (t < ne) {edges} if (t < nt) {triangles}).
+  for (ElementMap &Map : R.Maps) {
+    std::vector<Access> Own;
+    for (size_t I = 0; I < Accesses.size(); ++I)
+      if (R.Accesses[I].IndexArray == Map.IndexArray)
+        Own.push_back(Accesses[I]);
+    Map.Count = R.Maps.size() == 1
+                    ? R.Count
+                    : findElementCount(Kernel, Evaluator, *Element, Own);
+  }
   return R;
 }
 
@@ -528,10 +556,10 @@ std::string ElementMapAnalysis::remark(const Var *Param) const {
   std::string Name = Param ? Param->getName() : "?";
   if (!R.IsMap)
     return Name + ": no element map: " + R.Reason;
-  if (!R.Count.Count)
+  if (!R.counted())
     return Name + ": " + R.describe() + ", " + R.Count.describe() +
            ": no atomic-free strategy";
-  return Name + ": " + R.describe() + ", " + R.Count.describe() +
+  return Name + ": " + R.describe() + ", " + R.describeCount() +
          ", element work " + Work.describe() +
          ": atomic-free strategies possible";
 }

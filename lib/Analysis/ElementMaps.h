@@ -61,6 +61,9 @@ struct ElementMap {
   /// The (j, k) slots read: local vertex j of the element, component k of
   /// the vertex. A superset when a loop counter's range is over-estimated.
   std::set<std::pair<long long, long long>> Slots;
+  /// The number of elements of this map (its accesses' guard; the array's
+  /// Count when it is the array's only map).
+  ElementCount Count;
 };
 
 /// One access through an element map and the slots it reads or adds to.
@@ -96,6 +99,12 @@ struct ElementMapResult {
 
   /// "element map through edges (arity 2, stride 3)".
   std::string describe() const;
+  /// Whether every map has an element count (Count, or each map's own:
+  /// two element kinds under two guards).
+  bool counted() const;
+  /// "n elements (guard)", or per index array where only the maps have
+  /// counts ("edges: ne elements (guard), tris: nf elements (guard)").
+  std::string describeCount() const;
 };
 
 /// Finds the element maps of a kernel's array parameters.

@@ -310,21 +310,114 @@ bool IntegerPaths::skipLoop(const Stmt *Loop, PathState &P) {
   if (contains(Loop, [](const Stmt *S) { return isa<ReturnStmt>(S); }))
     return fail("a return inside a loop whose trip count is not known",
                 Loop->getLoc());
+  forget(Loop, P);
+  return true;
+}
+
+void IntegerPaths::forget(const Stmt *Loop, PathState &P) {
+  forgetVars(Loop, P);
+  for (const Var *T : tapesOf(Loop))
+    P.Tapes.erase(T);
+}
+
+void IntegerPaths::forgetVars(const Stmt *Loop, PathState &P) {
   forEachStmt(Loop, [&](const Stmt *S) {
     if (const auto *D = dyn_cast<DeclStmt>(S))
       P.Vars[D->getVar()] = {};
     if (const auto *A = dyn_cast<AssignStmt>(S))
       if (const auto *R = dyn_cast<VarRefExpr>(A->getLHS()))
         P.Vars[R->getVar()] = {};
+  });
+}
+
+std::vector<const Var *> IntegerPaths::tapesOf(const Stmt *Loop) {
+  std::vector<const Var *> Out;
+  forEachStmt(Loop, [&](const Stmt *S) {
     for (const Expr *E : ownExprs(S))
       forEachExpr(E, [&](const Expr *X) {
         const auto *C = dyn_cast<CallExpr>(X);
         if (isCall(C, "meshad::p") && C->getNumArgs() >= 1)
           if (const auto *R = dyn_cast<VarRefExpr>(C->getArg(0)))
-            P.Tapes.erase(R->getVar());
+            Out.push_back(R->getVar());
       });
   });
+  return Out;
+}
+
+bool IntegerPaths::isElementLoop(const Stmt *Loop, const BlockStmt *Body) {
+  if (!ElementLoops || !Element)
+    return false;
+  auto Defines = [&](const Stmt *S) {
+    const auto *A = dyn_cast<AssignStmt>(S);
+    const auto *R = A ? dyn_cast<VarRefExpr>(A->getLHS()) : nullptr;
+    const auto *D = dyn_cast<DeclStmt>(S);
+    return (R && R->getVar() == Element) || (D && D->getVar() == Element);
+  };
+  // The forward sweep's loop: t its counter, nothing watched in it.
+  if (!contains(Loop, [&](const Stmt *S) { return watches(S); }))
+    return contains(Loop, Defines);
+  // The reverse sweep's: t assigned once, at the body's top level, before
+  // anything watched.
+  unsigned Defs = 0;
+  forEachStmt(Body, [&](const Stmt *S) { Defs += Defines(S); });
+  const Stmt *First = nullptr;
+  for (const Stmt *S : Body->getBody())
+    if (!First && (Defines(S) || contains(S, [&](const Stmt *X) {
+                     return watches(X);
+                   })))
+      First = S;
+  if (Defs != 1 || !First || !Defines(First))
+    return fail("the element id '" + Element->getName() +
+                    "' is not assigned once at the start of each iteration "
+                    "of this loop over the thread's elements",
+                Loop->getLoc());
   return true;
+}
+
+void IntegerPaths::execElementLoop(const Stmt *Loop, const BlockStmt *Body,
+                                   PathState P, Paths &Out) {
+  if (contains(Loop, [](const Stmt *S) {
+        return isa<ReturnStmt>(S) || isa<BreakStmt>(S);
+      })) {
+    fail("a break or return in the loop over the thread's elements",
+         Loop->getLoc());
+    return;
+  }
+  bool Reverse = contains(Loop, [&](const Stmt *S) { return watches(S); });
+  // One iteration, from what is known before any: the forward sweep's
+  // pushes it on tapes of their own (one element's), which the reverse
+  // sweep's iteration pops.
+  PathState Iteration = P;
+  forgetVars(Loop, Iteration);
+  if (!Reverse)
+    for (const Var *T : tapesOf(Loop))
+      Iteration.Tapes[T].clear();
+  Iteration.Counts.clear();
+  Iteration.FirstAt.clear();
+  Iteration.LastBranch = nullptr;
+  Iteration.InRange = -1;
+  Paths After;
+  execBlock(Body, std::move(Iteration), After);
+  for (PathState &R : After) {
+    if (Failed)
+      return;
+    MaxOperations = std::max(MaxOperations, R.Operations);
+    if (!Reverse) {
+      // After the loop: one iteration's tapes, its locals unknown.
+      R.F = PathState::Flow::Normal;
+      forgetVars(Loop, R);
+      R.Counts = P.Counts;
+      R.FirstAt = P.FirstAt;
+      R.InRange = P.InRange;
+      Out.push_back(std::move(R));
+    } else if (!finishElement(R)) {
+      return;
+    }
+  }
+  if (Reverse) {
+    forget(Loop, P);
+    Out.push_back(std::move(P));
+  }
 }
 
 void IntegerPaths::execLoop(const Stmt *Loop, const Expr *Cond,
@@ -343,7 +436,9 @@ void IntegerPaths::execLoop(const Stmt *Loop, const Expr *Cond,
       if (Cond && (CondFirst || Iteration > 0)) {
         PathValue C = eval(Cond, Q);
         if (!C.isConstant()) {
-          if (skipLoop(Loop, Q))
+          if (Iteration == 0 && isElementLoop(Loop, Body))
+            execElementLoop(Loop, Body, std::move(Q), Out);
+          else if (!Failed && skipLoop(Loop, Q))
             Out.push_back(std::move(Q));
           continue;
         }

@@ -87,6 +87,18 @@ public:
     Element = T;
     this->Count = Count;
   }
+  /// Grid-stride kernels (several elements per thread, t a loop counter):
+  /// a loop whose trip count is not known runs one element per iteration
+  /// when it is the forward sweep's (t its counter, nothing watched in it)
+  /// or the reverse sweep's (it contains what a subclass watches, and its
+  /// body starts, before anything watched, by assigning t once at its top
+  /// level). Each body is walked once from the state before the loop (what
+  /// the loop assigns forgotten): the forward one with empty tapes, so that
+  /// its paths end with one iteration's pushes, which the reverse one pops
+  /// (the reverse sweep's iteration pops what its forward iteration pushed);
+  /// finishElement() checks each path of the reverse one. A break or return
+  /// in such a loop gives up.
+  void setElementLoops(bool On) { ElementLoops = On; }
   /// Walks every path; false with whyNot()/whereNot() when it gave up or a
   /// subclass failed.
   bool run();
@@ -104,6 +116,9 @@ protected:
   virtual bool visit(const ir::Stmt *S, PathState &P) { return true; }
   /// Called for each path that reached the end or a return.
   virtual bool finish(const PathState &P) { return true; }
+  /// Called for each path of one iteration of a loop over a thread's
+  /// elements (setElementLoops).
+  virtual bool finishElement(const PathState &P) { return true; }
   /// True when \p S contains what visit() watches: a loop around it must
   /// have a known trip count.
   virtual bool watches(const ir::Stmt *S) const { return false; }
@@ -125,12 +140,27 @@ private:
   void assign(const ir::AssignStmt *A, PathState &P);
   /// A loop whose trip count is not known: forgets what it assigns.
   bool skipLoop(const ir::Stmt *Loop, PathState &P);
+  void forget(const ir::Stmt *Loop, PathState &P);
+  void forgetVars(const ir::Stmt *Loop, PathState &P);
+  /// The tapes pushed or popped in \p Loop.
+  static std::vector<const ir::Var *> tapesOf(const ir::Stmt *Loop);
+  /// Whether \p Loop is a loop over a thread's elements (setElementLoops):
+  /// the forward sweep's (t its counter) or the reverse sweep's (t assigned
+  /// at the top of its body; else a failure).
+  bool isElementLoop(const ir::Stmt *Loop, const ir::BlockStmt *Body);
+  /// One iteration of a loop over a thread's elements, \p Body, from \p P:
+  /// the forward sweep's leaves one state per path with that iteration's
+  /// pushes on its tapes; the reverse sweep's pops them, and each of its
+  /// paths goes to finishElement.
+  void execElementLoop(const ir::Stmt *Loop, const ir::BlockStmt *Body,
+                       PathState P, Paths &Out);
   PathValue evalBinary(const ir::BinaryExpr *B, PathState &P);
   /// P with \p Cond known to be \p Holds; false when it cannot be.
   bool assume(const ir::Expr *Cond, PathValue C, bool Holds, PathState &P);
 
   const ir::Var *Element = nullptr;
   const ir::Expr *Count = nullptr;
+  bool ElementLoops = false;
   llvm::DenseSet<const ir::Var *> AddressTaken;
   bool Failed = false;
   std::string Why;

@@ -31,14 +31,18 @@ static const char *spelled(Strategy S) {
   }
 }
 
-/// The selected array of a primal kernel whose adjoint goes through slots.
+/// The selected arrays of a primal kernel whose adjoints go through slots.
 struct ElementStrategies::Choice {
+  /// One per (array, index array), in parameter order; Request is the
+  /// first, what the cost model and the gather see.
+  std::vector<SlotRequest> Requests;
   SlotRequest Request;
   unsigned XParam = 0;
   /// "x (element map through edges (arity 2, stride 3), n elements
-  /// (guard))".
+  /// (guard))", joined by " and " for several arrays.
   std::string Description;
-  /// Why no array qualifies; empty when one does or none has a map.
+  /// Why a selected array read through an element map has no slots;
+  /// empty when every such array has them.
   std::string WhyNot;
   bool Found = false;
 };
@@ -52,9 +56,22 @@ static int adjointOf(const ir::Function &Primal, const ir::Var *P,
   return -1;
 }
 
-/// The one selected array of \p Primal read through an element map with a
-/// known element count.
-static ElementStrategies::Choice choose(const ir::Function &Primal, const ir::Function &D) {
+/// Why the map \p M of an array has no slots: no element count for one of
+/// its index arrays.
+static std::string whyNoSlots(const ElementMapResult &M) {
+  for (const ElementMap &Map : M.Maps)
+    if (!Map.Count.Count)
+      return M.Maps.size() == 1
+                 ? Map.Count.describe()
+                 : "through " + Map.IndexArray->getName() + ": " +
+                       Map.Count.describe();
+  return "";
+}
+
+/// The selected arrays of \p Primal read through element maps with known
+/// element counts: one slot request per (array, index array).
+static ElementStrategies::Choice choose(const ir::Function &Primal,
+                                        const ir::Function &D) {
   ElementMapAnalysis Maps(Primal);
   ElementStrategies::Choice C;
   for (const ir::Var *P : Primal.getParams()) {
@@ -62,27 +79,29 @@ static ElementStrategies::Choice choose(const ir::Function &Primal, const ir::Fu
     int Adjoint = adjointOf(Primal, P, D);
     if (!M.IsMap || Adjoint < 0)
       continue;
-    std::string Why = M.Maps.size() != 1
-                          ? M.describe() + ": slots through one index array "
-                                           "only, yet"
-                      : !M.Count.Count ? M.Count.describe()
-                      : C.Found ? "slots for one array only, yet (" +
-                                      C.Description + " has them)"
-                                : "";
-    if (!Why.empty()) {
+    if (std::string Why = whyNoSlots(M); !Why.empty()) {
       C.WhyNot = P->getName() + ": " + Why;
       continue;
     }
+    if (!C.Found)
+      C.XParam = Primal.getParamIndex(P);
     C.Found = true;
-    C.XParam = Primal.getParamIndex(P);
-    C.Request.IndexParam = Primal.getParamIndex(M.Maps.front().IndexArray);
-    C.Request.AdjointParam = Adjoint;
-    C.Request.Arity = M.Maps.front().Arity;
-    C.Request.Stride = M.Stride;
-    C.Request.Count = M.Count.Count;
-    C.Description = P->getName() + " (" + M.describe() + ", " +
-                    M.Count.describe() + ")";
+    for (const ElementMap &Map : M.Maps) {
+      SlotRequest R;
+      R.IndexParam = Primal.getParamIndex(Map.IndexArray);
+      R.AdjointParam = Adjoint;
+      R.Arity = Map.Arity;
+      R.Stride = M.Stride;
+      R.Count = Map.Count.Count;
+      R.GridStrideCount = M.GridStride && Map.Count.Form == "grid-stride loop";
+      C.Requests.push_back(R);
+    }
+    C.Description += std::string(C.Description.empty() ? "" : " and ") +
+                     P->getName() + " (" + M.describe() + ", " +
+                     M.describeCount() + ")";
   }
+  if (C.Found)
+    C.Request = C.Requests.front();
   return C;
 }
 
@@ -91,7 +110,9 @@ static ElementStrategies::Choice choose(const ir::Function &Primal, const ir::Fu
 static std::string guarantee(const ElementStrategies::Choice &C) {
   if (C.WhyNot.empty())
     return "no atomics, bitwise reproducible";
-  return "no atomics for it, but " + C.WhyNot +
+  bool Several = C.Description.find(" and ") != std::string::npos;
+  return std::string("no atomics for ") + (Several ? "them" : "it") +
+         ", but " + C.WhyNot +
          ": its adds stay atomic, not bitwise reproducible";
 }
 
@@ -147,6 +168,12 @@ bool ElementStrategies::tryGather(const DerivativeRequest &R,
     WhyNot = "the gradient also leaves the energy's value (meshad::WithValue)";
     return false;
   }
+  if (C.Requests.size() > 1) {
+    WhyNot = "several arrays or index arrays through slots (" +
+             C.Description + "): the gather recomputes one array's adjoint "
+             "through one index array, yet";
+    return false;
+  }
   ElementFunctions E;
   unsigned AdjointX = 0, Seed = 0;
   const ir::Var *X = Primal.getParam(C.XParam);
@@ -166,6 +193,7 @@ bool ElementStrategies::tryGather(const DerivativeRequest &R,
   Parts = Counts.describe();
   SlotLayout &L = Layouts[&D];
   L.Request = C.Request;
+  L.Requests = {C.Request};
   L.Gather = true;
   L.SlotParam =
       buildGatherKernel(M, Derived, Primal, C.XParam, D, E, AdjointX, Seed);
@@ -177,8 +205,9 @@ void ElementStrategies::twoPhase(const DerivativeRequest &R,
                                  const Choice &C, const std::string &Why) {
   ElementKernelFacts Facts;
   Facts.Primal = &Primal;
-  Facts.Request = C.Request;
-  Facts.Request.TryStores = !Baseline;
+  Facts.Requests = C.Requests;
+  for (SlotRequest &Request : Facts.Requests)
+    Request.TryStores = !Baseline;
   Facts.Done = [&](const SlotLayout *Layout, const std::string &WhyNot) {
     if (!Layout)
       return report(R, Primal, D, WhyNot);
@@ -265,19 +294,46 @@ const SlotLayout *ElementStrategies::layoutOf(const ir::Function *D) const {
   return It == Layouts.end() ? nullptr : &It->second;
 }
 
+/// The element count of \p R as a lambda over the parameters of \p D
+/// (naming only those it reads: -Wunused-parameter).
+static std::string countFunction(const ir::Function &D, const SlotRequest &R) {
+  std::set<std::string> Read;
+  ir::forEachExpr(R.Count, [&](const ir::Expr *E) {
+    if (const auto *Ref = llvm::dyn_cast<ir::VarRefExpr>(E))
+      Read.insert(Ref->getVar()->getName());
+  });
+  return "[](" + CudaEmitter::emitParams(D, Read) +
+         ") -> long long { return " + CudaEmitter::emitExpr(R.Count) + "; }";
+}
+
+/// The handle of a two-phase kernel with several slot arrays:
+/// meshad::ElementGradientSlots<Kernel, meshad::SlotArray<...>...>.
+static std::string slotsHandle(const ir::Function &D, const SlotLayout &L,
+                               const std::string &Name,
+                               const std::string &Code) {
+  std::string Type = "meshad::ElementGradientSlots<" +
+                     CudaEmitter::emitFunctionPointerType(D);
+  std::string Counts;
+  for (const SlotRequest &R : L.Requests) {
+    Type += ", meshad::SlotArray<" + std::to_string(R.IndexParam) + ", " +
+            std::to_string(R.AdjointParam) + ", " + std::to_string(R.Arity) +
+            ", " + std::to_string(R.Stride) + ">";
+    Counts += std::string(Counts.empty() ? "" : ", ") + countFunction(D, R);
+  }
+  Type += ">";
+  return "static const " + Type + " &" + Name + " = *new " + Type + "(" +
+         D.getName() + ", {" + Counts + "}, \"" + D.getName() + "\", " +
+         Code + (L.PlainStores ? ", true" : "") +
+         (L.EveryLaunchCovers ? ", true" : "") + ");\n";
+}
+
 std::string ElementStrategies::handle(const ir::Function &D,
                                       const SlotLayout &L,
                                       const std::string &Name,
                                       const std::string &Code) {
-  // The lambda names only the parameters n reads (-Wunused-parameter).
-  std::set<std::string> Read;
-  ir::forEachExpr(L.Request.Count, [&](const ir::Expr *E) {
-    if (const auto *R = llvm::dyn_cast<ir::VarRefExpr>(E))
-      Read.insert(R->getVar()->getName());
-  });
-  std::string Count = "[](" + CudaEmitter::emitParams(D, Read) +
-                      ") -> long long { return " +
-                      CudaEmitter::emitExpr(L.Request.Count) + "; }";
+  if (L.Requests.size() > 1)
+    return slotsHandle(D, L, Name, Code);
+  std::string Count = countFunction(D, L.Request);
   std::string Type = "meshad::ElementGradient<" +
                      CudaEmitter::emitFunctionPointerType(D) + ", " +
                      std::to_string(L.Request.IndexParam) + ", " +
@@ -290,5 +346,6 @@ std::string ElementStrategies::handle(const ir::Function &D,
   // the CPU emulation's) at exit.
   return "static const " + Type + " &" + Name + " = *new " + Type + "(" +
          D.getName() + ", " + Count + ", \"" + D.getName() + "\", " + Code +
-         (L.PlainStores ? ", true" : "") + ");\n";
+         (L.PlainStores ? ", true" : "") +
+         (L.EveryLaunchCovers ? ", true" : "") + ");\n";
 }

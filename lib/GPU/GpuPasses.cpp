@@ -134,7 +134,7 @@ void meshad::addElementKernelPasses(PassPipeline &P, ir::Module &M,
     auto Fresh = [&F](const std::string &Prefix) {
       return unusedName(F, Prefix);
     };
-    bool Done = useTwoPhaseSlots(B, F, *Facts.Primal, Facts.Request, Fresh,
+    bool Done = useTwoPhaseSlots(B, F, *Facts.Primal, Facts.Requests, Fresh,
                                  Layout, WhyNot);
     Facts.Done(Done ? &Layout : nullptr, WhyNot);
   });

@@ -101,9 +101,10 @@ void addLoweringPasses(PassPipeline &P, ir::Module &M, DiagnosticSink &Diags,
 /// What the element strategies of issue 11 need of a gradient kernel and
 /// report about it.
 struct ElementKernelFacts {
-  /// The primal kernel, and its element map to sum through slots.
+  /// The primal kernel, and its element maps to sum through slots (one
+  /// slot buffer each).
   const ir::Function *Primal = nullptr;
-  SlotRequest Request;
+  std::vector<SlotRequest> Requests;
   /// Called with the slots' layout when the kernel now writes slots, or
   /// null and why not.
   std::function<void(const SlotLayout *Layout, const std::string &WhyNot)>

@@ -733,7 +733,7 @@ OwnershipAnalysis::OwnershipAnalysis(const Function &Kernel) : Kernel(Kernel) {
       It->second.Reason += "; " + Maps->remark(P);
       const ElementMapResult &Map = Maps->lookup(P);
       It->second.HasElementMap = Map.IsMap;
-      It->second.HasElementCount = Map.IsMap && Map.Count.Count;
+      It->second.HasElementCount = Map.IsMap && Map.counted();
     }
 }
 

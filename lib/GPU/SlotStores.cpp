@@ -19,37 +19,48 @@ namespace {
 
 const char *const SlotAdd = "meshad::slotAdd<";
 
-/// The slotAdd call of \p S, if it is one.
-const CallExpr *slotAddOf(const Stmt *S) {
+/// The slotAdd call of \p S, if it is one (into \p Slots when given).
+const CallExpr *slotAddOf(const Stmt *S, const Var *Slots = nullptr) {
   const auto *ES = dyn_cast<ExprStmt>(S);
   const auto *C = ES ? dyn_cast<CallExpr>(ES->getExpr()) : nullptr;
-  return C && llvm::StringRef(C->getName()).starts_with(SlotAdd) &&
-                 C->getNumArgs() == 6
-             ? C
-             : nullptr;
+  if (!C || !llvm::StringRef(C->getName()).starts_with(SlotAdd) ||
+      C->getNumArgs() != 6)
+    return nullptr;
+  const auto *Into = dyn_cast<VarRefExpr>(C->getArg(0));
+  return !Slots || (Into && Into->getVar() == Slots) ? C : nullptr;
 }
 
 /// Counts, per path, the writes of each slot (j, k) of the element.
 class SlotWrites : public IntegerPaths {
 public:
-  SlotWrites(const Function &F, const SlotRequest &R, const std::string &Array)
-      : IntegerPaths(F), R(R), Array(Array) {}
+  SlotWrites(const Function &F, const SlotRequest &R, const std::string &Array,
+             const Var *Slots, bool GridStride)
+      : IntegerPaths(F), R(R), Array(Array), Slots(Slots),
+        GridStride(GridStride) {
+    setElementLoops(GridStride);
+  }
 
 private:
   std::string slot(std::pair<long long, long long> JK) const {
     return "component " + std::to_string(JK.second) + " of local vertex " +
            std::to_string(JK.first) + " of '" + Array + "'";
   }
-  bool watches(const Stmt *S) const override { return slotAddOf(S); }
+  bool watches(const Stmt *S) const override { return slotAddOf(S, Slots); }
   bool visit(const Stmt *S, PathState &P) override;
   bool finish(const PathState &P) override;
+  bool finishElement(const PathState &P) override;
 
   const SlotRequest &R;
   const std::string &Array;
+  /// The slot buffer whose adds are counted (null: all).
+  const Var *Slots;
+  /// Several elements per thread: the slots are written in the loop over
+  /// them, checked per iteration (finishElement), none outside it.
+  bool GridStride;
 };
 
 bool SlotWrites::visit(const Stmt *S, PathState &P) {
-  const CallExpr *C = slotAddOf(S);
+  const CallExpr *C = slotAddOf(S, Slots);
   if (!C)
     return true;
   PathValue T = eval(C->getArg(2), P), Pos = eval(C->getArg(3), P),
@@ -72,6 +83,16 @@ bool SlotWrites::visit(const Stmt *S, PathState &P) {
 }
 
 bool SlotWrites::finish(const PathState &P) {
+  if (!GridStride)
+    return finishElement(P);
+  if (!P.Counts.empty())
+    return fail("a slot is written outside the loop over the thread's "
+                "elements",
+                P.FirstAt.begin()->second->getLoc());
+  return true;
+}
+
+bool SlotWrites::finishElement(const PathState &P) {
   if (P.InRange == 0) {
     if (!P.Counts.empty())
       return fail("a thread without an element (t >= n) writes a slot",
@@ -92,16 +113,18 @@ bool SlotWrites::finish(const PathState &P) {
 }
 
 /// The element id of the slot adds of \p F, when it is one variable
-/// assigned once outside loops.
-const Var *elementOf(const Function &F, std::string &Why) {
+/// assigned once outside loops, or (\p GridStride) a counter of the loop
+/// that visits each element below the count once (\p R).
+const Var *elementOf(const Function &F, const SlotRequest &R, bool &GridStride,
+                     std::string &Why) {
   const Var *T = nullptr;
   forEachStmt(F.getBody(), [&](const Stmt *S) {
     const CallExpr *C = slotAddOf(S);
-    const auto *R = C ? dyn_cast<VarRefExpr>(C->getArg(2)) : nullptr;
-    if (C && (!R || (T && T != R->getVar())))
+    const auto *Ref = C ? dyn_cast<VarRefExpr>(C->getArg(2)) : nullptr;
+    if (C && (!Ref || (T && T != Ref->getVar())))
       Why = "the slot adds name different element ids";
-    if (R && !T)
-      T = R->getVar();
+    if (Ref && !T)
+      T = Ref->getVar();
   });
   if (!T && Why.empty())
     Why = "no slot adds";
@@ -115,38 +138,53 @@ const Var *elementOf(const Function &F, std::string &Why) {
            (D && D->getVar() == T && D->getInit());
   };
   unsigned Defs = 0;
-  bool InLoop = false;
+  bool InLoop = false, Exits = false;
   forEachStmt(F.getBody(), [&](const Stmt *S) {
     Defs += IsDef(S);
-    if (llvm::isa<ForStmt>(S) || llvm::isa<WhileStmt>(S) ||
-        llvm::isa<DoStmt>(S))
-      forEachStmt(S, [&](const Stmt *X) { InLoop |= IsDef(X); });
+    if (!llvm::isa<ForStmt>(S) && !llvm::isa<WhileStmt>(S) &&
+        !llvm::isa<DoStmt>(S))
+      return;
+    bool Assigns = false, Jumps = false;
+    forEachStmt(S, [&](const Stmt *X) {
+      Assigns |= IsDef(X);
+      Jumps |= llvm::isa<BreakStmt>(X) || llvm::isa<ReturnStmt>(X);
+    });
+    InLoop |= Assigns;
+    Exits |= Assigns && Jumps;
   });
-  if (Defs != 1 || InLoop)
+  // A loop over the elements that may stop early leaves elements unvisited.
+  if (InLoop && R.GridStrideCount && Exits)
+    Why = "a break or return in the loop over the thread's elements '" +
+          T->getName() + "'";
+  GridStride = InLoop && R.GridStrideCount && !Exits;
+  if ((Defs != 1 || InLoop) && !GridStride && Why.empty())
     Why = "the element id '" + T->getName() +
-          "' is a loop counter (a grid-stride loop): the proof covers one "
-          "element per thread";
+          "' is a loop counter, and the element count is not the bound of "
+          "a grid-stride loop over the elements";
   return Why.empty() ? T : nullptr;
 }
 
 } // namespace
 
 SlotStoreProof meshad::proveSlotStores(const Function &F, const SlotRequest &R,
-                                       const std::string &Array) {
+                                       const std::string &Array,
+                                       const Var *Slots) {
   SlotStoreProof Out;
-  const Var *T = elementOf(F, Out.WhyNot);
+  bool GridStride = false;
+  const Var *T = elementOf(F, R, GridStride, Out.WhyNot);
   if (!T) {
     Out.Where = F.getLoc();
     return Out;
   }
   const Expr *Count = nullptr;
   forEachStmt(F.getBody(), [&](const Stmt *S) {
-    if (const CallExpr *C = slotAddOf(S))
+    if (const CallExpr *C = slotAddOf(S, Slots))
       Count = C->getArg(1);
   });
-  SlotWrites Walk(F, R, Array);
+  SlotWrites Walk(F, R, Array, Slots, GridStride);
   Walk.setElement(T, Count);
   Out.Proven = Walk.run();
+  Out.EveryLaunchCovers = Out.Proven && GridStride;
   Out.WhyNot = Walk.whyNot();
   Out.Where = Walk.whereNot();
   return Out;

@@ -41,13 +41,18 @@ struct SlotStoreProof {
   /// every path: ..."; Where the construct is (may be invalid).
   std::string WhyNot;
   clang::SourceLocation Where;
+  /// A grid-stride kernel: every launch visits every element below the
+  /// count, so the slots need no zeroing whatever the launch's size.
+  bool EveryLaunchCovers = false;
 };
 
 /// Whether each slot of the two-phase gradient kernel \p F (its adds
 /// already meshad::slotAdd of \p R) is written once per element on every
-/// path; \p Array names the mapped array in the reason.
+/// path; \p Array names the mapped array in the reason. \p Slots: the slot
+/// buffer of \p R where the kernel has several (null: every slot add).
 SlotStoreProof proveSlotStores(const ir::Function &F, const SlotRequest &R,
-                               const std::string &Array);
+                               const std::string &Array,
+                               const ir::Var *Slots = nullptr);
 
 /// Replaces \p F's meshad::slotAdd calls by meshad::slotStore.
 void useSlotStores(ir::IRBuilder &B, ir::Function &F);

@@ -67,39 +67,50 @@ std::optional<SlotAdd> addTo(const Stmt *S, const Var *Adjoint) {
   return Add;
 }
 
-/// Builds the slot add of each add to the adjoint.
+/// Builds the slot add of each add to the adjoints of the requests.
 class SlotRewriter {
 public:
-  SlotRewriter(IRBuilder &B, Function &F, const SlotRequest &R)
-      : B(B), F(F), R(R), Index(F.getParam(R.IndexParam)),
-        Adjoint(F.getParam(R.AdjointParam)), Ev(F) {}
+  SlotRewriter(IRBuilder &B, Function &F, const std::vector<SlotRequest> &Rs)
+      : B(B), F(F), Rs(Rs), Ev(F) {}
 
-  /// Finds the adds and makes their replacements; false with \p WhyNot.
-  bool prepare(const Function &Primal, Var *Slots, std::string &WhyNot);
+  /// Finds the adds and makes their replacements, request I's through
+  /// \p Slots[I]; false with \p WhyNot.
+  bool prepare(const Function &Primal, const std::vector<Var *> &Slots,
+               std::string &WhyNot);
   const Stmt *replacement(const Stmt *S) const {
     return Replacements.lookup(S);
   }
 
 private:
-  /// Splits Index = Stride*v + K; the position of v's load, and K (null
-  /// for 0). False when the index is not of that form.
-  bool split(const SlotAdd &A, const VertexDefs &Defs, const Expr *&Pos,
-             const Expr *&K) const;
-  /// The position of the load that \p E is or holds at \p S, or null.
-  const Expr *positionOf(const Expr *E, const Stmt *S,
+  /// The slot adds of the adjoint of the requests \p Group (one per index
+  /// array through which the array is read); false with \p WhyNot.
+  bool prepareAdjoint(const Function &Primal,
+                      const std::vector<unsigned> &Group,
+                      const std::vector<Var *> &Slots, std::string &WhyNot);
+  /// Splits the add's index = R.Stride*v + K, v loaded from \p Index; the
+  /// position of v's load, and K (null for 0). False when the index is not
+  /// of that form.
+  bool split(const SlotAdd &A, const SlotRequest &R, const Var *Index,
+             const VertexDefs &Defs, const Expr *&Pos, const Expr *&K) const;
+  /// The position of the load from \p Index that \p E is or holds at \p S,
+  /// or null.
+  const Expr *positionOf(const Expr *E, const Stmt *S, const Var *Index,
                          const VertexDefs &Defs) const;
   /// The element id in \p Pos: its one variable that is the thread id or
   /// a grid-stride counter.
   const Var *elementOf(const Expr *Pos);
-  /// True when \p E reads a loaded vertex (a load of the index array or a
-  /// local holding one at \p S).
-  bool readsVertex(const Expr *E, const Stmt *S, const VertexDefs &Defs) const;
+  /// True when \p E reads a loaded vertex (a load of \p Index or a local
+  /// holding one at \p S).
+  bool readsVertex(const Expr *E, const Stmt *S, const Var *Index,
+                   const VertexDefs &Defs) const;
+  /// The slot add replacing \p A of request \p R through \p Slots.
+  const Stmt *slotAdd(const SlotAdd &A, const SlotRequest &R, Var *Slots,
+                      const Expr *Count, const Var *Element, const Expr *Pos,
+                      const Expr *K);
 
   IRBuilder &B;
   Function &F;
-  const SlotRequest &R;
-  const Var *Index;
-  const Var *Adjoint;
+  const std::vector<SlotRequest> &Rs;
   IndexEvaluator Ev;
   llvm::DenseMap<const Stmt *, const Stmt *> Replacements;
 };
@@ -107,6 +118,7 @@ private:
 } // namespace
 
 const Expr *SlotRewriter::positionOf(const Expr *E, const Stmt *S,
+                                     const Var *Index,
                                      const VertexDefs &Defs) const {
   E = irwalk::stripCasts(E);
   if (const auto *Ref = dyn_cast<VarRefExpr>(E))
@@ -118,6 +130,7 @@ const Expr *SlotRewriter::positionOf(const Expr *E, const Stmt *S,
 }
 
 bool SlotRewriter::readsVertex(const Expr *E, const Stmt *S,
+                               const Var *Index,
                                const VertexDefs &Defs) const {
   bool Found = false;
   forEachExpr(E, [&](const Expr *X) {
@@ -127,19 +140,20 @@ bool SlotRewriter::readsVertex(const Expr *E, const Stmt *S,
   return Found;
 }
 
-bool SlotRewriter::split(const SlotAdd &A, const VertexDefs &Defs,
+bool SlotRewriter::split(const SlotAdd &A, const SlotRequest &R,
+                         const Var *Index, const VertexDefs &Defs,
                          const Expr *&Pos, const Expr *&K) const {
   // Stride*v (also v*Stride, or v alone for stride 1).
   auto Scaled = [&](const Expr *E) -> const Expr * {
     E = irwalk::stripCasts(E);
     const auto *Mul = dyn_cast<BinaryExpr>(E);
     if (!Mul || Mul->getOp() != BinaryOp::Mul)
-      return R.Stride == 1 ? positionOf(E, A.S, Defs) : nullptr;
+      return R.Stride == 1 ? positionOf(E, A.S, Index, Defs) : nullptr;
     for (auto [L, V] : {std::pair{Mul->getLHS(), Mul->getRHS()},
                         std::pair{Mul->getRHS(), Mul->getLHS()}}) {
       const auto *Lit = dyn_cast<IntLitExpr>(irwalk::stripCasts(L));
       if (Lit && Lit->getValue() == R.Stride)
-        if (const Expr *P = positionOf(V, A.S, Defs))
+        if (const Expr *P = positionOf(V, A.S, Index, Defs))
           return P;
     }
     return nullptr;
@@ -153,7 +167,7 @@ bool SlotRewriter::split(const SlotAdd &A, const VertexDefs &Defs,
     return false;
   for (auto [V, Rest] : {std::pair{Add->getLHS(), Add->getRHS()},
                          std::pair{Add->getRHS(), Add->getLHS()}})
-    if ((Pos = Scaled(V)) && !readsVertex(Rest, A.S, Defs)) {
+    if ((Pos = Scaled(V)) && !readsVertex(Rest, A.S, Index, Defs)) {
       K = Rest;
       return true;
     }
@@ -191,8 +205,32 @@ static const Expr *onParams(IRBuilder &B, const Expr *E,
   return C.clone(E);
 }
 
-bool SlotRewriter::prepare(const Function &Primal, Var *Slots,
-                           std::string &WhyNot) {
+const Stmt *SlotRewriter::slotAdd(const SlotAdd &A, const SlotRequest &R,
+                                  Var *Slots, const Expr *Count,
+                                  const Var *Element, const Expr *Pos,
+                                  const Expr *K) {
+  Module &M = B.getModule();
+  const Type *Ty = A.Target->getType()->getUnqualified();
+  const Expr *Value = B.cast(Ty, A.Value);
+  if (A.Subtract)
+    Value = B.neg(Value);
+  std::string Name = "meshad::slotAdd<" + std::to_string(R.Arity) + ", " +
+                     std::to_string(R.Stride) + ">";
+  auto *Call = M.create<CallExpr>(
+      M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic, Name, -1,
+      std::vector<const Expr *>{B.ref(Slots), Count,
+                                B.ref(const_cast<Var *>(Element)), Pos,
+                                K ? K : B.intLit(0), Value});
+  Stmt *Out = M.create<ExprStmt>(Call);
+  Out->setLoc(A.S->getLoc());
+  return Out;
+}
+
+bool SlotRewriter::prepareAdjoint(const Function &Primal,
+                                  const std::vector<unsigned> &Group,
+                                  const std::vector<Var *> &Slots,
+                                  std::string &WhyNot) {
+  const Var *Adjoint = F.getParam(Rs[Group.front()].AdjointParam);
   std::vector<SlotAdd> Adds;
   llvm::DenseSet<const Stmt *> AddStmts;
   unsigned Uses = 0;
@@ -215,32 +253,53 @@ bool SlotRewriter::prepare(const Function &Primal, Var *Slots,
     WhyNot = "its adds are not atomic (thread-exclusive)";
     return false;
   }
-  VertexDefs Defs(F, Index, AddStmts);
-  const Expr *Count = onParams(B, R.Count, Primal, F);
-  Module &M = B.getModule();
+  // One walk per index array: which locals hold its loads at each add.
+  std::vector<std::unique_ptr<VertexDefs>> Defs;
+  std::vector<const Expr *> Counts;
+  for (unsigned I : Group) {
+    Defs.push_back(std::make_unique<VertexDefs>(
+        F, F.getParam(Rs[I].IndexParam), AddStmts));
+    Counts.push_back(onParams(B, Rs[I].Count, Primal, F));
+  }
   for (const SlotAdd &A : Adds) {
-    const Expr *Pos = nullptr, *K = nullptr;
-    const Var *Element = nullptr;
-    if (!split(A, Defs, Pos, K) || !(Element = elementOf(Pos))) {
+    const Stmt *Out = nullptr;
+    for (size_t G = 0; G < Group.size() && !Out; ++G) {
+      const SlotRequest &R = Rs[Group[G]];
+      const Expr *Pos = nullptr, *K = nullptr;
+      const Var *Element = nullptr;
+      if (split(A, R, F.getParam(R.IndexParam), *Defs[G], Pos, K) &&
+          (Element = elementOf(Pos)))
+        Out = slotAdd(A, R, Slots[Group[G]], Counts[G], Element, Pos, K);
+    }
+    if (!Out) {
+      const SlotRequest &R = Rs[Group.front()];
       WhyNot = spell(A.Target) + ": not " + std::to_string(R.Stride) +
-               " * " + Index->getName() + "[c * t + j] + k in the gradient";
+               " * " + F.getParam(R.IndexParam)->getName() +
+               "[c * t + j] + k in the gradient";
       return false;
     }
-    const Type *Ty = A.Target->getType()->getUnqualified();
-    const Expr *Value = B.cast(Ty, A.Value);
-    if (A.Subtract)
-      Value = B.neg(Value);
-    std::string Name = "meshad::slotAdd<" + std::to_string(R.Arity) + ", " +
-                       std::to_string(R.Stride) + ">";
-    auto *Call = M.create<CallExpr>(
-        M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic, Name, -1,
-        std::vector<const Expr *>{B.ref(Slots), Count,
-                                  B.ref(const_cast<Var *>(Element)), Pos,
-                                  K ? K : B.intLit(0), Value});
-    Stmt *Out = M.create<ExprStmt>(Call);
-    Out->setLoc(A.S->getLoc());
     Replacements[A.S] = Out;
   }
+  return true;
+}
+
+bool SlotRewriter::prepare(const Function &Primal,
+                           const std::vector<Var *> &Slots,
+                           std::string &WhyNot) {
+  // The requests grouped by adjoint, in order of first appearance.
+  std::vector<std::vector<unsigned>> Groups;
+  for (unsigned I = 0; I < Rs.size(); ++I) {
+    auto It = llvm::find_if(Groups, [&](const std::vector<unsigned> &G) {
+      return Rs[G.front()].AdjointParam == Rs[I].AdjointParam;
+    });
+    if (It == Groups.end())
+      Groups.push_back({I});
+    else
+      It->push_back(I);
+  }
+  for (const std::vector<unsigned> &G : Groups)
+    if (!prepareAdjoint(Primal, G, Slots, WhyNot))
+      return false;
   return true;
 }
 
@@ -263,19 +322,27 @@ static void requireLaunch1D(IRBuilder &B, Function &F) {
 }
 
 bool meshad::useTwoPhaseSlots(
-    IRBuilder &B, Function &F, const Function &Primal, const SlotRequest &R,
+    IRBuilder &B, Function &F, const Function &Primal,
+    const std::vector<SlotRequest> &Rs,
     const std::function<std::string(const std::string &)> &FreshName,
     SlotLayout &Layout, std::string &WhyNot) {
-  if (!F.isKernel() || !F.getBody() || R.AdjointParam >= F.getNumParams() ||
-      R.IndexParam >= Primal.getNumParams()) {
+  bool Valid = F.isKernel() && F.getBody() && !Rs.empty();
+  for (const SlotRequest &R : Rs)
+    Valid &= R.AdjointParam < F.getNumParams() &&
+             R.IndexParam < Primal.getNumParams();
+  if (!Valid) {
     WhyNot = "not an element kernel's gradient";
     return false;
   }
-  const Var *Adjoint = F.getParam(R.AdjointParam);
-  Var *Slots = B.getModule().createVar(FreshName("_slots"), Adjoint->getType(),
-                                       Var::Storage::Param,
-                                       Adjoint->getRoles());
-  SlotRewriter Rewriter(B, F, R);
+  std::vector<Var *> Slots;
+  for (const SlotRequest &R : Rs) {
+    const Var *Adjoint = F.getParam(R.AdjointParam);
+    Slots.push_back(B.getModule().createVar(
+        FreshName(Slots.empty() ? "_slots" : "_slots" +
+                                                 std::to_string(Slots.size())),
+        Adjoint->getType(), Var::Storage::Param, Adjoint->getRoles()));
+  }
+  SlotRewriter Rewriter(B, F, Rs);
   if (!Rewriter.prepare(Primal, Slots, WhyNot))
     return false;
   IRCloner C(B.getModule());
@@ -285,21 +352,31 @@ bool meshad::useTwoPhaseSlots(
     return std::nullopt;
   });
   F.setBody(C.cloneBlock(F.getBody()));
-  F.addParam(Slots);
-  std::string Array = Adjoint->getName();
-  if (llvm::StringRef(Array).starts_with("_d_"))
-    Array = Array.substr(3);
+  for (Var *S : Slots)
+    F.addParam(S);
+  // Plain stores when every slot buffer's are proven.
   SlotStoreProof Proof;
-  if (R.TryStores)
-    Proof = proveSlotStores(F, R, Array);
-  else
-    Proof.WhyNot = "-fplugin-arg-meshad-element-baseline";
+  bool Covers = true;
+  Proof.WhyNot = "-fplugin-arg-meshad-element-baseline";
+  for (size_t I = 0; I < Rs.size() && Rs[I].TryStores; ++I) {
+    std::string Array = F.getParam(Rs[I].AdjointParam)->getName();
+    if (llvm::StringRef(Array).starts_with("_d_"))
+      Array = Array.substr(3);
+    Proof = proveSlotStores(F, Rs[I], Array,
+                            Rs.size() > 1 ? Slots[I] : nullptr);
+    Covers &= Proof.EveryLaunchCovers;
+    if (!Proof.Proven)
+      break;
+  }
+  Proof.EveryLaunchCovers = Proof.Proven && Covers;
   if (Proof.Proven)
     useSlotStores(B, F);
   requireLaunch1D(B, F);
-  Layout.Request = R;
-  Layout.SlotParam = F.getNumParams() - 1;
+  Layout.Request = Rs.front();
+  Layout.Requests = Rs;
+  Layout.SlotParam = F.getNumParams() - Rs.size();
   Layout.PlainStores = Proof.Proven;
+  Layout.EveryLaunchCovers = Proof.EveryLaunchCovers;
   Layout.StoresWhyNot = Proof.WhyNot;
   Layout.StoresWhere = Proof.Where;
   return true;

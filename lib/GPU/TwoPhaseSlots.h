@@ -42,6 +42,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace meshad {
 
@@ -59,6 +60,10 @@ struct SlotRequest {
   const ir::Expr *Count = nullptr;
   /// Try plain stores (GPU/SlotStores.h); off for the benchmark's baseline.
   bool TryStores = true;
+  /// Count is the bound of a grid-stride loop over the elements (t = gid;
+  /// t < n; t += the thread count), so every element below it is one
+  /// iteration of one thread, whatever the launch's size.
+  bool GridStrideCount = false;
 };
 
 /// What the handle of a two-phase gradient kernel needs: the request, and
@@ -67,23 +72,34 @@ struct SlotRequest {
 /// is the first of its incidence's parameters.
 struct SlotLayout {
   SlotRequest Request;
+  /// Two-phase: every array summed through slots (Request is the first),
+  /// one slot parameter each, from SlotParam on, in this order; several
+  /// when the kernel reads several selected arrays through element maps,
+  /// or one array through several index arrays (one request per map).
+  std::vector<SlotRequest> Requests;
   unsigned SlotParam = 0;
   bool Gather = false;
   /// Two-phase: each slot is stored once on every path (meshad::slotStore,
   /// GPU/SlotStores.h), so the handle need not zero the slots; else why
   /// not, and where.
   bool PlainStores = false;
+  /// Plain stores in a grid-stride kernel: no zeroing for any launch.
+  bool EveryLaunchCovers = false;
   std::string StoresWhyNot;
   clang::SourceLocation StoresWhere;
 };
 
 /// Rewrites the gradient kernel \p F of \p Primal: its adds to the
-/// adjoint of \p R become slot adds (meshad::slotAdd, which checks that an
-/// element's slot index is its own). \p FreshName names the slot
-/// parameter. Returns false, leaving \p F unchanged, with the reason in
-/// \p WhyNot when an access to the adjoint is not such an add.
+/// adjoints of \p Rs become slot adds (meshad::slotAdd, which checks that
+/// an element's slot index is its own), one slot parameter per request, in
+/// order (an adjoint of several requests, one per index array, takes each
+/// add to the request whose index array its vertex is loaded from).
+/// \p FreshName names the slot parameters. Returns false, leaving \p F
+/// unchanged, with the reason in \p WhyNot when an access to an adjoint is
+/// not such an add.
 bool useTwoPhaseSlots(ir::IRBuilder &B, ir::Function &F,
-                      const ir::Function &Primal, const SlotRequest &R,
+                      const ir::Function &Primal,
+                      const std::vector<SlotRequest> &Rs,
                       const std::function<std::string(const std::string &)>
                           &FreshName,
                       SlotLayout &Layout, std::string &WhyNot);

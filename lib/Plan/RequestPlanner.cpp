@@ -140,7 +140,8 @@ bool RequestVisitor::isCompleted(const clang::CallExpr *CE) {
   for (const Expr *A : CE->arguments())
     if (const auto *RD = A->getType()->getAsCXXRecordDecl())
       if (RD->getName() == "Derived" || RD->getName() == "HessianDerived" ||
-          RD->getName() == "ElementGradient")
+          RD->getName() == "ElementGradient" ||
+          RD->getName() == "ElementGradientSlots")
         return true;
   return false;
 }

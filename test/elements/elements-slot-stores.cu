@@ -4,9 +4,10 @@
 // launch leaves elements without a thread); otherwise the slots stay zeroed
 // and added to, and a remark at the construct says which slot and why.
 // Proven: 3D springs (guard, vertices in locals, a loop over the
-// components), tets. Not proven: a branch that reads one vertex on one side
-// only, triangles that read each vertex in two loops, springs in a
-// grid-stride loop. MESHAD_DEBUG_SLOTS fills the slots that are not zeroed
+// components), tets, springs in a grid-stride loop (more in
+// elements-grid-stride-stores.cu). Not proven: a branch that reads one
+// vertex on one side only, triangles that read each vertex in two loops.
+// MESHAD_DEBUG_SLOTS fills the slots that are not zeroed
 // with NaN, so a slot the proof missed would show. Each gradient: against
 // central differences, bitwise equal across two runs, and close to the atomic
 // gradient; the springs also with a launch that covers part of the elements.
@@ -117,13 +118,15 @@ __global__ void strideSprings(int n, const int *edges, const double *x,
   }
 }
 // CHECK-LABEL: __global__ void strideSprings_grad_two_phase(
-// CHECK-NOT: slotStore
+// CHECK-NOT: slotAdd
+// CHECK: meshad::slotStore<2, 1>(_slots, n, e, 2 * e,
+// CHECK-NOT: slotAdd
 // CHECK: {{^}$}}
 
 // REMARK-DAG: remark: gradient of 'springs': two-phase slots for x (element map through edges (arity 2, stride 3), n elements (guard)), no atomics, bitwise reproducible (as requested); each slot stored once, not zeroed
 // REMARK-DAG: remark: gradient of 'tets': two-phase slots for x (element map through tet (arity 4, stride 3), nt elements (guard)), no atomics, bitwise reproducible (as requested); each slot stored once, not zeroed
 // REMARK-DAG: remark: gradient of 'triangles': slots zeroed and added to, not stored once: component 0 of local vertex {{[0-2]}} of 'x' is added to a second time here on one path
-// REMARK-DAG: remark: gradient of 'strideSprings': slots zeroed and added to, not stored once: the element id 'e' is a loop counter (a grid-stride loop): the proof covers one element per thread
+// REMARK-DAG: remark: gradient of 'strideSprings': two-phase slots for x (element map through edges (arity 2, stride 1), n elements (grid-stride loop)), no atomics, bitwise reproducible (as requested); each slot stored once, not zeroed
 
 int main() {
   mt::RandomInputs Rng;

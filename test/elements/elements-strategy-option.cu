@@ -5,9 +5,8 @@
 // whose map has no element count (atomics kept). Options come in any order
 // (the strategy before meshad::KeepSeeds for Atomics); two strategies, or
 // an argument that is no option, are errors. Two selected arrays read
-// through element maps (positions and per-vertex weights): slots for one
-// array only, so TwoPhase is an error, and Auto's remark says that the
-// other keeps its atomics. Gradients against central differences, bitwise
+// through element maps (positions and per-vertex weights): slots for both
+// (elements-several-arrays.cu), Gather an error. Gradients against central differences, bitwise
 // equal across runs, close to the atomic gradient.
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
@@ -114,11 +113,11 @@ int main() {
   // NOTOPTION: error: static assertion failed{{.*}}meshad::gradient: after the spec come options only: meshad::KeepSeeds, meshad::WithValue, a meshad::ElementStrategy
   meshad::gradient(springs, "x, E", 3);
 #endif
-  // REMARK: elements-strategy-option.cu:[[#@LINE+1]]:19: remark: gradient of 'weighted': two-phase slots for x (element map through edges (arity 2, stride 1), n elements (guard)), no atomics for it, but w: slots for one array only, yet (x (element map through edges (arity 2, stride 1), n elements (guard)) has them): its adds stay atomic, not bitwise reproducible (cost model: {{.*}}; gather does not apply: the gradient also computes '_d_w' (gather recomputes only the adjoint of 'x'))
+  // REMARK: elements-strategy-option.cu:[[#@LINE+1]]:19: remark: gradient of 'weighted': two-phase slots for x (element map through edges (arity 2, stride 1), n elements (guard)) and w (element map through edges (arity 2, stride 1), n elements (guard)), no atomics, bitwise reproducible (cost model: {{.*}}; gather does not apply: several arrays or index arrays through slots ({{.*}}): the gather recomputes one array's adjoint through one index array, yet)
   auto Weighted = meshad::gradient(weighted, "x, w, E");
 #ifdef TWO_ARRAYS
-  // TWO: elements-strategy-option.cu:[[#@LINE+1]]:41: error: meshad::ElementStrategy::TwoPhase does not apply to 'weighted': w: slots for one array only, yet (x (element map through edges (arity 2, stride 1), n elements (guard)) has them)
-  meshad::gradient(weighted, "x, w, E", meshad::ElementStrategy::TwoPhase);
+  // TWO: elements-strategy-option.cu:[[#@LINE+1]]:41: error: meshad::ElementStrategy::Gather does not apply to 'weighted': several arrays or index arrays through slots (x (element map through edges (arity 2, stride 1), n elements (guard)) and w (element map through edges (arity 2, stride 1), n elements (guard))): the gather recomputes one array's adjoint through one index array, yet
+  meshad::gradient(weighted, "x, w, E", meshad::ElementStrategy::Gather);
 #endif
 #ifdef NO_COUNT
   // NOCOUNT: elements-strategy-option.cu:[[#@LINE+1]]:39: error: meshad::ElementStrategy::TwoPhase does not apply to 'unguarded': x: no element count: no guard t < n bounds the element id
@@ -178,7 +177,7 @@ int main() {
   DX.download();
   mt::checkArray("unguarded", DX.host(), Expected.data(), 2 * V);
 
-  // Both adjoints of the weighted springs: x's through slots, w's atomic.
+  // Both adjoints of the weighted springs, both through slots.
   mt::DeviceArray<double> X1(V), W(V), Unused(V);
   Rng.fill(X1.host(), V, -1, 1);
   Rng.fill(W.host(), V, 0.5, 1.5);

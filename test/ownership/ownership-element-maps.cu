@@ -4,8 +4,8 @@
 // its element count and how much work an element does, or why there is no
 // map. The gradients of the kernels with one map and a count get the cost
 // model's choice (test/elements): gather by recomputation for the springs,
-// two-phase slots for the triangles and the tets; cloth (two index
-// arrays) and strided keep an atomicAdd per vertex contribution. All are checked against central finite
+// two-phase slots for the triangles, the tets and cloth (two index arrays,
+// one slot buffer each); strided keeps an atomicAdd per vertex contribution. All are checked against central finite
 // differences: 3D springs (edges, the vertex
 // loaded into locals, a loop over the components), triangles (a loop over
 // the local vertices), tets (arity 4) of test/Inputs/ElementKernels.h (the
@@ -55,7 +55,11 @@ __global__ void cloth(int n, const int *edges, const int *hinges,
 }
 // REMARK: ownership-element-maps.cu:[[#@LINE-4]]:16: remark: adjoint store to 'x': atomicAdd (shared: x[a]: gather through an index array edges; x: element maps through edges (arity 2) and hinges (arity 4), stride 1, n elements (grid-stride loop), element work small (4 operations, 1 math call): atomic-free strategies possible)
 // CHECK-LABEL: __global__ void cloth_grad(
-// CHECK: atomicAdd(&_d_x[a],
+// CHECK-NOT: atomicAdd(&_d_x
+// CHECK: meshad::slotAdd<4, 1>(_slots1, n, e, 4 * e + 2, 0, _r1 * x[d]);
+// CHECK: meshad::slotAdd<2, 1>(_slots, n, e, 2 * e, 0, _r0);
+// CHECK-NOT: atomicAdd(&_d_x
+// CHECK: {{^}$}}
 
 // Negative: the stride is a parameter, not a literal.
 __global__ void strided(int n, int dim, const int *edges, const double *x,
