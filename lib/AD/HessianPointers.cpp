@@ -307,7 +307,8 @@ const Expr *IntFolder::expr(const Expr *E, const Known &K) {
     }
     const auto *Bin = dyn_cast<BinaryExpr>(X);
     if (!Bin || !X->getType()->isIntegral() ||
-        X->getType()->getUnqualified()->getSpelling() != "int" || !isArithmetic(Bin->getOp()))
+        X->getType()->getUnqualified()->getSpelling() != "int" ||
+        (!isArithmetic(Bin->getOp()) && Bin->getOp() != BinaryOp::Rem))
       return nullptr;
     const Expr *L = C.clone(Bin->getLHS()), *R = C.clone(Bin->getRHS());
     std::optional<long long> A = literal(L), V = literal(R);

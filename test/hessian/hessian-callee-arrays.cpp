@@ -22,7 +22,7 @@
 double norm2(const double *p) { return p[0] * p[0] + p[1] * p[1]; }
 double viaCallee(const double *x) { return sin(norm2(x)) * x[2]; }
 // CHECK-LABEL: void viaCallee_hessian(const double *x, double *H) {
-// CHECK-NEXT: // Hessian pattern: 3 x 3, 6 unique values
+// CHECK-NEXT: // Hessian pattern: 3 x 3, 5 unique values
 // CHECK-NOT:  norm2_pushforward
 // CHECK:      }
 
@@ -42,11 +42,11 @@ double springsTwin(const double *x, double k) {
   double lb = sqrt(b0 * b0 + b1 * b1 + b2 * b2);
   return 0.5 * k * (la - 1) * (la - 1) + 0.5 * k * (lb - 1) * (lb - 1);
 }
-// CHECK-LABEL: void springs_hessian(const double *x, double k, double *H) {
+// CHECK-LABEL: void springs_hessian{{(_0)?}}(const double *x, double k, double *H) {
 // CHECK-NEXT: // Hessian pattern: 9 x 9, [[SPRING_VALUES:[0-9]+]] unique values
 // CHECK-NOT:  spring_pushforward
 // CHECK:      }
-// CHECK-LABEL: void springsTwin_hessian(const double *x, double k, double *H) {
+// CHECK-LABEL: void springsTwin_hessian{{(_0)?}}(const double *x, double k, double *H) {
 // CHECK-NEXT: // Hessian pattern: 9 x 9, [[SPRING_VALUES]] unique values
 
 // A callee with a loop whose count is an argument (unrolled once the count

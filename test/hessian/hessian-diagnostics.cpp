@@ -4,7 +4,8 @@
 // a parameter selected twice, a range of a kernel's array (under the CPU
 // emulation, for __global__; the element kernels' own errors are in
 // hessian-element-diagnostics.cu), a selected array passed to a callee
-// that cannot be inlined (no definition, a return before its end; others
+// that cannot be inlined (no definition: an error of the gradient it
+// derives from first; a return before its end; others
 // are inlined: hessian-callee-arrays.cpp), a pointer into a selected array
 // set to other memory (one that moves within it is supported:
 // hessian-moving-pointers.cpp), and a helper that updates a large local
@@ -28,7 +29,7 @@ double energy(const double *x, int n, double w) {
 }
 double external(const double *p);
 double viaExternal(const double *x) {
-  return sin(external(x)) * x[2]; // expected-error {{meshad::hessian: the selected array is passed to 'external', whose definition is not available to inline}}
+  return sin(external(x)) * x[2]; // expected-error {{cannot differentiate the call of 'external' in reverse mode: it has no derivative rule and no visible definition}}
 }
 double early(const double *p) {
   if (p[0] > 0)
