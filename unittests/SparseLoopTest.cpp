@@ -211,4 +211,31 @@ TEST(SparseLoopTest, AffineLoopsRebuiltWhenTheBoundsChange) {
   C.expectMatches(H);
 }
 
+TEST(SparseLoopTest, OneAffineLoopAsGeneralAdds) {
+  // One affine loop (built row by row from its forms) against the same
+  // adds made with their rows (the counting sort): the same matrix.
+  for (int N : {0, 1, 2, 7, 100}) {
+    meshad::SparseMatrix<double> A, G;
+    meshad::sparseLoopBegin(&A);
+    meshad::sparseLoopBegin(&G);
+    meshad::sparseLoopAffine<3, 0x1ABull, 2, 1, 2, 2, 2, 4>(&A, 1, N);
+    for (int I = 1; I < N; ++I) {
+      double Hl[9];
+      for (int E = 0; E < 9; ++E)
+        Hl[E] = 1.0 + E + 0.5 * I;
+      int Rows[3] = {2 * I + 1, 2 * I + 2, 2 * I + 4};
+      meshad::sparseLoopAffineAdd<3, 0x1ABull>(&A, Hl);
+      meshad::sparseLoopAdd<3, 0x1ABull>(&G, Rows, Hl);
+    }
+    meshad::sparseLoopEnd(&A);
+    meshad::sparseLoopEnd(&G);
+    EXPECT_EQ(A.Rows, G.Rows);
+    EXPECT_EQ(A.RowOffsets, G.RowOffsets);
+    EXPECT_EQ(A.Columns, G.Columns);
+    ASSERT_EQ(A.Values.size(), G.Values.size());
+    for (size_t E = 0; E < A.Values.size(); ++E)
+      EXPECT_NEAR(A.Values[E], G.Values[E], 1e-12) << "value " << E;
+  }
+}
+
 } // namespace

@@ -25,11 +25,20 @@
 /// so the matrix is always that of the call's own inputs. The values are
 /// zeroed on every call; Rebuilds counts the builds.
 ///
+/// A loop whose entries are all S_j*i + c_j of its counter is announced
+/// once (sparseLoopAffine<K, Mask, S_0, c_0, ...>(H, lo, hi)) and adds with
+/// sparseLoopAffineAdd<K, Mask>(H, hl): the record keeps its bounds and
+/// forms, not K rows per iteration, later calls compare the bounds once,
+/// and a record that is one such loop of one stride is built row by row
+/// from the forms, without storing or sorting its pairs.
+///
 /// \code
 ///   // double chain(const double *x, int n): a sum over i of (x[i-1]-x[i])^2
 ///   auto h = meshad::hessian(chain, "x", meshad::Sparse);
 ///   meshad::SparseMatrix<double> H;
 ///   h.execute(x, n, &H);            // H.Rows == n, 3n - 2 nonzeros
+///   // generated: meshad::sparseLoopAffine<2, 15ull, 1, -1, 1, 0>(H, 1, n);
+///   //   then per i: meshad::sparseLoopAffineAdd<2, 15ull>(H, hl);
 ///   for (int r = 0; r < H.Rows; ++r)
 ///     for (int e = H.RowOffsets[r]; e < H.RowOffsets[r + 1]; ++e)
 ///       use(r, H.Columns[e], H.Values[e]);
@@ -213,9 +222,87 @@ inline void sortByColumn(std::pair<int, int> *P, int N) {
   std::abort();
 }
 
+/// The pattern of a record that is one affine loop of one stride S > 0
+/// (and no values from before a rebuild), built row by row from the forms
+/// (the affine construction of session 5): in row r, pair q (entries j, l)
+/// of iteration (r - c_j) / S, when that is an iteration, names column
+/// r + c_l - c_j. No pairs stored, no sort. False when the record is not
+/// such a loop.
+template <class T> bool buildAffinePattern(SparseMatrix<T> &H) {
+  SparseLoopRecord &R = H.Record;
+  if (R.Segments.size() != 1 || !R.Segments[0].Affine || R.FirstValued ||
+      !R.ExtraRows.empty())
+    return false;
+  const SparseLoopSegment &S = R.Segments[0];
+  const long long Step = S.Stride[0];
+  for (int J = 0; J < S.K; ++J)
+    if (S.Stride[J] != Step || Step <= 0)
+      return false;
+  int Js[64], P = 0;
+  long long D[64];
+  for (int E = 0; E < S.K * S.K; ++E)
+    if (S.Mask >> E & 1) {
+      Js[P] = E / S.K;
+      D[P++] = S.Offset[E % S.K] - S.Offset[E / S.K];
+    }
+  long long Offsets[64];
+  std::copy(D, D + P, Offsets);
+  std::sort(Offsets, Offsets + P);
+  const int NumOffsets = static_cast<int>(std::unique(Offsets, Offsets + P) - Offsets);
+  long long Rows = 0;
+  if (S.Hi > S.Lo)
+    for (int Q = 0; Q < P; ++Q) {
+      long long First = Step * S.Lo + S.Offset[Js[Q]];
+      if (First < 0 || First + D[Q] < 0)
+        badRow(std::min(First, First + D[Q]));
+      Rows = std::max(Rows, Step * (S.Hi - 1) + S.Offset[Js[Q]] + 1);
+    }
+  if (Rows >= (1LL << 31) - 1)
+    badRow(Rows);
+  const long long Iterations = S.Hi > S.Lo ? S.Hi - S.Lo : 0;
+  R.Slots.assign(static_cast<size_t>(Iterations * P), -1);
+  H.Rows = static_cast<int>(Rows);
+  H.RowOffsets.assign(1, 0);
+  H.RowOffsets.reserve(Rows + 1);
+  H.Columns.clear();
+  H.Values.clear();
+  H.Columns.reserve(Iterations * P);
+  H.Values.reserve(Iterations * P);
+  for (long long Row = 0; Row < Rows; ++Row) {
+    for (int O = 0; O < NumOffsets; ++O) {
+      bool Present = false;
+      for (int Q = 0; Q < P; ++Q) {
+        if (D[Q] != Offsets[O])
+          continue;
+        long long Shifted = Row - S.Offset[Js[Q]];
+        long long I = Step == 1 ? Shifted
+                      : Shifted % Step ? S.Lo - 1
+                                       : Shifted / Step;
+        if (I < S.Lo || I >= S.Hi)
+          continue;
+        size_t Pair = static_cast<size_t>((I - S.Lo) * P + Q);
+        if (!Present) {
+          H.Columns.push_back(static_cast<int>(Row + Offsets[O]));
+          H.Values.push_back(T(0));
+          Present = true;
+        }
+        R.Slots[Pair] = static_cast<int>(H.Columns.size() - 1);
+        H.Values.back() += H.TValues[Pair];
+      }
+    }
+    H.RowOffsets.push_back(static_cast<int>(H.Columns.size()));
+  }
+  H.TValues = {};
+  R.Recording = false;
+  ++H.Rebuilds;
+  return true;
+}
+
 /// The pattern of the recorded pairs (a counting sort by row, then each
 /// row's columns sorted), the slot of every pair, and the values.
 template <class T> void buildPattern(SparseMatrix<T> &H) {
+  if (buildAffinePattern(H))
+    return;
   SparseLoopRecord &R = H.Record;
   size_t Owned = 0;
   long long Rows = 0;
@@ -250,6 +337,8 @@ template <class T> void buildPattern(SparseMatrix<T> &H) {
   H.RowOffsets.reserve(Rows + 1);
   H.Columns.clear();
   H.Values.clear();
+  H.Columns.reserve(N);
+  H.Values.reserve(N);
   for (long long Row = 0; Row < Rows; ++Row) {
     std::pair<int, int> *B = Entries.data() + Start[Row],
                         *E = Entries.data() + Start[Row + 1];
