@@ -361,12 +361,53 @@ std::string remarkText(const Function &F, const Var *X,
 
 } // namespace
 
-ir::Function *SparseLoopHessianBuilder::derive(Function *F, unsigned XParam,
+/// \p F, or a copy of it whose loops' bodies have their small constant
+/// loops unrolled (`for (int k = 0; k < 3; ++k) d += x[3 * i + k] * ...`
+/// reads the entries 3i, 3i + 1, 3i + 2): nested loops of constant trip
+/// count fit the shape; the top-level loops themselves stay loops.
+static Function *unrollInnerLoops(Module &M, Function &F) {
+  IRBuilder B(M);
+  BlockStmt *Body = B.block();
+  bool Changed = false;
+  for (const Stmt *S : F.getBody()->getBody()) {
+    const auto *Loop = dyn_cast<ForStmt>(S);
+    if (!Loop) {
+      Body->append(S);
+      continue;
+    }
+    Function *Inner = M.createFunction(F.getName(), F.getReturnType(),
+                                       F.getTarget());
+    Inner->setParams(F.getParams());
+    Inner->setBody(const_cast<BlockStmt *>(Loop->getBody()));
+    Function *Unrolled = unrollSmallLoops(M, *Inner);
+    Changed |= Unrolled != Inner;
+    auto *New = M.create<ForStmt>(Loop->getInit(), Loop->getCond(),
+                                  Loop->getInc(), Unrolled->getBody());
+    New->setLoc(Loop->getLoc());
+    Body->append(New);
+  }
+  if (!Changed)
+    return &F;
+  Function *Copy = M.createFunction(F.getName(), F.getReturnType(),
+                                    F.getTarget());
+  Copy->setTemplateArgs(F.getTemplateArgs());
+  Copy->setNamespace(F.getNamespace());
+  Copy->setQualifiers(F.getQualifiers());
+  Copy->setSourceDecl(F.getSourceDecl());
+  Copy->setLoc(F.getLoc());
+  Copy->setParams(F.getParams());
+  Copy->setBody(Body);
+  return Copy;
+}
+
+ir::Function *SparseLoopHessianBuilder::derive(Function *Primal,
+                                               unsigned XParam,
                                                const std::string &Name,
                                                clang::SourceLocation Loc) {
-  auto Key = std::make_pair(static_cast<const Function *>(F), XParam);
+  auto Key = std::make_pair(static_cast<const Function *>(Primal), XParam);
   if (Function *Found = Done[Key])
     return Found;
+  Function *F = unrollInnerLoops(M, *Primal);
   const Var *X = F->getParam(XParam);
   SparseLoopShape S;
   clang::SourceLocation At;
