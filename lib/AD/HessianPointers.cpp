@@ -7,8 +7,9 @@
 /// \file
 /// Two rewrites of the copy of a primal that the Hessian mode derives from:
 ///
-/// rewriteSelectedPointers: a pointer local set into a selected array
-/// (`const double *p = x + 3 * i;`, a callee's parameter after inlining)
+/// rewriteSelectedPointers: a pointer local set into a selected array or a
+/// local array (`const double *p = x + 3 * i;`, a callee's parameter after
+/// inlining)
 /// becomes an int offset into it (`int p_offset = 3 * i;`); its moves
 /// (`p += 3`, `++p`, `p = x + j`) move the offset, its loads (`p[k]`, `*p`)
 /// are loads of the array (`x[p_offset + k]`), so the lanes see elements of
@@ -139,6 +140,13 @@ const Expr *PointerOffsets::offsetOf(const Expr *E, IRCloner &C) {
 BlockStmt *PointerOffsets::run(const BlockStmt *Body) {
   NameScope Names;
   Names.addStmt(Body);
+  // Local arrays too: their tangents are arrays the lanes copy, and a
+  // pointer into one would be a tangent pointer.
+  forEachStmt(Body, [&](const Stmt *S) {
+    const auto *D = dyn_cast<DeclStmt>(S);
+    if (D && D->getVar()->getType()->isArray())
+      Arrays.insert(D->getVar());
+  });
   forEachStmt(Body, [&](const Stmt *S) {
     const auto *D = dyn_cast<DeclStmt>(S);
     if (!D || !D->getVar()->getType()->isPointer() || !D->getInit())

@@ -1,7 +1,7 @@
 // meshad::hessian of functions that walk a selected array with a pointer
 // (`const double *p = x + 3 * i;`, `p += 3;`, `++p`, `--p`): each pointer
 // local into a selected array becomes an int offset into it
-// (AD/HessianPointers.cpp), which folds to constants where the loops are
+// (AD/HessianPointers.cpp; into a local array too), which folds to constants where the loops are
 // small and constant (the pattern is then that of the twin written with
 // x[...] directly) and stays a run-time index in other loops (every entry
 // computed, guarded). Every entry against central differences of
@@ -56,6 +56,22 @@ double pairsTwin(const double *x, double w) {
 // CHECK-LABEL: void pairsTwin_hessian(const double *x, double w, double *H) {
 // CHECK-NEXT: // Hessian pattern: 7 x 7, [[PAIRS_VALUES]] unique values
 
+// A pointer walking a local array computed from the selected inputs (its
+// tangent would be a pointer into the tangent array: an error before).
+double localWalk(const double *x) {
+  double buf[4] = {x[0] * x[1], x[1], sin(x[2]), x[0]};
+  double *ptr = buf;
+  double s = 0;
+  for (int i = 0; i < 3; ++i) {
+    s += ptr[0] * ptr[1];
+    ++ptr;
+  }
+  return s;
+}
+// CHECK-LABEL: void localWalk_hessian(const double *x, double *H) {
+// CHECK-NOT:  _d2_ptr
+// CHECK:      }
+
 // A pointer moved by 3 in a loop whose count is known at run time only:
 // the offset stays an index, the adds are guarded.
 double strided(const double *x, int n) {
@@ -91,6 +107,8 @@ int main() {
   auto hP = meshad::hessian(pairs, "x[0:6], w");
   auto hPT = meshad::hessian(pairsTwin, "x[0:6], w");
   auto gP = meshad::gradient(pairs, "x, w");
+  auto hL = meshad::hessian(localWalk, "x[0:3]");
+  auto gL = meshad::gradient(localWalk, "x");
   auto hS = meshad::hessian(strided, "x[0:9]");
   auto gS = meshad::gradient(strided, "x");
   for (int T = 0; T < 3; ++T) {
@@ -109,6 +127,9 @@ int main() {
         [&](double *P, double *G) { gP.execute(P, P[6], G, G + 6); });
     checkSame("pairs", 7, [&](double *H) { hP.execute(X7.data(), X7[6], H); },
               [&](double *H) { hPT.execute(X7.data(), X7[6], H); });
+    mt::checkHessian(
+        "localWalk", X3, 0, 3, [&](double *P, double *H) { hL.execute(P, H); },
+        [&](double *P, double *G) { gL.execute(P, G); });
     mt::checkHessian(
         "strided", X, 0, 9, [&](double *P, double *H) { hS.execute(P, 3, H); },
         [&](double *P, double *G) { gS.execute(P, 3, G); });
