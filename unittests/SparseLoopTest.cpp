@@ -8,7 +8,10 @@
 // through sparseLoopBegin/Add/End against a dense accumulation of the same
 // adds, over calls whose rows stay the same (the pattern kept), change in
 // the middle of a call (rebuilt with the values added so far), make fewer
-// adds, and name one row in every add (a long row).
+// adds, and name one row in every add (a long row); and affine loops
+// (sparseLoopAffine, one record entry per loop) mixed with general adds:
+// kept while the bounds stay, rebuilt when they change, in the middle of
+// a call too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -117,6 +120,122 @@ TEST(SparseLoopTest, LongRowsAndRepeatedRows) {
   C.call(H, Edges, 10, 0);
   C.expectMatches(H);
   EXPECT_EQ(H.RowOffsets[1] - H.RowOffsets[0], 60);
+}
+
+/// One call of three loops: an affine chain over [1, N) (entries i - 1
+/// and i), general 2x2 adds at \p Edges, an affine stride-2 pair loop over
+/// [0, M) (entries 2i and 2i + 1, only their off-diagonal pairs).
+class AffineCaller {
+public:
+  void call(meshad::SparseMatrix<double> &H, const std::vector<int> &Edges,
+            int N, int M) {
+    Size = std::max(N > 1 ? N : 0, 2 * M); // The rows the loops read.
+    for (int V : Edges)
+      Size = std::max(Size, V + 1);
+    Dense.assign(Size * Size, 0.0);
+    meshad::sparseLoopBegin(&H);
+    meshad::sparseLoopAffine<2, 15ull, 1, -1, 1, 0>(&H, 1, N);
+    for (int I = 1; I < N; ++I) {
+      double Hl[4];
+      add({I - 1, I}, 15, Hl);
+      meshad::sparseLoopAffineAdd<2, 15ull>(&H, Hl);
+    }
+    for (size_t E = 0; E + 1 < Edges.size(); E += 2) {
+      int Rows[2] = {Edges[E], Edges[E + 1]};
+      double Hl[4];
+      add({Rows[0], Rows[1]}, 15, Hl);
+      meshad::sparseLoopAdd<2, 15ull>(&H, Rows, Hl);
+    }
+    meshad::sparseLoopAffine<2, 6ull, 2, 0, 2, 1>(&H, 0, M);
+    for (int I = 0; I < M; ++I) {
+      double Hl[4];
+      add({2 * I, 2 * I + 1}, 6, Hl);
+      meshad::sparseLoopAffineAdd<2, 6ull>(&H, Hl);
+    }
+    meshad::sparseLoopEnd(&H);
+  }
+
+  void expectMatches(const meshad::SparseMatrix<double> &H) const {
+    ASSERT_EQ(H.Rows, Size);
+    for (int R = 0; R < Size; ++R)
+      for (int C = 0; C < Size; ++C)
+        EXPECT_NEAR(H.at(R, C), Dense[R * Size + C], 1e-12)
+            << "entry " << R << ", " << C;
+  }
+
+private:
+  void add(std::vector<int> Rows, unsigned Mask, double *Hl) {
+    for (int E = 0; E < 4; ++E) {
+      Hl[E] = static_cast<double>(Gen() % 1000) / 100.0 + 0.5;
+      if (Mask >> E & 1)
+        Dense[Rows[E / 2] * Size + Rows[E % 2]] += Hl[E];
+    }
+  }
+  std::mt19937 Gen{11};
+  int Size = 0;
+  std::vector<double> Dense;
+};
+
+TEST(SparseLoopTest, AffineLoopsKeptWhileTheBoundsStay) {
+  meshad::SparseMatrix<double> H;
+  AffineCaller C;
+  std::vector<int> Edges = {0, 5, 5, 9};
+  C.call(H, Edges, 8, 5);
+  C.expectMatches(H);
+  EXPECT_EQ(H.Rebuilds, 1);
+  C.call(H, Edges, 8, 5);
+  C.expectMatches(H);
+  EXPECT_EQ(H.Rebuilds, 1);
+  EXPECT_EQ(H.Record.Rows.size(), 4u); // The general adds' rows only.
+}
+
+TEST(SparseLoopTest, AffineLoopsRebuiltWhenTheBoundsChange) {
+  meshad::SparseMatrix<double> H;
+  AffineCaller C;
+  std::vector<int> Edges = {0, 5, 5, 9};
+  C.call(H, Edges, 8, 5);
+  C.call(H, Edges, 12, 5); // The first loop's bounds.
+  C.expectMatches(H);
+  EXPECT_EQ(H.Rebuilds, 2);
+  C.call(H, Edges, 12, 3); // The last loop's, after the others matched.
+  C.expectMatches(H);
+  EXPECT_EQ(H.Rebuilds, 3);
+  Edges[1] = 11; // A general add between them.
+  C.call(H, Edges, 12, 3);
+  C.expectMatches(H);
+  EXPECT_EQ(H.Rebuilds, 4);
+  C.call(H, Edges, 12, 3);
+  C.expectMatches(H);
+  EXPECT_EQ(H.Rebuilds, 4);
+  C.call(H, {}, 1, 0); // Empty loops.
+  C.expectMatches(H);
+}
+
+TEST(SparseLoopTest, OneAffineLoopAsGeneralAdds) {
+  // One affine loop (built row by row from its forms) against the same
+  // adds made with their rows (the counting sort): the same matrix.
+  for (int N : {0, 1, 2, 7, 100}) {
+    meshad::SparseMatrix<double> A, G;
+    meshad::sparseLoopBegin(&A);
+    meshad::sparseLoopBegin(&G);
+    meshad::sparseLoopAffine<3, 0x1ABull, 2, 1, 2, 2, 2, 4>(&A, 1, N);
+    for (int I = 1; I < N; ++I) {
+      double Hl[9];
+      for (int E = 0; E < 9; ++E)
+        Hl[E] = 1.0 + E + 0.5 * I;
+      int Rows[3] = {2 * I + 1, 2 * I + 2, 2 * I + 4};
+      meshad::sparseLoopAffineAdd<3, 0x1ABull>(&A, Hl);
+      meshad::sparseLoopAdd<3, 0x1ABull>(&G, Rows, Hl);
+    }
+    meshad::sparseLoopEnd(&A);
+    meshad::sparseLoopEnd(&G);
+    EXPECT_EQ(A.Rows, G.Rows);
+    EXPECT_EQ(A.RowOffsets, G.RowOffsets);
+    EXPECT_EQ(A.Columns, G.Columns);
+    ASSERT_EQ(A.Values.size(), G.Values.size());
+    for (size_t E = 0; E < A.Values.size(); ++E)
+      EXPECT_NEAR(A.Values[E], G.Values[E], 1e-12) << "value " << E;
+  }
 }
 
 } // namespace

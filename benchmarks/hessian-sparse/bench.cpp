@@ -19,6 +19,8 @@
 //     benchmarks/hessian-sparse/bench.cpp -o /tmp/sparse-bench
 //   /tmp/sparse-bench                 # n = 1e3 .. 1e7, dense up to 4000
 //   /tmp/sparse-bench --smoke         # n = 1e3, 1e4 (CI)
+//   /tmp/sparse-bench --max-n 1000000 # n = 1e3 .. 1e6
+//   /tmp/sparse-bench --only chain    # one loop
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +30,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -126,11 +129,14 @@ double compare(const meshad::SparseMatrix<double> &S,
 struct Options {
   std::vector<int> Sizes{1000, 2000, 4000, 10000, 100000, 1000000, 10000000};
   int DenseMax = 4000;
+  const char *Only = nullptr; ///< One loop's name, or all.
 };
 
 template <class SparseFnT, class HvpFnT>
 void run(const char *Name, const Options &O, SparseFnT &&SparseFn,
          HvpFnT &&HvpFn) {
+  if (O.Only && std::strcmp(O.Only, Name))
+    return;
   std::mt19937_64 Gen(42);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
   for (int N : O.Sizes) {
@@ -167,6 +173,13 @@ int main(int Argc, char **Argv) {
     if (!std::strcmp(Argv[I], "--smoke")) {
       O.Sizes = {1000, 10000};
       O.DenseMax = 1000;
+    } else if (!std::strcmp(Argv[I], "--max-n") && I + 1 < Argc) {
+      int Max = std::atoi(Argv[++I]);
+      O.Sizes.erase(std::remove_if(O.Sizes.begin(), O.Sizes.end(),
+                                   [&](int N) { return N > Max; }),
+                    O.Sizes.end());
+    } else if (!std::strcmp(Argv[I], "--only") && I + 1 < Argc) {
+      O.Only = Argv[++I];
     }
   auto sChain = meshad::hessian(chain, "x", meshad::Sparse);
   auto hChain = meshad::hvp(chain, "x");

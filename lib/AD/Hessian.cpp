@@ -56,8 +56,11 @@ ir::Function *HessianTransformer::deriveHessian(Function *Primal,
   std::vector<bool> Selected(Primal->getNumParams(), false);
   for (const HessianBlock &Block : Layout.Blocks)
     Selected[Block.Param] = true;
-  // Small constant loops unrolled: their elements become constants.
-  Function *Base = unrollSmallLoops(M, *Primal);
+  // Callees of selected arrays inlined, pointers into them offsets, small
+  // constant loops unrolled: their elements become constants.
+  Function *Base = prepareHessianPrimal(M, Diags, *Primal, Selected, Loc);
+  if (!Base)
+    return nullptr;
   // The HVP's adjoint stores become adds into H: the accumulation remarks
   // of its GPU lowering (an atomicAdd into x in a device function) say
   // nothing about the Hessian.

@@ -138,6 +138,31 @@ bool expandHessianLanes(ir::Module &M, ir::Function &H, unsigned NumPrimal,
 /// (AD/HessianUnroll.cpp).
 ir::Function *unrollSmallLoops(ir::Module &M, ir::Function &Primal);
 
+/// The copy of \p Primal that the Hessian over the \p Selected parameters
+/// derives from: callees that receive a selected array inlined
+/// (AD/HessianInline.cpp), pointer locals into selected arrays turned into
+/// offsets (rewriteSelectedPointers), int locals folded, small constant
+/// loops unrolled (unrollSmallLoops); \p Primal itself when none applies.
+/// Null after reporting errors at the construct (or \p Loc).
+ir::Function *prepareHessianPrimal(ir::Module &M, DiagnosticSink &Diags,
+                                   ir::Function &Primal,
+                                   const std::vector<bool> &Selected,
+                                   clang::SourceLocation Loc);
+
+/// \p Body with every pointer local set into a selected array of \p Primal
+/// replaced by an int offset into it (`p += 3` moves the offset, `p[k]` is
+/// `x[p_offset + k]`, AD/HessianPointers.cpp); null when it has none.
+/// \p Failed after reporting errors.
+ir::BlockStmt *rewriteSelectedPointers(ir::Module &M, DiagnosticSink &Diags,
+                                       const ir::Function &Primal,
+                                       const ir::BlockStmt *Body,
+                                       const std::vector<bool> &Selected,
+                                       clang::SourceLocation Loc, bool &Failed);
+
+/// \p Body with int locals of known value replaced by literals through
+/// straight-line code and integer arithmetic on literals folded.
+ir::BlockStmt *foldIntLocals(ir::Module &M, const ir::BlockStmt *Body);
+
 /// `for (int i = 0; i < Count; ++i) Out[i] = 0;`, i named in \p Names.
 const ir::Stmt *zeroFill(ir::Module &M, ir::NameScope &Names, ir::Var *Out,
                          unsigned Count);

@@ -150,7 +150,7 @@ private:
   std::vector<const DeclStmt *> neededDecls() const;
   /// The index \p Form of an entry of loop \p L as an expression.
   const Expr *row(const Affine &Form, unsigned L);
-  BlockStmt *iteration(unsigned L, const LoopTerm &Term);
+  BlockStmt *iteration(unsigned L, const LoopTerm &Term, bool IsAffine);
 
   Module &M;
   IRBuilder B;
@@ -206,25 +206,48 @@ const Expr *SparseFunctionBuilder::row(const Affine &Form, unsigned L) {
   return Form.Const < 0 ? B.sub(Sum, B.intLit(Abs)) : B.add(Sum, B.intLit(Abs));
 }
 
-BlockStmt *SparseFunctionBuilder::iteration(unsigned L, const LoopTerm &Term) {
+/// The stride and offset of each entry of \p Loop when every entry is
+/// `S * i + c` of its counter alone (and there are at most 8); else empty.
+static std::vector<long long> affineForms(const SparseLoop &Loop,
+                                          const ownership::Atom &Counter) {
+  std::vector<long long> Forms;
+  if (Loop.Entries.size() > 8)
+    return {};
+  for (const Affine &Form : Loop.Entries) {
+    long long Stride = 0;
+    for (const auto &[Mono, Coeff] : Form.Terms) {
+      if (Mono.size() != 1 || !(Mono.front() == Counter))
+        return {};
+      Stride = Coeff;
+    }
+    Forms.insert(Forms.end(), {Stride, Form.Const});
+  }
+  return Forms;
+}
+
+BlockStmt *SparseFunctionBuilder::iteration(unsigned L, const LoopTerm &Term,
+                                            bool IsAffine) {
   const SparseLoop &Loop = S.Loops[L];
   const Type *T = X->getType()->getElement()->getUnqualified();
   TypeContext &Types = M.getTypes();
   unsigned K = static_cast<unsigned>(Loop.Entries.size());
   const Type *RowsTy = Types.getArray(Types.getInt(), K);
   const Type *LocalTy = Types.getArray(T, K);
-  Var *Rows = M.createVar(Names.unique(X->getName() + "_rows"), RowsTy);
+  Var *Rows = IsAffine ? nullptr
+                     : M.createVar(Names.unique(X->getName() + "_rows"), RowsTy);
   Var *XL = M.createVar(Names.unique(X->getName() + "_l"), LocalTy);
   Var *HL = M.createVar(Names.unique("hl"), Types.getArray(T, K * K));
   std::vector<const Expr *> RowExprs, Gathered;
   for (unsigned J = 0; J < K; ++J) {
     RowExprs.push_back(row(Loop.Entries[J], L));
     Gathered.push_back(B.index(B.ref(Params[X]),
-                               B.index(B.ref(Rows), B.intLit(J))));
+                               IsAffine ? RowExprs.back()
+                                      : B.index(B.ref(Rows), B.intLit(J))));
   }
   BlockStmt *Out = B.block();
-  Out->append(M.create<DeclStmt>(
-      Rows, M.create<InitListExpr>(RowsTy, std::move(RowExprs))));
+  if (!IsAffine)
+    Out->append(M.create<DeclStmt>(
+        Rows, M.create<InitListExpr>(RowsTy, std::move(RowExprs))));
   Out->append(M.create<DeclStmt>(
       XL, M.create<InitListExpr>(LocalTy, std::move(Gathered))));
   Out->append(M.create<DeclStmt>(HL, nullptr));
@@ -238,10 +261,14 @@ BlockStmt *SparseFunctionBuilder::iteration(unsigned L, const LoopTerm &Term) {
     Args.push_back(B.ref(V));
   Out->append(M.create<ExprStmt>(M.create<CallExpr>(
       Types.getVoid(), Term.LocalHessian, std::move(Args))));
-  Out->append(helperCall(M,
-                         "meshad::sparseLoopAdd<" + std::to_string(K) + ", " +
-                             std::to_string(Term.Mask) + "ull>",
-                         {B.ref(H), B.ref(Rows), B.ref(HL)}));
+  std::string Targs =
+      "<" + std::to_string(K) + ", " + std::to_string(Term.Mask) + "ull>";
+  if (IsAffine)
+    Out->append(helperCall(M, "meshad::sparseLoopAffineAdd" + Targs,
+                           {B.ref(H), B.ref(HL)}));
+  else
+    Out->append(helperCall(M, "meshad::sparseLoopAdd" + Targs,
+                           {B.ref(H), B.ref(Rows), B.ref(HL)}));
   return Out;
 }
 
@@ -276,11 +303,22 @@ Function *SparseFunctionBuilder::build(DerivedFunctionSet &Derived,
   Body->append(helperCall(M, "meshad::sparseLoopBegin", {B.ref(H)}));
   for (unsigned L = 0; L < S.Loops.size(); ++L) {
     const ForStmt *Loop = S.Loops[L].Loop;
+    // An affine loop is announced once, its rows never computed.
+    std::vector<long long> Forms = affineForms(S.Loops[L], S.CounterAtoms[L]);
+    if (!Forms.empty()) {
+      std::string Targs = "<" + std::to_string(Forms.size() / 2) + ", " +
+                          std::to_string(Terms[L].Mask) + "ull";
+      for (long long V : Forms)
+        Targs += ", " + std::to_string(V);
+      Body->append(helperCall(M, "meshad::sparseLoopAffine" + Targs + ">",
+                              {B.ref(H), C.clone(S.Loops[L].Lo),
+                               C.clone(S.Loops[L].Hi)}));
+    }
     C.freshVar(S.Loops[L].Counter);
     auto *New = M.create<ForStmt>(C.clone(Loop->getInit()),
                                   C.clone(Loop->getCond()),
                                   C.clone(Loop->getInc()),
-                                  iteration(L, Terms[L]));
+                                  iteration(L, Terms[L], !Forms.empty()));
     New->setLoc(Loop->getLoc());
     Body->append(New);
     Derived.addCall(W, Terms[L].LocalHessian);
@@ -293,6 +331,7 @@ Function *SparseFunctionBuilder::build(DerivedFunctionSet &Derived,
 std::string remarkText(const Function &F, const Var *X,
                        const SparseLoopShape &S, unsigned L,
                        const LoopTerm &Term) {
+  bool IsAffine = !affineForms(S.Loops[L], S.CounterAtoms[L]).empty();
   const SparseLoop &Loop = S.Loops[L];
   std::string Reads;
   for (const Affine &Form : Loop.Entries)
@@ -314,17 +353,61 @@ std::string remarkText(const Function &F, const Var *X,
          std::to_string(Pairs) +
          " nonzero entries, added into CSR slots (meshad::SparseMatrix, "
          "the pattern built on the first call from the rows the iterations "
-         "read, O(nnz), kept while they stay the same)";
+         "read, O(nnz), kept while they stay the same" +
+         (IsAffine ? "; an affine loop: its bounds recorded and compared, its "
+                   "rows computed when the pattern is built)"
+                 : ")");
 }
 
 } // namespace
 
-ir::Function *SparseLoopHessianBuilder::derive(Function *F, unsigned XParam,
+/// \p F, or a copy of it whose loops' bodies have their small constant
+/// loops unrolled (`for (int k = 0; k < 3; ++k) d += x[3 * i + k] * ...`
+/// reads the entries 3i, 3i + 1, 3i + 2): nested loops of constant trip
+/// count fit the shape; the top-level loops themselves stay loops.
+static Function *unrollInnerLoops(Module &M, Function &F) {
+  IRBuilder B(M);
+  BlockStmt *Body = B.block();
+  bool Changed = false;
+  for (const Stmt *S : F.getBody()->getBody()) {
+    const auto *Loop = dyn_cast<ForStmt>(S);
+    if (!Loop) {
+      Body->append(S);
+      continue;
+    }
+    Function *Inner = M.createFunction(F.getName(), F.getReturnType(),
+                                       F.getTarget());
+    Inner->setParams(F.getParams());
+    Inner->setBody(const_cast<BlockStmt *>(Loop->getBody()));
+    Function *Unrolled = unrollSmallLoops(M, *Inner);
+    Changed |= Unrolled != Inner;
+    auto *New = M.create<ForStmt>(Loop->getInit(), Loop->getCond(),
+                                  Loop->getInc(), Unrolled->getBody());
+    New->setLoc(Loop->getLoc());
+    Body->append(New);
+  }
+  if (!Changed)
+    return &F;
+  Function *Copy = M.createFunction(F.getName(), F.getReturnType(),
+                                    F.getTarget());
+  Copy->setTemplateArgs(F.getTemplateArgs());
+  Copy->setNamespace(F.getNamespace());
+  Copy->setQualifiers(F.getQualifiers());
+  Copy->setSourceDecl(F.getSourceDecl());
+  Copy->setLoc(F.getLoc());
+  Copy->setParams(F.getParams());
+  Copy->setBody(Body);
+  return Copy;
+}
+
+ir::Function *SparseLoopHessianBuilder::derive(Function *Primal,
+                                               unsigned XParam,
                                                const std::string &Name,
                                                clang::SourceLocation Loc) {
-  auto Key = std::make_pair(static_cast<const Function *>(F), XParam);
+  auto Key = std::make_pair(static_cast<const Function *>(Primal), XParam);
   if (Function *Found = Done[Key])
     return Found;
+  Function *F = unrollInnerLoops(M, *Primal);
   const Var *X = F->getParam(XParam);
   SparseLoopShape S;
   clang::SourceLocation At;

@@ -3,9 +3,12 @@
 // cannot be known, integer parameters, a range outside a fixed-size array,
 // a parameter selected twice, a range of a kernel's array (under the CPU
 // emulation, for __global__; the element kernels' own errors are in
-// hessian-element-diagnostics.cu), a selected array passed to a callee, a
-// pointer into a selected array that moves (one set once is supported:
-// hessian-pointer-aliases.cpp), and a helper that updates a large local
+// hessian-element-diagnostics.cu), a selected array passed to a callee
+// that cannot be inlined (no definition: an error of the gradient it
+// derives from first; a return before its end; others
+// are inlined: hessian-callee-arrays.cpp), a pointer into a selected array
+// set to other memory (one that moves within it is supported:
+// hessian-moving-pointers.cpp), and a helper that updates a large local
 // array through a pointer (scalars, vectors and small arrays are:
 // hessian-helper-updates.cpp).
 //
@@ -24,8 +27,18 @@ double energy(const double *x, int n, double w) {
     s += w * x[i] * x[i];
   return s;
 }
-double norm2(const double *p) { return p[0] * p[0] + p[1] * p[1]; }
-double viaCallee(const double *x) { return sin(norm2(x)) * x[2]; }
+double external(const double *p);
+double viaExternal(const double *x) {
+  return sin(external(x)) * x[2]; // expected-error {{cannot differentiate the call of 'external' in reverse mode: it has no derivative rule and no visible definition}}
+}
+double early(const double *p) {
+  if (p[0] > 0)
+    return p[0] * p[1];
+  return p[1];
+}
+double viaEarly(const double *x) {
+  return early(x + 1) * x[0]; // expected-error {{meshad::hessian: the selected array is passed to 'early', which returns before its end; the Hessian mode inlines such callees and needs one return, at the end}}
+}
 double fixed(const double (&x)[3]) { return x[0] * x[1] * x[2]; }
 // A helper that updates a large local array: its pushforward would run
 // once per lane, updating the array each time, and only scalars and local
@@ -39,15 +52,12 @@ double viaLarge(double a, double s) {
   relax(q, 0.8 * s);
   return a * erf(q[0]);
 }
-// A pointer into the selected array that moves: not an alias of it.
-double moving(const double *x) {
+// A pointer into the selected array set to other memory.
+double moving(const double *x, const double *y) {
   const double *p = x;
-  double s = 0;
-  for (int i = 0; i < 2; ++i) {
-    s += p[0] * p[0] * p[1];
-    ++p;
-  }
-  return s;
+  double s = p[0] * p[0] * p[1];
+  p = y; // expected-error {{meshad::hessian: the pointer 'p' into the selected array 'x' is set to other memory; use a pointer of its own}}
+  return s + p[0];
 }
 __global__ void kernel(const double *x, double *E) {
   atomicAdd(E, x[threadIdx.x] * x[threadIdx.x]);
@@ -63,8 +73,9 @@ int main() {
   auto g = meshad::hessian(energy, "z"); // expected-error {{'energy' has no parameter named 'z'}}
   auto h = meshad::hessian(energy, "x[0:2"); // expected-error {{invalid argument spec}}
   auto i = meshad::hessian(fixed, "x[1:4]"); // expected-error {{the range [1:4] is outside 'x', which has 3 elements}}
-  auto k = meshad::hessian(viaCallee, "x[0:3]"); // expected-error {{meshad::hessian of 'viaCallee_hessian': the selected array 'x' is passed to a function or used as a pointer; the Hessian mode supports indexing it directly (x[i]) only, for now}}
+  auto k = meshad::hessian(viaExternal, "x[0:3]");
+  auto k2 = meshad::hessian(viaEarly, "x[0:3]");
   auto l = meshad::hessian(viaLarge, "a, s"); // expected-error {{meshad::hessian of 'viaLarge_hessian': a call that computes tangents also updates 'q', and would run once per selected input; a function that updates memory other than a local scalar, vector or array of at most 64 values is not supported here yet (return the value instead)}}
-  auto m = meshad::hessian(moving, "x[0:3]"); // expected-error {{meshad::hessian of 'moving_hessian': a pointer into a selected array ('_d2_p') is not supported yet; index the parameter itself}}
+  auto m = meshad::hessian(moving, "x[0:3]");
   auto j = meshad::hessian(kernel, "x[0:2]"); // expected-error {{meshad::hessian of the kernel 'kernel' takes one whole array parameter, the DOFs its elements read ("x")}}
 }

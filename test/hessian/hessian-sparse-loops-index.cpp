@@ -82,9 +82,10 @@ double triangles(const double *x, const int *t, const double *A0, int nt,
 // CHECK-NEXT: for (int i = 0; i < nt; ++i) {
 // CHECK-NEXT: int x_rows[6] = {2 * t[3 * i + 1], 2 * t[3 * i + 1] + 1, 2 * t[3 * i], 2 * t[3 * i] + 1, 2 * t[3 * i + 2], 2 * t[3 * i + 2] + 1};
 // CHECK:      meshad::sparseLoopAdd<6, 68719476735ull>(H, x_rows, hl);
-// CHECK:      for (int v = 0; v < nv; ++v) {
-// CHECK-NEXT: int x_rows_1[2] = {2 * v, 2 * v + 1};
-// CHECK:      meshad::sparseLoopAdd<2, 7ull>(H, x_rows_1, hl_1);
+// CHECK:      meshad::sparseLoopAffine<2, 7ull, 2, 0, 2, 1>(H, 0, nv);
+// CHECK-NEXT: for (int v = 0; v < nv; ++v) {
+// CHECK-NEXT: double x_l_1[2] = {x[2 * v], x[2 * v + 1]};
+// CHECK:      meshad::sparseLoopAffineAdd<2, 7ull>(H, hl_1);
 // CHECK:      meshad::sparseLoopEnd(H);
 // REMARK: remark: sparse hessian of 'triangles' w.r.t. 'x': each iteration of loop 1 of 2 over i reads x[2*t[3 * i + 1]], x[2*t[3 * i + 1] + 1], x[2*t[3 * i]], x[2*t[3 * i] + 1], x[2*t[3 * i + 2]], x[2*t[3 * i + 2] + 1]; local Hessian of 6 entries: 21 unique values, 36 nonzero entries
 // REMARK: remark: sparse hessian of 'triangles' w.r.t. 'x': each iteration of loop 2 of 2 over v reads x[2*v], x[2*v + 1]; local Hessian of 2 entries: 2 unique values, 3 nonzero entries

@@ -53,19 +53,19 @@ double polyline(const double *x, const double *L, int n, double k) {
 // CHECK-LABEL: void polyline_hessian_sparse_0(const double *x, const double *L, int n, double k, meshad::SparseMatrix<double> *H) {
 // CHECK-NEXT: double half = 0.5 * k;
 // CHECK-NEXT: meshad::sparseLoopBegin(H);
+// CHECK-NEXT: meshad::sparseLoopAffine<4, 65535ull, 2, 0, 2, 1, 2, 2, 2, 3>(H, 0, n - 1);
 // CHECK-NEXT: for (int i = 0; i < n - 1; ++i) {
-// CHECK-NEXT: int x_rows[4] = {2 * i, 2 * i + 1, 2 * i + 2, 2 * i + 3};
-// CHECK-NEXT: double x_l[4] = {x[x_rows[0]], x[x_rows[1]], x[x_rows[2]], x[x_rows[3]]};
+// CHECK-NEXT: double x_l[4] = {x[2 * i], x[2 * i + 1], x[2 * i + 2], x[2 * i + 3]};
 // CHECK-NEXT: double hl[16];
 // CHECK-NEXT: polyline_term_hessian(L, n, k, half, i, x_l, hl);
-// CHECK-NEXT: meshad::sparseLoopAdd<4, 65535ull>(H, x_rows, hl);
+// CHECK-NEXT: meshad::sparseLoopAffineAdd<4, 65535ull>(H, hl);
 // CHECK-NEXT: }
+// CHECK-NEXT: meshad::sparseLoopAffine<1, 1ull, 1, 0>(H, 0, 2 * n);
 // CHECK-NEXT: for (int j = 0; j < 2 * n; ++j) {
-// CHECK-NEXT: int x_rows_1[1] = {j};
-// CHECK-NEXT: double x_l_1[1] = {x[x_rows_1[0]]};
+// CHECK-NEXT: double x_l_1[1] = {x[j]};
 // CHECK-NEXT: double hl_1[1];
 // CHECK-NEXT: polyline_term2_hessian(L, n, k, j, x_l_1, hl_1);
-// CHECK-NEXT: meshad::sparseLoopAdd<1, 1ull>(H, x_rows_1, hl_1);
+// CHECK-NEXT: meshad::sparseLoopAffineAdd<1, 1ull>(H, hl_1);
 // CHECK-NEXT: }
 // CHECK-NEXT: meshad::sparseLoopEnd(H);
 // CHECK-NEXT: }
@@ -96,12 +96,14 @@ double twoAccs(const double *x, const double *w, int n) {
 // CHECK:      return a - b;
 // CHECK-LABEL: void twoAccs_hessian_sparse_0(const double *x, const double *w, int n, meshad::SparseMatrix<double> *H) {
 // CHECK-NEXT: meshad::sparseLoopBegin(H);
+// CHECK-NEXT: meshad::sparseLoopAffine<3, 170ull, 0, 0, 1, 0, 2, 0>(H, 0, n);
 // CHECK-NEXT: for (int i = 0; i < n; ++i) {
-// CHECK-NEXT: int x_rows[3] = {0, i, 2 * i};
-// CHECK:      meshad::sparseLoopAdd<3, 170ull>(H, x_rows, hl);
-// CHECK:      for (int i = 1; i < 2 * n; ++i) {
-// CHECK-NEXT: int x_rows_1[2] = {i - 1, i};
-// CHECK:      meshad::sparseLoopAdd<2, 15ull>(H, x_rows_1, hl_1);
+// CHECK-NEXT: double x_l[3] = {x[0], x[i], x[2 * i]};
+// CHECK:      meshad::sparseLoopAffineAdd<3, 170ull>(H, hl);
+// CHECK:      meshad::sparseLoopAffine<2, 15ull, 1, -1, 1, 0>(H, 1, 2 * n);
+// CHECK-NEXT: for (int i = 1; i < 2 * n; ++i) {
+// CHECK-NEXT: double x_l_1[2] = {x[i - 1], x[i]};
+// CHECK:      meshad::sparseLoopAffineAdd<2, 15ull>(H, hl_1);
 // CHECK:      meshad::sparseLoopEnd(H);
 // REMARK: remark: sparse hessian of 'twoAccs' w.r.t. 'x': each iteration of loop 1 of 2 over i reads x[0], x[i], x[2*i]; local Hessian of 3 entries: 2 unique values, 4 nonzero entries
 // REMARK: remark: sparse hessian of 'twoAccs' w.r.t. 'x': each iteration of loop 2 of 2 over i reads x[i - 1], x[i]; local Hessian of 2 entries: 3 unique values, 4 nonzero entries

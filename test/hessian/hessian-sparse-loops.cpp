@@ -26,8 +26,8 @@ double chain(const double *x, int n) {
   return loss;
 }
 // The term over the iteration's entries, its local Hessian (one unique
-// value), and the loop adding it through meshad::sparseLoopAdd with the
-// iteration's rows.
+// value), and the loop (affine: announced once with its bounds and forms)
+// adding it through meshad::sparseLoopAffineAdd.
 // CHECK-LABEL: double chain_term(int n, int i, const double *x) {
 // CHECK-NEXT: double loss = 0.;
 // CHECK-NEXT: loss += (x[0] - x[1]) * (x[0] - x[1]);
@@ -36,12 +36,12 @@ double chain(const double *x, int n) {
 // CHECK-NEXT: // Hessian pattern: 2 x 2, 1 unique values
 // CHECK-LABEL: void chain_hessian_sparse(const double *x, int n, meshad::SparseMatrix<double> *H) {
 // CHECK-NEXT: meshad::sparseLoopBegin(H);
+// CHECK-NEXT: meshad::sparseLoopAffine<2, 15ull, 1, -1, 1, 0>(H, 1, n);
 // CHECK-NEXT: for (int i = 1; i < n; ++i) {
-// CHECK-NEXT: int x_rows[2] = {i - 1, i};
-// CHECK-NEXT: double x_l[2] = {x[x_rows[0]], x[x_rows[1]]};
+// CHECK-NEXT: double x_l[2] = {x[i - 1], x[i]};
 // CHECK-NEXT: double hl[4];
 // CHECK-NEXT: chain_term_hessian(n, i, x_l, hl);
-// CHECK-NEXT: meshad::sparseLoopAdd<2, 15ull>(H, x_rows, hl);
+// CHECK-NEXT: meshad::sparseLoopAffineAdd<2, 15ull>(H, hl);
 // CHECK-NEXT: }
 // CHECK-NEXT: meshad::sparseLoopEnd(H);
 // CHECK-NEXT: }
@@ -56,10 +56,11 @@ double weighted(const double *a, const double *x, int n) {
 }
 // CHECK-LABEL: void weighted_hessian_sparse_1(const double *a, const double *x, int n, meshad::SparseMatrix<double> *H) {
 // CHECK-NEXT: meshad::sparseLoopBegin(H);
+// CHECK-NEXT: meshad::sparseLoopAffine<1, 1ull, 1, 0>(H, 0, n);
 // CHECK-NEXT: for (int i = 0; i < n; ++i) {
-// CHECK-NEXT: int x_rows[1] = {i};
+// CHECK-NEXT: double x_l[1] = {x[i]};
 // CHECK: weighted_term_hessian(a, n, i, x_l, hl);
-// CHECK-NEXT: meshad::sparseLoopAdd<1, 1ull>(H, x_rows, hl);
+// CHECK-NEXT: meshad::sparseLoopAffineAdd<1, 1ull>(H, hl);
 // REMARK: remark: sparse hessian of 'weighted' w.r.t. 'x': each iteration of the loop over i reads x[i]; local Hessian of 1 entries: 1 unique values, 1 nonzero entries
 
 // A 3-point stencil (a discrete bending energy): pentadiagonal.
@@ -79,10 +80,11 @@ double bending(const double *x, int n, double k) {
 // CHECK-NEXT: // Hessian pattern: 3 x 3, 5 unique values
 // CHECK-LABEL: void bending_hessian_sparse_0(const double *x, int n, double k, meshad::SparseMatrix<double> *H) {
 // CHECK-NEXT: meshad::sparseLoopBegin(H);
+// CHECK-NEXT: meshad::sparseLoopAffine<3, 511ull, 1, -1, 1, 0, 1, 1>(H, 1, n - 1);
 // CHECK-NEXT: for (int i = 1; i < n - 1; ++i) {
-// CHECK-NEXT: int x_rows[3] = {i - 1, i, i + 1};
+// CHECK-NEXT: double x_l[3] = {x[i - 1], x[i], x[i + 1]};
 // CHECK: bending_term_hessian(n, k, i, x_l, hl);
-// CHECK-NEXT: meshad::sparseLoopAdd<3, 511ull>(H, x_rows, hl);
+// CHECK-NEXT: meshad::sparseLoopAffineAdd<3, 511ull>(H, hl);
 // REMARK: remark: sparse hessian of 'bending' w.r.t. 'x': each iteration of the loop over i reads x[i - 1], x[i], x[i + 1]; local Hessian of 3 entries: 5 unique values, 9 nonzero entries
 
 // Pairs x[2i], x[2i+1]: 2x2 diagonal blocks (stride 2).
@@ -94,9 +96,9 @@ double pairs(const double *x, int m) {
 }
 // CHECK-LABEL: void pairs_hessian_sparse(const double *x, int m, meshad::SparseMatrix<double> *H) {
 // CHECK-NEXT: meshad::sparseLoopBegin(H);
+// CHECK-NEXT: meshad::sparseLoopAffine<2, 15ull, 2, 0, 2, 1>(H, 0, m);
 // CHECK-NEXT: for (int i = 0; i < m; ++i) {
-// CHECK-NEXT: int x_rows[2] = {2 * i, 2 * i + 1};
-// CHECK-NEXT: double x_l[2] = {x[x_rows[0]], x[x_rows[1]]};
+// CHECK-NEXT: double x_l[2] = {x[2 * i], x[2 * i + 1]};
 // REMARK: remark: sparse hessian of 'pairs' w.r.t. 'x': each iteration of the loop over i reads x[2*i], x[2*i + 1]; local Hessian of 2 entries: 3 unique values, 4 nonzero entries
 
 // Entries that do not all interact: x[i]*x[i+1] couples (i, i+1) only,
@@ -121,9 +123,10 @@ double mixed(const double *x, int n) {
 // CHECK-LABEL: void mixed_hessian_sparse(const double *x, int n, meshad::SparseMatrix<double> *H) {
 // CHECK-NEXT: int last = n - 3;
 // CHECK-NEXT: meshad::sparseLoopBegin(H);
+// CHECK-NEXT: meshad::sparseLoopAffine<3, 266ull, 1, 0, 1, 1, 1, 2>(H, 0, last + 1);
 // CHECK-NEXT: for (int i = 0; i <= last; ++i) {
-// CHECK-NEXT: int x_rows[3] = {i, i + 1, i + 2};
-// CHECK: meshad::sparseLoopAdd<3, 266ull>(H, x_rows, hl);
+// CHECK-NEXT: double x_l[3] = {x[i], x[i + 1], x[i + 2]};
+// CHECK: meshad::sparseLoopAffineAdd<3, 266ull>(H, hl);
 // REMARK: remark: sparse hessian of 'mixed' w.r.t. 'x': each iteration of the loop over i reads x[i], x[i + 1], x[i + 2]; local Hessian of 3 entries: 2 unique values, 3 nonzero entries
 
 namespace mt = meshad::test;

@@ -25,11 +25,20 @@
 /// so the matrix is always that of the call's own inputs. The values are
 /// zeroed on every call; Rebuilds counts the builds.
 ///
+/// A loop whose entries are all S_j*i + c_j of its counter is announced
+/// once (sparseLoopAffine<K, Mask, S_0, c_0, ...>(H, lo, hi)) and adds with
+/// sparseLoopAffineAdd<K, Mask>(H, hl): the record keeps its bounds and
+/// forms, not K rows per iteration, later calls compare the bounds once,
+/// and a record that is one such loop of one stride is built row by row
+/// from the forms, without storing or sorting its pairs.
+///
 /// \code
 ///   // double chain(const double *x, int n): a sum over i of (x[i-1]-x[i])^2
 ///   auto h = meshad::hessian(chain, "x", meshad::Sparse);
 ///   meshad::SparseMatrix<double> H;
 ///   h.execute(x, n, &H);            // H.Rows == n, 3n - 2 nonzeros
+///   // generated: meshad::sparseLoopAffine<2, 15ull, 1, -1, 1, 0>(H, 1, n);
+///   //   then per i: meshad::sparseLoopAffineAdd<2, 15ull>(H, hl);
 ///   for (int r = 0; r < H.Rows; ++r)
 ///     for (int e = H.RowOffsets[r]; e < H.RowOffsets[r + 1]; ++e)
 ///       use(r, H.Columns[e], H.Values[e]);
@@ -43,26 +52,58 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 namespace meshad {
 
 namespace detail {
 
+/// The most entries of an affine loop (its mask has K*K bits).
+constexpr int MaxAffineEntries = 8;
+
+/// A run of the adds of one call: general adds (each add's K, Mask and
+/// rows recorded) or one affine loop (entry j of iteration i is row
+/// Stride[j] * i + Offset[j], for i in [Lo, Hi): nothing recorded per
+/// iteration).
+struct SparseLoopSegment {
+  bool Affine = false;
+  /// General: the adds [AddBegin, AddEnd), their rows from RowBegin.
+  size_t AddBegin = 0, AddEnd = 0, RowBegin = 0;
+  /// Affine: the loop's entries, pairs and iterations.
+  int K = 0;
+  unsigned long long Mask = 0;
+  long long Lo = 0, Hi = 0;
+  long long Stride[MaxAffineEntries] = {}, Offset[MaxAffineEntries] = {};
+
+  bool sameLoop(int OK, unsigned long long OMask, const long long *SC,
+                long long OLo, long long OHi) const {
+    if (!Affine || K != OK || Mask != OMask || Lo != OLo || Hi != OHi)
+      return false;
+    for (int J = 0; J < K; ++J)
+      if (Stride[J] != SC[2 * J] || Offset[J] != SC[2 * J + 1])
+        return false;
+    return true;
+  }
+};
+
 /// What the adds of one call named, in order, and where their values went:
 /// the pattern's source, compared with the next call's adds.
 struct SparseLoopRecord {
-  std::vector<int> Ks;                  ///< Per add: its K.
-  std::vector<unsigned long long> Masks; ///< Per add: its pairs.
-  std::vector<int> Rows;                ///< Per add: its K rows.
-  std::vector<int> Slots;               ///< Per add and pair: its value.
+  std::vector<SparseLoopSegment> Segments;
+  std::vector<int> Ks;                  ///< Per general add: its K.
+  std::vector<unsigned long long> Masks; ///< Per general add: its pairs.
+  std::vector<int> Rows;                ///< Per general add: its K rows.
+  std::vector<int> Slots;               ///< Per pair, in order: its value.
   // The cursors of the current call.
-  size_t Add = 0, Row = 0, Slot = 0;
+  size_t Seg = 0, Add = 0, Row = 0, Slot = 0;
   /// True while the current call records (the pattern is being rebuilt).
   bool Recording = true;
-  // While recording: per pair of the adds, in order, its row and column;
-  // and the values of the adds before the recording started (Extra).
-  std::vector<int> TRows, TColumns, ExtraRows, ExtraColumns;
+  /// While recording: the pairs before FirstValued were added before the
+  /// recording started (their values are the Extra pairs, taken from the
+  /// matrix), the later ones have their values in TValues.
+  size_t FirstValued = 0;
+  std::vector<int> ExtraRows, ExtraColumns;
 };
 
 } // namespace detail
@@ -90,40 +131,61 @@ template <class T> struct SparseMatrix {
   }
 
   detail::SparseLoopRecord Record;
-  /// While recording: per pair, its value; per Extra pair, its value.
+  /// While recording: the values of the pairs from FirstValued on; of the
+  /// Extra pairs.
   std::vector<T> TValues, ExtraValues;
 };
 
 namespace detail {
 
-/// The (row, column) pairs of an add with \p K rows and \p Mask, in mask
-/// order, appended to the recording with the values of \p Hl (or 0).
-template <class T>
-void recordPairs(SparseMatrix<T> &H, int K, unsigned long long Mask,
-                 const int *Rows, const T *Hl) {
-  for (int E = 0; E < K * K; ++E)
-    if (Mask >> E & 1) {
-      H.Record.TRows.push_back(Rows[E / K]);
-      H.Record.TColumns.push_back(Rows[E % K]);
-      H.TValues.push_back(Hl ? Hl[E] : T(0));
+/// Calls \p Fn(row, column) for every pair of the record, in order.
+template <class Fn> void forEachPair(const SparseLoopRecord &R, Fn &&F) {
+  for (const SparseLoopSegment &S : R.Segments) {
+    if (!S.Affine) {
+      for (size_t A = S.AddBegin, Row = S.RowBegin; A < S.AddEnd;
+           Row += R.Ks[A], ++A) {
+        const int K = R.Ks[A];
+        const int *Rows = &R.Rows[Row];
+        for (int E = 0; E < K * K; ++E)
+          if (R.Masks[A] >> E & 1)
+            F(static_cast<long long>(Rows[E / K]),
+              static_cast<long long>(Rows[E % K]));
+      }
+      continue;
     }
+    int Js[64], Ls[64], P = 0;
+    for (int E = 0; E < S.K * S.K; ++E)
+      if (S.Mask >> E & 1) {
+        Js[P] = E / S.K;
+        Ls[P++] = E % S.K;
+      }
+    for (long long I = S.Lo; I < S.Hi; ++I)
+      for (int Q = 0; Q < P; ++Q)
+        F(S.Stride[Js[Q]] * I + S.Offset[Js[Q]],
+          S.Stride[Ls[Q]] * I + S.Offset[Ls[Q]]);
+  }
 }
 
-/// Switches the current call to recording: the adds so far (which matched
-/// the record) are kept as pairs without values, and their values, in the
-/// matrix, are moved over when the new pattern is built.
+/// Switches the current call to recording from its current add on: the
+/// record is cut there (the adds before stay, as pairs without values),
+/// and the values so far, in the matrix, are kept as Extra pairs, moved
+/// over when the new pattern is built.
 template <class T> void startRecording(SparseMatrix<T> &H) {
   SparseLoopRecord &R = H.Record;
+  size_t Keep = R.Seg;
+  if (R.Seg < R.Segments.size() && !R.Segments[R.Seg].Affine &&
+      R.Add > R.Segments[R.Seg].AddBegin) {
+    R.Segments[R.Seg].AddEnd = R.Add;
+    Keep = R.Seg + 1;
+  }
+  R.Segments.resize(Keep);
+  R.Seg = Keep;
   R.Ks.resize(R.Add);
   R.Masks.resize(R.Add);
   R.Rows.resize(R.Row);
   R.Slots.clear();
-  R.TRows.clear();
-  R.TColumns.clear();
+  R.FirstValued = R.Slot;
   H.TValues.clear();
-  for (size_t A = 0, Row = 0; A < R.Add; Row += R.Ks[A], ++A)
-    recordPairs<T>(H, R.Ks[A], R.Masks[A], &R.Rows[Row], nullptr);
-  // The values so far, as pairs that no add owns.
   R.ExtraRows.clear();
   R.ExtraColumns.clear();
   H.ExtraValues.clear();
@@ -137,81 +199,201 @@ template <class T> void startRecording(SparseMatrix<T> &H) {
   R.Recording = true;
 }
 
-/// Sorts the pairs \p P[0..N) by column, then by their order (so the
-/// values are summed in a fixed order): insertion for the few pairs of a
-/// usual row, std::sort for long ones.
-template <class ColumnFn>
-void sortByColumn(int *P, int N, const ColumnFn &ColumnOf) {
+/// Sorts the entries \p P[0..N) (column, pair) of one row by column, then
+/// by pair (so the values are summed in a fixed order): insertion for the
+/// few entries of a usual row, std::sort for long ones.
+inline void sortByColumn(std::pair<int, int> *P, int N) {
   if (N > 32) {
-    std::sort(P, P + N, [&](int A, int B) {
-      return ColumnOf(A) != ColumnOf(B) ? ColumnOf(A) < ColumnOf(B) : A < B;
-    });
+    std::sort(P, P + N);
     return;
   }
   for (int I = 1; I < N; ++I) {
-    int V = P[I], C = ColumnOf(V), J = I;
-    for (; J > 0 && ColumnOf(P[J - 1]) > C; --J)
+    std::pair<int, int> V = P[I];
+    int J = I;
+    for (; J > 0 && P[J - 1].first > V.first; --J)
       P[J] = P[J - 1];
     P[J] = V;
   }
 }
 
-/// The pattern of the recorded pairs (a counting sort by row, then each
-/// row's columns sorted), the slot of every add's pair, and the values.
-template <class T> void buildPattern(SparseMatrix<T> &H) {
+[[noreturn]] inline void badRow(long long Row) {
+  std::fprintf(stderr, "meshad::SparseMatrix: the loop reads element %lld "
+                       "of the selected array\n", Row);
+  std::abort();
+}
+
+/// The pattern of a record that is one affine loop of one stride S > 0
+/// (and no values from before a rebuild), built row by row from the forms
+/// (the affine construction of session 5): in row r, pair q (entries j, l)
+/// of iteration (r - c_j) / S, when that is an iteration, names column
+/// r + c_l - c_j. No pairs stored, no sort. False when the record is not
+/// such a loop.
+template <class T> bool buildAffinePattern(SparseMatrix<T> &H) {
   SparseLoopRecord &R = H.Record;
-  const size_t Owned = R.TRows.size(), N = Owned + R.ExtraRows.size();
-  auto RowOf = [&](size_t P) {
-    return P < Owned ? R.TRows[P] : R.ExtraRows[P - Owned];
-  };
-  auto ColumnOf = [&](size_t P) {
-    return P < Owned ? R.TColumns[P] : R.ExtraColumns[P - Owned];
-  };
-  long long Rows = 0;
-  for (int Row : R.Rows) {
-    if (Row < 0) {
-      std::fprintf(stderr, "meshad::SparseMatrix: the loop reads element %d "
-                           "of the selected array\n", Row);
-      std::abort();
+  if (R.Segments.size() != 1 || !R.Segments[0].Affine || R.FirstValued ||
+      !R.ExtraRows.empty())
+    return false;
+  const SparseLoopSegment &S = R.Segments[0];
+  const long long Step = S.Stride[0];
+  for (int J = 0; J < S.K; ++J)
+    if (S.Stride[J] != Step || Step <= 0)
+      return false;
+  int Js[64], P = 0;
+  long long D[64];
+  for (int E = 0; E < S.K * S.K; ++E)
+    if (S.Mask >> E & 1) {
+      Js[P] = E / S.K;
+      D[P++] = S.Offset[E % S.K] - S.Offset[E / S.K];
     }
-    Rows = std::max<long long>(Rows, Row + 1LL);
-  }
-  std::vector<int> Start(Rows + 1, 0), Order(N);
-  for (size_t P = 0; P < N; ++P)
-    ++Start[RowOf(P) + 1];
-  for (long long Row = 0; Row < Rows; ++Row)
-    Start[Row + 1] += Start[Row];
-  std::vector<int> Next(Start.begin(), Start.end() - 1);
-  for (size_t P = 0; P < N; ++P)
-    Order[Next[RowOf(P)]++] = static_cast<int>(P);
-  R.Slots.assign(Owned, -1);
+  long long Offsets[64];
+  std::copy(D, D + P, Offsets);
+  std::sort(Offsets, Offsets + P);
+  const int NumOffsets = static_cast<int>(std::unique(Offsets, Offsets + P) - Offsets);
+  long long Rows = 0;
+  if (S.Hi > S.Lo)
+    for (int Q = 0; Q < P; ++Q) {
+      long long First = Step * S.Lo + S.Offset[Js[Q]];
+      if (First < 0 || First + D[Q] < 0)
+        badRow(std::min(First, First + D[Q]));
+      Rows = std::max(Rows, Step * (S.Hi - 1) + S.Offset[Js[Q]] + 1);
+    }
+  if (Rows >= (1LL << 31) - 1)
+    badRow(Rows);
+  const long long Iterations = S.Hi > S.Lo ? S.Hi - S.Lo : 0;
+  R.Slots.assign(static_cast<size_t>(Iterations * P), -1);
   H.Rows = static_cast<int>(Rows);
   H.RowOffsets.assign(1, 0);
+  H.RowOffsets.reserve(Rows + 1);
   H.Columns.clear();
   H.Values.clear();
+  H.Columns.reserve(Iterations * P);
+  H.Values.reserve(Iterations * P);
   for (long long Row = 0; Row < Rows; ++Row) {
-    auto B = Order.begin() + Start[Row], E = Order.begin() + Start[Row + 1];
-    sortByColumn(&*B, static_cast<int>(E - B), ColumnOf);
-    for (auto It = B; It != E; ++It) {
-      size_t P = static_cast<size_t>(*It);
-      if (It == B || ColumnOf(P) != H.Columns.back()) {
-        H.Columns.push_back(ColumnOf(P));
-        H.Values.push_back(T(0));
+    for (int O = 0; O < NumOffsets; ++O) {
+      bool Present = false;
+      for (int Q = 0; Q < P; ++Q) {
+        if (D[Q] != Offsets[O])
+          continue;
+        long long Shifted = Row - S.Offset[Js[Q]];
+        long long I = Step == 1 ? Shifted
+                      : Shifted % Step ? S.Lo - 1
+                                       : Shifted / Step;
+        if (I < S.Lo || I >= S.Hi)
+          continue;
+        size_t Pair = static_cast<size_t>((I - S.Lo) * P + Q);
+        if (!Present) {
+          H.Columns.push_back(static_cast<int>(Row + Offsets[O]));
+          H.Values.push_back(T(0));
+          Present = true;
+        }
+        R.Slots[Pair] = static_cast<int>(H.Columns.size() - 1);
+        H.Values.back() += H.TValues[Pair];
       }
-      if (P < Owned)
-        R.Slots[P] = static_cast<int>(H.Columns.size() - 1);
-      H.Values.back() += P < Owned ? H.TValues[P] : H.ExtraValues[P - Owned];
     }
     H.RowOffsets.push_back(static_cast<int>(H.Columns.size()));
   }
-  R.TRows = {};
-  R.TColumns = {};
+  H.TValues = {};
+  R.Recording = false;
+  ++H.Rebuilds;
+  return true;
+}
+
+/// The pattern of the recorded pairs (a counting sort by row, then each
+/// row's columns sorted), the slot of every pair, and the values.
+template <class T> void buildPattern(SparseMatrix<T> &H) {
+  if (buildAffinePattern(H))
+    return;
+  SparseLoopRecord &R = H.Record;
+  size_t Owned = 0;
+  long long Rows = 0;
+  forEachPair(R, [&](long long Row, long long Column) {
+    if (Row < 0 || Column < 0 || Row >= (1LL << 31) - 1)
+      badRow(Row < 0 ? Row : Column);
+    Rows = std::max(Rows, Row + 1);
+    ++Owned;
+  });
+  for (int Row : R.ExtraRows)
+    Rows = std::max<long long>(Rows, Row + 1LL);
+  const size_t N = Owned + R.ExtraRows.size();
+  std::vector<int> Start(Rows + 1, 0);
+  forEachPair(R, [&](long long Row, long long) { ++Start[Row + 1]; });
+  for (int Row : R.ExtraRows)
+    ++Start[Row + 1];
+  for (long long Row = 0; Row < Rows; ++Row)
+    Start[Row + 1] += Start[Row];
+  // Per row, its (column, pair) entries, pairs in increasing order.
+  std::vector<std::pair<int, int>> Entries(N);
+  std::vector<int> Next(Start.begin(), Start.end() - 1);
+  int Pair = 0;
+  forEachPair(R, [&](long long Row, long long Column) {
+    Entries[Next[Row]++] = {static_cast<int>(Column), Pair++};
+  });
+  for (size_t E = 0; E < R.ExtraRows.size(); ++E)
+    Entries[Next[R.ExtraRows[E]]++] = {R.ExtraColumns[E],
+                                       static_cast<int>(Owned + E)};
+  R.Slots.assign(Owned, -1);
+  H.Rows = static_cast<int>(Rows);
+  H.RowOffsets.assign(1, 0);
+  H.RowOffsets.reserve(Rows + 1);
+  H.Columns.clear();
+  H.Values.clear();
+  H.Columns.reserve(N);
+  H.Values.reserve(N);
+  for (long long Row = 0; Row < Rows; ++Row) {
+    std::pair<int, int> *B = Entries.data() + Start[Row],
+                        *E = Entries.data() + Start[Row + 1];
+    sortByColumn(B, static_cast<int>(E - B));
+    for (std::pair<int, int> *It = B; It != E; ++It) {
+      size_t P = static_cast<size_t>(It->second);
+      if (It == B || It->first != H.Columns.back()) {
+        H.Columns.push_back(It->first);
+        H.Values.push_back(T(0));
+      }
+      if (P < Owned) {
+        R.Slots[P] = static_cast<int>(H.Columns.size() - 1);
+        if (P >= R.FirstValued)
+          H.Values.back() += H.TValues[P - R.FirstValued];
+      } else {
+        H.Values.back() += H.ExtraValues[P - Owned];
+      }
+    }
+    H.RowOffsets.push_back(static_cast<int>(H.Columns.size()));
+  }
   R.ExtraRows = {};
   R.ExtraColumns = {};
   H.TValues = {};
   H.ExtraValues = {};
   R.Recording = false;
   ++H.Rebuilds;
+}
+
+/// The current segment, past a general one whose adds are all done; null
+/// at the end of the record.
+inline SparseLoopSegment *currentSegment(SparseLoopRecord &R) {
+  if (R.Seg < R.Segments.size() && !R.Segments[R.Seg].Affine &&
+      R.Add == R.Segments[R.Seg].AddEnd)
+    ++R.Seg;
+  return R.Seg < R.Segments.size() ? &R.Segments[R.Seg] : nullptr;
+}
+
+/// Adds the entries of \p Mask of \p Hl through the slots from the cursor.
+template <int K, unsigned long long Mask, class T>
+void addThroughSlots(SparseMatrix<T> &H, const T *Hl) {
+  SparseLoopRecord &R = H.Record;
+  const int *Slot = &R.Slots[R.Slot];
+  for (int E = 0, Pair = 0; E < K * K; ++E)
+    if (Mask >> E & 1)
+      H.Values[Slot[Pair++]] += Hl[E];
+  R.Slot += __builtin_popcountll(Mask);
+}
+
+/// While recording: the values of \p Hl's pairs.
+template <int K, unsigned long long Mask, class T>
+void recordValues(SparseMatrix<T> &H, const T *Hl) {
+  for (int E = 0; E < K * K; ++E)
+    if (Mask >> E & 1)
+      H.TValues.push_back(Hl[E]);
+  H.Record.Slot += __builtin_popcountll(Mask);
 }
 
 } // namespace detail
@@ -221,7 +403,7 @@ template <class T> void buildPattern(SparseMatrix<T> &H) {
 /// recording, on the first call).
 template <class T> void sparseLoopBegin(SparseMatrix<T> *H) {
   detail::SparseLoopRecord &R = H->Record;
-  R.Add = R.Row = R.Slot = 0;
+  R.Seg = R.Add = R.Row = R.Slot = 0;
   H->Values.assign(H->Columns.size(), T(0));
   if (H->Rebuilds == 0)
     detail::startRecording(*H);
@@ -234,34 +416,86 @@ template <int K, unsigned long long Mask, class T>
 void sparseLoopAdd(SparseMatrix<T> *H, const int *Rows, const T *Hl) {
   detail::SparseLoopRecord &R = H->Record;
   if (!R.Recording) {
-    bool Same = R.Add < R.Ks.size() && R.Ks[R.Add] == K && R.Masks[R.Add] == Mask;
-    const int *Recorded = R.Rows.data() + R.Row;
+    detail::SparseLoopSegment *S = detail::currentSegment(R);
+    bool Same = S && !S->Affine && R.Add < S->AddEnd && R.Ks[R.Add] == K &&
+                R.Masks[R.Add] == Mask;
+    const int *Recorded = Same ? R.Rows.data() + R.Row : nullptr;
     for (int J = 0; Same && J < K; ++J)
       Same = Recorded[J] == Rows[J];
     if (!Same)
       detail::startRecording(*H);
   }
   if (R.Recording) {
+    if (R.Segments.empty() || R.Segments.back().Affine) {
+      detail::SparseLoopSegment S;
+      S.AddBegin = S.AddEnd = R.Ks.size();
+      S.RowBegin = R.Rows.size();
+      R.Segments.push_back(S);
+      R.Seg = R.Segments.size() - 1;
+    }
     R.Ks.push_back(K);
     R.Masks.push_back(Mask);
     R.Rows.insert(R.Rows.end(), Rows, Rows + K);
-    detail::recordPairs<T>(*H, K, Mask, Rows, Hl);
+    R.Segments.back().AddEnd = R.Ks.size();
+    detail::recordValues<K, Mask>(*H, Hl);
   } else {
-    const int *Slot = &R.Slots[R.Slot];
-    for (int E = 0, Pair = 0; E < K * K; ++E)
-      if (Mask >> E & 1)
-        H->Values[Slot[Pair++]] += Hl[E];
-    R.Slot += __builtin_popcountll(Mask);
+    detail::addThroughSlots<K, Mask>(*H, Hl);
   }
   ++R.Add;
   R.Row += K;
+}
+
+/// Called by generated code before an affine loop whose iterations i in
+/// [Lo, Hi) read the K entries Stride_j * i + Offset_j (the template
+/// arguments SC: Stride_0, Offset_0, Stride_1, ...), each iteration then
+/// adding its local Hessian with sparseLoopAffineAdd: the loop is one
+/// entry of the record (no rows per iteration, no compare per iteration),
+/// its pairs' rows computed when the pattern is built.
+template <int K, unsigned long long Mask, long long... SC, class T>
+void sparseLoopAffine(SparseMatrix<T> *H, long long Lo, long long Hi) {
+  static_assert(sizeof...(SC) == 2 * K && K <= detail::MaxAffineEntries,
+                "a stride and an offset per entry");
+  const long long Forms[] = {SC...};
+  detail::SparseLoopRecord &R = H->Record;
+  if (!R.Recording) {
+    detail::SparseLoopSegment *S = detail::currentSegment(R);
+    if (S && S->sameLoop(K, Mask, Forms, Lo, Hi)) {
+      ++R.Seg;
+      return;
+    }
+    detail::startRecording(*H);
+  }
+  detail::SparseLoopSegment S;
+  S.Affine = true;
+  S.K = K;
+  S.Mask = Mask;
+  S.Lo = Lo;
+  S.Hi = Hi;
+  for (int J = 0; J < K; ++J) {
+    S.Stride[J] = Forms[2 * J];
+    S.Offset[J] = Forms[2 * J + 1];
+  }
+  R.Segments.push_back(S);
+  R.Seg = R.Segments.size();
+  H->TValues.reserve(H->TValues.size() +
+                     (Hi > Lo ? Hi - Lo : 0) * __builtin_popcountll(Mask));
+}
+
+/// Adds the local Hessian \p Hl of the next iteration of the affine loop
+/// that sparseLoopAffine announced.
+template <int K, unsigned long long Mask, class T>
+void sparseLoopAffineAdd(SparseMatrix<T> *H, const T *Hl) {
+  if (H->Record.Recording)
+    detail::recordValues<K, Mask>(*H, Hl);
+  else
+    detail::addThroughSlots<K, Mask>(*H, Hl);
 }
 
 /// Called by generated code after the loops: builds the pattern when the
 /// call recorded, or when it made fewer adds than the record.
 template <class T> void sparseLoopEnd(SparseMatrix<T> *H) {
   detail::SparseLoopRecord &R = H->Record;
-  if (!R.Recording && R.Add != R.Ks.size())
+  if (!R.Recording && detail::currentSegment(R))
     detail::startRecording(*H);
   if (R.Recording)
     detail::buildPattern(*H);
