@@ -791,6 +791,18 @@ const ir::Expr *ExprLowering::hoistIfNested(const Expr *E,
   return S.make<ir::VarRefExpr>(Loc, Temp);
 }
 
+/// Whether \p RD is a class of the standard library, Thrust, CUB or CUDA's
+/// own headers (its constructor gets the constructor message, not the
+/// advice for user classes with bases).
+static bool isLibraryClass(const CXXRecordDecl *RD) {
+  for (const DeclContext *DC = RD->getDeclContext(); DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC);
+        NS && DC->getParent()->isTranslationUnit())
+      return llvm::is_contained({"std", "thrust", "cub", "cuda"},
+                                NS->getName());
+  return false;
+}
+
 const ir::Expr *ExprLowering::lowerConstruct(const CXXConstructExpr *E) {
   const CXXConstructorDecl *Ctor = E->getConstructor();
   if (Ctor->isCopyOrMoveConstructor() && Ctor->isTrivial() &&
@@ -802,7 +814,8 @@ const ir::Expr *ExprLowering::lowerConstruct(const CXXConstructExpr *E) {
   if (std::string Container = thrustContainerProblem(E->getType());
       !Container.empty())
     return S.fail(E->getExprLoc(), Container);
-  if (const CXXRecordDecl *RD = Ctor->getParent(); RD->getNumBases() != 0)
+  if (const CXXRecordDecl *RD = Ctor->getParent();
+      RD->getNumBases() != 0 && !isLibraryClass(RD))
     return S.fail(E->getExprLoc(),
                   Twine("meshad: objects of '") + RD->getName() +
                       "', a class with base classes, are not supported; "
