@@ -22,7 +22,7 @@
 // variant, median_ms, min_ms, reps, first_call_s, rel_error, note); the
 // note of a solve row gives its iterations, CG iterations and energy.
 //
-// Usage: param-bench MESH [--sizes=1000,4000,0,-1,-2] [--reps=5]
+// Usage: param-bench MESH [--sizes=200,600,0,-1,-2] [--reps=5]
 //                          [--export=DIR] [--csv=FILE]
 //   a size > 0: a disk patch of that many triangles; 0: the whole mesh;
 //   -k: the whole mesh subdivided k times.
@@ -119,7 +119,7 @@ static rt::TriMesh subdivide(const rt::TriMesh &M) {
 
 struct Options {
   std::string Mesh, Export, Csv;
-  std::vector<int> Sizes{1000, 4000, 0, -1, -2};
+  std::vector<int> Sizes{200, 600, 0, -1, -2};
   int Reps = 5;
 };
 

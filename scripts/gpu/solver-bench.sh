@@ -49,7 +49,7 @@ if [[ ${1:-} == --run ]]; then
     "$Out/cloth" --n=256 --steps=25 --dt=0.04 --quiet \
       --obj="$Res/cloth-256.obj" --png="$Res/cloth-256.png" ||
       echo "cloth 256 failed its checks (the benchmarks below still run)"
-    "$Out/param-bench" "$Out/lion-head.off" --sizes=1000,4000,0,-1,-2 \
+    "$Out/param-bench" "$Out/lion-head.off" --sizes=200,600,0,-1,-2 \
       --reps=5 --export="$Res/export" --csv="$Res/solve/meshad.csv"
     declare -A Budget=([jax]=${SOLVE_BUDGET_JAX:-60} [torch]=${SOLVE_BUDGET_TORCH:-90})
     for Fw in jax torch; do
