@@ -18,6 +18,29 @@ using namespace meshad;
 using namespace meshad::ir;
 using llvm::dyn_cast;
 
+namespace meshad {
+/// One loop's term and local Hessian.
+struct LoopTerm {
+  Function *LocalHessian = nullptr;
+  std::vector<unsigned long long> Mask;
+  const HessianPatternInfo *Pattern = nullptr;
+
+  /// "<K, Mask_0ull, ...>", the template arguments of the helpers.
+  std::string templateArgs(unsigned K) const {
+    std::string Out = "<" + std::to_string(K);
+    for (unsigned long long W : Mask)
+      Out += ", " + std::to_string(W) + "ull";
+    return Out + ">";
+  }
+  unsigned pairs() const {
+    unsigned N = 0;
+    for (unsigned long long W : Mask)
+      N += static_cast<unsigned>(__builtin_popcountll(W));
+    return N;
+  }
+};
+} // namespace meshad
+
 namespace {
 
 using ownership::Affine;
@@ -45,12 +68,18 @@ Function *besidePrimal(Module &M, DerivedFunctionSet &Derived, Function *F,
   return New;
 }
 
-/// <f>_term(params less x..., invariants..., i, x): one iteration of \p L
-/// as a function of its entries x[0..K), returning its signed terms.
+/// The element type of the selected arrays.
+const Type *elementType(const SparseLoopShape &S) {
+  return S.Arrays.front()->getType()->getElement()->getUnqualified();
+}
+
+/// <f>_term(params less the arrays..., invariants..., i, x, v...): one
+/// iteration of \p L as a function of its entries (x[0..K_x) of each
+/// selected array it reads), returning its signed terms.
 Function *buildTerm(Module &M, DerivedFunctionSet &Derived, Function *F,
-                    const Var *X, const SparseLoopShape &S, const SparseLoop &L,
+                    const SparseLoopShape &S, const SparseLoop &L,
                     const std::string &Name) {
-  const Type *T = X->getType()->getElement()->getUnqualified();
+  const Type *T = elementType(S);
   TypeContext &Types = M.getTypes();
   Function *Term = besidePrimal(M, Derived, F, Name, T, F->getTarget());
   IRBuilder B(M);
@@ -63,14 +92,21 @@ Function *buildTerm(Module &M, DerivedFunctionSet &Derived, Function *F,
     Renamed[V] = Params.back();
   };
   for (Var *P : F->getParams())
-    if (P != X)
+    if (!llvm::is_contained(S.Arrays, P))
       AddParam(P);
   for (Var *V : L.Invariants)
     AddParam(V);
   AddParam(L.Counter);
-  Var *NewX = M.createVar(X->getName(), Types.getPointer(Types.getConst(T)),
-                          Var::Storage::Param);
-  Params.push_back(NewX);
+  if (L.InnerCounter)
+    AddParam(L.InnerCounter);
+  std::vector<Var *> Locals(S.Arrays.size(), nullptr);
+  for (unsigned A = 0; A < S.Arrays.size(); ++A)
+    if (L.countOf(A)) {
+      Locals[A] = M.createVar(S.Arrays[A]->getName(),
+                              Types.getPointer(Types.getConst(T)),
+                              Var::Storage::Param);
+      Params.push_back(Locals[A]);
+    }
   Term->setParams(Params);
   BlockStmt *Body = B.block();
   for (const Var *Acc : L.Accs) {
@@ -84,14 +120,16 @@ Function *buildTerm(Module &M, DerivedFunctionSet &Derived, Function *F,
     }
     const auto *I = dyn_cast<IndexExpr>(Ex);
     auto It = I ? L.Local.find(I) : L.Local.end();
-    return It == L.Local.end() ? nullptr
-                               : B.index(B.ref(NewX), B.intLit(It->second));
+    if (It == L.Local.end())
+      return nullptr;
+    unsigned A = L.Entries[It->second].Array;
+    return B.index(B.ref(Locals[A]), B.intLit(It->second - L.firstOf(A)));
   });
-  forEachStmt(L.Loop->getBody(), [&](const Stmt *St) {
+  forEachStmt(L.body(), [&](const Stmt *St) {
     if (const auto *D = dyn_cast<DeclStmt>(St))
       C.freshVar(D->getVar());
   });
-  for (const Stmt *St : L.Loop->getBody()->getBody())
+  for (const Stmt *St : L.body()->getBody())
     if (const Stmt *New = C.clone(St))
       Body->append(New);
   const Expr *Sum = nullptr;
@@ -116,30 +154,24 @@ const Stmt *helperCall(Module &M, const std::string &Name,
                                                Name, -1, std::move(Args)));
 }
 
-/// The pairs (j, l) of entries that interact in one iteration: bit j*K + l.
-unsigned long long pairMask(const HessianPatternInfo &P) {
-  unsigned long long Mask = 0;
+/// The pairs (j, l) of entries that interact in one iteration: bit j*K + l,
+/// in 64-bit words.
+std::vector<unsigned long long> pairMask(const HessianPatternInfo &P) {
+  std::vector<unsigned long long> Words((P.Value.size() + 63) / 64, 0);
   for (unsigned E = 0; E < P.Value.size(); ++E)
     if (P.Value[E] >= 0)
-      Mask |= 1ull << E;
-  return Mask;
+      Words[E / 64] |= 1ull << (E % 64);
+  return Words;
 }
 
-/// One loop's term and local Hessian.
-struct LoopTerm {
-  Function *LocalHessian = nullptr;
-  unsigned long long Mask = 0;
-  const HessianPatternInfo *Pattern = nullptr;
-};
 
 /// Builds <f>_hessian_sparse: the declarations the loops need,
 /// sparseLoopBegin, per loop and iteration the rows, the gather, the local
 /// Hessian and sparseLoopAdd, then sparseLoopEnd.
 class SparseFunctionBuilder {
 public:
-  SparseFunctionBuilder(Module &M, Function *F, const Var *X,
-                        const SparseLoopShape &S)
-      : M(M), B(M), C(M), F(F), X(X), S(S) {
+  SparseFunctionBuilder(Module &M, Function *F, const SparseLoopShape &S)
+      : M(M), B(M), C(M), F(F), S(S) {
     Names.addFunction(*F);
   }
   Function *build(DerivedFunctionSet &Derived, const std::string &Name,
@@ -150,17 +182,24 @@ private:
   std::vector<const DeclStmt *> neededDecls() const;
   /// The index \p Form of an entry of loop \p L as an expression.
   const Expr *row(const Affine &Form, unsigned L);
+  /// The rows of loop \p L's entries (SkipRow where a guard fails).
+  void declareRows(BlockStmt *Out, unsigned L, Var *Rows);
+  /// The local copy of array \p A's entries of loop \p L.
+  Var *gather(BlockStmt *Out, unsigned L, unsigned A, Var *Rows,
+              bool IsAffine);
   BlockStmt *iteration(unsigned L, const LoopTerm &Term, bool IsAffine);
+  /// Loop \p L (with its inner loop) around its iteration.
+  const ForStmt *loopNest(unsigned L, const LoopTerm &Term, bool IsAffine);
 
   Module &M;
   IRBuilder B;
   IRCloner C;
   Function *F;
-  const Var *X;
   const SparseLoopShape &S;
   NameScope Names;
   llvm::DenseMap<const Var *, Var *> Params;
   Var *H = nullptr;
+  Var *SkipRow = nullptr;
 };
 
 std::vector<const DeclStmt *> SparseFunctionBuilder::neededDecls() const {
@@ -169,6 +208,8 @@ std::vector<const DeclStmt *> SparseFunctionBuilder::neededDecls() const {
   std::vector<const Var *> Vars;
   for (const SparseLoop &L : S.Loops) {
     Reads.insert(Reads.end(), {L.Lo, L.Hi});
+    if (L.Inner)
+      Reads.insert(Reads.end(), {L.InnerLo, L.InnerHi});
     Vars.insert(Vars.end(), L.Invariants.begin(), L.Invariants.end());
   }
   for (auto It = S.Decls.rbegin(); It != S.Decls.rend(); ++It)
@@ -185,13 +226,16 @@ std::vector<const DeclStmt *> SparseFunctionBuilder::neededDecls() const {
 const Expr *SparseFunctionBuilder::row(const Affine &Form, unsigned L) {
   const Expr *Sum = nullptr;
   for (const auto &[Mono, Coeff] : Form.Terms) {
-    const ownership::Atom &A = Mono.front();
     const Expr *Atom = nullptr;
-    if (A.Kind == AtomKind::Gathered) {
-      const ownership::GatherInfo &G = S.Evaluator->getGather(A.Id);
-      Atom = B.index(B.ref(Params[G.Array]), row(G.Position, L));
-    } else {
-      Atom = B.ref(C.mapVar(S.Loops[L].Counter));
+    for (const ownership::Atom &A : Mono) {
+      const Expr *Factor = nullptr;
+      if (A.Kind == AtomKind::Gathered) {
+        const ownership::GatherInfo &G = S.Evaluator->getGather(A.Id);
+        Factor = B.index(B.ref(Params[G.Array]), row(G.Position, L));
+      } else {
+        Factor = B.ref(C.mapVar(S.AtomVars.at(A)));
+      }
+      Atom = Atom ? B.mul(Atom, Factor) : Factor;
     }
     long long Abs = Coeff < 0 ? -Coeff : Coeff;
     const Expr *Term = Abs == 1 ? Atom : B.mul(B.intLit(Abs), Atom);
@@ -207,76 +251,142 @@ const Expr *SparseFunctionBuilder::row(const Affine &Form, unsigned L) {
 }
 
 /// The stride and offset of each entry of \p Loop when every entry is
-/// `S * i + c` of its counter alone (and there are at most 8); else empty.
-static std::vector<long long> affineForms(const SparseLoop &Loop,
+/// `S * i + c` of its counter alone, read in every iteration, of one
+/// selected array (and there are at most 8); else empty.
+static std::vector<long long> affineForms(const SparseLoopShape &Shape,
+                                          const SparseLoop &Loop,
                                           const ownership::Atom &Counter) {
   std::vector<long long> Forms;
-  if (Loop.Entries.size() > 8)
+  if (Loop.Entries.size() > 8 || Loop.guarded() || Shape.Arrays.size() > 1 ||
+      Loop.Inner)
     return {};
-  for (const Affine &Form : Loop.Entries) {
+  for (const SparseEntry &E : Loop.Entries) {
     long long Stride = 0;
-    for (const auto &[Mono, Coeff] : Form.Terms) {
+    for (const auto &[Mono, Coeff] : E.Form.Terms) {
       if (Mono.size() != 1 || !(Mono.front() == Counter))
         return {};
       Stride = Coeff;
     }
-    Forms.insert(Forms.end(), {Stride, Form.Const});
+    Forms.insert(Forms.end(), {Stride, E.Form.Const});
   }
   return Forms;
+}
+
+void SparseFunctionBuilder::declareRows(BlockStmt *Out, unsigned L,
+                                        Var *Rows) {
+  const SparseLoop &Loop = S.Loops[L];
+  std::vector<const Expr *> RowExprs;
+  for (const SparseEntry &E : Loop.Entries) {
+    RowExprs.push_back(row(E.Form, L));
+    if (E.Guard)
+      RowExprs.back() =
+          B.select(C.clone(E.Guard), RowExprs.back(), B.ref(SkipRow),
+                   M.getTypes().getInt());
+  }
+  Out->append(M.create<DeclStmt>(
+      Rows, M.create<InitListExpr>(Rows->getType(), std::move(RowExprs))));
+}
+
+Var *SparseFunctionBuilder::gather(BlockStmt *Out, unsigned L, unsigned A,
+                                   Var *Rows, bool IsAffine) {
+  const SparseLoop &Loop = S.Loops[L];
+  const Type *T = elementType(S);
+  unsigned First = Loop.firstOf(A), K = Loop.countOf(A);
+  const Type *LocalTy = M.getTypes().getArray(T, K);
+  Var *XL = M.createVar(Names.unique(S.Arrays[A]->getName() + "_l"), LocalTy);
+  std::vector<const Expr *> Gathered;
+  for (unsigned J = First; J < First + K; ++J) {
+    const SparseEntry &E = Loop.Entries[J];
+    const Expr *Load = B.index(B.ref(Params[S.Arrays[A]]),
+                               IsAffine ? row(E.Form, L)
+                                        : B.index(B.ref(Rows), B.intLit(J)));
+    Gathered.push_back(E.Guard ? B.select(C.clone(E.Guard), Load, B.zero(T), T)
+                               : Load);
+  }
+  Out->append(M.create<DeclStmt>(
+      XL, M.create<InitListExpr>(LocalTy, std::move(Gathered))));
+  return XL;
 }
 
 BlockStmt *SparseFunctionBuilder::iteration(unsigned L, const LoopTerm &Term,
                                             bool IsAffine) {
   const SparseLoop &Loop = S.Loops[L];
-  const Type *T = X->getType()->getElement()->getUnqualified();
   TypeContext &Types = M.getTypes();
   unsigned K = static_cast<unsigned>(Loop.Entries.size());
-  const Type *RowsTy = Types.getArray(Types.getInt(), K);
-  const Type *LocalTy = Types.getArray(T, K);
-  Var *Rows = IsAffine ? nullptr
-                     : M.createVar(Names.unique(X->getName() + "_rows"), RowsTy);
-  Var *XL = M.createVar(Names.unique(X->getName() + "_l"), LocalTy);
-  Var *HL = M.createVar(Names.unique("hl"), Types.getArray(T, K * K));
-  std::vector<const Expr *> RowExprs, Gathered;
-  for (unsigned J = 0; J < K; ++J) {
-    RowExprs.push_back(row(Loop.Entries[J], L));
-    Gathered.push_back(B.index(B.ref(Params[X]),
-                               IsAffine ? RowExprs.back()
-                                      : B.index(B.ref(Rows), B.intLit(J))));
-  }
+  bool Several = S.Arrays.size() > 1;
+  const std::string &X = S.Arrays.front()->getName();
   BlockStmt *Out = B.block();
-  if (!IsAffine)
+  Var *Rows = nullptr, *Arrays = nullptr;
+  if (!IsAffine) {
+    Rows = M.createVar(Names.unique(Several ? "rows" : X + "_rows"),
+                       Types.getArray(Types.getInt(), K));
+    declareRows(Out, L, Rows);
+  }
+  if (Several) {
+    Arrays = M.createVar(Names.unique("arrays"), Rows->getType());
+    std::vector<const Expr *> Ids;
+    for (const SparseEntry &E : Loop.Entries)
+      Ids.push_back(B.intLit(E.Array));
     Out->append(M.create<DeclStmt>(
-        Rows, M.create<InitListExpr>(RowsTy, std::move(RowExprs))));
-  Out->append(M.create<DeclStmt>(
-      XL, M.create<InitListExpr>(LocalTy, std::move(Gathered))));
-  Out->append(M.create<DeclStmt>(HL, nullptr));
+        Arrays, M.create<InitListExpr>(Arrays->getType(), std::move(Ids))));
+  }
   std::vector<const Expr *> Args;
   for (Var *P : F->getParams())
-    if (P != X)
+    if (!llvm::is_contained(S.Arrays, P))
       Args.push_back(B.ref(Params[P]));
   for (Var *V : Loop.Invariants)
     Args.push_back(B.ref(C.mapVar(V)));
-  for (Var *V : {C.mapVar(Loop.Counter), XL, HL})
-    Args.push_back(B.ref(V));
+  Args.push_back(B.ref(C.mapVar(Loop.Counter)));
+  if (Loop.InnerCounter)
+    Args.push_back(B.ref(C.mapVar(Loop.InnerCounter)));
+  for (unsigned A = 0; A < S.Arrays.size(); ++A)
+    if (Loop.countOf(A))
+      Args.push_back(B.ref(gather(Out, L, A, Rows, IsAffine)));
+  Var *HL = M.createVar(Names.unique("hl"), Types.getArray(elementType(S), K * K));
+  Out->append(M.create<DeclStmt>(HL, nullptr));
+  Args.push_back(B.ref(HL));
   Out->append(M.create<ExprStmt>(M.create<CallExpr>(
       Types.getVoid(), Term.LocalHessian, std::move(Args))));
-  std::string Targs =
-      "<" + std::to_string(K) + ", " + std::to_string(Term.Mask) + "ull>";
+  std::string Targs = Term.templateArgs(K);
   if (IsAffine)
     Out->append(helperCall(M, "meshad::sparseLoopAffineAdd" + Targs,
                            {B.ref(H), B.ref(HL)}));
+  else if (Several)
+    Out->append(helperCall(M, "meshad::sparseLoopAdd" + Targs,
+                           {B.ref(H), B.ref(Rows), B.ref(Arrays), B.ref(HL)}));
   else
     Out->append(helperCall(M, "meshad::sparseLoopAdd" + Targs,
                            {B.ref(H), B.ref(Rows), B.ref(HL)}));
   return Out;
 }
 
+const ForStmt *SparseFunctionBuilder::loopNest(unsigned L, const LoopTerm &Term,
+                                            bool IsAffine) {
+  const SparseLoop &Loop = S.Loops[L];
+  auto Copy = [&](const ForStmt *For, const BlockStmt *Body) {
+    auto *New = M.create<ForStmt>(C.clone(For->getInit()),
+                                  C.clone(For->getCond()),
+                                  C.clone(For->getInc()), Body);
+    New->setLoc(For->getLoc());
+    return New;
+  };
+  // The counters are mapped before the body that reads them is built.
+  if (!Loop.Inner) {
+    C.freshVar(Loop.Counter);
+    return Copy(Loop.Loop, iteration(L, Term, IsAffine));
+  }
+  C.freshVar(Loop.Counter);
+  C.freshVar(Loop.InnerCounter);
+  const ForStmt *Inner = Copy(Loop.Inner, iteration(L, Term, IsAffine));
+  BlockStmt *Outer = B.block();
+  Outer->append(Inner);
+  return Copy(Loop.Loop, Outer);
+}
+
 Function *SparseFunctionBuilder::build(DerivedFunctionSet &Derived,
                                        const std::string &Name,
                                        const std::vector<LoopTerm> &Terms) {
   TypeContext &Types = M.getTypes();
-  const Type *T = X->getType()->getElement()->getUnqualified();
   Function *W = besidePrimal(M, Derived, F, Name, Types.getVoid(),
                              CudaTarget::HostOnly);
   std::vector<Var *> Ps;
@@ -285,11 +395,13 @@ Function *SparseFunctionBuilder::build(DerivedFunctionSet &Derived,
     Ps.push_back(Params[P]);
   }
   H = M.createVar(Names.unique("H"),
-                  Types.getPointer(Types.getOpaque("meshad::SparseMatrix<" +
-                                                   spellType(T) + ">")),
+                  Types.getPointer(Types.getOpaque(
+                      "meshad::SparseMatrix<" + spellType(elementType(S)) + ">")),
                   Var::Storage::Param);
   Ps.push_back(H);
   W->setParams(Ps);
+  SkipRow = M.createVar("meshad::SkipRow", Types.getConst(Types.getInt()),
+                        Var::Storage::Global);
   C.setExprHook([&](const Expr *Ex) -> const Expr * {
     const auto *R = dyn_cast<VarRefExpr>(Ex);
     auto It = R ? Params.find(R->getVar()) : Params.end();
@@ -300,27 +412,25 @@ Function *SparseFunctionBuilder::build(DerivedFunctionSet &Derived,
     C.freshVar(D->getVar());
     Body->append(C.clone(D));
   }
-  Body->append(helperCall(M, "meshad::sparseLoopBegin", {B.ref(H)}));
+  std::vector<const Expr *> BeginArgs = {B.ref(H)};
+  if (S.Arrays.size() > 1)
+    BeginArgs.push_back(B.intLit(static_cast<long long>(S.Arrays.size())));
+  Body->append(helperCall(M, "meshad::sparseLoopBegin", BeginArgs));
   for (unsigned L = 0; L < S.Loops.size(); ++L) {
     const ForStmt *Loop = S.Loops[L].Loop;
     // An affine loop is announced once, its rows never computed.
-    std::vector<long long> Forms = affineForms(S.Loops[L], S.CounterAtoms[L]);
+    std::vector<long long> Forms =
+        affineForms(S, S.Loops[L], S.CounterAtoms[L]);
     if (!Forms.empty()) {
-      std::string Targs = "<" + std::to_string(Forms.size() / 2) + ", " +
-                          std::to_string(Terms[L].Mask) + "ull";
+      std::string Targs = Terms[L].templateArgs(Forms.size() / 2);
+      Targs.pop_back();
       for (long long V : Forms)
         Targs += ", " + std::to_string(V);
       Body->append(helperCall(M, "meshad::sparseLoopAffine" + Targs + ">",
                               {B.ref(H), C.clone(S.Loops[L].Lo),
                                C.clone(S.Loops[L].Hi)}));
     }
-    C.freshVar(S.Loops[L].Counter);
-    auto *New = M.create<ForStmt>(C.clone(Loop->getInit()),
-                                  C.clone(Loop->getCond()),
-                                  C.clone(Loop->getInc()),
-                                  iteration(L, Terms[L], !Forms.empty()));
-    New->setLoc(Loop->getLoc());
-    Body->append(New);
+    Body->append(loopNest(L, Terms[L], !Forms.empty()));
     Derived.addCall(W, Terms[L].LocalHessian);
   }
   Body->append(helperCall(M, "meshad::sparseLoopEnd", {B.ref(H)}));
@@ -328,29 +438,28 @@ Function *SparseFunctionBuilder::build(DerivedFunctionSet &Derived,
   return W;
 }
 
-std::string remarkText(const Function &F, const Var *X,
-                       const SparseLoopShape &S, unsigned L,
+std::string remarkText(const Function &F, const SparseLoopShape &S, unsigned L,
                        const LoopTerm &Term) {
-  bool IsAffine = !affineForms(S.Loops[L], S.CounterAtoms[L]).empty();
+  bool IsAffine = !affineForms(S, S.Loops[L], S.CounterAtoms[L]).empty();
   const SparseLoop &Loop = S.Loops[L];
-  std::string Reads;
-  for (const Affine &Form : Loop.Entries)
-    Reads += (Reads.empty() ? "" : ", ") + X->getName() + "[" +
-             S.Evaluator->spell(Form) + "]";
-  unsigned Pairs = 0;
-  for (unsigned long long M = Term.Mask; M; M &= M - 1)
-    ++Pairs;
+  std::string Reads, Wrt;
+  for (const SparseEntry &E : Loop.Entries)
+    Reads += (Reads.empty() ? "" : ", ") + S.Arrays[E.Array]->getName() +
+             "[" + S.Evaluator->spell(E.Form) + "]" +
+             (E.Guard ? " (under a condition)" : "");
+  for (const Var *X : S.Arrays)
+    Wrt += (Wrt.empty() ? "" : ", ") + X->getName();
   std::string Which =
       S.Loops.size() == 1
           ? "the loop"
           : "loop " + std::to_string(L + 1) + " of " +
                 std::to_string(S.Loops.size());
-  return "sparse hessian of '" + F.getName() + "' w.r.t. '" + X->getName() +
+  return "sparse hessian of '" + F.getName() + "' w.r.t. '" + Wrt +
          "': each iteration of " + Which + " over " +
          Loop.Counter->getName() + " reads " + Reads + "; local Hessian of " +
          std::to_string(Loop.Entries.size()) + " entries: " +
          std::to_string(Term.Pattern->NumValues) + " unique values, " +
-         std::to_string(Pairs) +
+         std::to_string(Term.pairs()) +
          " nonzero entries, added into CSR slots (meshad::SparseMatrix, "
          "the pattern built on the first call from the rows the iterations "
          "read, O(nnz), kept while they stay the same" +
@@ -400,46 +509,62 @@ static Function *unrollInnerLoops(Module &M, Function &F) {
   return Copy;
 }
 
-ir::Function *SparseLoopHessianBuilder::derive(Function *Primal,
-                                               unsigned XParam,
-                                               const std::string &Name,
-                                               clang::SourceLocation Loc) {
-  auto Key = std::make_pair(static_cast<const Function *>(Primal), XParam);
+ir::Function *
+SparseLoopHessianBuilder::derive(Function *Primal,
+                                 const std::vector<unsigned> &XParams,
+                                 const std::string &Name,
+                                 clang::SourceLocation Loc) {
+  auto Key = std::make_pair(static_cast<const Function *>(Primal), XParams);
   if (Function *Found = Done[Key])
     return Found;
   Function *F = unrollInnerLoops(M, *Primal);
-  const Var *X = F->getParam(XParam);
+  std::vector<const Var *> Xs;
+  std::string Spec;
+  for (unsigned I : XParams) {
+    Xs.push_back(F->getParam(I));
+    Spec += (Spec.empty() ? "" : ", ") + Xs.back()->getName();
+  }
   SparseLoopShape S;
   clang::SourceLocation At;
   std::string Why;
-  if (!analyzeSparseLoops(M, *F, X, S, At, Why)) {
-    Diags.error(At.isValid() ? At : Loc,
-                "meshad::hessian(" + F->getName() + ", \"" + X->getName() +
-                    "\", meshad::Sparse): " + Why);
+  if (!analyzeSparseLoops(M, *F, Xs, S, At, Why)) {
+    Diags.error(At.isValid() ? At : Loc, "meshad::hessian(" + F->getName() +
+                                             ", \"" + Spec +
+                                             "\", meshad::Sparse): " + Why);
     return nullptr;
   }
   std::vector<LoopTerm> Terms(S.Loops.size());
-  for (unsigned L = 0; L < S.Loops.size(); ++L) {
-    std::string TermName =
-        F->getName() + "_term" + (L ? std::to_string(L + 1) : "");
-    Function *Term = buildTerm(M, Derived, F, X, S, S.Loops[L], TermName);
-    unsigned K = static_cast<unsigned>(S.Loops[L].Entries.size());
-    HessianLayout Layout;
-    Layout.Blocks = {{Term->getNumParams() - 1, 0, K, 0, false}};
-    Layout.Size = K;
-    Terms[L].LocalHessian =
-        Hessian.deriveHessian(Term, Layout, TermName + "_hessian", Loc);
-    Terms[L].Pattern = Terms[L].LocalHessian
-                           ? Hessian.patternOf(Terms[L].LocalHessian)
-                           : nullptr;
-    if (!Terms[L].Pattern)
+  for (unsigned L = 0; L < S.Loops.size(); ++L)
+    if (!deriveTerm(F, S, L, Loc, Terms[L]))
       return nullptr;
-    Terms[L].Mask = pairMask(*Terms[L].Pattern);
-  }
-  SparseFunctionBuilder Builder(M, F, X, S);
+  SparseFunctionBuilder Builder(M, F, S);
   Function *W = Builder.build(Derived, Name, Terms);
   for (unsigned L = 0; L < S.Loops.size(); ++L)
-    Diags.remark(Loc, remarkText(*F, X, S, L, Terms[L]));
+    Diags.remark(Loc, remarkText(*F, S, L, Terms[L]));
   Done[Key] = W;
   return W;
+}
+
+bool SparseLoopHessianBuilder::deriveTerm(Function *F, const SparseLoopShape &S,
+                                          unsigned L, clang::SourceLocation Loc,
+                                          LoopTerm &Term) {
+  const SparseLoop &Loop = S.Loops[L];
+  std::string TermName =
+      F->getName() + "_term" + (L ? std::to_string(L + 1) : "");
+  Function *TermF = buildTerm(M, Derived, F, S, Loop, TermName);
+  HessianLayout Layout;
+  unsigned Param = TermF->getNumParams() - 1;
+  for (unsigned A = S.Arrays.size(); A-- > 0;)
+    if (unsigned K = Loop.countOf(A))
+      Layout.Blocks.insert(Layout.Blocks.begin(),
+                           {Param--, 0, K, Loop.firstOf(A), false});
+  Layout.Size = static_cast<unsigned>(Loop.Entries.size());
+  Term.LocalHessian =
+      Hessian.deriveHessian(TermF, Layout, TermName + "_hessian", Loc);
+  Term.Pattern =
+      Term.LocalHessian ? Hessian.patternOf(Term.LocalHessian) : nullptr;
+  if (!Term.Pattern)
+    return false;
+  Term.Mask = pairMask(*Term.Pattern);
+  return true;
 }

@@ -51,8 +51,12 @@
 #include "AD/Hessian.h"
 
 #include <map>
+#include <vector>
 
 namespace meshad {
+
+struct SparseLoopShape;
+struct LoopTerm;
 
 class SparseLoopHessianBuilder {
 public:
@@ -62,17 +66,25 @@ public:
       : M(M), Diags(Diags), Hessian(Hessian), Derived(Derived) {}
 
   /// The generated \p Name(params..., meshad::SparseMatrix<T> *H) of \p F
-  /// with the selected array parameter \p XParam, with a remark at \p Loc;
-  /// null after reporting errors.
-  ir::Function *derive(ir::Function *F, unsigned XParam,
+  /// with the selected array parameters \p XParams (the matrix over their
+  /// elements concatenated), with a remark at \p Loc; null after
+  /// reporting errors.
+  ir::Function *derive(ir::Function *F, const std::vector<unsigned> &XParams,
                        const std::string &Name, clang::SourceLocation Loc);
 
 private:
+  /// Loop \p L's term and its local Hessian into \p Term; false after
+  /// reporting errors.
+  bool deriveTerm(ir::Function *F, const SparseLoopShape &S, unsigned L,
+                  clang::SourceLocation Loc, LoopTerm &Term);
+
   ir::Module &M;
   DiagnosticSink &Diags;
   HessianTransformer &Hessian;
   DerivedFunctionSet &Derived;
-  std::map<std::pair<const ir::Function *, unsigned>, ir::Function *> Done;
+  std::map<std::pair<const ir::Function *, std::vector<unsigned>>,
+           ir::Function *>
+      Done;
 };
 
 } // namespace meshad

@@ -70,6 +70,18 @@ unsigned countRefs(const Stmt *S, const Var *V) {
   return N;
 }
 
+bool refersToAny(const Expr *E, const std::vector<const Var *> &Vs) {
+  return llvm::any_of(Vs, [&](const Var *V) { return refersTo(E, V); });
+}
+
+/// "'x'", or "'x', 'v'": the selected arrays' names.
+std::string names(const std::vector<const Var *> &Xs) {
+  std::string Out;
+  for (const Var *X : Xs)
+    Out += (Out.empty() ? "'" : ", '") + X->getName() + "'";
+  return Out;
+}
+
 /// True when a statement of \p S assigns \p V (or an element of it).
 bool assigns(const Stmt *S, const Var *V) {
   bool Found = false;
@@ -101,40 +113,55 @@ bool returnSigns(const Expr *E, int Sign, std::map<const Var *, int> &Signs) {
                      Signs);
 }
 
-/// The loop `for (int i = Lo; i < Hi; ++i)` (or `i <= Hi - 1`) of \p L, or
-/// false with \p P set.
-bool matchLoop(Module &M, const Var *X, SparseLoop &L, Problem &P) {
-  std::optional<CanonicalLoop> C = ReverseNeeds::matchCanonical(*L.Loop);
+/// The loop `for (int i = Lo; i < Hi; ++i)` (or `i <= Hi - 1`) \p Loop,
+/// or false with \p P set.
+bool matchCounted(Module &M, const std::vector<const Var *> &Xs,
+                  const ForStmt *Loop, Var *&Counter, const Expr *&Lo,
+                  const Expr *&Hi, Problem &P) {
+  std::optional<CanonicalLoop> C = ReverseNeeds::matchCanonical(*Loop);
   const auto *Step =
       C && C->Step ? dyn_cast<IntLitExpr>(bare(C->Step)) : nullptr;
-  const auto *Cond = C ? dyn_cast<BinaryExpr>(L.Loop->getCond()) : nullptr;
+  const auto *Cond = C ? dyn_cast<BinaryExpr>(Loop->getCond()) : nullptr;
   const auto *Lhs =
       Cond ? dyn_cast<VarRefExpr>(bare(Cond->getLHS())) : nullptr;
   bool Ok = C && !C->Decrement && (!C->Step || (Step && Step->getValue() == 1));
   Ok = Ok && Lhs && Lhs->getVar() == C->Counter &&
        (Cond->getOp() == BinaryOp::Lt || Cond->getOp() == BinaryOp::Le) &&
-       !refersTo(Cond->getRHS(), C->Counter) && !refersTo(Cond->getRHS(), X) &&
-       !refersTo(C->Init, X);
+       !refersTo(Cond->getRHS(), C->Counter) &&
+       !refersToAny(Cond->getRHS(), Xs) && !refersToAny(C->Init, Xs);
   if (!Ok)
-    return P.set(L.Loop->getLoc(),
+    return P.set(Loop->getLoc(),
                  "expected the loop `for (int i = lo; i < hi; ++i)` (an "
-                 "integer counter counting up by 1, bounds that do not read '" +
-                     X->getName() + "')");
+                 "integer counter counting up by 1, bounds that do not read " +
+                     names(Xs) + ")");
   IRBuilder B(M);
-  L.Counter = C->Counter;
-  L.Lo = C->Init;
-  L.Hi = Cond->getOp() == BinaryOp::Le ? B.add(Cond->getRHS(), B.intLit(1))
-                                       : Cond->getRHS();
+  Counter = C->Counter;
+  Lo = C->Init;
+  Hi = Cond->getOp() == BinaryOp::Le ? B.add(Cond->getRHS(), B.intLit(1))
+                                     : Cond->getRHS();
   return true;
+}
+
+/// The loop of \p L, and its inner loop when its body is one loop that is
+/// not unrolled (a run-time trip count), or false with \p P set.
+bool matchLoop(Module &M, const std::vector<const Var *> &Xs, SparseLoop &L,
+               Problem &P) {
+  if (!matchCounted(M, Xs, L.Loop, L.Counter, L.Lo, L.Hi, P))
+    return false;
+  const std::vector<const Stmt *> &Body = L.Loop->getBody()->getBody();
+  L.Inner = Body.size() == 1 ? dyn_cast<ForStmt>(Body[0]) : nullptr;
+  return !L.Inner || matchCounted(M, Xs, L.Inner, L.InnerCounter, L.InnerLo,
+                                  L.InnerHi, P);
 }
 
 /// Checks that a declaration outside the loops reads neither x nor an
 /// accumulator.
-bool checkDecl(const Function &F, const Var *X, const SparseLoopShape &S,
-               const DeclStmt *D, Problem &P) {
-  if (refersTo(D->getInit(), X))
-    return P.set(locOr(D, F.getLoc()),
-                 "'" + X->getName() + "' is read outside the loops");
+bool checkDecl(const Function &F, const SparseLoopShape &S, const DeclStmt *D,
+               Problem &P) {
+  for (const Var *X : S.Arrays)
+    if (refersTo(D->getInit(), X))
+      return P.set(locOr(D, F.getLoc()),
+                   "'" + X->getName() + "' is read outside the loops");
   for (const auto &[Acc, Sign] : S.Signs)
     if (Acc != D->getVar() && refersTo(D->getInit(), Acc))
       return P.set(locOr(D, F.getLoc()),
@@ -145,8 +172,7 @@ bool checkDecl(const Function &F, const Var *X, const SparseLoopShape &S,
 
 /// \p F as declarations and loops, then `return` of the accumulators, or
 /// false with \p P.
-bool matchShape(Module &M, const Function &F, const Var *X, SparseLoopShape &S,
-                Problem &P) {
+bool matchShape(Module &M, const Function &F, SparseLoopShape &S, Problem &P) {
   const std::vector<const Stmt *> &Body = F.getBody()->getBody();
   const auto *Ret = Body.empty() ? nullptr : dyn_cast<ReturnStmt>(Body.back());
   bool Ok = Ret && Ret->getValue() && returnSigns(Ret->getValue(), 1, S.Signs);
@@ -171,10 +197,10 @@ bool matchShape(Module &M, const Function &F, const Var *X, SparseLoopShape &S,
                    "the loop adds its terms into (or a sum of such locals)");
   }
   for (const DeclStmt *D : S.Decls)
-    if (!checkDecl(F, X, S, D, P))
+    if (!checkDecl(F, S, D, P))
       return false;
   for (SparseLoop &L : S.Loops)
-    if (!matchLoop(M, X, L, P))
+    if (!matchLoop(M, S.Arrays, L, P))
       return false;
   return true;
 }
@@ -194,8 +220,8 @@ bool leavesLoop(const Stmt *S) {
 
 /// The accumulators' updates in \p L: only `acc += term` / `acc -= term`,
 /// nothing else carried across iterations (parameters, x), no return.
-void checkUpdates(const Function &F, const Var *X, const SparseLoopShape &S,
-                  SparseLoop &L, Problem &P) {
+void checkUpdates(const Function &F, const SparseLoopShape &S, SparseLoop &L,
+                  Problem &P) {
   clang::SourceLocation LoopLoc = locOr(L.Loop, F.getLoc());
   forEachStmt(L.Loop->getBody(), [&](const Stmt *Sub) {
     if (llvm::isa<ReturnStmt>(Sub))
@@ -219,7 +245,7 @@ void checkUpdates(const Function &F, const Var *X, const SparseLoopShape &S,
                 Root->getName() +
                 " += term`: a loop-carried nonlinear dependence (each "
                 "iteration must add a term of its own entries)");
-    } else if (Root->isParam() || Root == X) {
+    } else if (Root->isParam()) {
       P.set(locOr(Sub, LoopLoc),
             "the loop writes '" + Root->getName() +
                 "', which later iterations may read (a loop-carried "
@@ -230,12 +256,12 @@ void checkUpdates(const Function &F, const Var *X, const SparseLoopShape &S,
 
 /// Checks that one iteration of \p L is a term of its own, and finds the
 /// locals it reads that the loops never change.
-bool checkIterations(const Function &F, const Var *X, const SparseLoopShape &S,
-                     SparseLoop &L, Problem &P) {
+bool checkIterations(const Function &F, const SparseLoopShape &S, SparseLoop &L,
+                     Problem &P) {
   const BlockStmt *Body = L.Loop->getBody();
   clang::SourceLocation LoopLoc = locOr(L.Loop, F.getLoc());
-  checkUpdates(F, X, S, L, P);
-  if (leavesLoop(Body))
+  checkUpdates(F, S, L, P);
+  if (leavesLoop(Body) || leavesLoop(L.body()))
     P.set(LoopLoc, "a break or continue of the loop: every iteration must "
                    "add its term");
   for (const auto &[Acc, Sign] : S.Signs) {
@@ -273,81 +299,238 @@ bool checkIterations(const Function &F, const Var *X, const SparseLoopShape &S,
   return P.Why.empty();
 }
 
-/// True when \p Form is a sum of multiples of \p Counter and of index
-/// array values at positions that are such sums, plus a literal.
+/// The integer parameter or invariant local named \p Name.
+Var *symbolVar(const Function &F, const SparseLoop &L, const std::string &Name) {
+  for (Var *V : F.getParams())
+    if (V->getName() == Name && V->getType()->getUnqualified()->isIntegral())
+      return V;
+  for (Var *V : L.Invariants)
+    if (V->getName() == Name && V->getType()->getUnqualified()->isIntegral())
+      return V;
+  return nullptr;
+}
+
+/// True when every monomial of \p Form is an index array's value at a
+/// position that is such a form, or a product of at most one of the
+/// \p Counters and parameters or invariant locals (the atoms' variables
+/// into \p AtomVars).
 bool isEntryForm(const ownership::IndexEvaluator &Ev, const Affine &Form,
-                 const Atom &Counter, bool InGather = false) {
+                 const Function &F, const SparseLoop &L,
+                 const std::vector<Atom> &Counters,
+                 std::map<Atom, Var *> &AtomVars, bool InGather = false) {
   for (const auto &[Mono, Coeff] : Form.Terms) {
-    if (Mono.size() != 1)
-      return false;
-    if (Mono[0] == Counter)
+    if (Mono.size() == 1 && Mono[0].Kind == AtomKind::Gathered) {
+      if (InGather || !isEntryForm(Ev, Ev.getGather(Mono[0].Id).Position, F,
+                                   L, Counters, AtomVars, true))
+        return false;
       continue;
-    if (InGather || Mono[0].Kind != AtomKind::Gathered ||
-        !isEntryForm(Ev, Ev.getGather(Mono[0].Id).Position, Counter, true))
+    }
+    unsigned NumCounters = 0;
+    for (const Atom &A : Mono) {
+      if (llvm::is_contained(Counters, A)) {
+        ++NumCounters;
+        continue;
+      }
+      if (A.Kind != AtomKind::Symbol || !Ev.getSymbol(A.Id).Invariant)
+        return false;
+      Var *V = AtomVars.count(A) ? AtomVars[A]
+                                 : symbolVar(F, L, Ev.getSymbol(A.Id).Name);
+      if (!V)
+        return false;
+      AtomVars[A] = V;
+    }
+    if (NumCounters > 1)
       return false;
   }
   return true;
 }
 
-bool formLess(const Affine &A, const Affine &B) {
-  return A.Terms != B.Terms ? A.Terms < B.Terms : A.Const < B.Const;
+bool entryLess(const SparseEntry &A, const SparseEntry &B) {
+  if (A.Array != B.Array)
+    return A.Array < B.Array;
+  return A.Form.Terms != B.Form.Terms ? A.Form.Terms < B.Form.Terms
+                                      : A.Form.Const < B.Form.Const;
 }
 
-/// The form of every load of \p X in \p L; false with \p P set at a load
-/// that has none.
-bool findEntries(Module &M, const Function &F, const Var *X, SparseLoopShape &S,
-                 SparseLoop &L, Problem &P) {
-  ownership::IndexEvaluator &Ev = *S.Evaluator;
-  IRBuilder B(M);
-  ownership::Eval Counter = Ev.eval(B.ref(L.Counter));
-  bool CounterOk = Counter.Ok && Counter.Form.Terms.size() == 1 &&
-                   Counter.Form.Terms.begin()->first.size() == 1 &&
-                   Counter.Form.Terms.begin()->second == 1;
-  Atom CounterAtom = CounterOk ? Counter.Form.Terms.begin()->first[0] : Atom{};
-  S.CounterAtoms.push_back(CounterAtom);
-  std::vector<std::pair<const IndexExpr *, Affine>> Loads;
-  unsigned Refs = countRefs(L.Loop->getBody(), X);
-  forEachTopExpr(L.Loop->getBody(), [&](const Stmt *At, const Expr *Top) {
+bool sameEntry(const SparseEntry &A, const SparseEntry &B) {
+  return !entryLess(A, B) && !entryLess(B, A);
+}
+
+/// A load of a selected array, with the conditions of the `if`s around it
+/// (an else branch's negated) that read only the counter, parameters other
+/// than the selected arrays, and invariant locals.
+struct GuardedLoad {
+  const Stmt *At = nullptr;
+  const IndexExpr *Load = nullptr;
+  SparseEntry Entry;
+  std::vector<const Expr *> Conds;
+};
+
+/// Finds the loads of the selected arrays in \p S under the conditions
+/// \p Conds.
+class LoadCollector {
+public:
+  LoadCollector(Module &M, const SparseLoopShape &Shape, const SparseLoop &L)
+      : B(M), Shape(Shape), L(L) {}
+  std::vector<GuardedLoad> Loads;
+
+  void stmt(const Stmt *S) {
+    if (const auto *Block = dyn_cast<BlockStmt>(S)) {
+      for (const Stmt *Sub : Block->getBody())
+        stmt(Sub);
+      return;
+    }
+    const auto *If = dyn_cast<IfStmt>(S);
+    if (!If) {
+      forEachTopExpr(S, [&](const Stmt *At, const Expr *E) { expr(At, E); });
+      return;
+    }
+    expr(If, If->getCond());
+    bool Hoisted = hoistable(If->getCond());
+    branch(If->getThen(), Hoisted ? If->getCond() : nullptr);
+    if (If->getElse())
+      branch(If->getElse(), Hoisted ? B.unary(UnaryOp::Not, If->getCond(),
+                                              If->getCond()->getType())
+                                    : nullptr);
+  }
+
+private:
+  void branch(const Stmt *S, const Expr *Cond) {
+    if (Cond)
+      Conds.push_back(Cond);
+    stmt(S);
+    if (Cond)
+      Conds.pop_back();
+  }
+  void expr(const Stmt *At, const Expr *Top) {
     forEachExpr(Top, [&](const Expr *Sub) {
       const auto *I = dyn_cast<IndexExpr>(Sub);
       const auto *Base = I ? dyn_cast<VarRefExpr>(I->getBase()) : nullptr;
-      if (!Base || Base->getVar() != X)
+      auto It = Base ? llvm::find(Shape.Arrays, Base->getVar())
+                     : Shape.Arrays.end();
+      if (It == Shape.Arrays.end())
         return;
-      ownership::Eval V = Ev.eval(I->getIndex());
-      if (!CounterOk || !V.Ok || !isEntryForm(Ev, V.Form, CounterAtom)) {
-        P.set(locOr(At, F.getLoc()),
-              "a load of '" + X->getName() + "' whose index is not S * " +
-                  L.Counter->getName() + " + c or an index array's value (" +
-                  "3 * e[2 * " + L.Counter->getName() +
-                  "] + c; S, c literals; index arrays that '" + F.getName() +
-                  "' never writes)" + (V.Ok ? "" : ": " + V.Why));
-        return;
-      }
-      Loads.push_back({I, V.Form});
+      GuardedLoad G;
+      G.At = At;
+      G.Load = I;
+      G.Conds = Conds;
+      G.Entry.Array = static_cast<unsigned>(It - Shape.Arrays.begin());
+      Loads.push_back(G);
     });
-  });
-  if (P.Why.empty() && Loads.size() != Refs)
-    P.set(locOr(L.Loop, F.getLoc()),
-          "the loop uses '" + X->getName() +
-              "' other than in loads x[S * i + c] (a call or an address)");
-  if (P.Why.empty() && Loads.empty())
-    P.set(locOr(L.Loop, F.getLoc()),
-          "the loop reads no element of '" + X->getName() + "'");
-  for (auto &[Load, Form] : Loads)
-    L.Entries.push_back(Form);
-  std::sort(L.Entries.begin(), L.Entries.end(), formLess);
-  L.Entries.erase(std::unique(L.Entries.begin(), L.Entries.end()),
+  }
+  /// True when \p Cond reads only the counter, parameters that are not
+  /// selected arrays, and invariant locals.
+  bool hoistable(const Expr *Cond) const {
+    bool Ok = true;
+    forEachExpr(Cond, [&](const Expr *Sub) {
+      const auto *R = dyn_cast<VarRefExpr>(Sub);
+      const Var *V = R ? R->getVar() : nullptr;
+      Ok &= !V || V == L.Counter || V == L.InnerCounter ||
+            llvm::is_contained(L.Invariants, V) ||
+            (V->isParam() && !llvm::is_contained(Shape.Arrays, V));
+    });
+    return Ok;
+  }
+
+  IRBuilder B;
+  const SparseLoopShape &Shape;
+  const SparseLoop &L;
+  std::vector<const Expr *> Conds;
+};
+
+/// The guard of each entry: null when some load of it has no condition,
+/// else the `||` of its loads' conjunctions.
+void setGuards(Module &M, SparseLoop &L, const std::vector<GuardedLoad> &Loads) {
+  IRBuilder B(M);
+  std::vector<std::vector<std::vector<const Expr *>>> Paths(L.Entries.size());
+  std::vector<bool> Always(L.Entries.size(), false);
+  for (const GuardedLoad &G : Loads) {
+    unsigned E = L.Local.at(G.Load);
+    Always[E] = Always[E] || G.Conds.empty();
+    if (!llvm::is_contained(Paths[E], G.Conds))
+      Paths[E].push_back(G.Conds);
+  }
+  for (unsigned E = 0; E < L.Entries.size(); ++E) {
+    if (Always[E])
+      continue;
+    const Expr *Any = nullptr;
+    for (const std::vector<const Expr *> &Path : Paths[E]) {
+      const Expr *All = nullptr;
+      for (const Expr *C : Path)
+        All = All ? B.binary(BinaryOp::LAnd, All, C) : C;
+      Any = Any ? B.binary(BinaryOp::LOr, Any, All) : All;
+    }
+    L.Entries[E].Guard = Any;
+  }
+}
+
+/// The form of every load of the selected arrays in \p L; false with \p P
+/// set at a load that has none.
+bool findEntries(Module &M, const Function &F, SparseLoopShape &S,
+                 SparseLoop &L, Problem &P) {
+  ownership::IndexEvaluator &Ev = *S.Evaluator;
+  IRBuilder B(M);
+  std::vector<Atom> Counters;
+  bool CounterOk = true;
+  for (Var *C : {L.Counter, L.InnerCounter}) {
+    ownership::Eval Counter = C ? Ev.eval(B.ref(C)) : ownership::Eval();
+    bool Ok = Counter.Ok && Counter.Form.Terms.size() == 1 &&
+              Counter.Form.Terms.begin()->first.size() == 1 &&
+              Counter.Form.Terms.begin()->second == 1;
+    CounterOk &= !C || Ok;
+    if (C && Ok) {
+      Counters.push_back(Counter.Form.Terms.begin()->first[0]);
+      S.AtomVars[Counters.back()] = C;
+    }
+  }
+  S.CounterAtoms.push_back(CounterOk ? Counters[0] : Atom{});
+  LoadCollector Collect(M, S, L);
+  Collect.stmt(L.body());
+  std::vector<GuardedLoad> &Loads = Collect.Loads;
+  unsigned Refs = 0;
+  for (const Var *X : S.Arrays)
+    Refs += countRefs(L.Loop->getBody(), X);
+  for (GuardedLoad &G : Loads) {
+    ownership::Eval V = Ev.eval(G.Load->getIndex());
+    if (CounterOk && V.Ok &&
+        isEntryForm(Ev, V.Form, F, L, Counters, S.AtomVars)) {
+      G.Entry.Form = V.Form;
+      continue;
+    }
+    const std::string &X = S.Arrays[G.Entry.Array]->getName();
+    return P.set(locOr(G.At, F.getLoc()),
+                 "a load of '" + X + "' whose index is not S * " +
+                     L.Counter->getName() + " + c or an index array's value (" +
+                     "3 * e[2 * " + L.Counter->getName() +
+                     "] + c; S, c literals or integer parameters, `i * m + "
+                     "j` in a nest of two loops; index arrays that '" +
+                     F.getName() + "' never writes)" +
+                     (V.Ok ? "" : ": " + V.Why));
+  }
+  if (Loads.size() != Refs)
+    return P.set(locOr(L.Loop, F.getLoc()),
+                 "the loop uses " + names(S.Arrays) +
+                     " other than in loads x[S * i + c] (a call or an address)");
+  if (Loads.empty())
+    return P.set(locOr(L.Loop, F.getLoc()),
+                 "the loop reads no element of " + names(S.Arrays));
+  for (const GuardedLoad &G : Loads)
+    L.Entries.push_back(G.Entry);
+  std::sort(L.Entries.begin(), L.Entries.end(), entryLess);
+  L.Entries.erase(std::unique(L.Entries.begin(), L.Entries.end(), sameEntry),
                   L.Entries.end());
-  if (P.Why.empty() && L.Entries.size() > MaxSparseLoopEntries)
-    P.set(locOr(L.Loop, F.getLoc()),
-          "an iteration reads " + std::to_string(L.Entries.size()) +
-              " elements of '" + X->getName() + "'; at most " +
-              std::to_string(MaxSparseLoopEntries) + " are supported");
-  for (auto &[Load, Form] : Loads)
-    L.Local[Load] = static_cast<unsigned>(
-        std::lower_bound(L.Entries.begin(), L.Entries.end(), Form, formLess) -
+  if (L.Entries.size() > MaxSparseLoopEntries)
+    return P.set(locOr(L.Loop, F.getLoc()),
+                 "an iteration reads " + std::to_string(L.Entries.size()) +
+                     " elements of " + names(S.Arrays) + "; at most " +
+                     std::to_string(MaxSparseLoopEntries) + " are supported");
+  for (const GuardedLoad &G : Loads)
+    L.Local[G.Load] = static_cast<unsigned>(
+        std::lower_bound(L.Entries.begin(), L.Entries.end(), G.Entry,
+                         entryLess) -
         L.Entries.begin());
-  return P.Why.empty();
+  setGuards(M, L, Loads);
+  return true;
 }
 
 /// The integer array parameters of \p F that it never writes.
@@ -363,15 +546,37 @@ std::vector<const Var *> indexArrays(const Function &F) {
 
 } // namespace
 
-bool meshad::analyzeSparseLoops(Module &M, const Function &F, const Var *X,
+unsigned SparseLoop::firstOf(unsigned A) const {
+  unsigned N = 0;
+  while (N < Entries.size() && Entries[N].Array < A)
+    ++N;
+  return N;
+}
+
+unsigned SparseLoop::countOf(unsigned A) const {
+  return static_cast<unsigned>(
+      llvm::count_if(Entries, [&](const SparseEntry &E) { return E.Array == A; }));
+}
+
+const BlockStmt *SparseLoop::body() const {
+  return Inner ? Inner->getBody() : Loop->getBody();
+}
+
+bool SparseLoop::guarded() const {
+  return llvm::any_of(Entries, [](const SparseEntry &E) { return E.Guard; });
+}
+
+bool meshad::analyzeSparseLoops(Module &M, const Function &F,
+                                const std::vector<const Var *> &Xs,
                                 SparseLoopShape &S, clang::SourceLocation &At,
                                 std::string &Why) {
   Problem P;
+  S.Arrays = Xs;
   S.Evaluator = std::make_unique<ownership::IndexEvaluator>(F);
   S.Evaluator->setGatherArrays(indexArrays(F));
-  if (matchShape(M, F, X, S, P))
+  if (matchShape(M, F, S, P))
     for (SparseLoop &L : S.Loops)
-      if (!checkIterations(F, X, S, L, P) || !findEntries(M, F, X, S, L, P))
+      if (!checkIterations(F, S, L, P) || !findEntries(M, F, S, L, P))
         break;
   At = P.Loc;
   Why = P.Why;

@@ -153,26 +153,37 @@ static ir::Function *deriveSparseLoopHessian(SparseLoopHessianBuilder &Loops,
                            ", not a floating-point value");
     return nullptr;
   }
-  if (R.Items.size() != 1 || R.Items[0].HasRange) {
-    Diags.error(R.Loc, Prefix + "select one whole array parameter (\"x\"): "
-                                "the loop's range gives its size");
-    return nullptr;
-  }
-  int Index = findParam(R.Items[0], R, F, Diags);
-  if (Index < 0)
-    return nullptr;
-  const ir::Var *X = F.getParam(Index);
-  const ir::Type *Ty = X->getType();
-  if (!Ty->isPointer() || !Ty->getElement()->isFloatingScalar()) {
-    Diags.error(R.Loc, Prefix + "parameter '" + X->getName() + "' has type " +
-                           ir::spellType(Ty) +
-                           "; select a pointer to floating-point values");
-    return nullptr;
-  }
+  std::vector<unsigned> Params;
   std::vector<bool> Selected(F.getNumParams(), false);
-  Selected[Index] = true;
-  return Loops.derive(&F, static_cast<unsigned>(Index),
-                      derivedName(F, Selected, "_hessian_sparse"), R.Loc);
+  for (const auto &Item : R.Items) {
+    if (Item.HasRange) {
+      Diags.error(R.Loc, Prefix + "select whole array parameters (\"x\" or "
+                                  "\"x, v\"): the loops' ranges give their "
+                                  "sizes");
+      return nullptr;
+    }
+    int Index = findParam(Item, R, F, Diags);
+    if (Index < 0)
+      return nullptr;
+    const ir::Var *X = F.getParam(Index);
+    const ir::Type *Ty = X->getType();
+    const ir::Type *First = F.getParam(Params.empty() ? Index : Params[0])
+                                ->getType();
+    if (!Ty->isPointer() || !Ty->getElement()->isFloatingScalar() ||
+        Ty->getElement()->getUnqualified() !=
+            First->getElement()->getUnqualified() ||
+        Selected[Index]) {
+      Diags.error(R.Loc, Prefix + "parameter '" + X->getName() +
+                             "' has type " + ir::spellType(Ty) +
+                             "; select pointers to floating-point values "
+                             "of one type, each once");
+      return nullptr;
+    }
+    Selected[Index] = true;
+    Params.push_back(static_cast<unsigned>(Index));
+  }
+  return Loops.derive(&F, Params, derivedName(F, Selected, "_hessian_sparse"),
+                      R.Loc);
 }
 
 ir::Function *meshad::deriveHessianRequest(HessianTransformer &T,

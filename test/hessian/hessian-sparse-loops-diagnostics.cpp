@@ -16,7 +16,7 @@
 double square(const double *x, int n) {
   double s = 0;
   for (int i = 0; i < n; ++i)
-    s += x[i * i] * x[i]; // expected-error {{meshad::hessian(square, "x", meshad::Sparse): a load of 'x' whose index is not S * i + c or an index array's value (3 * e[2 * i] + c; S, c literals; index arrays that 'square' never writes)}}
+    s += x[i * i] * x[i]; // expected-error {{meshad::hessian(square, "x", meshad::Sparse): a load of 'x' whose index is not S * i + c or an index array's value (3 * e[2 * i] + c; S, c literals or integer parameters, `i * m + j` in a nest of two loops; index arrays that 'square' never writes)}}
   return s;
 }
 double gather(const double *x, const int *idx, int n) {
@@ -36,7 +36,7 @@ double written(const double *x, int *idx, int n) {
 double scaled(const double *x, int n) {
   double s = 0;
   for (int i = 0; i < n; ++i)
-    s += x[i] * x[i * n]; // expected-error {{a load of 'x' whose index is not S * i + c or an index array's value}}
+    s += x[i] * x[i / 2]; // expected-error {{a load of 'x' whose index is not S * i + c or an index array's value}}
   return s;
 }
 double product(const double *x, int n) {
@@ -156,8 +156,8 @@ int main() {
   auto l2 = meshad::hessian(product2, "x", meshad::Sparse);
   auto l3 = meshad::hessian(stmtBetween, "x", meshad::Sparse);
   auto m = meshad::hessian(passed, "x", meshad::Sparse);
-  auto n = meshad::hessian(chain, "x[0:4]", meshad::Sparse); // expected-error {{meshad::hessian(chain, "x[0:4]", meshad::Sparse): select one whole array parameter ("x"): the loop's range gives its size}}
-  auto o = meshad::hessian(chain, "n", meshad::Sparse); // expected-error {{parameter 'n' has type int; select a pointer to floating-point values}}
+  auto n = meshad::hessian(chain, "x[0:4]", meshad::Sparse); // expected-error {{meshad::hessian(chain, "x[0:4]", meshad::Sparse): select whole array parameters ("x" or "x, v"): the loops' ranges give their sizes}}
+  auto o = meshad::hessian(chain, "n", meshad::Sparse); // expected-error {{parameter 'n' has type int; select pointers to floating-point values of one type, each once}}
   auto p = meshad::hessian(onDevice, "x", meshad::Sparse); // expected-error {{'onDevice' is device code; the sparse Hessian of a loop is built on the host}}
   return 0;
 }

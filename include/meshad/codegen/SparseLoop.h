@@ -32,6 +32,21 @@
 /// and a record that is one such loop of one stride is built row by row
 /// from the forms, without storing or sorting its pairs.
 ///
+/// More than 8 entries: the mask is given in 64-bit words,
+/// sparseLoopAdd<K, Mask_0, Mask_1, ...> (bit e of word e / 64).
+///
+/// Several selected arrays (meshad::hessian(f, "x, v", meshad::Sparse)):
+/// sparseLoopBegin(H, A), and the adds name each entry's array
+/// (sparseLoopAdd<K, Mask...>(H, rows, arrays, hl)). The matrix is over
+/// the arrays' elements concatenated: array a's rows are
+/// [ArrayOffsets[a], ArrayOffsets[a + 1]), each array up to the last
+/// element the loops read; block (a, b) of the Hessian is the rows of a
+/// and the columns of b.
+///
+/// An entry that an iteration does not read (a load under `if (i + 1 <
+/// n)` whose condition is false) has the row SkipRow: its pairs are
+/// neither in the pattern nor added.
+///
 /// \code
 ///   // double chain(const double *x, int n): a sum over i of (x[i-1]-x[i])^2
 ///   auto h = meshad::hessian(chain, "x", meshad::Sparse);
@@ -50,6 +65,7 @@
 #define MESHAD_CODEGEN_SPARSELOOP_H
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
@@ -57,7 +73,27 @@
 
 namespace meshad {
 
+/// The row of an entry that an iteration does not read (its load is under
+/// a condition that is false): its pairs are left out.
+constexpr int SkipRow = INT_MIN;
+
 namespace detail {
+
+/// The number of 64-bit words of a mask of K*K bits.
+constexpr int maskWords(int K) { return (K * K + 63) / 64; }
+
+/// Bit \p E of the mask \p Words.
+inline bool maskBit(const unsigned long long *Words, int E) {
+  return Words[E / 64] >> (E % 64) & 1;
+}
+
+/// The number of set bits of the mask \p Words of K*K bits.
+inline int maskCount(const unsigned long long *Words, int K) {
+  int N = 0;
+  for (int W = 0; W < maskWords(K); ++W)
+    N += __builtin_popcountll(Words[W]);
+  return N;
+}
 
 /// The most entries of an affine loop (its mask has K*K bits).
 constexpr int MaxAffineEntries = 8;
@@ -68,8 +104,9 @@ constexpr int MaxAffineEntries = 8;
 /// iteration).
 struct SparseLoopSegment {
   bool Affine = false;
-  /// General: the adds [AddBegin, AddEnd), their rows from RowBegin.
-  size_t AddBegin = 0, AddEnd = 0, RowBegin = 0;
+  /// General: the adds [AddBegin, AddEnd), their rows from RowBegin, their
+  /// masks' words from WordBegin.
+  size_t AddBegin = 0, AddEnd = 0, RowBegin = 0, WordBegin = 0;
   /// Affine: the loop's entries, pairs and iterations.
   int K = 0;
   unsigned long long Mask = 0;
@@ -92,16 +129,19 @@ struct SparseLoopSegment {
 struct SparseLoopRecord {
   std::vector<SparseLoopSegment> Segments;
   std::vector<int> Ks;                  ///< Per general add: its K.
-  std::vector<unsigned long long> Masks; ///< Per general add: its pairs.
-  std::vector<int> Rows;                ///< Per general add: its K rows.
-  std::vector<int> Slots;               ///< Per pair, in order: its value.
+  /// Per general add: its pairs, maskWords(K) words.
+  std::vector<unsigned long long> Masks;
+  /// Per general add: its K rows (A * element + array with A arrays).
+  std::vector<int> Rows;
+  std::vector<int> Slots; ///< Per pair, in order: its value (-1: skipped).
   // The cursors of the current call.
-  size_t Seg = 0, Add = 0, Row = 0, Slot = 0;
+  size_t Seg = 0, Add = 0, Row = 0, Word = 0, Slot = 0;
   /// True while the current call records (the pattern is being rebuilt).
   bool Recording = true;
   /// While recording: the pairs before FirstValued were added before the
   /// recording started (their values are the Extra pairs, taken from the
-  /// matrix), the later ones have their values in TValues.
+  /// matrix), the later ones have their values in TValues. The Extra rows
+  /// and columns are encoded like the recorded rows.
   size_t FirstValued = 0;
   std::vector<int> ExtraRows, ExtraColumns;
 };
@@ -120,6 +160,10 @@ template <class T> struct SparseMatrix {
   /// How many times the pattern was built (1 after the first call; more
   /// when the rows the loops read changed).
   int Rebuilds = 0;
+  /// The selected arrays, and the first row of each (Arrays + 1 offsets):
+  /// the rows of array a are [ArrayOffsets[a], ArrayOffsets[a + 1]).
+  int Arrays = 1;
+  std::vector<int> ArrayOffsets{0, 0};
 
   int nonzeros() const { return static_cast<int>(Columns.size()); }
   /// Entry (I, J), 0 when it is not in the pattern (a search: for tests).
@@ -138,16 +182,17 @@ template <class T> struct SparseMatrix {
 
 namespace detail {
 
-/// Calls \p Fn(row, column) for every pair of the record, in order.
+/// Calls \p Fn(row, column) for every pair of the record, in order (rows
+/// encoded, SkipRow for an entry not read).
 template <class Fn> void forEachPair(const SparseLoopRecord &R, Fn &&F) {
   for (const SparseLoopSegment &S : R.Segments) {
     if (!S.Affine) {
-      for (size_t A = S.AddBegin, Row = S.RowBegin; A < S.AddEnd;
-           Row += R.Ks[A], ++A) {
+      for (size_t A = S.AddBegin, Row = S.RowBegin, Word = S.WordBegin;
+           A < S.AddEnd; Row += R.Ks[A], Word += maskWords(R.Ks[A]), ++A) {
         const int K = R.Ks[A];
         const int *Rows = &R.Rows[Row];
         for (int E = 0; E < K * K; ++E)
-          if (R.Masks[A] >> E & 1)
+          if (maskBit(&R.Masks[Word], E))
             F(static_cast<long long>(Rows[E / K]),
               static_cast<long long>(Rows[E % K]));
       }
@@ -166,6 +211,17 @@ template <class Fn> void forEachPair(const SparseLoopRecord &R, Fn &&F) {
   }
 }
 
+/// The encoded row (A * element + array) of the matrix row \p Row.
+template <class T> int encodedRow(const SparseMatrix<T> &H, int Row) {
+  if (H.Arrays == 1)
+    return Row;
+  int A = static_cast<int>(std::upper_bound(H.ArrayOffsets.begin(),
+                                            H.ArrayOffsets.end(), Row) -
+                           H.ArrayOffsets.begin()) -
+          1;
+  return H.Arrays * (Row - H.ArrayOffsets[A]) + A;
+}
+
 /// Switches the current call to recording from its current add on: the
 /// record is cut there (the adds before stay, as pairs without values),
 /// and the values so far, in the matrix, are kept as Extra pairs, moved
@@ -181,7 +237,7 @@ template <class T> void startRecording(SparseMatrix<T> &H) {
   R.Segments.resize(Keep);
   R.Seg = Keep;
   R.Ks.resize(R.Add);
-  R.Masks.resize(R.Add);
+  R.Masks.resize(R.Word);
   R.Rows.resize(R.Row);
   R.Slots.clear();
   R.FirstValued = R.Slot;
@@ -192,8 +248,8 @@ template <class T> void startRecording(SparseMatrix<T> &H) {
   for (int Row = 0; Row < H.Rows; ++Row)
     for (int E = H.RowOffsets[Row]; E < H.RowOffsets[Row + 1]; ++E)
       if (H.Values[E] != T(0)) {
-        R.ExtraRows.push_back(Row);
-        R.ExtraColumns.push_back(H.Columns[E]);
+        R.ExtraRows.push_back(encodedRow(H, Row));
+        R.ExtraColumns.push_back(encodedRow(H, H.Columns[E]));
         H.ExtraValues.push_back(H.Values[E]);
       }
   R.Recording = true;
@@ -222,33 +278,21 @@ inline void sortByColumn(std::pair<int, int> *P, int N) {
   std::abort();
 }
 
-/// The pattern of a record that is one affine loop of one stride S > 0
-/// (and no values from before a rebuild), built row by row from the forms
-/// (the affine construction of session 5): in row r, pair q (entries j, l)
-/// of iteration (r - c_j) / S, when that is an iteration, names column
-/// r + c_l - c_j. No pairs stored, no sort. False when the record is not
-/// such a loop.
-template <class T> bool buildAffinePattern(SparseMatrix<T> &H) {
-  SparseLoopRecord &R = H.Record;
-  if (R.Segments.size() != 1 || !R.Segments[0].Affine || R.FirstValued ||
-      !R.ExtraRows.empty())
-    return false;
-  const SparseLoopSegment &S = R.Segments[0];
-  const long long Step = S.Stride[0];
-  for (int J = 0; J < S.K; ++J)
-    if (S.Stride[J] != Step || Step <= 0)
-      return false;
-  int Js[64], P = 0;
-  long long D[64];
+/// The pairs of an affine segment: entry j of pair q in Js[q], the column
+/// offset c_l - c_j in D[q]; returns their number.
+inline int affinePairs(const SparseLoopSegment &S, int *Js, long long *D) {
+  int P = 0;
   for (int E = 0; E < S.K * S.K; ++E)
     if (S.Mask >> E & 1) {
       Js[P] = E / S.K;
       D[P++] = S.Offset[E % S.K] - S.Offset[E / S.K];
     }
-  long long Offsets[64];
-  std::copy(D, D + P, Offsets);
-  std::sort(Offsets, Offsets + P);
-  const int NumOffsets = static_cast<int>(std::unique(Offsets, Offsets + P) - Offsets);
+  return P;
+}
+
+/// The rows of an affine loop of stride \p Step (its first rows checked).
+inline long long affineRows(const SparseLoopSegment &S, long long Step,
+                            const int *Js, const long long *D, int P) {
   long long Rows = 0;
   if (S.Hi > S.Lo)
     for (int Q = 0; Q < P; ++Q) {
@@ -259,26 +303,57 @@ template <class T> bool buildAffinePattern(SparseMatrix<T> &H) {
     }
   if (Rows >= (1LL << 31) - 1)
     badRow(Rows);
-  const long long Iterations = S.Hi > S.Lo ? S.Hi - S.Lo : 0;
-  R.Slots.assign(static_cast<size_t>(Iterations * P), -1);
+  return Rows;
+}
+
+/// Clears \p H's pattern for \p Rows rows and about \p Nonzeros entries.
+template <class T>
+void resetPattern(SparseMatrix<T> &H, long long Rows, long long Nonzeros) {
   H.Rows = static_cast<int>(Rows);
   H.RowOffsets.assign(1, 0);
   H.RowOffsets.reserve(Rows + 1);
   H.Columns.clear();
   H.Values.clear();
-  H.Columns.reserve(Iterations * P);
-  H.Values.reserve(Iterations * P);
+  H.Columns.reserve(Nonzeros);
+  H.Values.reserve(Nonzeros);
+}
+
+/// The pattern of a record that is one affine loop of one stride S > 0
+/// (one array, and no values from before a rebuild), built row by row
+/// from the forms (the affine construction of session 5): in row r, pair
+/// q (entries j, l) of iteration (r - c_j) / S, when that is an
+/// iteration, names column r + c_l - c_j. No pairs stored, no sort. False
+/// when the record is not such a loop.
+template <class T> bool buildAffinePattern(SparseMatrix<T> &H) {
+  SparseLoopRecord &R = H.Record;
+  if (R.Segments.size() != 1 || !R.Segments[0].Affine || R.FirstValued ||
+      !R.ExtraRows.empty() || H.Arrays != 1)
+    return false;
+  const SparseLoopSegment &S = R.Segments[0];
+  const long long Step = S.Stride[0];
+  for (int J = 0; J < S.K; ++J)
+    if (S.Stride[J] != Step || Step <= 0)
+      return false;
+  int Js[64];
+  long long D[64], Offsets[64];
+  const int P = affinePairs(S, Js, D);
+  std::copy(D, D + P, Offsets);
+  std::sort(Offsets, Offsets + P);
+  const int NumOffsets =
+      static_cast<int>(std::unique(Offsets, Offsets + P) - Offsets);
+  const long long Rows = affineRows(S, Step, Js, D, P);
+  const long long Iterations = S.Hi > S.Lo ? S.Hi - S.Lo : 0;
+  R.Slots.assign(static_cast<size_t>(Iterations * P), -1);
+  resetPattern(H, Rows, Iterations * P);
   for (long long Row = 0; Row < Rows; ++Row) {
     for (int O = 0; O < NumOffsets; ++O) {
       bool Present = false;
       for (int Q = 0; Q < P; ++Q) {
-        if (D[Q] != Offsets[O])
-          continue;
         long long Shifted = Row - S.Offset[Js[Q]];
         long long I = Step == 1 ? Shifted
                       : Shifted % Step ? S.Lo - 1
                                        : Shifted / Step;
-        if (I < S.Lo || I >= S.Hi)
+        if (D[Q] != Offsets[O] || I < S.Lo || I >= S.Hi)
           continue;
         size_t Pair = static_cast<size_t>((I - S.Lo) * P + Q);
         if (!Present) {
@@ -292,53 +367,52 @@ template <class T> bool buildAffinePattern(SparseMatrix<T> &H) {
     }
     H.RowOffsets.push_back(static_cast<int>(H.Columns.size()));
   }
+  H.ArrayOffsets = {0, H.Rows};
   H.TValues = {};
   R.Recording = false;
   ++H.Rebuilds;
   return true;
 }
 
-/// The pattern of the recorded pairs (a counting sort by row, then each
-/// row's columns sorted), the slot of every pair, and the values.
-template <class T> void buildPattern(SparseMatrix<T> &H) {
-  if (buildAffinePattern(H))
-    return;
-  SparseLoopRecord &R = H.Record;
-  size_t Owned = 0;
+/// The rows of each array (up to the last element the record names,
+/// Extra pairs included) into \p H.ArrayOffsets; the matrix's rows.
+template <class T> long long arrayRows(SparseMatrix<T> &H) {
+  const SparseLoopRecord &R = H.Record;
+  const int A = H.Arrays;
+  std::vector<long long> Extent(A, 0);
+  auto See = [&](long long Row) {
+    if (Row < 0)
+      badRow(Row / A - (Row % A != 0));
+    Extent[Row % A] = std::max(Extent[Row % A], Row / A + 1);
+  };
+  forEachPair(R, [&](long long Row, long long Column) {
+    if (Row != SkipRow && Column != SkipRow) {
+      See(Row);
+      See(Column);
+    }
+  });
+  for (size_t E = 0; E < R.ExtraRows.size(); ++E) {
+    See(R.ExtraRows[E]);
+    See(R.ExtraColumns[E]);
+  }
   long long Rows = 0;
-  forEachPair(R, [&](long long Row, long long Column) {
-    if (Row < 0 || Column < 0 || Row >= (1LL << 31) - 1)
-      badRow(Row < 0 ? Row : Column);
-    Rows = std::max(Rows, Row + 1);
-    ++Owned;
-  });
-  for (int Row : R.ExtraRows)
-    Rows = std::max<long long>(Rows, Row + 1LL);
-  const size_t N = Owned + R.ExtraRows.size();
-  std::vector<int> Start(Rows + 1, 0);
-  forEachPair(R, [&](long long Row, long long) { ++Start[Row + 1]; });
-  for (int Row : R.ExtraRows)
-    ++Start[Row + 1];
-  for (long long Row = 0; Row < Rows; ++Row)
-    Start[Row + 1] += Start[Row];
-  // Per row, its (column, pair) entries, pairs in increasing order.
-  std::vector<std::pair<int, int>> Entries(N);
-  std::vector<int> Next(Start.begin(), Start.end() - 1);
-  int Pair = 0;
-  forEachPair(R, [&](long long Row, long long Column) {
-    Entries[Next[Row]++] = {static_cast<int>(Column), Pair++};
-  });
-  for (size_t E = 0; E < R.ExtraRows.size(); ++E)
-    Entries[Next[R.ExtraRows[E]]++] = {R.ExtraColumns[E],
-                                       static_cast<int>(Owned + E)};
-  R.Slots.assign(Owned, -1);
-  H.Rows = static_cast<int>(Rows);
-  H.RowOffsets.assign(1, 0);
-  H.RowOffsets.reserve(Rows + 1);
-  H.Columns.clear();
-  H.Values.clear();
-  H.Columns.reserve(N);
-  H.Values.reserve(N);
+  H.ArrayOffsets.assign(1, 0);
+  for (int I = 0; I < A; ++I) {
+    Rows += Extent[I];
+    if (Rows >= (1LL << 31) - 1)
+      badRow(Rows);
+    H.ArrayOffsets.push_back(static_cast<int>(Rows));
+  }
+  return Rows;
+}
+
+/// Fills \p H's rows from the (column, pair) entries of each row (rows
+/// [Start[r], Start[r + 1]) of \p Entries): columns sorted and merged, the
+/// slot of every recorded pair, the values summed in pair order.
+template <class T>
+void fillRows(SparseMatrix<T> &H, long long Rows, const std::vector<int> &Start,
+              std::vector<std::pair<int, int>> &Entries, size_t Owned) {
+  SparseLoopRecord &R = H.Record;
   for (long long Row = 0; Row < Rows; ++Row) {
     std::pair<int, int> *B = Entries.data() + Start[Row],
                         *E = Entries.data() + Start[Row + 1];
@@ -359,6 +433,48 @@ template <class T> void buildPattern(SparseMatrix<T> &H) {
     }
     H.RowOffsets.push_back(static_cast<int>(H.Columns.size()));
   }
+}
+
+/// The pattern of the recorded pairs (a counting sort by row, then each
+/// row's columns sorted), the slot of every pair, and the values.
+template <class T> void buildPattern(SparseMatrix<T> &H) {
+  if (buildAffinePattern(H))
+    return;
+  SparseLoopRecord &R = H.Record;
+  const long long Rows = arrayRows(H);
+  const int A = H.Arrays;
+  const std::vector<int> &Off = H.ArrayOffsets;
+  auto Map = [&](long long Row) {
+    return A == 1 ? Row : Off[Row % A] + Row / A;
+  };
+  size_t Owned = 0, Kept = 0;
+  std::vector<int> Start(Rows + 1, 0);
+  forEachPair(R, [&](long long Row, long long Column) {
+    ++Owned;
+    if (Row != SkipRow && Column != SkipRow) {
+      ++Start[Map(Row) + 1];
+      ++Kept;
+    }
+  });
+  for (int Row : R.ExtraRows)
+    ++Start[Map(Row) + 1];
+  for (long long Row = 0; Row < Rows; ++Row)
+    Start[Row + 1] += Start[Row];
+  // Per row, its (column, pair) entries, pairs in increasing order.
+  std::vector<std::pair<int, int>> Entries(Kept + R.ExtraRows.size());
+  std::vector<int> Next(Start.begin(), Start.end() - 1);
+  int Pair = 0;
+  forEachPair(R, [&](long long Row, long long Column) {
+    if (Row != SkipRow && Column != SkipRow)
+      Entries[Next[Map(Row)]++] = {static_cast<int>(Map(Column)), Pair};
+    ++Pair;
+  });
+  for (size_t E = 0; E < R.ExtraRows.size(); ++E)
+    Entries[Next[Map(R.ExtraRows[E])]++] = {
+        static_cast<int>(Map(R.ExtraColumns[E])), static_cast<int>(Owned + E)};
+  R.Slots.assign(Owned, -1);
+  resetPattern(H, Rows, static_cast<long long>(Entries.size()));
+  fillRows(H, Rows, Start, Entries, Owned);
   R.ExtraRows = {};
   R.ExtraColumns = {};
   H.TValues = {};
@@ -376,73 +492,112 @@ inline SparseLoopSegment *currentSegment(SparseLoopRecord &R) {
   return R.Seg < R.Segments.size() ? &R.Segments[R.Seg] : nullptr;
 }
 
-/// Adds the entries of \p Mask of \p Hl through the slots from the cursor.
-template <int K, unsigned long long Mask, class T>
+/// Adds the entries of \p Mask of \p Hl through the slots from the cursor
+/// (a pair of an entry not read has no slot).
+template <int K, unsigned long long... Mask, class T>
 void addThroughSlots(SparseMatrix<T> &H, const T *Hl) {
+  constexpr unsigned long long Words[] = {Mask...};
   SparseLoopRecord &R = H.Record;
   const int *Slot = &R.Slots[R.Slot];
   for (int E = 0, Pair = 0; E < K * K; ++E)
-    if (Mask >> E & 1)
-      H.Values[Slot[Pair++]] += Hl[E];
-  R.Slot += __builtin_popcountll(Mask);
+    if (maskBit(Words, E)) {
+      if (Slot[Pair] >= 0)
+        H.Values[Slot[Pair]] += Hl[E];
+      ++Pair;
+    }
+  R.Slot += maskCount(Words, K);
 }
 
 /// While recording: the values of \p Hl's pairs.
-template <int K, unsigned long long Mask, class T>
+template <int K, unsigned long long... Mask, class T>
 void recordValues(SparseMatrix<T> &H, const T *Hl) {
+  constexpr unsigned long long Words[] = {Mask...};
   for (int E = 0; E < K * K; ++E)
-    if (Mask >> E & 1)
+    if (maskBit(Words, E))
       H.TValues.push_back(Hl[E]);
-  H.Record.Slot += __builtin_popcountll(Mask);
+  H.Record.Slot += maskCount(Words, K);
 }
 
-} // namespace detail
-
-/// Called by generated code before the loops of a sparse loop Hessian:
-/// zeroes \p H's values and starts comparing the adds with the record (or
-/// recording, on the first call).
-template <class T> void sparseLoopBegin(SparseMatrix<T> *H) {
-  detail::SparseLoopRecord &R = H->Record;
-  R.Seg = R.Add = R.Row = R.Slot = 0;
-  H->Values.assign(H->Columns.size(), T(0));
-  if (H->Rebuilds == 0)
-    detail::startRecording(*H);
+/// True when the next add of the record is a general add of \p K entries,
+/// the mask \p Words and the rows \p Rows.
+inline bool nextAddIs(SparseLoopRecord &R, int K,
+                      const unsigned long long *Words, const int *Rows) {
+  SparseLoopSegment *S = currentSegment(R);
+  if (!S || S->Affine || R.Add >= S->AddEnd || R.Ks[R.Add] != K)
+    return false;
+  for (int W = 0; W < maskWords(K); ++W)
+    if (R.Masks[R.Word + W] != Words[W])
+      return false;
+  const int *Recorded = R.Rows.data() + R.Row;
+  for (int J = 0; J < K; ++J)
+    if (Recorded[J] != Rows[J])
+      return false;
+  return true;
 }
 
-/// Adds the K x K local Hessian \p Hl (its entries of Mask) of an
-/// iteration whose entries are the rows \p Rows into \p H: through the
-/// recorded slots when the rows are those of the record, else recording.
-template <int K, unsigned long long Mask, class T>
-void sparseLoopAdd(SparseMatrix<T> *H, const int *Rows, const T *Hl) {
-  detail::SparseLoopRecord &R = H->Record;
-  if (!R.Recording) {
-    detail::SparseLoopSegment *S = detail::currentSegment(R);
-    bool Same = S && !S->Affine && R.Add < S->AddEnd && R.Ks[R.Add] == K &&
-                R.Masks[R.Add] == Mask;
-    const int *Recorded = Same ? R.Rows.data() + R.Row : nullptr;
-    for (int J = 0; Same && J < K; ++J)
-      Same = Recorded[J] == Rows[J];
-    if (!Same)
-      detail::startRecording(*H);
-  }
+/// A general add of encoded rows (sparseLoopAdd).
+template <int K, unsigned long long... Mask, class T>
+void addRows(SparseMatrix<T> &H, const int *Rows, const T *Hl) {
+  static_assert(sizeof...(Mask) == maskWords(K), "K*K bits of mask");
+  constexpr unsigned long long Words[] = {Mask...};
+  SparseLoopRecord &R = H.Record;
+  if (!R.Recording && !nextAddIs(R, K, Words, Rows))
+    startRecording(H);
   if (R.Recording) {
     if (R.Segments.empty() || R.Segments.back().Affine) {
-      detail::SparseLoopSegment S;
+      SparseLoopSegment S;
       S.AddBegin = S.AddEnd = R.Ks.size();
       S.RowBegin = R.Rows.size();
+      S.WordBegin = R.Masks.size();
       R.Segments.push_back(S);
       R.Seg = R.Segments.size() - 1;
     }
     R.Ks.push_back(K);
-    R.Masks.push_back(Mask);
+    R.Masks.insert(R.Masks.end(), Words, Words + maskWords(K));
     R.Rows.insert(R.Rows.end(), Rows, Rows + K);
     R.Segments.back().AddEnd = R.Ks.size();
-    detail::recordValues<K, Mask>(*H, Hl);
+    recordValues<K, Mask...>(H, Hl);
   } else {
-    detail::addThroughSlots<K, Mask>(*H, Hl);
+    addThroughSlots<K, Mask...>(H, Hl);
   }
   ++R.Add;
   R.Row += K;
+  R.Word += maskWords(K);
+}
+
+} // namespace detail
+
+/// Called by generated code before the loops of a sparse loop Hessian over
+/// \p Arrays selected arrays: zeroes \p H's values and starts comparing
+/// the adds with the record (or recording, on the first call).
+template <class T> void sparseLoopBegin(SparseMatrix<T> *H, int Arrays = 1) {
+  detail::SparseLoopRecord &R = H->Record;
+  R.Seg = R.Add = R.Row = R.Word = R.Slot = 0;
+  H->Values.assign(H->Columns.size(), T(0));
+  if (H->Rebuilds == 0 || H->Arrays != Arrays) {
+    detail::startRecording(*H);
+    H->Arrays = Arrays;
+  }
+}
+
+/// Adds the K x K local Hessian \p Hl (its entries of Mask, given in
+/// 64-bit words) of an iteration whose entries are the rows \p Rows (one
+/// selected array; SkipRow for an entry not read) into \p H: through the
+/// recorded slots when the rows are those of the record, else recording.
+template <int K, unsigned long long... Mask, class T>
+void sparseLoopAdd(SparseMatrix<T> *H, const int *Rows, const T *Hl) {
+  detail::addRows<K, Mask...>(*H, Rows, Hl);
+}
+
+/// sparseLoopAdd over several selected arrays: entry j is element
+/// \p Rows[j] of array \p Arrays[j].
+template <int K, unsigned long long... Mask, class T>
+void sparseLoopAdd(SparseMatrix<T> *H, const int *Rows, const int *Arrays,
+                   const T *Hl) {
+  int Encoded[K];
+  for (int J = 0; J < K; ++J)
+    Encoded[J] = Rows[J] == SkipRow ? SkipRow : H->Arrays * Rows[J] + Arrays[J];
+  detail::addRows<K, Mask...>(*H, Encoded, Hl);
 }
 
 /// Called by generated code before an affine loop whose iterations i in
