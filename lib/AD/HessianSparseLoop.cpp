@@ -233,7 +233,8 @@ const Expr *SparseFunctionBuilder::row(const Affine &Form, unsigned L) {
         const ownership::GatherInfo &G = S.Evaluator->getGather(A.Id);
         Factor = B.index(B.ref(Params[G.Array]), row(G.Position, L));
       } else {
-        Factor = B.ref(C.mapVar(S.AtomVars.at(A)));
+        Var *V = S.AtomVars.at(A);
+        Factor = B.ref(V->isParam() ? Params[V] : C.mapVar(V));
       }
       Atom = Atom ? B.mul(Atom, Factor) : Factor;
     }

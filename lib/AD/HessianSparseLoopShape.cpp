@@ -9,6 +9,7 @@
 #include "AD/Analysis/ReverseNeeds.h"
 #include "IR/Builder.h"
 #include "IR/Traversal.h"
+#include "Simplify/SimplifyUtils.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -396,11 +397,21 @@ public:
 
 private:
   void branch(const Stmt *S, const Expr *Cond) {
+    size_t Size = Conds.size();
     if (Cond)
-      Conds.push_back(Cond);
+      push(Cond);
     stmt(S);
-    if (Cond)
-      Conds.pop_back();
+    Conds.resize(Size);
+  }
+  /// Pushes the conjuncts of \p Cond (`a && b` as a and b).
+  void push(const Expr *Cond) {
+    const auto *And = dyn_cast<BinaryExpr>(Cond);
+    if (And && And->getOp() == BinaryOp::LAnd) {
+      push(And->getLHS());
+      push(And->getRHS());
+      return;
+    }
+    Conds.push_back(Cond);
   }
   void expr(const Stmt *At, const Expr *Top) {
     forEachExpr(Top, [&](const Expr *Sub) {
@@ -455,6 +466,17 @@ void setGuards(Module &M, SparseLoop &L, const std::vector<GuardedLoad> &Loads) 
       continue;
     const Expr *Any = nullptr;
     for (const std::vector<const Expr *> &Path : Paths[E]) {
+      // A path whose conditions include another's adds nothing to the `||`.
+      bool Implied = llvm::any_of(Paths[E], [&](const auto &Other) {
+        return &Other != &Path && Other.size() < Path.size() &&
+               llvm::all_of(Other, [&](const Expr *C) {
+                 return llvm::any_of(Path, [&](const Expr *D) {
+                   return simplify::sameExpr(C, D);
+                 });
+               });
+      });
+      if (Implied)
+        continue;
       const Expr *All = nullptr;
       for (const Expr *C : Path)
         All = All ? B.binary(BinaryOp::LAnd, All, C) : C;

