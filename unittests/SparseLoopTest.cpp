@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -236,6 +237,116 @@ TEST(SparseLoopTest, OneAffineLoopAsGeneralAdds) {
     for (size_t E = 0; E < A.Values.size(); ++E)
       EXPECT_NEAR(A.Values[E], G.Values[E], 1e-12) << "value " << E;
   }
+}
+
+/// Adds over two selected arrays: per iteration I < N, the K = 9 entries
+/// (array I % 2, element I + J) and (array 1, element I + J) alternately,
+/// with a pattern of 81 bits (two mask words), and the entry J = 4 skipped
+/// (SkipRow) in odd iterations; checked against a dense sum over the
+/// concatenated elements.
+class TwoArrayCaller {
+public:
+  static constexpr int K = 9;
+  static constexpr unsigned long long Mask0 = 0xF0F0F0F0F0F0F0F0ull | 1ull;
+  static constexpr unsigned long long Mask1 = 0x1FFFFull;
+
+  void call(meshad::SparseMatrix<double> &H, int N) {
+    Extent[0] = Extent[1] = 0;
+    std::vector<std::array<int, 3>> Adds; // array, element, other entry
+    std::vector<std::pair<std::array<int, 2>, std::array<int, 2>>> Pairs;
+    std::vector<double> Values;
+    meshad::sparseLoopBegin(&H, 2);
+    for (int I = 0; I < N; ++I) {
+      int Rows[K], Arrays[K];
+      double Hl[K * K];
+      for (int J = 0; J < K; ++J) {
+        Arrays[J] = J % 2 ? 1 : I % 2;
+        Rows[J] = (J == 4 && I % 2) ? meshad::SkipRow : I + J;
+        if (Rows[J] != meshad::SkipRow)
+          Extent[Arrays[J]] = std::max(Extent[Arrays[J]], Rows[J] + 1);
+      }
+      for (int E = 0; E < K * K; ++E) {
+        Hl[E] = static_cast<double>(Gen() % 1000) / 100.0 + 0.5;
+        bool Set = E < 64 ? Mask0 >> E & 1 : Mask1 >> (E - 64) & 1;
+        int J = E / K, L = E % K;
+        if (Set && Rows[J] != meshad::SkipRow && Rows[L] != meshad::SkipRow) {
+          Pairs.push_back({{Arrays[J], Rows[J]}, {Arrays[L], Rows[L]}});
+          Values.push_back(Hl[E]);
+        }
+      }
+      meshad::sparseLoopAdd<K, Mask0, Mask1>(&H, Rows, Arrays, Hl);
+    }
+    meshad::sparseLoopEnd(&H);
+    Size = Extent[0] + Extent[1];
+    Dense.assign(Size * Size, 0.0);
+    for (size_t P = 0; P < Pairs.size(); ++P) {
+      int R = index(Pairs[P].first), C = index(Pairs[P].second);
+      Dense[R * Size + C] += Values[P];
+    }
+  }
+
+  void expectMatches(const meshad::SparseMatrix<double> &H) const {
+    ASSERT_EQ(H.Arrays, 2);
+    ASSERT_EQ(H.ArrayOffsets.size(), 3u);
+    EXPECT_EQ(H.ArrayOffsets[1], Extent[0]);
+    ASSERT_EQ(H.Rows, Size);
+    for (int R = 0; R < Size; ++R)
+      for (int C = 0; C < Size; ++C)
+        EXPECT_NEAR(H.at(R, C), Dense[R * Size + C], 1e-12)
+            << "entry " << R << ", " << C;
+  }
+
+private:
+  int index(const std::array<int, 2> &E) const {
+    return (E[0] ? Extent[0] : 0) + E[1];
+  }
+  std::mt19937 Gen{11};
+  int Extent[2] = {0, 0};
+  int Size = 0;
+  std::vector<double> Dense;
+};
+
+TEST(SparseLoopTest, SeveralArraysWideMasksAndSkippedRows) {
+  meshad::SparseMatrix<double> H;
+  TwoArrayCaller C;
+  C.call(H, 6);
+  C.expectMatches(H);
+  C.call(H, 6); // kept
+  C.expectMatches(H);
+  EXPECT_EQ(H.Rebuilds, 1);
+  C.call(H, 9); // more adds: rebuilt at the end, the values kept
+  C.expectMatches(H);
+  EXPECT_EQ(H.Rebuilds, 2);
+  C.call(H, 4); // fewer adds
+  C.expectMatches(H);
+  EXPECT_EQ(H.Rebuilds, 3);
+}
+
+/// A call whose rows change in the middle: the values added so far move
+/// over to the new pattern in the concatenated rows of both arrays.
+TEST(SparseLoopTest, SeveralArraysRebuiltInTheMiddle) {
+  meshad::SparseMatrix<double> H;
+  for (int Call = 0; Call < 2; ++Call) {
+    meshad::sparseLoopBegin(&H, 2);
+    for (int I = 0; I < 4; ++I) {
+      int Rows[2] = {I, Call && I >= 2 ? I + 3 : I};
+      int Arrays[2] = {0, 1};
+      double Hl[4] = {1, 2, 3, 4};
+      meshad::sparseLoopAdd<2, 15ull>(&H, Rows, Arrays, Hl);
+    }
+    meshad::sparseLoopEnd(&H);
+  }
+  EXPECT_EQ(H.Rebuilds, 2);
+  ASSERT_EQ(H.ArrayOffsets[1], 4);
+  EXPECT_EQ(H.Rows, 4 + 7);
+  for (int I = 0; I < 4; ++I) {
+    int V = 4 + (I >= 2 ? I + 3 : I);
+    EXPECT_EQ(H.at(I, I), 1.0);
+    EXPECT_EQ(H.at(I, V), 2.0);
+    EXPECT_EQ(H.at(V, I), 3.0);
+    EXPECT_EQ(H.at(V, V), 4.0);
+  }
+  EXPECT_EQ(H.nonzeros(), 16);
 }
 
 } // namespace

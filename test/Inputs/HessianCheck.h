@@ -67,6 +67,19 @@ void checkHessian(const std::string &Name, std::vector<double> X, int Begin,
                          1e-12);
 }
 
+/// Checks that two functions of the same arguments (a function and its
+/// hand-inlined twin) give the same K x K Hessian, entry by entry:
+/// \p Hf(H) and \p Hg(H) fill H.
+template <class F, class G>
+void checkSame(const std::string &Name, int K, F Hf, G Hg) {
+  std::vector<double> A(K * K), B(K * K);
+  Hf(A.data());
+  Hg(B.data());
+  for (int E = 0; E < K * K; ++E)
+    MESHAD_CHECK_CLOSE((Name + " twin H[" + std::to_string(E) + "]").c_str(),
+                       A[E], B[E]);
+}
+
 /// Checks that \p h.execute_packed(A..., vals) expanded by meshad::unpack
 /// is exactly \p h.execute(A..., H) (the same arithmetic), and that the
 /// pattern has \p NumValues values and \p NumNonzeros nonzero entries.

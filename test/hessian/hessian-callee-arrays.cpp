@@ -86,17 +86,6 @@ double updates(const double *x) {
 
 namespace mt = meshad::test;
 
-/// The Hessians of two functions of the same arguments, entry by entry.
-template <class F, class G>
-void checkSame(const std::string &Name, int K, F Hf, G Hg) {
-  std::vector<double> A(K * K), B(K * K);
-  Hf(A.data());
-  Hg(B.data());
-  for (int E = 0; E < K * K; ++E)
-    MESHAD_CHECK_CLOSE((Name + " twin H[" + std::to_string(E) + "]").c_str(),
-                       A[E], B[E]);
-}
-
 int main() {
   mt::RandomInputs Rng;
   auto hV = meshad::hessian(viaCallee, "x[0:3]");
@@ -120,7 +109,7 @@ int main() {
         "springs", X, 0, 9,
         [&](double *P, double *H) { hS.execute(P, 1.5, H); },
         [&](double *P, double *G) { gS.execute(P, 1.5, G); });
-    checkSame("springs", 9, [&](double *H) { hS.execute(X.data(), 1.5, H); },
+    mt::checkSame("springs", 9, [&](double *H) { hS.execute(X.data(), 1.5, H); },
               [&](double *H) { hST.execute(X.data(), 1.5, H); });
     mt::checkPacked("springs", hS, hST.pattern().NumValues,
                     hST.pattern().numNonzeros(), X.data(), 1.5);
@@ -129,7 +118,7 @@ int main() {
         "nested", Y, 0, 5,
         [&](double *P, double *H) { hN.execute(P, P[4], H); },
         [&](double *P, double *G) { gN.execute(P, P[4], G, G + 4); });
-    checkSame("nested", 5, [&](double *H) { hN.execute(Y.data(), Y[4], H); },
+    mt::checkSame("nested", 5, [&](double *H) { hN.execute(Y.data(), Y[4], H); },
               [&](double *H) { hNT.execute(Y.data(), Y[4], H); });
     mt::checkHessian(
         "updates", std::vector<double>(X.begin(), X.begin() + 3), 0, 3,

@@ -89,16 +89,6 @@ double strided(const double *x, int n) {
 
 namespace mt = meshad::test;
 
-template <class F, class G>
-void checkSame(const std::string &Name, int K, F Hf, G Hg) {
-  std::vector<double> A(K * K), B(K * K);
-  Hf(A.data());
-  Hg(B.data());
-  for (int E = 0; E < K * K; ++E)
-    MESHAD_CHECK_CLOSE((Name + " twin H[" + std::to_string(E) + "]").c_str(),
-                       A[E], B[E]);
-}
-
 int main() {
   mt::RandomInputs Rng;
   auto hM = meshad::hessian(moving, "x[0:3]");
@@ -118,14 +108,14 @@ int main() {
     mt::checkHessian(
         "moving", X3, 0, 3, [&](double *P, double *H) { hM.execute(P, H); },
         [&](double *P, double *G) { gM.execute(P, G); });
-    checkSame("moving", 3, [&](double *H) { hM.execute(X3.data(), H); },
+    mt::checkSame("moving", 3, [&](double *H) { hM.execute(X3.data(), H); },
               [&](double *H) { hMT.execute(X3.data(), H); });
     std::vector<double> X7(X.begin(), X.begin() + 7);
     mt::checkHessian(
         "pairs", X7, 0, 7,
         [&](double *P, double *H) { hP.execute(P, P[6], H); },
         [&](double *P, double *G) { gP.execute(P, P[6], G, G + 6); });
-    checkSame("pairs", 7, [&](double *H) { hP.execute(X7.data(), X7[6], H); },
+    mt::checkSame("pairs", 7, [&](double *H) { hP.execute(X7.data(), X7[6], H); },
               [&](double *H) { hPT.execute(X7.data(), X7[6], H); });
     mt::checkHessian(
         "localWalk", X3, 0, 3, [&](double *P, double *H) { hL.execute(P, H); },
