@@ -682,7 +682,7 @@ enum class HessianOption {
   /// The default: the dense k x k Hessian of the selected inputs.
   Dense,
   /// The Hessian of a loop that sums local terms over affine-indexed
-  /// entries of one selected array, `n` known at run time only, as a CSR
+  /// entries of the selected arrays, `n` known at run time only, as a CSR
   /// meshad::SparseMatrix, in O(n) time and memory
   /// (meshad/codegen/SparseLoop.h, docs/hessians.md).
   Sparse

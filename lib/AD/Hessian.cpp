@@ -24,6 +24,30 @@ std::string HessianLayout::key() const {
   return Key;
 }
 
+/// False, with an error at \p Loc, when \p F is a kernel or does not
+/// return a floating-point value.
+static bool isScalarFunction(const Function &F, DiagnosticSink &Diags,
+                             clang::SourceLocation Loc) {
+  if (F.isKernel()) {
+    Diags.error(Loc, "meshad::hessian of the __global__ kernel '" +
+                         F.getName() +
+                         "' is not supported yet; take the Hessian of the "
+                         "__device__ function that computes one element's "
+                         "energy (and assemble the elements' Hessians with "
+                         "meshad/runtime/SparsePattern.h), or use "
+                         "meshad::hvp on the kernel");
+    return false;
+  }
+  if (!F.getReturnType()->isFloatingScalar()) {
+    Diags.error(Loc, "meshad::hessian needs a scalar function: '" +
+                         F.getName() + "' returns " +
+                         spellType(F.getReturnType()) +
+                         ", not a floating-point value");
+    return false;
+  }
+  return true;
+}
+
 ir::Function *HessianTransformer::deriveHessian(Function *Primal,
                                                 const HessianLayout &Layout,
                                                 std::string Name,
@@ -32,23 +56,8 @@ ir::Function *HessianTransformer::deriveHessian(Function *Primal,
   auto It = Done.find(Key);
   if (It != Done.end())
     return It->second;
-  if (Primal->isKernel()) {
-    Diags.error(Loc, "meshad::hessian of the __global__ kernel '" +
-                         Primal->getName() +
-                         "' is not supported yet; take the Hessian of the "
-                         "__device__ function that computes one element's "
-                         "energy (and assemble the elements' Hessians with "
-                         "meshad/runtime/SparsePattern.h), or use "
-                         "meshad::hvp on the kernel");
+  if (!isScalarFunction(*Primal, Diags, Loc))
     return nullptr;
-  }
-  if (!Primal->getReturnType()->isFloatingScalar()) {
-    Diags.error(Loc, "meshad::hessian needs a scalar function: '" +
-                         Primal->getName() + "' returns " +
-                         spellType(Primal->getReturnType()) +
-                         ", not a floating-point value");
-    return nullptr;
-  }
   // The same name for another layout of the same parameters: numbered.
   unsigned Taken = NamesTaken[Name]++;
   if (Taken)

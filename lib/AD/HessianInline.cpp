@@ -70,8 +70,17 @@ private:
   bool isInlined(const Expr *E) const;
   bool containsInlined(const Expr *E) const;
   std::optional<const Stmt *> hoist(IRCloner &Outer, const Stmt *S);
+  /// True for a loop or block, whose header may not call an inlined callee
+  /// (an error), and whose body is hoisted statement by statement.
+  bool isLoopOrBlock(const Stmt *S);
+  /// The copy of \p E in a statement being hoisted: an inlined call becomes
+  /// its result, its statements appended to \p Before; null to copy.
+  const Expr *hoistExpr(IRCloner &C, const Expr *E, BlockStmt *Before);
   const Expr *inlineCall(const CallExpr *C, std::vector<const Expr *> Args,
                          BlockStmt *Before);
+  /// False, with an error at \p Call, when its callee \p F cannot be
+  /// inlined (no definition, recursion, a return before its end).
+  bool canInline(const CallExpr *Call, const Function *F);
   bool bindParam(Var *P, const Expr *Arg, const Function &F, BlockStmt *Before,
                  llvm::DenseMap<const Var *, const Expr *> &Subst,
                  llvm::DenseMap<const Var *, Var *> &Locals);
@@ -148,12 +157,7 @@ BlockStmt *CalleeInliner::process(const BlockStmt *Blk) {
 /// The statement hook: a statement whose own expressions call a function
 /// this pass inlines becomes the callees' statements, then the statement
 /// reading their results.
-std::optional<const Stmt *> CalleeInliner::hoist(IRCloner &Outer,
-                                                 const Stmt *S) {
-  if (const auto *D = dyn_cast<DeclStmt>(S))
-    if (D->getVar()->getType()->isPointer() && D->getInit() &&
-        pointsIntoSelected(D->getInit()))
-      Pointers.insert(D->getVar());
+bool CalleeInliner::isLoopOrBlock(const Stmt *S) {
   if (const auto *F = dyn_cast<ForStmt>(S)) {
     bool InHeader = containsInlined(F->getCond());
     for (const Stmt *H : {F->getInit(), F->getInc()})
@@ -163,19 +167,54 @@ std::optional<const Stmt *> CalleeInliner::hoist(IRCloner &Outer,
     if (InHeader)
       fail(F->getCond(), "a call that receives a selected array in a loop's "
                          "header is not supported; call it in the body");
-    return std::nullopt;
+    return true;
   }
-  if (isa<WhileStmt, DoStmt, BlockStmt>(S)) {
-    const Expr *Cond = nullptr;
-    if (const auto *W = dyn_cast<WhileStmt>(S))
-      Cond = W->getCond();
-    if (const auto *Do = dyn_cast<DoStmt>(S))
-      Cond = Do->getCond();
-    if (containsInlined(Cond))
-      fail(Cond, "a call that receives a selected array in a loop's "
-                 "condition is not supported; call it in the body");
-    return std::nullopt;
+  if (!isa<WhileStmt, DoStmt, BlockStmt>(S))
+    return false;
+  const Expr *Cond = nullptr;
+  if (const auto *W = dyn_cast<WhileStmt>(S))
+    Cond = W->getCond();
+  if (const auto *Do = dyn_cast<DoStmt>(S))
+    Cond = Do->getCond();
+  if (containsInlined(Cond))
+    fail(Cond, "a call that receives a selected array in a loop's "
+               "condition is not supported; call it in the body");
+  return true;
+}
+
+const Expr *CalleeInliner::hoistExpr(IRCloner &C, const Expr *E,
+                                     BlockStmt *Before) {
+  if (const auto *Cond = dyn_cast<ConditionalExpr>(E)) {
+    if (containsInlined(Cond->getTrue()) || containsInlined(Cond->getFalse()))
+      fail(E, "a call that receives a selected array under '?:' is not "
+              "supported; call it before");
+    return nullptr;
   }
+  if (const auto *Bin = dyn_cast<BinaryExpr>(E)) {
+    if ((Bin->getOp() == BinaryOp::LAnd || Bin->getOp() == BinaryOp::LOr) &&
+        containsInlined(Bin->getRHS()))
+      fail(E, "a call that receives a selected array after '&&' or '||' "
+              "is not supported; call it before");
+    return nullptr;
+  }
+  if (!isInlined(E))
+    return nullptr;
+  const auto *Call = cast<CallExpr>(E);
+  std::vector<const Expr *> Args;
+  for (const Expr *A : Call->getArgs())
+    Args.push_back(C.clone(A));
+  const Expr *Result = inlineCall(Call, std::move(Args), Before);
+  return Result ? Result : B.intLit(0);
+}
+
+std::optional<const Stmt *> CalleeInliner::hoist(IRCloner &Outer,
+                                                 const Stmt *S) {
+  if (const auto *D = dyn_cast<DeclStmt>(S))
+    if (D->getVar()->getType()->isPointer() && D->getInit() &&
+        pointsIntoSelected(D->getInit()))
+      Pointers.insert(D->getVar());
+  if (isLoopOrBlock(S))
+    return std::nullopt;
   bool Calls = false;
   for (const Expr *E : ownExprs(S))
     Calls |= containsInlined(E);
@@ -184,29 +223,8 @@ std::optional<const Stmt *> CalleeInliner::hoist(IRCloner &Outer,
   Changed = true;
   BlockStmt *Before = B.block();
   IRCloner C(M);
-  C.setExprHook([&](const Expr *E) -> const Expr * {
-    if (const auto *Cond = dyn_cast<ConditionalExpr>(E)) {
-      if (containsInlined(Cond->getTrue()) || containsInlined(Cond->getFalse()))
-        fail(E, "a call that receives a selected array under '?:' is not "
-                "supported; call it before");
-      return nullptr;
-    }
-    if (const auto *Bin = dyn_cast<BinaryExpr>(E)) {
-      if ((Bin->getOp() == BinaryOp::LAnd || Bin->getOp() == BinaryOp::LOr) &&
-          containsInlined(Bin->getRHS()))
-        fail(E, "a call that receives a selected array after '&&' or '||' "
-                "is not supported; call it before");
-      return nullptr;
-    }
-    if (!isInlined(E))
-      return nullptr;
-    const auto *Call = cast<CallExpr>(E);
-    std::vector<const Expr *> Args;
-    for (const Expr *A : Call->getArgs())
-      Args.push_back(C.clone(A));
-    const Expr *Result = inlineCall(Call, std::move(Args), Before);
-    return Result ? Result : B.intLit(0);
-  });
+  C.setExprHook(
+      [&](const Expr *E) -> const Expr * { return hoistExpr(C, E, Before); });
   if (const auto *I = dyn_cast<IfStmt>(S)) {
     const Expr *Cond = C.clone(I->getCond());
     Before->append(M.create<IfStmt>(Cond, Outer.cloneBlock(I->getThen()),
@@ -224,21 +242,18 @@ std::optional<const Stmt *> CalleeInliner::hoist(IRCloner &Outer,
   return Before;
 }
 
-const Expr *CalleeInliner::inlineCall(const CallExpr *Call,
-                                      std::vector<const Expr *> Args,
-                                      BlockStmt *Before) {
-  const Function *F = Call->getUserCallee();
+bool CalleeInliner::canInline(const CallExpr *Call, const Function *F) {
   std::string Name = "'" + F->getName() + "'";
   if (!F->getBody() || F->isKernel() ||
       F->getCallOperatorKind() != Function::CallOperatorKind::None) {
     fail(Call, "the selected array is passed to " + Name +
                    ", whose definition is not available to inline");
-    return nullptr;
+    return false;
   }
   if (llvm::is_contained(Stack, F) || Stack.size() > MaxDepth) {
     fail(Call, "the selected array is passed to " + Name +
                    " recursively (or more than 8 calls deep)");
-    return nullptr;
+    return false;
   }
   // One return, the last statement.
   const std::vector<const Stmt *> &Body = F->getBody()->getBody();
@@ -250,8 +265,18 @@ const Expr *CalleeInliner::inlineCall(const CallExpr *Call,
     fail(Call, "the selected array is passed to " + Name +
                    ", which returns before its end; the Hessian mode inlines "
                    "such callees and needs one return, at the end");
-    return nullptr;
+    return false;
   }
+  return true;
+}
+
+const Expr *CalleeInliner::inlineCall(const CallExpr *Call,
+                                      std::vector<const Expr *> Args,
+                                      BlockStmt *Before) {
+  const Function *F = Call->getUserCallee();
+  if (!canInline(Call, F))
+    return nullptr;
+  const std::vector<const Stmt *> &Body = F->getBody()->getBody();
   llvm::DenseMap<const Var *, const Expr *> Subst;
   llvm::DenseMap<const Var *, Var *> Locals;
   for (unsigned I = 0; I < F->getNumParams(); ++I)

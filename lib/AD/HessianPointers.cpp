@@ -273,6 +273,11 @@ public:
 
 private:
   const Stmt *stmt(const Stmt *S, Known &K);
+  /// An assignment: its value known after it when it is a literal (or a
+  /// literal update of a known value).
+  const Stmt *assign(const AssignStmt *A, Known &K);
+  /// A loop: what it writes unknown in it and after it.
+  const Stmt *loop(const Stmt *S, Known &K);
   const Expr *expr(const Expr *E, const Known &K);
   bool tracked(const Var *V) const {
     return V->getType()->getUnqualified()->getSpelling() == "int" &&
@@ -351,6 +356,46 @@ BlockStmt *IntFolder::block(const BlockStmt *S, Known &K) {
   return Out;
 }
 
+const Stmt *IntFolder::assign(const AssignStmt *A, Known &K) {
+  const auto *L = dyn_cast<VarRefExpr>(A->getLHS());
+  const Expr *LHS = L ? A->getLHS() : expr(A->getLHS(), K);
+  const Expr *RHS = A->getRHS() ? expr(A->getRHS(), K) : nullptr;
+  std::optional<long long> Old, V = literal(RHS);
+  if (L && K.count(L->getVar()))
+    Old = K[L->getVar()];
+  if (L)
+    K.erase(L->getVar());
+  std::optional<long long> New;
+  switch (A->getOp()) {
+  case AssignOp::Assign: New = V; break;
+  case AssignOp::AddAssign: if (Old && V) New = *Old + *V; break;
+  case AssignOp::SubAssign: if (Old && V) New = *Old - *V; break;
+  case AssignOp::Inc: if (Old) New = *Old + 1; break;
+  case AssignOp::Dec: if (Old) New = *Old - 1; break;
+  default: break;
+  }
+  if (L && New && tracked(L->getVar()))
+    K[L->getVar()] = *New;
+  return B.assign(LHS, A->getOp(), RHS);
+}
+
+const Stmt *IntFolder::loop(const Stmt *S, Known &K) {
+  forgetAssigned(S, K);
+  Known In = K;
+  if (const auto *F = dyn_cast<ForStmt>(S)) {
+    const Stmt *Init = F->getInit() ? stmt(F->getInit(), In) : nullptr;
+    forgetAssigned(S, In);
+    return M.create<ForStmt>(Init,
+                             F->getCond() ? expr(F->getCond(), In) : nullptr,
+                             F->getInc() ? stmt(F->getInc(), In) : nullptr,
+                             block(F->getBody(), In));
+  }
+  if (const auto *W = dyn_cast<WhileStmt>(S))
+    return M.create<WhileStmt>(expr(W->getCond(), In), block(W->getBody(), In));
+  const auto *Do = cast<DoStmt>(S);
+  return M.create<DoStmt>(block(Do->getBody(), In), expr(Do->getCond(), In));
+}
+
 const Stmt *IntFolder::stmt(const Stmt *S, Known &K) {
   const Stmt *Out = S;
   if (const auto *D = dyn_cast<DeclStmt>(S)) {
@@ -360,26 +405,7 @@ const Stmt *IntFolder::stmt(const Stmt *S, Known &K) {
       K[D->getVar()] = *V;
     Out = B.decl(D->getVar(), Init);
   } else if (const auto *A = dyn_cast<AssignStmt>(S)) {
-    const auto *L = dyn_cast<VarRefExpr>(A->getLHS());
-    const Expr *LHS = L ? A->getLHS() : expr(A->getLHS(), K);
-    const Expr *RHS = A->getRHS() ? expr(A->getRHS(), K) : nullptr;
-    std::optional<long long> Old, V = literal(RHS);
-    if (L && K.count(L->getVar()))
-      Old = K[L->getVar()];
-    if (L)
-      K.erase(L->getVar());
-    std::optional<long long> New;
-    switch (A->getOp()) {
-    case AssignOp::Assign: New = V; break;
-    case AssignOp::AddAssign: if (Old && V) New = *Old + *V; break;
-    case AssignOp::SubAssign: if (Old && V) New = *Old - *V; break;
-    case AssignOp::Inc: if (Old) New = *Old + 1; break;
-    case AssignOp::Dec: if (Old) New = *Old - 1; break;
-    default: break;
-    }
-    if (L && New && tracked(L->getVar()))
-      K[L->getVar()] = *New;
-    Out = B.assign(LHS, A->getOp(), RHS);
+    Out = assign(A, K);
   } else if (const auto *Blk = dyn_cast<BlockStmt>(S)) {
     Out = block(Blk, K);
   } else if (const auto *I = dyn_cast<IfStmt>(S)) {
@@ -389,21 +415,7 @@ const Stmt *IntFolder::stmt(const Stmt *S, Known &K) {
                            block(I->getElse(), Else));
     forgetAssigned(S, K);
   } else if (isa<ForStmt, WhileStmt, DoStmt>(S)) {
-    // What the loop writes is unknown in it and after it.
-    forgetAssigned(S, K);
-    Known In = K;
-    if (const auto *F = dyn_cast<ForStmt>(S)) {
-      const Stmt *Init = F->getInit() ? stmt(F->getInit(), In) : nullptr;
-      forgetAssigned(S, In);
-      Out = M.create<ForStmt>(Init, F->getCond() ? expr(F->getCond(), In) : nullptr,
-                              F->getInc() ? stmt(F->getInc(), In) : nullptr,
-                              block(F->getBody(), In));
-    } else if (const auto *W = dyn_cast<WhileStmt>(S)) {
-      Out = M.create<WhileStmt>(expr(W->getCond(), In), block(W->getBody(), In));
-    } else {
-      const auto *Do = cast<DoStmt>(S);
-      Out = M.create<DoStmt>(block(Do->getBody(), In), expr(Do->getCond(), In));
-    }
+    Out = loop(S, K);
   } else {
     IRCloner C(M);
     C.setExprHook([&](const Expr *E) -> const Expr * {

@@ -73,18 +73,31 @@ const Type *elementType(const SparseLoopShape &S) {
   return S.Arrays.front()->getType()->getElement()->getUnqualified();
 }
 
-/// <f>_term(params less the arrays..., invariants..., i, x, v...): one
-/// iteration of \p L as a function of its entries (x[0..K_x) of each
-/// selected array it reads), returning its signed terms.
-Function *buildTerm(Module &M, DerivedFunctionSet &Derived, Function *F,
-                    const SparseLoopShape &S, const SparseLoop &L,
-                    const std::string &Name) {
-  const Type *T = elementType(S);
+/// The sum of loop \p L's accumulators (their copies in \p Renamed), signed
+/// as in the return: `a - b` rather than `-b + a`.
+const Expr *signedSum(IRBuilder &B, const SparseLoopShape &S,
+                      const SparseLoop &L,
+                      const llvm::DenseMap<const Var *, Var *> &Renamed) {
+  const Expr *Sum = nullptr;
+  for (bool Minus : {false, true})
+    for (const Var *Acc : L.Accs) {
+      if ((S.Signs.at(Acc) < 0) != Minus)
+        continue;
+      const Expr *Ref = B.ref(Renamed.lookup(Acc));
+      Sum = !Sum ? (Minus ? B.neg(Ref) : Ref)
+                 : (Minus ? B.sub(Sum, Ref) : B.add(Sum, Ref));
+    }
+  return Sum;
+}
+
+/// The parameters of loop \p L's term: f's less the selected arrays (into
+/// \p Renamed), the invariants, the counters, then a pointer per array the
+/// loop reads (into \p Locals).
+std::vector<Var *> termParams(Module &M, Function *F, const SparseLoopShape &S,
+                              const SparseLoop &L,
+                              llvm::DenseMap<const Var *, Var *> &Renamed,
+                              std::vector<Var *> &Locals) {
   TypeContext &Types = M.getTypes();
-  Function *Term = besidePrimal(M, Derived, F, Name, T, F->getTarget());
-  IRBuilder B(M);
-  IRCloner C(M);
-  llvm::DenseMap<const Var *, Var *> Renamed;
   std::vector<Var *> Params;
   auto AddParam = [&](const Var *V) {
     Params.push_back(M.createVar(V->getName(), V->getType()->getUnqualified(),
@@ -99,15 +112,30 @@ Function *buildTerm(Module &M, DerivedFunctionSet &Derived, Function *F,
   AddParam(L.Counter);
   if (L.InnerCounter)
     AddParam(L.InnerCounter);
-  std::vector<Var *> Locals(S.Arrays.size(), nullptr);
+  Locals.assign(S.Arrays.size(), nullptr);
   for (unsigned A = 0; A < S.Arrays.size(); ++A)
     if (L.countOf(A)) {
       Locals[A] = M.createVar(S.Arrays[A]->getName(),
-                              Types.getPointer(Types.getConst(T)),
+                              Types.getPointer(Types.getConst(elementType(S))),
                               Var::Storage::Param);
       Params.push_back(Locals[A]);
     }
-  Term->setParams(Params);
+  return Params;
+}
+
+/// <f>_term(params less the arrays..., invariants..., i, x, v...): one
+/// iteration of \p L as a function of its entries (x[0..K_x) of each
+/// selected array it reads), returning its signed terms.
+Function *buildTerm(Module &M, DerivedFunctionSet &Derived, Function *F,
+                    const SparseLoopShape &S, const SparseLoop &L,
+                    const std::string &Name) {
+  const Type *T = elementType(S);
+  Function *Term = besidePrimal(M, Derived, F, Name, T, F->getTarget());
+  IRBuilder B(M);
+  IRCloner C(M);
+  llvm::DenseMap<const Var *, Var *> Renamed;
+  std::vector<Var *> Locals;
+  Term->setParams(termParams(M, F, S, L, Renamed, Locals));
   BlockStmt *Body = B.block();
   for (const Var *Acc : L.Accs) {
     Renamed[Acc] = M.createVar(Acc->getName(), T);
@@ -132,15 +160,7 @@ Function *buildTerm(Module &M, DerivedFunctionSet &Derived, Function *F,
   for (const Stmt *St : L.body()->getBody())
     if (const Stmt *New = C.clone(St))
       Body->append(New);
-  const Expr *Sum = nullptr;
-  for (bool Minus : {false, true}) // `a - b` rather than `-b + a`
-    for (const Var *Acc : L.Accs) {
-      if ((S.Signs.at(Acc) < 0) != Minus)
-        continue;
-      const Expr *Ref = B.ref(Renamed[Acc]);
-      Sum = !Sum ? (Minus ? B.neg(Ref) : Ref)
-                 : (Minus ? B.sub(Sum, Ref) : B.add(Sum, Ref));
-    }
+  const Expr *Sum = signedSum(B, S, L, Renamed);
   Body->append(M.create<ReturnStmt>(Sum ? Sum : B.zero(T)));
   Term->setBody(Body);
   return Term;
@@ -418,7 +438,6 @@ Function *SparseFunctionBuilder::build(DerivedFunctionSet &Derived,
     BeginArgs.push_back(B.intLit(static_cast<long long>(S.Arrays.size())));
   Body->append(helperCall(M, "meshad::sparseLoopBegin", BeginArgs));
   for (unsigned L = 0; L < S.Loops.size(); ++L) {
-    const ForStmt *Loop = S.Loops[L].Loop;
     // An affine loop is announced once, its rows never computed.
     std::vector<long long> Forms =
         affineForms(S, S.Loops[L], S.CounterAtoms[L]);

@@ -486,25 +486,32 @@ void setGuards(Module &M, SparseLoop &L, const std::vector<GuardedLoad> &Loads) 
   }
 }
 
+/// The atoms of \p L's counters (the outer one first; their variables into
+/// \p S.AtomVars); false when one has no atom of its own.
+bool counterAtoms(Module &M, SparseLoopShape &S, const SparseLoop &L,
+                  std::vector<Atom> &Counters) {
+  IRBuilder B(M);
+  for (Var *C : {L.Counter, L.InnerCounter}) {
+    if (!C)
+      continue;
+    ownership::Eval Counter = S.Evaluator->eval(B.ref(C));
+    if (!Counter.Ok || Counter.Form.Terms.size() != 1 ||
+        Counter.Form.Terms.begin()->first.size() != 1 ||
+        Counter.Form.Terms.begin()->second != 1)
+      return false;
+    Counters.push_back(Counter.Form.Terms.begin()->first[0]);
+    S.AtomVars[Counters.back()] = C;
+  }
+  return true;
+}
+
 /// The form of every load of the selected arrays in \p L; false with \p P
 /// set at a load that has none.
 bool findEntries(Module &M, const Function &F, SparseLoopShape &S,
                  SparseLoop &L, Problem &P) {
   ownership::IndexEvaluator &Ev = *S.Evaluator;
-  IRBuilder B(M);
   std::vector<Atom> Counters;
-  bool CounterOk = true;
-  for (Var *C : {L.Counter, L.InnerCounter}) {
-    ownership::Eval Counter = C ? Ev.eval(B.ref(C)) : ownership::Eval();
-    bool Ok = Counter.Ok && Counter.Form.Terms.size() == 1 &&
-              Counter.Form.Terms.begin()->first.size() == 1 &&
-              Counter.Form.Terms.begin()->second == 1;
-    CounterOk &= !C || Ok;
-    if (C && Ok) {
-      Counters.push_back(Counter.Form.Terms.begin()->first[0]);
-      S.AtomVars[Counters.back()] = C;
-    }
-  }
+  bool CounterOk = counterAtoms(M, S, L, Counters);
   S.CounterAtoms.push_back(CounterOk ? Counters[0] : Atom{});
   LoadCollector Collect(M, S, L);
   Collect.stmt(L.body());

@@ -1,13 +1,14 @@
 // meshad::hessian(f, "x", meshad::Sparse) on what it cannot serve: errors
 // at the construct, never a wrong Hessian. An index that is not affine in
-// the counter and index array values (a square, a product with a
-// parameter, a gather through a gathered position, an index array the
-// function writes), a loop-carried nonlinear dependence (a product
+// the counter and index array values (a square, a quotient, a gather
+// through a gathered position, an index array the function writes, a
+// product of a nest's two counters, an inner loop counting down), a loop-carried nonlinear dependence (a product
 // accumulated across iterations, the accumulator read in the loop, a local
 // carried from one iteration to the next, memory the loop writes), x read
 // outside the loops, a declaration between the loops reading an
 // accumulator, a return that is not a sum of accumulators, a jump out of a
-// loop; and bad requests: a range, an integer parameter, device code.
+// loop; and bad requests: a range, an integer parameter, arrays of two
+// element types or one array twice, device code.
 //
 // RUN: %clangxx %cpu_cuda_flags -fsyntax-only -fplugin=%meshad_plugin %s -Xclang -verify
 #include <meshad/Differentiator.h>
@@ -132,6 +133,26 @@ double chain(const double *x, int n) {
     s += (x[i - 1] - x[i]) * (x[i - 1] - x[i]);
   return s;
 }
+double nestProduct(const double *x, int n, int m) {
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j)
+      s += x[i * j] * x[j]; // expected-error {{a load of 'x' whose index is not S * i + c or an index array's value}}
+  return s;
+}
+double nestDown(const double *x, int n, int m) {
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = m - 1; j >= 0; --j) // expected-error {{expected the loop `for (int i = lo; i < hi; ++i)`}}
+      s += x[i * m + j] * x[i * m + j];
+  return s;
+}
+double twoTypes(const double *x, const float *w, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i)
+    s += x[i] * x[i] * w[i] * w[i];
+  return s;
+}
 __device__ double onDevice(const double *x, int n) {
   double s = 0;
   for (int i = 0; i < n; ++i)
@@ -158,6 +179,10 @@ int main() {
   auto m = meshad::hessian(passed, "x", meshad::Sparse);
   auto n = meshad::hessian(chain, "x[0:4]", meshad::Sparse); // expected-error {{meshad::hessian(chain, "x[0:4]", meshad::Sparse): select whole array parameters ("x" or "x, v"): the loops' ranges give their sizes}}
   auto o = meshad::hessian(chain, "n", meshad::Sparse); // expected-error {{parameter 'n' has type int; select pointers to floating-point values of one type, each once}}
+  auto q = meshad::hessian(nestProduct, "x", meshad::Sparse);
+  auto r = meshad::hessian(nestDown, "x", meshad::Sparse);
+  auto t = meshad::hessian(twoTypes, "x, w", meshad::Sparse); // expected-error {{parameter 'w' has type const float *; select pointers to floating-point values of one type, each once}}
+  auto u = meshad::hessian(chain, "x, x", meshad::Sparse); // expected-error {{parameter 'x' has type const double *; select pointers to floating-point values of one type, each once}}
   auto p = meshad::hessian(onDevice, "x", meshad::Sparse); // expected-error {{'onDevice' is device code; the sparse Hessian of a loop is built on the host}}
   return 0;
 }
