@@ -36,8 +36,10 @@ double particles(const double *x, const double *v, const double *m, int n,
 // CHECK-NEXT: double e = 0.;
 // CHECK-NEXT: double d = x[1] - x[0] + h * (v[1] - v[0]);
 // CHECK-LABEL: void particles_term_hessian(const double *m, int n, double h, int i, const double *x, const double *v, double *H) {
+// CHECK-LABEL: void particles_term_hessian_packed(
 // CHECK-LABEL: double particles_term2(const double *m, int n, double h, int i, const double *x, const double *v) {
 // CHECK-LABEL: void particles_term2_hessian(
+// CHECK-LABEL: void particles_term2_hessian_packed(
 // CHECK-LABEL: void particles_hessian_sparse_0_1(const double *x, const double *v, const double *m, int n, double h, meshad::SparseMatrix<double> *H) {
 // CHECK-NEXT: meshad::sparseLoopBegin(H, 2);
 // CHECK-NEXT: for (int i = 0; i < n - 1; ++i) {
@@ -49,6 +51,9 @@ double particles(const double *x, const double *v, const double *m, int n,
 // CHECK-NEXT: particles_term_hessian(m, n, h, i, x_l, v_l, hl);
 // CHECK-NEXT: meshad::sparseLoopAdd<4, 65535ull>(H, rows, arrays, hl);
 // CHECK: meshad::sparseLoopEnd(H);
+// CHECK-LABEL: void particles_hessian_0_1(const double *x, const double *v, const double *m, int n, double h, double *H) {
+// CHECK-LABEL: void particles_hessian_0_1_packed(
+// CHECK-LABEL: void particles_grad_0_1(const double *x, const double *v, const double *m, int n, double h, double *_d_x, double *_d_v) {
 // REMARK: remark: sparse hessian of 'particles' w.r.t. 'x, v': each iteration of loop 1 of 2 over i reads x[i], x[i + 1], v[i], v[i + 1]; local Hessian of 4 entries
 
 // Four consecutive 3D points (12 entries): the squared norm of the third
@@ -66,11 +71,17 @@ double bend4(const double *x, int n) {
   }
   return e;
 }
+// CHECK-LABEL: double bend4_term(int n, int i, const double *x) {
+// CHECK-LABEL: void bend4_term_hessian(int n, int i, const double *x, double *H) {
+// CHECK-LABEL: void bend4_term_hessian_packed(
 // CHECK-LABEL: void bend4_hessian_sparse(const double *x, int n, meshad::SparseMatrix<double> *H) {
 // CHECK-NEXT: meshad::sparseLoopBegin(H);
 // CHECK-NEXT: for (int i = 0; i < n - 3; ++i) {
 // CHECK-NEXT: int x_rows[12] = {3 * i, 3 * i + 1, 3 * i + 2, 3 * i + 3, 3 * i + 4, 3 * i + 5, 3 * i + 6, 3 * i + 7, 3 * i + 8, 3 * i + 9, 3 * i + 10, 3 * i + 11};
 // CHECK:      meshad::sparseLoopAdd<12, 18446744073709551615ull, 18446744073709551615ull, 65535ull>(H, x_rows, hl);
+// CHECK-LABEL: void bend4_hessian(const double *x, int n, double *H) {
+// CHECK-LABEL: void bend4_hessian_packed(
+// CHECK-LABEL: void bend4_grad(const double *x, int n, double *_d_x) {
 // REMARK: remark: sparse hessian of 'bend4' w.r.t. 'x': each iteration of the loop over i reads x[3*i], {{.*}}; local Hessian of 12 entries: {{[0-9]+}} unique values, 144 nonzero entries
 
 namespace mt = meshad::test;

@@ -33,6 +33,11 @@ double boundary(const double *x, int n) {
   }
   return e;
 }
+// CHECK-LABEL: double boundary_term(int n, int i, const double *x) {
+// CHECK:      if (i + 1 < n) {
+// CHECK:      if (i > 0 && i + 1 < n)
+// CHECK-LABEL: void boundary_term_hessian(int n, int i, const double *x, double *H) {
+// CHECK-LABEL: void boundary_term_hessian_packed(int n, int i, const double *x, double *vals) {
 // CHECK-LABEL: void boundary_hessian_sparse(const double *x, int n, meshad::SparseMatrix<double> *H) {
 // CHECK-NEXT: meshad::sparseLoopBegin(H);
 // CHECK-NEXT: for (int i = 0; i < n; ++i) {
@@ -41,6 +46,10 @@ double boundary(const double *x, int n) {
 // CHECK-NEXT: double hl[9];
 // CHECK-NEXT: boundary_term_hessian(n, i, x_l, hl);
 // CHECK-NEXT: meshad::sparseLoopAdd<3, 510ull>(H, x_rows, hl);
+// CHECK:      meshad::sparseLoopEnd(H);
+// CHECK-LABEL: void boundary_hessian(const double *x, int n, double *H) {
+// CHECK-LABEL: void boundary_hessian_packed(const double *x, int n, double *vals) {
+// CHECK-LABEL: void boundary_grad(const double *x, int n, double *_d_x) {
 // REMARK: remark: sparse hessian of 'boundary' w.r.t. 'x': each iteration of the loop over i reads x[i - 1] (under a condition), x[i], x[i + 1] (under a condition)
 
 // Image smoothness over an n x m grid: the squared differences to the
@@ -63,6 +72,8 @@ double smooth(const double *x, const double *f, int n, int m) {
   return e;
 }
 // CHECK-LABEL: double smooth_term(const double *f, int n, int m, int i, int j, const double *x) {
+// CHECK-LABEL: void smooth_term_hessian(const double *f, int n, int m, int i, int j, const double *x, double *H) {
+// CHECK-LABEL: void smooth_term_hessian_packed(
 // The term's branches keep its local pattern whole: the pair of the right
 // and lower neighbours is an explicit zero of the matrix.
 // CHECK-LABEL: void smooth_hessian_sparse_0(const double *x, const double *f, int n, int m, meshad::SparseMatrix<double> *H) {
@@ -74,6 +85,9 @@ double smooth(const double *x, const double *f, int n, int m) {
 // CHECK-NEXT: double hl[9];
 // CHECK-NEXT: smooth_term_hessian(f, n, m, i, j, x_l, hl);
 // CHECK-NEXT: meshad::sparseLoopAdd<3, 511ull>(H, x_rows, hl);
+// CHECK-LABEL: void smooth_hessian_0(const double *x, const double *f, int n, int m, double *H) {
+// CHECK-LABEL: void smooth_hessian_0_packed(
+// CHECK-LABEL: void smooth_grad_0(const double *x, const double *f, int n, int m, double *_d_x) {
 // REMARK: remark: sparse hessian of 'smooth' w.r.t. 'x': each iteration of the loop over i reads x[i*m + m + j] (under a condition), x[i*m + j], x[i*m + j + 1] (under a condition)
 
 // A 2-D Laplacian (5-point) energy on the interior, cubed, then a quartic
@@ -90,6 +104,12 @@ double laplace(const double *x, int n, int m) {
     e += 0.1 * x[p] * x[p] * x[p] * x[p];
   return e;
 }
+// CHECK-LABEL: double laplace_term(int n, int m, int i, int j, const double *x) {
+// CHECK-LABEL: void laplace_term_hessian(int n, int m, int i, int j, const double *x, double *H) {
+// CHECK-LABEL: void laplace_term_hessian_packed(
+// CHECK-LABEL: double laplace_term2(int n, int m, int p, const double *x) {
+// CHECK-LABEL: void laplace_term2_hessian(int n, int m, int p, const double *x, double *H) {
+// CHECK-LABEL: void laplace_term2_hessian_packed(
 // CHECK-LABEL: void laplace_hessian_sparse(const double *x, int n, int m, meshad::SparseMatrix<double> *H) {
 // CHECK-NEXT: meshad::sparseLoopBegin(H);
 // CHECK-NEXT: for (int i = 1; i < n - 1; ++i) {
@@ -100,6 +120,9 @@ double laplace(const double *x, int n, int m) {
 // CHECK-NEXT: laplace_term_hessian(n, m, i, j, x_l, hl);
 // CHECK-NEXT: meshad::sparseLoopAdd<5, 33554431ull>(H, x_rows, hl);
 // CHECK:      meshad::sparseLoopAffine<1, 1ull, 1, 0>(H, 0, n * m);
+// CHECK-LABEL: void laplace_hessian(const double *x, int n, int m, double *H) {
+// CHECK-LABEL: void laplace_hessian_packed(
+// CHECK-LABEL: void laplace_grad(const double *x, int n, int m, double *_d_x) {
 
 namespace mt = meshad::test;
 
