@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AD/Hvp.h"
+#include "AD/HvpAdjointBuffers.h"
 #include "AD/Analysis/Activity.h"
 #include "AD/Analysis/ReverseNeeds.h"
 #include "GPU/GpuPasses.h"
@@ -124,71 +125,6 @@ static bool storesInto(const Stmt *S, const VarSet &Vars) {
          rootedIn(C->getArg(I->AddrArg), Vars);
 }
 
-/// The call of \p S (made for its effect, or whose value \p S stores) of
-/// a helper that skips a null adjoint pointer: the adjoint helpers of
-/// Thrust calls (meshad/codegen/ThrustAdjoint.h) and
-/// meshad::cuda::adjointMemcpy; else null.
-static const CallExpr *nullTolerantHelper(const Stmt *S) {
-  const Expr *E = nullptr;
-  if (const auto *ES = dyn_cast<ExprStmt>(S))
-    E = ES->getExpr();
-  else if (const auto *A = dyn_cast<AssignStmt>(S))
-    E = A->getRHS();
-  const auto *C = llvm::dyn_cast_or_null<CallExpr>(E);
-  if (!C || C->getCalleeKind() != CallExpr::CalleeKind::Intrinsic)
-    return nullptr;
-  llvm::StringRef Name(C->getName());
-  return Name.starts_with("meshad::thrust_ad::") ||
-                 Name == "meshad::cuda::adjointMemcpy"
-             ? C
-             : nullptr;
-}
-
-static bool isNullLiteral(const Expr *E) {
-  const auto *L = dyn_cast<IntLitExpr>(E);
-  return L && L->getValue() == 0 && E->getType()->isPointer();
-}
-
-/// \p S without the buffers \p Vars where it passes them to a
-/// null-tolerant helper: nullptr in their place (the helper's other
-/// effects, resets of other adjoints, stay), the statement left out when
-/// no adjoint pointer is left; its value is dropped with a store into
-/// \p Vars. std::nullopt when \p S is no such call.
-static std::optional<const Stmt *>
-withoutInHelper(Module &M, IRCloner &C, const Stmt *S, const VarSet &Vars) {
-  const CallExpr *H = nullTolerantHelper(S);
-  if (!H)
-    return std::nullopt;
-  const auto *A = dyn_cast<AssignStmt>(S);
-  bool DropValue = A && rootedIn(A->getLHS(), Vars);
-  bool Passes = llvm::any_of(H->getArgs(), [&](const Expr *Arg) {
-    return Arg->getType()->isPointer() && rootedIn(Arg, Vars);
-  });
-  if (!Passes && !DropValue)
-    return std::nullopt;
-  std::vector<const Expr *> Args;
-  bool AnyAdjoint = false;
-  for (const Expr *Arg : H->getArgs()) {
-    bool Dropped = Arg->getType()->isPointer() && rootedIn(Arg, Vars);
-    Args.push_back(Dropped ? M.create<IntLitExpr>(Arg->getType(), 0, "nullptr")
-                           : C.clone(Arg));
-    AnyAdjoint |= Arg->getType()->isPointer() &&
-                  Arg->getType()->getElement()->isFloatingScalar() &&
-                  !isNullLiteral(Args.back());
-  }
-  if (!AnyAdjoint)
-    return nullptr;
-  auto *Call = M.create<CallExpr>(H->getType(), CallExpr::CalleeKind::Intrinsic,
-                                  H->getName(), -1, std::move(Args));
-  Call->setLoc(H->getLoc());
-  Stmt *New = A && !DropValue
-                  ? static_cast<Stmt *>(M.create<AssignStmt>(
-                        C.clone(A->getLHS()), A->getOp(), Call))
-                  : M.create<ExprStmt>(Call);
-  New->setLoc(S->getLoc());
-  return New;
-}
-
 /// The first place \p F still refers to \p Vars: the innermost call
 /// around the use, else its statement, else \p Fallback; none when there
 /// is no use.
@@ -250,7 +186,7 @@ bool HvpTransformer::dropBuffer(Function &F, const Var *Buffer,
   VarSet Vars = aliasesOf(F, Buffer);
   IRCloner C(M);
   C.setStmtHook([&](const Stmt *S) -> std::optional<const Stmt *> {
-    if (std::optional<const Stmt *> New = withoutInHelper(M, C, S, Vars))
+    if (std::optional<const Stmt *> New = withoutBuffersInHelper(M, C, S, Vars))
       return New;
     if (storesInto(S, Vars))
       return nullptr;
@@ -481,6 +417,7 @@ ir::Function *HvpTransformer::deriveHvp(Function *Primal,
   H->setParams(std::move(Params));
   PassPipeline Finish(Diags, Reverse.isVerifying());
   Finish.add("hvp-clean-up", [&](ir::Function &F) {
+    dropUnreadAdjointBuffers(M, F);
     removeDeadLocals(F);
     cleanUp(F);
     dropUnusedFunctions(Mark, &F);

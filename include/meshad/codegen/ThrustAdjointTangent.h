@@ -33,7 +33,7 @@
 #ifndef MESHAD_CODEGEN_THRUSTADJOINTTANGENT_H
 #define MESHAD_CODEGEN_THRUSTADJOINTTANGENT_H
 
-#include <cstddef>
+#include <meshad/codegen/ThrustAdjoint.h>
 
 namespace meshad::thrust_ad {
 
@@ -99,7 +99,6 @@ template <class T> void permute(const Saved<int> &Perm, T *D) {
   ::thrust::gather(::thrust::device, Perm.begin(), Perm.end(), Before.begin(),
                    D);
 }
-inline void permute(const Saved<int> &, std::nullptr_t) {}
 
 } // namespace detail
 
@@ -150,19 +149,11 @@ void transformAdjointTangent(long N, NoDeduce<T> *DDA, NoDeduce<T> *DDB,
 }
 
 /// Forward mode over sortByKeyRecording: the tangents of the keys and the
-/// values (nullptr where none) permuted as the sort permuted them.
+/// values (null where none) permuted as the sort permuted them.
 template <class K, class V>
 void permuteTangents(const Saved<int> &Perm, K *DKeys, V *DValues) {
   detail::permute(Perm, DKeys);
   detail::permute(Perm, DValues);
-}
-template <class V>
-void permuteTangents(const Saved<int> &Perm, std::nullptr_t, V *DValues) {
-  detail::permute(Perm, DValues);
-}
-template <class K>
-void permuteTangents(const Saved<int> &Perm, K *DKeys, std::nullptr_t) {
-  detail::permute(Perm, DKeys);
 }
 
 } // namespace meshad::thrust_ad

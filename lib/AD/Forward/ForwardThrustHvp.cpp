@@ -51,6 +51,13 @@ const Expr *ForwardFunction::thrustSavedTangent(const Expr *Saved) {
                               NoTangentType.str() + "()");
 }
 
+/// A null adjoint pointer of type \p Ty, spelled with its type: the
+/// helpers deduce their element type from every pointer argument.
+static const Expr *typedNull(Module &M, const Type *Ty) {
+  return M.create<IntLitExpr>(Ty, 0,
+                              "static_cast<" + spellType(Ty) + ">(nullptr)");
+}
+
 static bool isNoTangent(const Expr *E) {
   return E->getType()->getSpelling() == NoTangentType;
 }
@@ -58,9 +65,7 @@ static bool isNoTangent(const Expr *E) {
 const Expr *ForwardFunction::thrustRuntimeTangent(const CallExpr *C) {
   llvm::StringRef Name(C->getName());
   Name.consume_front(RuntimePrefix);
-  auto NullOf = [&](const Expr *A) {
-    return M.create<IntLitExpr>(A->getType(), 0, "nullptr");
-  };
+  auto NullOf = [&](const Expr *A) { return typedNull(M, A->getType()); };
   auto Make = [&](llvm::StringRef Callee, std::vector<const Expr *> Args) {
     auto *Call = M.create<CallExpr>(C->getType(),
                                     CallExpr::CalleeKind::Intrinsic,
@@ -146,7 +151,7 @@ const Expr *ForwardFunction::thrustAdjointTangent(const CallExpr *C,
     if (Letter == 's')
       Args.push_back(B.orZero(T, A->getType()->getUnqualified()));
     else
-      Args.push_back(T ? T : M.create<IntLitExpr>(A->getType(), 0, "nullptr"));
+      Args.push_back(T ? T : typedNull(M, A->getType()));
   }
   if (!Reads)
     return nullptr; // The tangents it would add are zero.
