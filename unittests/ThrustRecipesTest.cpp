@@ -71,11 +71,14 @@ TEST(ThrustRecipesTest, RowsAreWellFormed) {
     EXPECT_TRUE(llvm::StringRef(R->Adjoint).starts_with("meshad::thrust_ad::"));
     llvm::StringRef Tangent(R->Tangent);
     EXPECT_TRUE(Tangent == "same" || Tangent == "fill" ||
-                Tangent == "replace" || Tangent.empty());
+                Tangent == "replace" || Tangent == "record" || Tangent.empty());
     // The functor's pushforward replaces a for_each (it writes the values).
     EXPECT_EQ(R->tangentReplaces(), R->iteratesIndices());
-    // A primitive whose adjoint needs a recording helper has no tangent yet.
-    EXPECT_TRUE(!R->hasForwardHelper() || Tangent.empty());
+    // A primitive whose adjoint needs a recording helper makes it in forward
+    // mode too, and permutes the tangents with what it recorded.
+    EXPECT_EQ(R->hasForwardHelper(), R->tangentRecords());
+    if (R->tangentRecords())
+      EXPECT_TRUE(R->hasTangentHelper());
     llvm::StringRef Helper(R->TangentHelper);
     EXPECT_TRUE(Helper.empty() || Helper.starts_with("meshad::thrust_ad::"));
     // The rows with a user functor or an extremum need the helper.

@@ -48,7 +48,8 @@ struct ThrustRecipe {
   const char *Args;
   const char *Adjoint;
   const char *Forward;
-  /// Forward mode: "same", "fill" or "" (see the .def file).
+  /// Forward mode: "same", "fill", "replace", "record" or "" (see the .def
+  /// file).
   const char *Tangent;
   /// Forward mode where Tangent does not apply: a helper's name, or "".
   const char *TangentHelper;
@@ -66,6 +67,9 @@ struct ThrustRecipe {
   bool tangentReplaces() const {
     return llvm::StringRef(Tangent) == "replace";
   }
+  /// True when forward mode makes the recording helper's call instead of
+  /// the primal one and permutes the tangents after it (sort_by_key).
+  bool tangentRecords() const { return llvm::StringRef(Tangent) == "record"; }
   /// True for the rows over counting iterators (letter N): the functor
   /// takes the index and writes through the pointers it captures, which
   /// the forward sweep snapshots.

@@ -135,6 +135,16 @@ private:
                                ir::BlockStmt *Out);
   const ir::Expr *thrustAdjointTangent(const ir::CallExpr *C,
                                        const ThrustRecipe &R);
+  /// The TangentHelper call that permutes the tangents of what the
+  /// recording helper's call \p Recording sorted (null: none has one).
+  const ir::Expr *thrustPermutedTangents(const ir::CallExpr *Recording,
+                                         const ThrustRecipe &R);
+  /// Forward mode of a primitive whose Tangent is "record" (sort_by_key):
+  /// the recording helper's call, into a local declared in \p Out,
+  /// replaces \p C; returns the call that permutes the tangents.
+  const ir::Expr *thrustRecordedTangent(const ir::CallExpr *C,
+                                        const ThrustRecipe &R,
+                                        ir::BlockStmt *Out);
   /// The saved tangent of the range that \p Saved (a `Saved<T>` local)
   /// holds, or `meshad::thrust_ad::NoTangent()`.
   const ir::Expr *thrustSavedTangent(const ir::Expr *Saved);

@@ -286,7 +286,8 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
     const auto *TC = llvm::dyn_cast_or_null<CallExpr>(T);
     bool Before = TC && llvm::StringRef(TC->getName()).starts_with("meshad::");
     // A helper that computes the values too replaces the call.
-    bool Replaces = TC && thrustRecipe(C)->tangentReplaces();
+    bool Replaces = TC && (thrustRecipe(C)->tangentReplaces() ||
+                           thrustRecipe(C)->tangentRecords());
     if (!Before)
       Out->append(S);
     if (T) {

@@ -75,6 +75,8 @@ const Expr *ForwardFunction::thrustTangent(const CallExpr *C,
     return nullptr;
   if (R->tangentReplaces()) // The functor's pushforward does it all.
     return thrustHelperTangent(C, *R, Args);
+  if (R->tangentRecords()) // A sort: its permutation, applied to tangents.
+    return thrustRecordedTangent(C, *R, Out);
   llvm::StringRef Tangent(R->Tangent), Functor = nonlinearFunctor(C, *R);
   if ((Tangent.empty() || !Functor.empty()) && R->hasTangentHelper()) {
     // Nothing it reads carries a tangent: the output's is zero.

@@ -29,9 +29,6 @@ using llvm::dyn_cast;
 static constexpr llvm::StringLiteral RuntimePrefix = "meshad::thrust_ad::";
 static constexpr llvm::StringLiteral NoTangentType =
     "meshad::thrust_ad::NoTangent";
-/// Applies a recorded permutation to the tangents of the sorted ranges.
-static constexpr llvm::StringLiteral PermuteTangents =
-    "meshad::thrust_ad::permuteTangents";
 
 bool ForwardFunction::isThrustRuntimeCall(const CallExpr *C) {
   return C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
@@ -65,7 +62,6 @@ static bool isNoTangent(const Expr *E) {
 const Expr *ForwardFunction::thrustRuntimeTangent(const CallExpr *C) {
   llvm::StringRef Name(C->getName());
   Name.consume_front(RuntimePrefix);
-  auto NullOf = [&](const Expr *A) { return typedNull(M, A->getType()); };
   auto Make = [&](llvm::StringRef Callee, std::vector<const Expr *> Args) {
     auto *Call = M.create<CallExpr>(C->getType(),
                                     CallExpr::CalleeKind::Intrinsic,
@@ -95,19 +91,8 @@ const Expr *ForwardFunction::thrustRuntimeTangent(const CallExpr *C) {
       Args.push_back(C->getArg(2));
     return Make(C->getName(), std::move(Args));
   }
-  if (const ThrustRecipe *R = recordingRecipe(C)) {
-    // The tangents of the ranges it sorted, permuted alike.
-    std::vector<const Expr *> Args{C->getArg(0)};
-    bool Any = false;
-    for (unsigned I = 1; I < R->numArgs(); ++I) {
-      if (R->role(I) != ThrustArg::Keys && R->role(I) != ThrustArg::Output)
-        continue;
-      const Expr *T = derive(C->getArg(I), nullptr).T;
-      Any |= T != nullptr;
-      Args.push_back(T ? T : NullOf(C->getArg(I)));
-    }
-    return Any ? Make(PermuteTangents, std::move(Args)) : nullptr;
-  }
+  if (const ThrustRecipe *R = recordingRecipe(C))
+    return thrustPermutedTangents(C, *R);
   if (const ThrustRecipe *R = lookupThrustAdjoint(C->getName(),
                                                   C->getNumArgs()))
     return thrustAdjointTangent(C, *R);
@@ -181,4 +166,47 @@ void ForwardFunction::deriveThrustRuntimeStmt(const ExprStmt *S,
   }
   if (!After)
     Out->append(S);
+}
+
+const Expr *ForwardFunction::thrustPermutedTangents(const CallExpr *Recording,
+                                                    const ThrustRecipe &R) {
+  // The recording helper takes the permutation, then the primitive's
+  // arguments after the policy.
+  std::vector<const Expr *> Args{Recording->getArg(0)};
+  bool Any = false;
+  for (unsigned I = 1; I < R.numArgs(); ++I) {
+    if (R.role(I) != ThrustArg::Keys && R.role(I) != ThrustArg::Output)
+      continue;
+    const Expr *A = Recording->getArg(I);
+    const Expr *T = derive(A, nullptr).T;
+    Any |= T != nullptr;
+    Args.push_back(T ? T : typedNull(M, A->getType()));
+  }
+  if (!Any)
+    return nullptr;
+  auto *Call = M.create<CallExpr>(M.getTypes().getVoid(),
+                                  CallExpr::CalleeKind::Intrinsic,
+                                  R.TangentHelper, -1, std::move(Args));
+  Call->setLoc(Recording->getLoc());
+  return Call;
+}
+
+const Expr *ForwardFunction::thrustRecordedTangent(const CallExpr *C,
+                                                   const ThrustRecipe &R,
+                                                   BlockStmt *Out) {
+  Var *Perm = M.createVar(freshTempName(),
+                          M.getTypes().getOpaque("meshad::thrust_ad::Saved<int>"),
+                          Var::Storage::Local, VarRoles::Temporary);
+  Out->append(B.decl(Perm, nullptr));
+  std::vector<const Expr *> Args{B.ref(Perm)};
+  for (unsigned I = 1; I < C->getNumArgs(); ++I)
+    Args.push_back(C->getArg(I));
+  auto *Recording =
+      M.create<CallExpr>(M.getTypes().getVoid(), CallExpr::CalleeKind::Intrinsic,
+                         R.Forward, -1, std::move(Args));
+  Recording->setLoc(C->getLoc());
+  auto *S = M.create<ExprStmt>(Recording);
+  S->setLoc(C->getLoc());
+  Out->append(S);
+  return thrustPermutedTangents(Recording, R);
 }
