@@ -77,8 +77,7 @@ TEST(ThrustRecipesTest, RowsAreWellFormed) {
     // A primitive whose adjoint needs a recording helper makes it in forward
     // mode too, and permutes the tangents with what it recorded.
     EXPECT_EQ(R->hasForwardHelper(), R->tangentRecords());
-    if (R->tangentRecords())
-      EXPECT_TRUE(R->hasTangentHelper());
+    EXPECT_TRUE(!R->tangentRecords() || R->hasTangentHelper());
     llvm::StringRef Helper(R->TangentHelper);
     EXPECT_TRUE(Helper.empty() || Helper.starts_with("meshad::thrust_ad::"));
     // The rows with a user functor or an extremum need the helper.
@@ -90,11 +89,10 @@ TEST(ThrustRecipesTest, RowsAreWellFormed) {
     EXPECT_TRUE(AdjointTangent == "same" || AdjointTangent.empty() ||
                 AdjointTangent.starts_with("meshad::thrust_ad::"));
     EXPECT_EQ(R->adjointIsLinear(), AdjointTangent == "same");
-    if (R->takesUserFunctor())
-      EXPECT_FALSE(R->hasAdjointTangent());
+    EXPECT_TRUE(!R->takesUserFunctor() || !R->hasAdjointTangent());
     // A nonlinear functor's adjoint reads the inputs it saved.
-    if (R->hasAdjointTangent() && !R->adjointIsLinear())
-      EXPECT_TRUE(Args.contains('X'));
+    EXPECT_TRUE(!R->hasAdjointTangent() || R->adjointIsLinear() ||
+                Args.contains('X'));
     // Forward mode over the gradient finds the row again from its
     // adjoint's call.
     std::string Layout = thrustAdjointLayout(*R);
