@@ -133,7 +133,8 @@ static llvm::SmallPtrSet<const Var *, 8> unreadBuffers(const Function &F) {
   forEachStmt(F.getBody(), [&](const Stmt *S) {
     const auto *D = dyn_cast<DeclStmt>(S);
     const Var *V = D ? D->getVar() : nullptr;
-    if (V && V->getType()->isPointer() &&
+    // A buffer declared from a value (a pointer into another) stays.
+    if (V && !D->getInit() && V->getType()->isPointer() &&
         V->getType()->getElement()->isFloatingScalar() &&
         V->getRoles().has(VarRoles::Adjoint) &&
         !V->getRoles().has(VarRoles::Tangent))
@@ -142,8 +143,10 @@ static llvm::SmallPtrSet<const Var *, 8> unreadBuffers(const Function &F) {
   for (bool Changed = true; Changed && !Dead.empty();) {
     Changed = false;
     forEachStmt(F.getBody(), [&](const Stmt *S) {
-      if (isa<DeclStmt>(S))
-        return; // A declaration without initializer (checked below).
+      // A candidate's own declaration (no initializer) is no use; a
+      // pointer declared from one is a read (its alias may be read).
+      if (const auto *D = dyn_cast<DeclStmt>(S); D && !D->getInit())
+        return;
       const auto *ES = dyn_cast<ExprStmt>(S);
       const auto *C = ES ? dyn_cast<CallExpr>(ES->getExpr()) : nullptr;
       for (const Expr *E : ownExprs(S))
@@ -164,11 +167,6 @@ static llvm::SmallPtrSet<const Var *, 8> unreadBuffers(const Function &F) {
         });
     });
   }
-  // A buffer declared from a value (a pointer into another) stays.
-  forEachStmt(F.getBody(), [&](const Stmt *S) {
-    if (const auto *D = dyn_cast<DeclStmt>(S); D && D->getInit())
-      Dead.erase(D->getVar());
-  });
   return Dead;
 }
 
