@@ -71,17 +71,60 @@ TEST(ThrustRecipesTest, RowsAreWellFormed) {
     EXPECT_TRUE(llvm::StringRef(R->Adjoint).starts_with("meshad::thrust_ad::"));
     llvm::StringRef Tangent(R->Tangent);
     EXPECT_TRUE(Tangent == "same" || Tangent == "fill" ||
-                Tangent == "replace" || Tangent.empty());
+                Tangent == "replace" || Tangent == "record" || Tangent.empty());
     // The functor's pushforward replaces a for_each (it writes the values).
     EXPECT_EQ(R->tangentReplaces(), R->iteratesIndices());
-    // A primitive whose adjoint needs a recording helper has no tangent yet.
-    EXPECT_TRUE(!R->hasForwardHelper() || Tangent.empty());
+    // A primitive whose adjoint needs a recording helper makes it in forward
+    // mode too, and permutes the tangents with what it recorded.
+    EXPECT_EQ(R->hasForwardHelper(), R->tangentRecords());
+    EXPECT_TRUE(!R->tangentRecords() || R->hasTangentHelper());
     llvm::StringRef Helper(R->TangentHelper);
     EXPECT_TRUE(Helper.empty() || Helper.starts_with("meshad::thrust_ad::"));
     // The rows with a user functor or an extremum need the helper.
     if (Args.contains('u') || Args.contains('x'))
       EXPECT_FALSE(Helper.empty());
+    // HVPs: the adjoint is linear ("same"), a tangent helper, or none (user
+    // functors: their pullback's pushforward is not passed yet).
+    llvm::StringRef AdjointTangent(R->AdjointTangent);
+    EXPECT_TRUE(AdjointTangent == "same" || AdjointTangent.empty() ||
+                AdjointTangent.starts_with("meshad::thrust_ad::"));
+    EXPECT_EQ(R->adjointIsLinear(), AdjointTangent == "same");
+    EXPECT_TRUE(!R->takesUserFunctor() || !R->hasAdjointTangent());
+    // A nonlinear functor's adjoint reads the inputs it saved.
+    EXPECT_TRUE(!R->hasAdjointTangent() || R->adjointIsLinear() ||
+                Args.contains('X'));
+    // Forward mode over the gradient finds the row again from its
+    // adjoint's call.
+    std::string Layout = thrustAdjointLayout(*R);
+    const ThrustRecipe *Back = lookupThrustAdjoint(R->Adjoint, Layout.size());
+    ASSERT_NE(Back, nullptr);
+    EXPECT_EQ(thrustAdjointLayout(*Back), Layout);
+    EXPECT_EQ(llvm::StringRef(Back->AdjointTangent), AdjointTangent);
   }
+}
+
+TEST(ThrustRecipesTest, AdjointLayout) {
+  // reduce(first, last, init): (n, seed, _d_first).
+  EXPECT_EQ(thrustAdjointLayout(*lookupThrustRecipe("reduce", 4)), "nsI");
+  // transform_reduce(first, last, op, init, plus): the saved input last.
+  EXPECT_EQ(thrustAdjointLayout(*lookupThrustRecipe("transform_reduce", 6)),
+            "nsIffX");
+  // Binary transform: both inputs' adjoints, the output's, then the saves.
+  EXPECT_EQ(thrustAdjointLayout(*lookupThrustRecipe("transform", 6)),
+            "nIIRfXX");
+  const ThrustRecipe *Sort = lookupThrustRecipe("sort_by_key", 4);
+  EXPECT_EQ(thrustAdjointLayout(*Sort), "nRRP");
+  EXPECT_EQ(lookupThrustRecording("meshad::thrust_ad::sortByKeyRecording", 4),
+            Sort);
+  EXPECT_EQ(lookupThrustRecording("meshad::thrust_ad::gatherAdjoint", 4),
+            nullptr);
+  EXPECT_EQ(thrustAdjointLayout(*lookupThrustRecipe("gather", 5)), "nMIR");
+  // The unary and the binary transform share their adjoint's name.
+  EXPECT_EQ(lookupThrustAdjoint("meshad::thrust_ad::transformAdjoint", 5),
+            lookupThrustRecipe("transform", 5));
+  EXPECT_EQ(lookupThrustAdjoint("meshad::thrust_ad::transformAdjoint", 7),
+            lookupThrustRecipe("transform", 6));
+  EXPECT_EQ(lookupThrustAdjoint("meshad::thrust_ad::save", 3), nullptr);
 }
 
 TEST(ThrustRecipesTest, Lookup) {

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AD/Hvp.h"
+#include "AD/HvpAdjointBuffers.h"
 #include "AD/Analysis/Activity.h"
 #include "AD/Analysis/ReverseNeeds.h"
 #include "GPU/GpuPasses.h"
@@ -185,6 +186,8 @@ bool HvpTransformer::dropBuffer(Function &F, const Var *Buffer,
   VarSet Vars = aliasesOf(F, Buffer);
   IRCloner C(M);
   C.setStmtHook([&](const Stmt *S) -> std::optional<const Stmt *> {
+    if (std::optional<const Stmt *> New = withoutBuffersInHelper(M, C, S, Vars))
+      return New;
     if (storesInto(S, Vars))
       return nullptr;
     const auto *ES = dyn_cast<ExprStmt>(S);
@@ -414,6 +417,7 @@ ir::Function *HvpTransformer::deriveHvp(Function *Primal,
   H->setParams(std::move(Params));
   PassPipeline Finish(Diags, Reverse.isVerifying());
   Finish.add("hvp-clean-up", [&](ir::Function &F) {
+    dropUnreadAdjointBuffers(M, F);
     removeDeadLocals(F);
     cleanUp(F);
     dropUnusedFunctions(Mark, &F);

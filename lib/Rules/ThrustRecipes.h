@@ -48,10 +48,14 @@ struct ThrustRecipe {
   const char *Args;
   const char *Adjoint;
   const char *Forward;
-  /// Forward mode: "same", "fill" or "" (see the .def file).
+  /// Forward mode: "same", "fill", "replace", "record" or "" (see the .def
+  /// file).
   const char *Tangent;
   /// Forward mode where Tangent does not apply: a helper's name, or "".
   const char *TangentHelper;
+  /// Forward mode over the adjoint helper (Hessian-vector products):
+  /// "same", a helper's name, or "" (see the .def file).
+  const char *AdjointTangent;
 
   unsigned numArgs() const { return llvm::StringRef(Args).size(); }
   ThrustArg role(unsigned I) const { return ThrustArg(Args[I]); }
@@ -63,6 +67,9 @@ struct ThrustRecipe {
   bool tangentReplaces() const {
     return llvm::StringRef(Tangent) == "replace";
   }
+  /// True when forward mode makes the recording helper's call instead of
+  /// the primal one and permutes the tangents after it (sort_by_key).
+  bool tangentRecords() const { return llvm::StringRef(Tangent) == "record"; }
   /// True for the rows over counting iterators (letter N): the functor
   /// takes the index and writes through the pointers it captures, which
   /// the forward sweep snapshots.
@@ -73,6 +80,12 @@ struct ThrustRecipe {
   bool takesUserFunctor() const {
     return llvm::StringRef(Args).contains(char(ThrustArg::UserFunctor));
   }
+  /// True when the adjoint helper is linear in the seed and the adjoints
+  /// it reads: its tangent is the same helper on their tangents.
+  bool adjointIsLinear() const {
+    return llvm::StringRef(AdjointTangent) == "same";
+  }
+  bool hasAdjointTangent() const { return AdjointTangent[0] != '\0'; }
 };
 
 /// The recipe of `thrust::Name` called with \p NumArgs arguments (the
@@ -85,6 +98,27 @@ const ThrustRecipe *lookupThrustRecipe(llvm::StringRef Name, unsigned NumArgs,
 /// \p NumArgs arguments, or null for other names.
 const ThrustRecipe *lookupThrustCall(llvm::StringRef Callee, unsigned NumArgs,
                                      bool UserFunctor = false);
+
+/// The recipe whose adjoint helper (the intrinsic \p Helper) is called
+/// with \p NumArgs arguments, or null: what forward mode over a gradient
+/// finds in its reverse sweep.
+const ThrustRecipe *lookupThrustAdjoint(llvm::StringRef Helper,
+                                        unsigned NumArgs);
+
+/// The recipe whose recording helper (the Forward column, called with the
+/// permutation and the primitive's arguments after the policy) is \p
+/// Helper, or null.
+const ThrustRecipe *lookupThrustRecording(llvm::StringRef Helper,
+                                          unsigned NumArgs);
+
+/// The arguments of the call of \p R's adjoint helper, one letter each, in
+/// the order reverse mode passes them (AD/Reverse/ReverseThrust.cpp): `n`
+/// the count, `s` the seed of a reduction, `I` the adjoint of a range read
+/// (added to), `R` the adjoint of a range written (read, then reset or
+/// permuted), `X` a saved input, `M` a saved index map, `P` the recorded
+/// permutation, and the letters N, f, x, C, u of the table as they are.
+/// The adjoints of a user functor's captures follow (not listed).
+std::string thrustAdjointLayout(const ThrustRecipe &R);
 
 /// The primitives of the table, for diagnostics ("copy, fill, ...").
 std::string listThrustPrimitives();

@@ -139,28 +139,47 @@ template <class T> Saved<T> suffixSums(long N, const T *D) {
 }
 
 /// The partials of the functors of the table: d op(x) / dx (unary) and
-/// d op(x, y) / dx, / dy (binary).
+/// d op(x, y) / dx, / dy (binary), and the second partials that
+/// Hessian-vector products read (dxx; dxx, dxy, dyy).
 template <class Op> struct IsMaximum : std::false_type {};
 template <class U> struct IsMaximum<::thrust::maximum<U>> : std::true_type {};
 
 template <class Op> struct Partials;
 template <class U> struct Partials<::thrust::square<U>> {
   template <class T> __host__ __device__ static T dx(T X) { return 2 * X; }
+  template <class T> __host__ __device__ static T dxx(T) { return T(2); }
 };
 template <class U> struct Partials<::thrust::negate<U>> {
   template <class T> __host__ __device__ static T dx(T) { return T(-1); }
+  template <class T> __host__ __device__ static T dxx(T) { return T(0); }
+};
+/// The second partials of a binary functor that is linear in each argument.
+template <class T> struct Bilinear {
+  T Dxy;
+  __host__ __device__ T dxx() const { return T(0); }
+  __host__ __device__ T dxy() const { return Dxy; }
+  __host__ __device__ T dyy() const { return T(0); }
 };
 template <class U> struct Partials<::thrust::plus<U>> {
   template <class T> __host__ __device__ static T dx(T, T) { return T(1); }
   template <class T> __host__ __device__ static T dy(T, T) { return T(1); }
+  template <class T> __host__ __device__ static Bilinear<T> d2(T, T) {
+    return {T(0)};
+  }
 };
 template <class U> struct Partials<::thrust::minus<U>> {
   template <class T> __host__ __device__ static T dx(T, T) { return T(1); }
   template <class T> __host__ __device__ static T dy(T, T) { return T(-1); }
+  template <class T> __host__ __device__ static Bilinear<T> d2(T, T) {
+    return {T(0)};
+  }
 };
 template <class U> struct Partials<::thrust::multiplies<U>> {
   template <class T> __host__ __device__ static T dx(T, T Y) { return Y; }
   template <class T> __host__ __device__ static T dy(T X, T) { return X; }
+  template <class T> __host__ __device__ static Bilinear<T> d2(T, T) {
+    return {T(1)};
+  }
 };
 
 template <class Op, class T> struct UnaryPullback {
@@ -753,5 +772,7 @@ T extremumReduceTangent(long N, const T *X, const NoDeduce<T> *DX, T Init, Op) {
 }
 
 } // namespace meshad::thrust_ad
+
+#include <meshad/codegen/ThrustAdjointTangent.h>
 
 #endif // MESHAD_CODEGEN_THRUSTADJOINT_H

@@ -22,6 +22,13 @@ static bool isTapePush(const CallExpr *C) {
          C->getNumArgs() == 2;
 }
 
+/// True for meshad::thrust_ad::save(Saved, first, n): a gradient's copy of
+/// a range that its reverse sweep reads (forward mode over the gradient
+/// keeps the tangent range's copy beside it).
+static bool isThrustSave(const CallExpr *C) {
+  return C && C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
+         C->getName() == "meshad::thrust_ad::save" && C->getNumArgs() == 3;
+}
 
 ActivityAnalysis::ActivityAnalysis(
     const Function &F, const llvm::SmallPtrSetImpl<const Var *> &Seeds,
@@ -141,11 +148,15 @@ bool ActivityAnalysis::usefulStmt(const Stmt *S) {
   }
   case Stmt::Kind::ExprStmt: {
     const auto *C = dyn_cast<CallExpr>(llvm::cast<ExprStmt>(S)->getExpr());
-    if (isTapePush(C)) { // What is pushed is useful where its pops are.
+    if (isTapePush(C) || isThrustSave(C)) {
+      // What is pushed (saved) is useful where its pops (the copy) are.
       const Var *Tape = getRootVar(C->getArg(0));
-      return Tape && IsUseful(Tape) && markUsefulIn(C->getArg(1));
+      if (Tape && IsUseful(Tape))
+        Changed |= markUsefulIn(C->getArg(1));
+      if (isTapePush(C))
+        return Changed;
     }
-    return CallWrites(llvm::cast<ExprStmt>(S)->getExpr());
+    return CallWrites(llvm::cast<ExprStmt>(S)->getExpr()) || Changed;
   }
   case Stmt::Kind::Launch: {
     const auto *L = llvm::cast<LaunchStmt>(S);
@@ -355,7 +366,9 @@ bool ActivityAnalysis::visitStore(const Var *Root, const Type *TargetTy,
 }
 
 bool ActivityAnalysis::visitCall(const CallExpr *C) {
-  if (isTapePush(C)) // The tape holds what is pushed: it carries its tangent.
+  // The tape holds what is pushed (the copy what is saved): it carries its
+  // tangent.
+  if (isTapePush(C) || isThrustSave(C))
     return isActive(C->getArg(1)) && markActive(getRootVar(C->getArg(0)));
   return visitArgs(C->getArgs(), C->getUserCallee(), lookupIntrinsic(C));
 }
@@ -401,6 +414,12 @@ bool ActivityAnalysis::visitArgs(const std::vector<const Expr *> &Args,
     while (const auto *C = dyn_cast<CastExpr>(Inner))
       Inner = C->getSub();
     AnyActive |= isActive(Inner);
+    // A gradient's saved copy of a Thrust range (an opaque local) carries
+    // the range's tangent.
+    if (const auto *R = dyn_cast<VarRefExpr>(Inner))
+      AnyActive |= llvm::StringRef(R->getType()->getSpelling())
+                       .starts_with("meshad::thrust_ad::Saved<") &&
+                   isActive(R->getVar());
     // A user functor passed to a Thrust primitive carries what it binds.
     if (const auto *F = dyn_cast<CallExpr>(Inner))
       AnyActive |= F->getType()->getSpelling() == ThrustUserFunctorType &&

@@ -294,8 +294,8 @@ Dual ForwardFunction::deriveMathCall(const CallExpr *C, BlockStmt *Out) {
 Dual ForwardFunction::deriveIntrinsicCall(const CallExpr *C, BlockStmt *Out) {
   if (thrustRecipe(C)) // A reduction: its tangent is another reduction.
     return {C, thrustTangent(C, Out)};
-  if (rejectThrustAdjoint(C))
-    return {C, nullptr};
+  if (isThrustRuntimeCall(C)) // A helper of a gradient's Thrust calls.
+    return {C, thrustRuntimeTangent(C)};
   std::vector<Dual> Args;
   bool AnyTangent = false;
   for (const Expr *A : C->getArgs()) {

@@ -114,8 +114,40 @@ private:
   /// and the tangent call of \p C (null when nothing carries a derivative
   /// or after an error).
   static const ThrustRecipe *thrustRecipe(const ir::CallExpr *C);
-  /// Errors for the adjoint helpers of Thrust calls (forward over reverse).
-  bool rejectThrustAdjoint(const ir::CallExpr *C);
+  /// The CUDA runtime calls that manage device buffers in host code
+  /// (ForwardCudaRuntime.cpp): the call, then the same on the tangent
+  /// buffer. False for other calls.
+  bool deriveCudaRuntimeStmt(const ir::ExprStmt *S, const ir::CallExpr *C,
+                             ir::BlockStmt *Out);
+  /// The helpers of meshad/codegen/ThrustAdjoint.h that a gradient calls
+  /// (`meshad::thrust_ad::...`), in forward mode over it: Hessian-vector
+  /// products (ForwardThrustHvp.cpp).
+  static bool isThrustRuntimeCall(const ir::CallExpr *C);
+  /// The tangent of such a call: the adjoint helper's from the
+  /// AdjointTangent column of Rules/ThrustRecipes.def, the save or restore
+  /// of the tangent range beside a saved range, the permutation of the
+  /// tangents beside a recorded sort. Null when nothing it reads carries a
+  /// derivative, or after an error.
+  const ir::Expr *thrustRuntimeTangent(const ir::CallExpr *C);
+  /// Statement form: the tangent call before \p S (after it for a
+  /// recording helper, whose permutation it reads).
+  void deriveThrustRuntimeStmt(const ir::ExprStmt *S, const ir::CallExpr *C,
+                               ir::BlockStmt *Out);
+  const ir::Expr *thrustAdjointTangent(const ir::CallExpr *C,
+                                       const ThrustRecipe &R);
+  /// The TangentHelper call that permutes the tangents of what the
+  /// recording helper's call \p Recording sorted (null: none has one).
+  const ir::Expr *thrustPermutedTangents(const ir::CallExpr *Recording,
+                                         const ThrustRecipe &R);
+  /// Forward mode of a primitive whose Tangent is "record" (sort_by_key):
+  /// the recording helper's call, into a local declared in \p Out,
+  /// replaces \p C; returns the call that permutes the tangents.
+  const ir::Expr *thrustRecordedTangent(const ir::CallExpr *C,
+                                        const ThrustRecipe &R,
+                                        ir::BlockStmt *Out);
+  /// The saved tangent of the range that \p Saved (a `Saved<T>` local)
+  /// holds, or `meshad::thrust_ad::NoTangent()`.
+  const ir::Expr *thrustSavedTangent(const ir::Expr *Saved);
   const ir::Expr *thrustTangent(const ir::CallExpr *C, ir::BlockStmt *Out);
   /// `thrust::fill` of the output's tangent with the scalar's tangent
   /// (sequence; the ranges read carry none) or zero; a reduction's: the

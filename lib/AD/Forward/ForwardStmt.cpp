@@ -109,7 +109,10 @@ void ForwardFunction::deriveDecl(const DeclStmt *D, BlockStmt *Out) {
     return;
   Var *T = tangentVar(V);
   const Expr *TInit = nullptr;
-  if (!V->isShared() && !V->getType()->isTape())
+  // A tape or a Thrust range's saved copy starts empty.
+  if (!V->isShared() && !V->getType()->isTape() &&
+      !llvm::StringRef(V->getType()->getSpelling())
+           .starts_with("meshad::thrust_ad::Saved<"))
     TInit = Init.T ? Init.T : B.zero(T->getType());
   else if (isDynamicShared(*V) && !(TInit = sharedShadow(D)))
     return;
@@ -273,7 +276,9 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
     deriveUserCall(C, Out, /*AsStmt=*/true);
     return;
   }
-  if (rejectThrustAdjoint(C))
+  if (isThrustRuntimeCall(C))
+    return deriveThrustRuntimeStmt(S, C, Out);
+  if (deriveCudaRuntimeStmt(S, C, Out))
     return;
   if (thrustRecipe(C)) {
     const Expr *T = thrustTangent(C, Out);
@@ -281,7 +286,8 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
     const auto *TC = llvm::dyn_cast_or_null<CallExpr>(T);
     bool Before = TC && llvm::StringRef(TC->getName()).starts_with("meshad::");
     // A helper that computes the values too replaces the call.
-    bool Replaces = TC && thrustRecipe(C)->tangentReplaces();
+    bool Replaces = TC && (thrustRecipe(C)->tangentReplaces() ||
+                           thrustRecipe(C)->tangentRecords());
     if (!Before)
       Out->append(S);
     if (T) {

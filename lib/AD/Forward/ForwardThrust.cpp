@@ -27,18 +27,6 @@ const ThrustRecipe *ForwardFunction::thrustRecipe(const CallExpr *C) {
   return thrustCallRecipe(C);
 }
 
-bool ForwardFunction::rejectThrustAdjoint(const CallExpr *C) {
-  llvm::StringRef Name(C->getName());
-  if (!Name.consume_front("meshad::thrust_ad::"))
-    return false;
-  // A save or restore goes with the adjoint helper of the same call, which
-  // reports the error there.
-  if (Name != "save" && Name != "restore" && Name != "snapshot")
-    error(C->getLoc(), "Hessian-vector products of code that calls Thrust "
-                       "primitives are not supported yet");
-  return true;
-}
-
 /// The functor class of a transform whose functor is not linear, or "".
 static llvm::StringRef nonlinearFunctor(const CallExpr *C,
                                         const ThrustRecipe &R) {
@@ -87,6 +75,8 @@ const Expr *ForwardFunction::thrustTangent(const CallExpr *C,
     return nullptr;
   if (R->tangentReplaces()) // The functor's pushforward does it all.
     return thrustHelperTangent(C, *R, Args);
+  if (R->tangentRecords()) // A sort: its permutation, applied to tangents.
+    return thrustRecordedTangent(C, *R, Out);
   llvm::StringRef Tangent(R->Tangent), Functor = nonlinearFunctor(C, *R);
   if ((Tangent.empty() || !Functor.empty()) && R->hasTangentHelper()) {
     // Nothing it reads carries a tangent: the output's is zero.

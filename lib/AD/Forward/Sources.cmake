@@ -1,1 +1,2 @@
-set(SOURCES ForwardExpr.cpp ForwardMode.cpp ForwardStmt.cpp ForwardThrust.cpp)
+set(SOURCES ForwardExpr.cpp ForwardMode.cpp ForwardStmt.cpp ForwardThrust.cpp
+    ForwardThrustHvp.cpp ForwardCudaRuntime.cpp)

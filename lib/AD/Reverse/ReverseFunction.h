@@ -263,6 +263,24 @@ private:
   /// The recipe's adjoint helper; \p DE seeds a reduction's result.
   void thrustAdjoint(const ir::CallExpr *C, const ir::Expr *DE,
                      ir::BlockStmt *Rev);
+  /// The adjoint helper's arguments per letter of \p R into \p Args, the
+  /// saved inputs after them into \p Tail, the user functor's captures
+  /// into \p Captures (their adjoint locals declared in \p Rev); returns
+  /// the scalar argument (null if none) through \p ScalarArg. False after
+  /// an error.
+  bool thrustAdjointArgs(
+      const ir::CallExpr *C, const ThrustRecipe &R,
+      std::vector<const ir::Expr *> &Args,
+      std::vector<const ir::Expr *> &Tail,
+      std::vector<std::pair<const ir::Expr *, ir::Var *>> &Captures,
+      const ir::Expr *&ScalarArg, ir::BlockStmt *Rev);
+  /// The adjoints of a user functor's captures, for the helper's tail: a
+  /// captured pointer's adjoint, a captured number's local (one slot per
+  /// index of a for_each, summed). False after an error.
+  bool thrustCaptureAdjoints(
+      const ir::CallExpr *C, const ThrustRecipe &R, const ir::Expr *N,
+      const std::vector<std::pair<const ir::Expr *, ir::Var *>> &Captures,
+      std::vector<const ir::Expr *> &Tail);
   /// Copies the allocations of the pointers that the lambda of a for_each
   /// over counting iterators captures (restored around its adjoint).
   void snapshotCaptures(const ir::CallExpr *C, const ThrustRecipe &R,

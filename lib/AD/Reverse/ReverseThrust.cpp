@@ -220,28 +220,21 @@ const Expr *ReverseFunction::thrustAdjointPointer(const Expr *Arg) {
   return M.create<IntLitExpr>(Arg->getType(), 0, "nullptr");
 }
 
-void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
-                                    BlockStmt *Rev) {
-  const ThrustRecipe *R = thrustRecipe(C);
-  if (!R || !anyActiveArg(C))
-    return;
-  std::vector<const Expr *> Args{thrustRangeCount(M, B, *R, C)};
-  if (R->returnsValue())
-    Args.push_back(DE ? DE : B.zero(C->getType()->getUnqualified()));
-  const Expr *ScalarArg = nullptr;
+bool ReverseFunction::thrustAdjointArgs(
+    const CallExpr *C, const ThrustRecipe &R, std::vector<const Expr *> &Args,
+    std::vector<const Expr *> &Tail,
+    std::vector<std::pair<const Expr *, Var *>> &Captures,
+    const Expr *&ScalarArg, BlockStmt *Rev) {
   std::vector<Var *> Saved = ThrustSaved.lookup(C);
-  unsigned Needed = R->hasForwardHelper() ? 1 : 0;
-  for (unsigned I = 0; I < R->numArgs(); ++I)
-    Needed +=
-        R->role(I) == ThrustArg::Map || R->role(I) == ThrustArg::SavedInput;
+  unsigned Needed = R.hasForwardHelper() ? 1 : 0;
+  for (unsigned I = 0; I < R.numArgs(); ++I)
+    Needed += R.role(I) == ThrustArg::Map || R.role(I) == ThrustArg::SavedInput;
   if (Saved.size() < Needed)
-    return; // thrustForward reported why it could not save.
+    return false; // thrustForward reported why it could not save.
   unsigned NextSaved = 0;
-  std::vector<const Expr *> Tail;
-  std::vector<std::pair<const Expr *, Var *>> Captures;
-  for (unsigned I = 0; I < R->numArgs(); ++I) {
+  for (unsigned I = 0; I < R.numArgs(); ++I) {
     const Expr *Arg = C->getArg(I);
-    switch (R->role(I)) {
+    switch (R.role(I)) {
     case ThrustArg::Policy:
     case ThrustArg::Last:
       break;
@@ -260,7 +253,7 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
       Args.push_back(
           thrustPullbackFunctor(asThrustUserFunctor(Arg), Captures, Rev));
       if (!Args.back())
-        return;
+        return false;
       break;
     case ThrustArg::Map:
       Args.push_back(B.ref(Saved[NextSaved++]));
@@ -276,26 +269,52 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
       break;
     }
   }
-  if (R->hasForwardHelper())
+  if (R.hasForwardHelper())
     Tail.push_back(B.ref(Saved.back()));
+  return true;
+}
+
+bool ReverseFunction::thrustCaptureAdjoints(
+    const CallExpr *C, const ThrustRecipe &R, const Expr *N,
+    const std::vector<std::pair<const Expr *, Var *>> &Captures,
+    std::vector<const Expr *> &Tail) {
   for (auto &[Capture, Local] : Captures) {
     const Expr *D = Local ? B.addrOf(B.ref(Local)) : adjointPointer(Capture);
-    if (Local && R->iteratesIndices()) // One slot per index, summed.
+    if (Local && R.iteratesIndices()) // One slot per index, summed.
       D = helperCall(M, M.getTypes().getOpaque("meshad::thrust_ad::SumInto"),
-                     "meshad::thrust_ad::sumInto", {D, Args[0]});
+                     "meshad::thrust_ad::sumInto", {D, N});
     if (!D) {
       error(C->getLoc(), C->getName() + ": no adjoint memory for a pointer "
                                         "its lambda captures");
-      return;
+      return false;
     }
     Tail.push_back(D);
   }
+  return true;
+}
+
+void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
+                                    BlockStmt *Rev) {
+  const ThrustRecipe *R = thrustRecipe(C);
+  if (!R || !anyActiveArg(C))
+    return;
+  std::vector<const Expr *> Args{thrustRangeCount(M, B, *R, C)}, Tail;
+  if (R->returnsValue())
+    Args.push_back(DE ? DE : B.zero(C->getType()->getUnqualified()));
+  const Expr *ScalarArg = nullptr;
+  std::vector<std::pair<const Expr *, Var *>> Captures;
+  if (!thrustAdjointArgs(C, *R, Args, Tail, Captures, ScalarArg, Rev) ||
+      !thrustCaptureAdjoints(C, *R, Args[0], Captures, Tail))
+    return;
   Args.insert(Args.end(), Tail.begin(), Tail.end());
-  if (R->iteratesIndices()) // The buffers as the call found them.
+  auto Restore = [&] {
     for (auto &[V, Out] : ThrustRestores.lookup(C))
       Rev->append(M.create<ExprStmt>(helperCall(M, M.getTypes().getVoid(),
                                                 "meshad::thrust_ad::restore",
                                                 {B.ref(V), Out})));
+  };
+  if (R->iteratesIndices()) // The buffers as the call found them.
+    Restore();
   bool ScalarActive = ScalarArg && ScalarArg->getType()->isDifferentiable() &&
                       isActive(ScalarArg);
   const Type *Ty = ScalarActive ? ScalarArg->getType()->getUnqualified()
@@ -312,10 +331,7 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
   for (auto &[Capture, Local] : Captures)
     if (Local)
       adjoint(Capture, B.ref(Local), Rev);
-  for (auto &[V, Out] : ThrustRestores.lookup(C))
-    Rev->append(M.create<ExprStmt>(helperCall(M, M.getTypes().getVoid(),
-                                              "meshad::thrust_ad::restore",
-                                              {B.ref(V), Out})));
+  Restore();
 }
 
 bool ReverseFunction::rejectThrustIterator(const Expr *E,
