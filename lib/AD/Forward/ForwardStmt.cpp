@@ -293,6 +293,8 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
       Out->append(S);
     return;
   }
+  if (isIntrinsicDeriv(C, IntrinsicDeriv::Allocation))
+    return deriveAllocation(S, Out);
   bool AnyActive = false;
   for (const Expr *A : C->getArgs())
     AnyActive |= isActive(A);
@@ -333,6 +335,23 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
   if (Ptr.T && Val.T)
     AtomicAdd(Ptr.T, Val.T);
   AtomicAdd(Ptr.P, Val.P);
+}
+
+void ForwardFunction::deriveAllocation(const ExprStmt *S, BlockStmt *Out) {
+  const auto *C = cast<CallExpr>(S->getExpr());
+  Out->append(S);
+  if (!isActive(C->getArg(0)))
+    return;
+  Dual Buffer = derive(C->getArg(0), Out);
+  if (!Buffer.T)
+    return;
+  std::vector<const Expr *> Args(C->getArgs().begin(), C->getArgs().end());
+  Args[0] = Buffer.T;
+  auto *St = M.create<ExprStmt>(
+      M.create<CallExpr>(C->getType(), CallExpr::CalleeKind::Intrinsic,
+                         C->getName(), -1, std::move(Args)));
+  St->setLoc(S->getLoc());
+  Out->append(St);
 }
 
 void ForwardFunction::deriveTapePush(const ExprStmt *S, BlockStmt *Out) {
