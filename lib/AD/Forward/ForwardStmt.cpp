@@ -105,6 +105,8 @@ void ForwardFunction::deriveDecl(const DeclStmt *D, BlockStmt *Out) {
   }
   bool PrimalFirst = KeptVarUsed;
   KeptVarUsed = false;
+  if (isDynamicShared(*V) && D->getInit())
+    Init.T = sharedShadow(D); // a gradient's adjoint of its dynamic buffer
   if (!checkShadow(V, D->getInit(), Init.T, D->getLoc()))
     return;
   Var *T = tangentVar(V);
@@ -126,6 +128,13 @@ void ForwardFunction::deriveDecl(const DeclStmt *D, BlockStmt *Out) {
 const Expr *ForwardFunction::sharedShadow(const DeclStmt *D) {
   if (Primal->getDerivativeOrder() == 0 && !D->getInit())
     return dynamicSharedShadow(M, D->getVar()->getType());
+  // Forward over a gradient (an HVP): the primal buffer's tangent in slot 2
+  // of 4, the adjoint's (slot 1, spreadSharedShadows) in slot 3.
+  if (Primal->getDerivativeOrder() == 1 && !D->getInit())
+    return dynamicSharedShadow(M, D->getVar()->getType(), 2, 4);
+  if (Primal->getDerivativeOrder() == 1 &&
+      sharedShadowSlots(D->getInit()) == 2)
+    return dynamicSharedShadow(M, D->getVar()->getType(), 3, 4);
   if (!SharedShadowRejected)
     error(D->getLoc().isValid() ? D->getLoc() : Primal->getLoc(),
           SharedShadowSecondOrder);
