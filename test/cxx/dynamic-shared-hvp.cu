@@ -26,7 +26,7 @@ __global__ void ringEnergy(int n, const double *x, double *e) {
   double *q = buf + (t + 1) % b;
   atomicAdd(e, buf[t] * q[0] + sin(buf[(t + b - 1) % b]) * x[i]);
 }
-// CHECK-LABEL: __global__ void ringEnergy_hvp(
+// CHECK-LABEL: __global__ void ringEnergy_hvp
 // CHECK-DAG: meshad::dynamicSharedShadow<double, 1, 4>()
 // CHECK-DAG: meshad::dynamicSharedShadow<double, 2, 4>()
 // CHECK-DAG: meshad::dynamicSharedShadow<double, 3, 4>()
