@@ -64,6 +64,7 @@
 #include <meshad/codegen/WarpStep.h>
 #include <meshad/codegen/CudaAdjoint.h>
 #include <meshad/codegen/DynamicShared.h>
+#include <meshad/codegen/HeapArray.h>
 // The adjoints of Thrust primitives, when Thrust is included first.
 #ifdef THRUST_VERSION
 #include <meshad/codegen/ThrustAdjoint.h>

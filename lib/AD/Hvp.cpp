@@ -346,10 +346,6 @@ ir::Function *HvpTransformer::deriveHvp(Function *Primal,
   std::vector<bool> Outputs;
   if (!findOutputs(*Primal, Selected, Outputs, Loc))
     return nullptr;
-  if (const DeclStmt *D = findDynamicShared(*Primal)) {
-    Diags.error(D->getLoc(), SharedShadowSecondOrder);
-    return nullptr;
-  }
   size_t Mark = Derived.entries().size();
   unsigned N = Primal->getNumParams();
   std::vector<bool> Inner(N);
@@ -417,6 +413,7 @@ ir::Function *HvpTransformer::deriveHvp(Function *Primal,
   H->setParams(std::move(Params));
   PassPipeline Finish(Diags, Reverse.isVerifying());
   Finish.add("hvp-clean-up", [&](ir::Function &F) {
+    spreadSharedShadows(M, F);
     dropUnreadAdjointBuffers(M, F);
     removeDeadLocals(F);
     cleanUp(F);

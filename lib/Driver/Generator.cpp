@@ -197,10 +197,10 @@ static std::string sharedFactor(const DerivedFunctionSet &Derived,
                                 ir::Function &D) {
   if (!D.isKernel())
     return "";
+  unsigned Factor = 1;
   for (ir::Function *F : Derived.closure(&D))
-    if (ir::usesSharedShadow(*F))
-      return ", " + std::to_string(ir::SharedShadowFactor);
-  return "";
+    Factor = std::max(Factor, ir::sharedShadowFactor(*F));
+  return Factor == 1 ? "" : ", " + std::to_string(Factor);
 }
 
 std::string EditPlan::handleFor(ir::Function *D, const FunctionDecl *Primal) {

@@ -31,8 +31,21 @@ inline bool isDynamicShared(const Var &V) {
   return V.isShared() && V.getType()->isPointer();
 }
 
-/// `meshad::dynamicSharedShadow<T>()` of type \p PtrTy (T *).
-const Expr *dynamicSharedShadow(Module &M, const Type *PtrTy);
+/// `meshad::dynamicSharedShadow<T>()` of type \p PtrTy (T *): slot \p Slot
+/// of \p Slots (`<T, Slot, Slots>` unless 1 of 2, the upper half).
+const Expr *dynamicSharedShadow(Module &M, const Type *PtrTy,
+                                unsigned Slot = 1, unsigned Slots = 2);
+
+/// The slot of a meshad::dynamicSharedShadow call (1 for `<T>`), and the
+/// number of slots (2 for `<T>`); 0 for other expressions.
+unsigned sharedShadowSlot(const Expr *E);
+unsigned sharedShadowSlots(const Expr *E);
+
+/// An HVP (forward over reverse) of a kernel with dynamic shared memory:
+/// the gradient's adjoints (slot 1 of 2) go to slot 1 of 4, and its zeroing
+/// zeroes slots 1 to 3; forward mode put the tangents of the primal and of
+/// the adjoints in slots 2 and 3.
+void spreadSharedShadows(Module &M, Function &F);
 
 /// True for a call of meshad::dynamicSharedShadow.
 bool isDynamicSharedShadow(const Expr *E);
@@ -44,15 +57,19 @@ bool usesSharedShadow(const Function &F);
 /// The first declaration of dynamic shared memory in \p F's body, or null.
 const DeclStmt *findDynamicShared(const Function &F);
 
-/// The error for dynamic shared memory in an HVP or Hessian.
+/// The error for dynamic shared memory beyond second derivatives (an HVP
+/// keeps four slots: spreadSharedShadows).
 constexpr const char *SharedShadowSecondOrder =
-    "dynamic shared memory is not supported in second derivatives "
-    "(meshad::hvp, meshad::hessian) yet: give the kernel a __shared__ array "
-    "of fixed size";
+    "dynamic shared memory is not supported beyond second derivatives yet: "
+    "give the kernel a __shared__ array of fixed size";
 
 /// How many times the primal's dynamic shared bytes a function that
-/// usesSharedShadow needs.
+/// usesSharedShadow needs (a gradient's, a tangent's).
 constexpr unsigned SharedShadowFactor = 2;
+
+/// How many times the primal's dynamic shared bytes \p F needs: the most
+/// slots of its meshad::dynamicSharedShadow calls, 1 without any.
+unsigned sharedShadowFactor(const Function &F);
 
 } // namespace meshad::ir
 

@@ -18,6 +18,7 @@ constexpr IntrinsicDeriv Linear = IntrinsicDeriv::Linear;
 constexpr IntrinsicDeriv LinearAtomic = IntrinsicDeriv::LinearAtomic;
 constexpr IntrinsicDeriv TapePush = IntrinsicDeriv::TapePush;
 constexpr IntrinsicDeriv TapePop = IntrinsicDeriv::TapePop;
+constexpr IntrinsicDeriv Allocation = IntrinsicDeriv::Allocation;
 constexpr IntrinsicDeriv NotDifferentiable = IntrinsicDeriv::NotDifferentiable;
 
 const IntrinsicInfo Table[] = {

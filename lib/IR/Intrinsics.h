@@ -55,6 +55,9 @@ enum class IntrinsicDeriv {
   LinearAtomic,
   TapePush,
   TapePop,
+  /// meshad::newArray(&p, n) / meshad::deleteArray(p): the derivative
+  /// memory is allocated and released beside the primal's.
+  Allocation,
   NotDifferentiable,
 };
 

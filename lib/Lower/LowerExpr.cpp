@@ -805,9 +805,9 @@ static bool isLibraryClass(const CXXRecordDecl *RD) {
 
 const ir::Expr *ExprLowering::lowerConstruct(const CXXConstructExpr *E) {
   const CXXConstructorDecl *Ctor = E->getConstructor();
-  if (Ctor->isCopyOrMoveConstructor() && Ctor->isTrivial() &&
-      E->getNumArgs() == 1)
-    return lower(E->getArg(0));
+  if (Ctor->isCopyOrMoveConstructor() && E->getNumArgs() == 1 &&
+      stripCopies(E) != E) // member by member
+    return lower(stripCopies(E));
   if (E->getNumArgs() == 0 && Ctor->isTrivial() &&
       E->requiresZeroInitialization())
     return makeZero(Types.lowerType(E->getType()), E->getExprLoc());
@@ -815,13 +815,15 @@ const ir::Expr *ExprLowering::lowerConstruct(const CXXConstructExpr *E) {
       !Container.empty())
     return S.fail(E->getExprLoc(), Container);
   if (const CXXRecordDecl *RD = Ctor->getParent();
-      RD->getNumBases() != 0 && !isLibraryClass(RD))
+      !hasOnlyEmptyBases(RD) && !isLibraryClass(RD))
     return S.fail(E->getExprLoc(),
                   Twine("meshad: objects of '") + RD->getName() +
-                      "', a class with base classes, are not supported; "
-                      "meshad handles structs of public data members "
-                      "without bases (their virtual functions too): write "
-                      "a free function that takes the values");
+                      "', a class with base classes that hold data members "
+                      "(or are virtual or not public), are not supported; "
+                      "meshad handles structs of public data members whose "
+                      "bases are interfaces without data (their virtual "
+                      "functions too): move the members into the class, or "
+                      "write a free function that takes the values");
   return S.fail(E->getExprLoc(), Twine("meshad: constructor call of '") +
                                      E->getType().getAsString(S.Policy) +
                                      "' is not supported; initialize it with "

@@ -19,6 +19,7 @@
 #include "Lower/LoweringImpl.h"
 
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
 
 using namespace meshad;
 using namespace clang;
@@ -139,13 +140,11 @@ bool StmtLowering::lowerNewArray(const VarDecl *VD, const DeclStmt *DS,
   std::optional<uint64_t> Size;
   if (SizeExpr && *SizeExpr)
     Size = evaluateSize(*SizeExpr, S.Ctx);
+  if (!Size && SizeExpr && *SizeExpr)
+    return lowerRuntimeArray(VD, DS, B, *SizeExpr, NE->getAllocatedType(),
+                             Loc);
   if (!Size)
-    return Fail("meshad: 'new T[n]' with a size known only at run time is "
-                "not supported; give it a constant size (a constant, or a "
-                "local 'int n = 3;' never changed) of at most " +
-                Twine(MaxNewArrayElements) +
-                " elements, or allocate the buffer outside the "
-                "differentiated function and pass a pointer");
+    return Fail("meshad: 'new T[]' without a size is not supported");
   uint64_t N = *Size;
   if (N == 0 || N > MaxNewArrayElements)
     return Fail(Twine("meshad: 'new T[") + Twine(N) +
@@ -159,6 +158,69 @@ bool StmtLowering::lowerNewArray(const VarDecl *VD, const DeclStmt *DS,
     return Fail("meshad: 'new T[n]' with an initializer list is not "
                 "supported; assign the elements after 'new'");
   return declareBuffer(VD, DS, B, NE->getAllocatedType(), N, Zeroed, Loc);
+}
+
+/// `T *t = new T[n];` of a run-time size n: the pointer local `T *t;` set
+/// by `meshad::newArray(&t, n);` (zeroed), so that the modes allocate the
+/// tangent or adjoint buffer beside it; `delete[] t;` becomes
+/// `meshad::deleteArray(t);`. Outside loops only: reverse mode releases the
+/// buffer at the end of its sweep, and a buffer allocated per iteration
+/// would need one per iteration.
+bool StmtLowering::lowerRuntimeArray(const VarDecl *VD, const DeclStmt *DS,
+                                     ir::BlockStmt *B, const Expr *Size,
+                                     QualType ElemTy, SourceLocation Loc) {
+  auto Fail = [&](const Twine &Msg) {
+    S.fail(Loc, Msg);
+    S.Vars[VD] = S.M.createVar(Exprs.localName(VD),
+                               Types.lowerType(VD->getType()));
+    S.NewArrays.insert(VD);
+    return false;
+  };
+  if (isInsideLoop(DS))
+    return Fail("meshad: 'new T[n]' of a size known only at run time inside "
+                "a loop is not supported; allocate the buffer once before "
+                "the loop (or give it a constant size)");
+  const ir::Type *Elem = Types.lowerType(ElemTy);
+  if (!Elem->isFloatingScalar() && !Elem->isIntegral() && !Elem->isVector())
+    return Fail("meshad: a heap buffer of this type is not supported; "
+                "allocate numbers or vectors");
+  if (llvm::any_of(getScopeAfter(DS), [&](const Stmt *St) {
+        return mayChange(St, VD, nullptr);
+      }))
+    return Fail(Twine("meshad: pointer '") + VD->getName() +
+                "' to a heap buffer is moved or reassigned; keep it "
+                "and index the buffer (" + VD->getName() + "[i])");
+  const ir::Expr *N = Exprs.lower(Size->IgnoreImpCasts()); // not size_t
+  if (!N)
+    return false;
+  ir::TypeContext &TC = S.M.getTypes();
+  ir::Var *V = S.M.createVar(Exprs.localName(VD), TC.getPointer(Elem));
+  S.Vars[VD] = V;
+  S.NewArrays.insert(VD);
+  emit(B, S.make<ir::DeclStmt>(VD->getLocation(), V, nullptr));
+  const ir::Expr *Addr =
+      S.make<ir::UnaryExpr>(Loc, TC.getPointer(V->getType()),
+                            ir::UnaryOp::AddrOf, S.make<ir::VarRefExpr>(Loc, V));
+  emit(B, S.make<ir::ExprStmt>(
+              Loc, S.make<ir::CallExpr>(
+                       Loc, TC.getVoid(), ir::CallExpr::CalleeKind::Intrinsic,
+                       "meshad::newArray", -1,
+                       std::vector<const ir::Expr *>{Addr, N})));
+  return true;
+}
+
+/// A statement of a loop's body, or of a loop's condition.
+bool StmtLowering::isInsideLoop(const Stmt *St) {
+  DynTypedNodeList Parents = S.Ctx.getParents(*St);
+  while (!Parents.empty()) {
+    const Stmt *P = Parents[0].get<Stmt>();
+    if (!P)
+      return false; // the function, or a declaration
+    if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(P))
+      return true;
+    Parents = S.Ctx.getParents(*P);
+  }
+  return false;
 }
 
 /// `T *p = new T(v);` (or `new T`, `new T()`, zeroed) of a number or a
@@ -234,10 +296,24 @@ bool StmtLowering::declareBuffer(const VarDecl *VD, const DeclStmt *DS,
   return true;
 }
 
-bool StmtLowering::lowerDelete(const CXXDeleteExpr *E) {
+bool StmtLowering::lowerDelete(const CXXDeleteExpr *E, ir::BlockStmt *B) {
   const auto *DRE =
       dyn_cast<DeclRefExpr>(E->getArgument()->IgnoreParenImpCasts());
   const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (VD && S.NewArrays.count(VD) && S.Vars.count(VD) &&
+      S.Vars[VD]->getType()->isPointer()) // a buffer of run-time size
+  {
+    SourceLocation Loc = E->getBeginLoc();
+    ir::Var *V = S.Vars[VD];
+    emit(B, S.make<ir::ExprStmt>(
+                Loc, S.make<ir::CallExpr>(
+                         Loc, S.M.getTypes().getVoid(),
+                         ir::CallExpr::CalleeKind::Intrinsic,
+                         "meshad::deleteArray", -1,
+                         std::vector<const ir::Expr *>{
+                             S.make<ir::VarRefExpr>(Loc, V)})));
+    return true;
+  }
   if (VD && S.NewArrays.count(VD))
     return true; // the local array that replaced the buffer
   S.fail(E->getBeginLoc(),

@@ -70,39 +70,63 @@ bool isInlinedMethod(const LoweringState &S, const CallExpr *E,
   return getUserStruct(S, MD->getParent()) != nullptr;
 }
 
-/// True when the object of the virtual call \p E is known to be of exactly
-/// the class that declares the callee \p MD (which has no bases, see
-/// describeNonPlain): a local or value parameter of that class (not a
+/// The class of the object of the virtual call \p E when meshad knows it
+/// exactly, else null: a local or value parameter of a class (not a
 /// reference, not through a pointer), a temporary, or a `final` class or
-/// function. The call then runs \p MD itself, and meshad inlines it.
-bool hasKnownDynamicType(const CallExpr *E, const CXXMethodDecl *MD) {
+/// function (\p MD's class then). The call runs the function that class
+/// declares or inherits for \p MD (its final overrider), which meshad
+/// inlines.
+const CXXRecordDecl *knownDynamicClass(const CallExpr *E,
+                                       const CXXMethodDecl *MD) {
   if (MD->hasAttr<FinalAttr>() || MD->getParent()->hasAttr<FinalAttr>())
-    return true;
+    return MD->getParent();
   const Expr *Obj = nullptr;
+  bool Arrow = false;
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
     const auto *ME = dyn_cast<MemberExpr>(MC->getCallee()->IgnoreParens());
-    if (!ME || ME->isArrow())
-      return false;
+    if (!ME)
+      return nullptr;
+    Arrow = ME->isArrow();
     Obj = MC->getImplicitObjectArgument();
   } else if (E->getNumArgs() > 0) {
     Obj = E->getArg(0);
   }
   if (!Obj)
-    return false;
+    return nullptr;
   Obj = Obj->IgnoreParenImpCasts();
+  QualType T = Arrow ? Obj->getType()->getPointeeType() : Obj->getType();
+  const CXXRecordDecl *Static = T.isNull() ? nullptr : T->getAsCXXRecordDecl();
+  if (Static && Static->hasAttr<FinalAttr>())
+    return Static;
+  if (Arrow)
+    return nullptr;
   if (Obj->isPRValue() || isa<MaterializeTemporaryExpr>(Obj))
-    return true;
+    return Static;
   const auto *DRE = dyn_cast<DeclRefExpr>(Obj);
   const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-  return VD && !VD->getType()->isReferenceType() &&
-         VD->getType()->getAsCXXRecordDecl() == MD->getParent();
+  if (!VD || VD->getType()->isReferenceType())
+    return nullptr;
+  return VD->getType()->getAsCXXRecordDecl();
+}
+
+/// The function the call \p E runs: for a virtual call on an object of
+/// known class, that class's final overrider of the callee.
+const FunctionDecl *getCalledFunction(const CallExpr *E) {
+  const FunctionDecl *FD = E->getDirectCallee();
+  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+  if (!MD || !MD->isVirtual())
+    return FD;
+  const CXXRecordDecl *RD = knownDynamicClass(E, MD);
+  if (!RD || !RD->hasDefinition())
+    return nullptr;
+  return MD->getCorrespondingMethodInClass(RD->getDefinition());
 }
 
 /// Why \p RD cannot be copied member by member in generated code, or null.
 /// Virtual functions are fine (the copies are of the data members).
 const char *describeNonPlain(const CXXRecordDecl *RD, std::string &Member) {
-  if (RD->getNumBases() != 0)
-    return "has base classes";
+  if (!hasOnlyEmptyBases(RD))
+    return "has base classes with data members";
   for (const FieldDecl *F : RD->fields()) {
     Member = F->getNameAsString();
     if (F->getAccess() != AS_public)
@@ -241,7 +265,7 @@ bool StmtLowering::checkInlinable(const CallExpr *E, const FunctionDecl *FD) {
   SourceLocation Loc = E->getExprLoc();
   std::string Name = E->getDirectCallee()->getNameAsString();
   const auto *MD = dyn_cast<CXXMethodDecl>(E->getDirectCallee());
-  if (MD && MD->isVirtual() && !hasKnownDynamicType(E, MD))
+  if (MD && MD->isVirtual() && !knownDynamicClass(E, MD))
     return S.reject(Loc, Twine("meshad: the call of the virtual member "
                                "function '") +
                              Name +
@@ -270,6 +294,8 @@ bool StmtLowering::checkInlinable(const CallExpr *E, const FunctionDecl *FD) {
     Records.push_back(getUserStruct(S, P->getType()));
   if (MD)
     Records.push_back(getUserStruct(S, MD->getParent()));
+  if (const auto *Run = dyn_cast<CXXMethodDecl>(FD); Run && Run != MD)
+    Records.push_back(getUserStruct(S, Run->getParent())); // the overrider
   for (const CXXRecordDecl *RD : Records) {
     std::string Member;
     if (const char *Why = RD ? describeNonPlain(RD, Member) : nullptr)
@@ -335,6 +361,14 @@ bool StmtLowering::bindThis(const CallExpr *E, const CXXMethodDecl *MD,
     Obj = E->getArg(0);
   }
   Obj = ExprLowering::skipWrappers(Obj);
+  // A member function of an interface base runs on the derived object (the
+  // base has no data members: hasOnlyEmptyBases).
+  while (const auto *IC = dyn_cast<ImplicitCastExpr>(Obj))
+    if (IC->getCastKind() == CK_UncheckedDerivedToBase ||
+        IC->getCastKind() == CK_DerivedToBase)
+      Obj = ExprLowering::skipWrappers(IC->getSubExpr());
+    else
+      break;
   if (isa<CXXThisExpr>(Obj->IgnoreParenImpCasts())) {
     // A member function calling another on its own object.
     if (!S.ThisObject)
@@ -535,7 +569,9 @@ bool StmtLowering::bindParams(const CallExpr *E, const FunctionDecl *FD,
 
 const ir::Expr *StmtLowering::inlineCall(const CallExpr *E,
                                          const ir::Expr *Dest) {
-  const FunctionDecl *FD = E->getDirectCallee()->getDefinition();
+  const FunctionDecl *FD = getCalledFunction(E);
+  if (FD)
+    FD = FD->getDefinition();
   if (!checkInlinable(E, FD))
     return nullptr;
   // The object and the arguments are evaluated in the caller.

@@ -357,7 +357,7 @@ bool StmtLowering::lowerExprStmt(const Expr *E, ir::BlockStmt *B) {
   if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->isCommaOp())
     return lowerExprStmt(BO->getLHS(), B) & lowerExprStmt(BO->getRHS(), B);
   if (const auto *Del = dyn_cast<CXXDeleteExpr>(E))
-    return lowerDelete(Del);
+    return lowerDelete(Del, B);
   if (isFreeOfBuffer(E))
     return true; // the local array that replaced the buffer
   if (!checkSequencing(E))

@@ -70,13 +70,29 @@ bool carriesDerivatives(const LoweringState &S, QualType T) {
 
 } // namespace
 
+/// A copy or move constructor that copies the data members and nothing
+/// else: trivial, or the implicit one of a class whose virtual functions
+/// or interface bases make it non-trivial (it also sets the virtual table
+/// pointer, which the copy's own declaration sets).
+static bool isMemberwiseCopy(const CXXConstructorDecl *Ctor) {
+  if (!Ctor->isCopyOrMoveConstructor())
+    return false;
+  if (Ctor->isTrivial())
+    return true;
+  const CXXRecordDecl *RD = Ctor->getParent();
+  return !Ctor->isUserProvided() && !Ctor->isDeleted() &&
+         hasOnlyEmptyBases(RD) &&
+         llvm::all_of(RD->fields(), [](const FieldDecl *F) {
+           return F->getType().isTriviallyCopyableType(F->getASTContext());
+         });
+}
+
 const Expr *meshad::stripCopies(const Expr *E) {
   while (true) {
     E = ExprLowering::skipWrappers(E);
     if (const auto *CE = dyn_cast<CXXConstructExpr>(E);
         CE && CE->getNumArgs() == 1 &&
-        CE->getConstructor()->isCopyOrMoveConstructor() &&
-        CE->getConstructor()->isTrivial())
+        isMemberwiseCopy(CE->getConstructor()))
       E = CE->getArg(0);
     else if (const auto *IC = dyn_cast<ImplicitCastExpr>(E);
              IC && (IC->getCastKind() == CK_NoOp ||
@@ -105,11 +121,23 @@ bool meshad::isPlainDefaultConstructor(const CXXConstructorDecl *Ctor) {
     return true;
   const CXXRecordDecl *RD = Ctor->getParent();
   return Ctor->isDefaultConstructor() && Ctor->isImplicit() &&
-         !Ctor->isDeleted() && RD->getNumBases() == 0 &&
+         !Ctor->isDeleted() && hasOnlyEmptyBases(RD) &&
          llvm::all_of(RD->fields(), [](const FieldDecl *F) {
            return !F->hasInClassInitializer() &&
                   F->getType().isTrivialType(F->getASTContext());
          });
+}
+
+bool meshad::hasOnlyEmptyBases(const CXXRecordDecl *RD) {
+  return llvm::all_of(RD->bases(), [](const CXXBaseSpecifier &B) {
+    const CXXRecordDecl *Base = B.getType()->getAsCXXRecordDecl();
+    if (B.isVirtual() || B.getAccessSpecifier() != AS_public || !Base ||
+        !Base->hasDefinition())
+      return false;
+    Base = Base->getDefinition();
+    return Base->field_empty() && !Base->hasUserDeclaredConstructor() &&
+           hasOnlyEmptyBases(Base);
+  });
 }
 
 const CXXRecordDecl *meshad::getUserStruct(const LoweringState &S,

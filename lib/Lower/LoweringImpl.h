@@ -103,6 +103,10 @@ void reserveUserNames(const clang::FunctionDecl *FD, ir::NameScope &Names);
 /// bases whose only work is to set the virtual table pointer (a class with
 /// virtual functions, no member initializers): `Shape s;` declares it.
 bool isPlainDefaultConstructor(const clang::CXXConstructorDecl *Ctor);
+/// True when every base of \p RD is public, not virtual, and holds no data
+/// members (an interface: virtual functions only), recursively; such bases
+/// change no copy of \p RD's members (LowerStructs.cpp).
+bool hasOnlyEmptyBases(const clang::CXXRecordDecl *RD);
 /// A plain struct of the user's that holds values (a record the IR keeps
 /// opaque, neither a CUDA vector type nor a library type): copies of it are
 /// lowered member by member (LowerStructs.cpp). Null for other types.
@@ -507,12 +511,19 @@ private:
   /// `T *t = new T[N];` as the local array `T t[N]`.
   bool lowerNewArray(const clang::VarDecl *VD, const clang::DeclStmt *DS,
                      ir::BlockStmt *B);
-  /// `delete[] t;` of such a buffer is left out; others are errors.
-  bool lowerDelete(const clang::CXXDeleteExpr *E);
+  /// `delete[] t;` of such a buffer is left out (meshad::deleteArray(t)
+  /// for one of run-time size); others are errors.
+  bool lowerDelete(const clang::CXXDeleteExpr *E, ir::BlockStmt *B);
   bool lowerMallocArray(const clang::VarDecl *VD, const clang::DeclStmt *DS,
                         ir::BlockStmt *B);
   bool lowerNewScalar(const clang::VarDecl *VD, const clang::DeclStmt *DS,
                       ir::BlockStmt *B, const clang::CXXNewExpr *NE);
+  /// `T *t = new T[n];` of a run-time size n: `T *t;
+  /// meshad::newArray(&t, n);`, its `delete[] t;` `meshad::deleteArray(t);`.
+  bool lowerRuntimeArray(const clang::VarDecl *VD, const clang::DeclStmt *DS,
+                         ir::BlockStmt *B, const clang::Expr *Size,
+                         clang::QualType ElemTy, clang::SourceLocation Loc);
+  bool isInsideLoop(const clang::Stmt *St);
   bool declareBuffer(const clang::VarDecl *VD, const clang::DeclStmt *DS,
                      ir::BlockStmt *B, clang::QualType ElemTy, uint64_t N,
                      bool Zeroed, clang::SourceLocation Loc);

@@ -126,10 +126,13 @@ double nestedWrites(double x) {
 }
 
 double dynamicNew(double x, int n) {
-  double *t = new double[n]; // expected-error {{'new T[n]' with a size known only at run time is not supported; give it a constant size (a constant, or a local 'int n = 3;' never changed) of at most 16384 elements, or allocate the buffer outside the differentiated function and pass a pointer}}
-  t[0] = x;
-  double r = t[0] * x;
-  delete[] t;
+  double r = 0;
+  for (int i = 0; i < n; ++i) {
+    double *t = new double[n]; // expected-error {{'new T[n]' of a size known only at run time inside a loop is not supported; allocate the buffer once before the loop (or give it a constant size)}}
+    t[0] = x;
+    r += t[0] * x;
+    delete[] t;
+  }
   return r;
 }
 
@@ -167,6 +170,17 @@ struct Shape {
 };
 double virtualCall(const Shape &sh, double x) {
   return sh.area() * x; // expected-error {{the call of the virtual member function 'area' goes through a reference or pointer whose dynamic type meshad does not know; call it on an object of the class (a local or value parameter), mark the class 'final', or call a non-virtual member function or a free function}}
+}
+struct Body {
+  double m;
+  virtual double weight() const { return m; }
+};
+struct Ball : Body {
+  double weight() const override { return 2 * m; }
+};
+double dataInBase(double x) {
+  Ball b; // expected-error {{objects of 'Ball', a class with base classes that hold data members (or are virtual or not public), are not supported; meshad handles structs of public data members whose bases are interfaces without data (their virtual functions too): move the members into the class, or write a free function that takes the values}}
+  return b.weight() * x; // expected-error {{cannot lower the call of 'weight': struct 'Ball' has base classes with data members; meshad handles plain structs of public data members (write a free function that takes the values)}}
 }
 struct Hidden {
   void set(double x) { v = x; }
@@ -234,6 +248,7 @@ void requests() {
   meshad::gradient(movedNew, "x");
   meshad::gradient(singleNew, "x");
   meshad::differentiate(virtualCall, "x");
+  meshad::gradient(dataInBase, "x");
   meshad::gradient(privateMember, "x");
   meshad::gradient(earlyReturn, "x");
   meshad::differentiate(recursive, "x");

@@ -7,7 +7,7 @@
 // it). execute_kernel takes the primal's dynamic shared bytes and launches
 // the gradient with twice as many. Checked against central differences on
 // the CPU emulation; the CUDA spelling is checked to compile. Pointers into
-// the buffer and HVPs are errors (dynamic-shared-diagnostics.cu).
+// the buffer: cxx/dynamic-shared-pointers.cu; HVPs: cxx/dynamic-shared-hvp.cu.
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.dump
 // RUN: FileCheck %s < %t.dump

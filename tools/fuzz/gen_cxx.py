@@ -6,7 +6,8 @@ printf, and non-const references (reference locals naming a scalar or an
 array element, helpers that update a `double &` parameter), and a plain
 struct with member functions, operators written as members and a helper
 taking and returning it by value (struct-methods), heap scalars and buffers
-(`new double(e)`, `new double[n]` with a constant local n, heap-scalars) and
+(`new double(e)`, `new double[n]` with a constant local n or a size known
+only at run time, heap-scalars) and
 virtual member functions called on a local object (virtual-calls). Each is a
 construct of gen.TOGGLES, so that --disable can switch it
 off; the programs stay well-defined (every side effect is the only access
@@ -337,8 +338,15 @@ def heapScalars(g, sc, ctx):
                 Simple('delete %s;' % p, deletable=False)]
     n, b = sc.fresh(['hn', 'count']), sc.fresh(['hb', 'buf', 'heap'])
     sc.names.update([n, b])
-    g.feat.add('new-local-size')
-    return [Simple('int %s = 2;' % n, deletable=False),
+    size = [Simple('int %s = 2;' % n, deletable=False)]
+    if ctx.loopDepth == 0 and g.chance(0.5):
+        # A size known only at run time (changed after its declaration):
+        # the buffer stays on the heap (outside loops only).
+        g.feat.add('new-runtime-size')
+        size.append(Simple('%s += %s > 1e30;' % (n, v.name), deletable=False))
+    else:
+        g.feat.add('new-local-size')
+    return size + [
             Simple('double *%s = new double[%s];' % (b, n), deletable=False),
             Simple('%s[0] = %s;' % (b, e1), deletable=False),
             Simple('%s[1] = %s * %s[0];' % (b, e2, b), deletable=False),
@@ -347,16 +355,22 @@ def heapScalars(g, sc, ctx):
             Simple('delete[] %s;' % b, deletable=False)]
 
 
-VIRTUAL_TEXT = """struct @V2 {
+VIRTUAL_TEXT = """struct @V1 {
+  virtual double eval(double s) const { return s; }
+  virtual double scale() const { return 0.5; }
+  virtual ~@V1() {}
+};
+
+struct @V2 final : @V1 {
   double k;
-  virtual double eval(double s) const { return 0.5 * k * sin(s) + 0.25 * k; }
-  virtual ~@V2() {}
+  double eval(double s) const override { return scale() * k * sin(s) + 0.25 * k; }
 };"""
 
 
 def virtualCalls(g, sc, ctx):
     """Host code: `@V2 vo; vo.k = e; v = 0.5 * v + vo.eval(s);` (a virtual
-    member function called on a local object: its dynamic type is known)."""
+    member function called on a local object: its dynamic type is known; the
+    class derives from an interface @V1 without data)."""
     import gen
     ds = g.assignable(sc)
     if not ds or g.prog.cuda:

@@ -16,6 +16,9 @@
 ///   MESHAD_DYNAMIC_SHARED(double, buf);
 ///   double *_d_buf = meshad::dynamicSharedShadow<double>();
 ///   meshad::zeroDynamicSharedShadow(); // reverse mode: then __syncthreads
+///   // An HVP: four times the primal's bytes, the adjoint, the tangent and
+///   // the adjoint's tangent in slots 1, 2, 3.
+///   double *_d2_d_buf = meshad::dynamicSharedShadow<double, 3, 4>();
 /// \endcode
 ///
 /// Works on the GPU and under the CPU emulation (include/meshad/cpu).
@@ -53,42 +56,49 @@ __device__ inline unsigned char *dynamicSharedBase(size_t &Bytes) {
 #endif
 }
 
-/// The upper half of the dynamic shared memory, for values of \p Align
-/// bytes; stops the kernel when the launch cannot have been given twice the
-/// primal's bytes.
-__device__ inline unsigned char *dynamicSharedUpperHalf(size_t Align) {
+/// Slot \p Slot of \p Slots equal parts of the dynamic shared memory, for
+/// values of \p Align bytes; stops the kernel when the launch cannot have
+/// been given \p Slots times the primal's bytes.
+__device__ inline unsigned char *dynamicSharedSlot(size_t Align, int Slot,
+                                                   int Slots) {
   size_t Bytes;
   unsigned char *Base = dynamicSharedBase(Bytes);
-  if (Bytes == 0 || Bytes % (2 * Align) != 0) {
+  if (Bytes == 0 || Bytes % (Slots * Align) != 0) {
     printf("meshad: a derived kernel with dynamic shared memory was launched "
-           "with %llu dynamic shared bytes; it needs twice the primal's "
-           "(execute_kernel doubles the bytes it is given)\n",
-           static_cast<unsigned long long>(Bytes));
+           "with %llu dynamic shared bytes; it needs %d times the primal's "
+           "(execute_kernel multiplies the bytes it is given)\n",
+           static_cast<unsigned long long>(Bytes), Slots);
 #if defined(MESHAD_CPU_CUDA)
     std::abort();
 #else
     __trap();
 #endif
   }
-  return Base + Bytes / 2;
+  return Base + Slot * (Bytes / Slots);
 }
 
 } // namespace detail
 
-/// The tangent or adjoint memory of the kernel's dynamic shared memory.
-template <class T> __device__ inline T *dynamicSharedShadow() {
-  return reinterpret_cast<T *>(detail::dynamicSharedUpperHalf(alignof(T)));
+/// The tangent or adjoint memory of the kernel's dynamic shared memory:
+/// slot \p Slot of \p Slots equal parts (the upper half by default; an
+/// HVP keeps the adjoint, the primal's tangent and the adjoint's tangent in
+/// slots 1, 2 and 3 of 4).
+template <class T, int Slot = 1, int Slots = 2>
+__device__ inline T *dynamicSharedShadow() {
+  return reinterpret_cast<T *>(
+      detail::dynamicSharedSlot(alignof(T), Slot, Slots));
 }
 
-/// Zeroes the upper half of the dynamic shared memory (the adjoints), every
-/// thread of the block a strided part, then waits for the block.
-__device__ inline void zeroDynamicSharedShadow() {
+/// Zeroes the slots above the primal's (1 to \p Slots - 1) of the dynamic
+/// shared memory, every thread of the block a strided part, then waits for
+/// the block.
+template <int Slots = 2> __device__ inline void zeroDynamicSharedShadow() {
   size_t Bytes;
   unsigned char *Base = detail::dynamicSharedBase(Bytes);
   unsigned Tid =
       threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
   unsigned Threads = blockDim.x * blockDim.y * blockDim.z;
-  for (size_t I = Bytes / 2 + Tid; I < Bytes; I += Threads)
+  for (size_t I = Bytes / Slots + Tid; I < Bytes; I += Threads)
     Base[I] = 0;
   __syncthreads();
 }

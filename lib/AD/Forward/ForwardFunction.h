@@ -66,6 +66,9 @@ private:
   void deriveReturn(const ir::ReturnStmt *R, ir::BlockStmt *Out);
   /// meshad::push(T, v): v's tangent goes on T's tangent tape.
   void deriveTapePush(const ir::ExprStmt *S, ir::BlockStmt *Out);
+  /// meshad::newArray(&p, n) / deleteArray(p): the same call on the
+  /// tangent buffer beside it.
+  void deriveAllocation(const ir::ExprStmt *S, ir::BlockStmt *Out);
   const ir::Stmt *deriveLoop(const ir::Stmt *S);
   const ir::BlockStmt *deriveSubBlock(const ir::BlockStmt *In);
   bool needsTangent(const ir::Stmt *LoopPart);

@@ -105,6 +105,8 @@ void ForwardFunction::deriveDecl(const DeclStmt *D, BlockStmt *Out) {
   }
   bool PrimalFirst = KeptVarUsed;
   KeptVarUsed = false;
+  if (isDynamicShared(*V) && D->getInit())
+    Init.T = sharedShadow(D); // a gradient's adjoint of its dynamic buffer
   if (!checkShadow(V, D->getInit(), Init.T, D->getLoc()))
     return;
   Var *T = tangentVar(V);
@@ -129,6 +131,13 @@ void ForwardFunction::deriveDecl(const DeclStmt *D, BlockStmt *Out) {
 const Expr *ForwardFunction::sharedShadow(const DeclStmt *D) {
   if (Primal->getDerivativeOrder() == 0 && !D->getInit())
     return dynamicSharedShadow(M, D->getVar()->getType());
+  // Forward over a gradient (an HVP): the primal buffer's tangent in slot 2
+  // of 4, the adjoint's (slot 1, spreadSharedShadows) in slot 3.
+  if (Primal->getDerivativeOrder() == 1 && !D->getInit())
+    return dynamicSharedShadow(M, D->getVar()->getType(), 2, 4);
+  if (Primal->getDerivativeOrder() == 1 &&
+      sharedShadowSlots(D->getInit()) == 2)
+    return dynamicSharedShadow(M, D->getVar()->getType(), 3, 4);
   if (!SharedShadowRejected)
     error(D->getLoc().isValid() ? D->getLoc() : Primal->getLoc(),
           SharedShadowSecondOrder);
@@ -299,6 +308,8 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
       Out->append(S);
     return;
   }
+  if (isIntrinsicDeriv(C, IntrinsicDeriv::Allocation))
+    return deriveAllocation(S, Out);
   bool AnyActive = false;
   for (const Expr *A : C->getArgs())
     AnyActive |= isActive(A);
@@ -339,6 +350,23 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
   if (Ptr.T && Val.T)
     AtomicAdd(Ptr.T, Val.T);
   AtomicAdd(Ptr.P, Val.P);
+}
+
+void ForwardFunction::deriveAllocation(const ExprStmt *S, BlockStmt *Out) {
+  const auto *C = cast<CallExpr>(S->getExpr());
+  Out->append(S);
+  if (!isActive(C->getArg(0)))
+    return;
+  Dual Buffer = derive(C->getArg(0), Out);
+  if (!Buffer.T)
+    return;
+  std::vector<const Expr *> Args(C->getArgs().begin(), C->getArgs().end());
+  Args[0] = Buffer.T;
+  auto *St = M.create<ExprStmt>(
+      M.create<CallExpr>(C->getType(), CallExpr::CalleeKind::Intrinsic,
+                         C->getName(), -1, std::move(Args)));
+  St->setLoc(S->getLoc());
+  Out->append(St);
 }
 
 void ForwardFunction::deriveTapePush(const ExprStmt *S, BlockStmt *Out) {

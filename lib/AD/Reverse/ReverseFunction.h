@@ -208,6 +208,11 @@ private:
   bool sweepCudaApi(const ir::CallExpr *C, const ir::Stmt *Original,
                     ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
   void findDeferredFrees(const ir::Stmt *S);
+  /// meshad::newArray / deleteArray (`new T[n]` of a run-time size): the
+  /// zeroed adjoint buffer allocated beside the primal's, both released at
+  /// the end of the reverse sweep (ReverseHeap.cpp).
+  void sweepHeapArray(const ir::CallExpr *C, const ir::Stmt *Original,
+                      ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
   /// Host code: finds the buffers a launch's gradient needs restored
   /// (DeviceBufferHistory) and declares the snapshot stack if any may be.
   void prepareSnapshots();

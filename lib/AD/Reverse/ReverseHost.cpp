@@ -63,7 +63,8 @@ void ReverseFunction::findDeferredFrees(const Stmt *S) {
     findDeferredFrees(I->getElse());
   } else if (const auto *E = dyn_cast<ExprStmt>(S)) {
     const auto *C = dyn_cast<CallExpr>(E->getExpr());
-    if (C && C->getName() == "cudaFree" && C->getNumArgs() == 1)
+    if (C && C->getNumArgs() == 1 &&
+        (C->getName() == "cudaFree" || C->getName() == "meshad::deleteArray"))
       if (const Var *P = ActivityAnalysis::getRootVar(C->getArg(0)))
         if (Needs->isPointerNeeded(P) || Activity->isActive(P))
           DeferredFrees.insert(P);

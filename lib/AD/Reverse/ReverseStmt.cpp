@@ -582,15 +582,10 @@ void ReverseFunction::sweepPointerAssign(const Expr *LHS, AssignOp Op,
   // takes the adjoint of the copied pointer, arithmetic (p += k, ++p) moves
   // it alike. Where the reverse sweep restores the primal pointer, it
   // restores the adjoint pointer with it.
+  // A pointer into dynamic shared memory takes the adjoint pointer into its
+  // shadow; the GPU lowering makes adds through it atomic (the block shares
+  // it, GPU/LowerAccumulations::markSharedPointers).
   const Var *Root = ActivityAnalysis::getRootVar(LHS);
-  // Adds through it would be plain (a local's), yet the block shares it.
-  if (const Var *From = ActivityAnalysis::getRootVar(RHS);
-      From && isDynamicShared(*From) && Root && !Root->isShared()) {
-    error(Loc, "pointer '" + Root->getName() + "' into the dynamic shared "
-               "memory '" + From->getName() + "' is not supported in reverse "
-               "mode; index '" + From->getName() + "' itself");
-    return;
-  }
   const Expr *Target = adjointPointer(LHS);
   const Expr *Adj = Op == AssignOp::Assign ? adjointPointer(RHS) : RHS;
   if (!Target || (Op == AssignOp::Assign && !Adj)) {
@@ -629,6 +624,8 @@ void ReverseFunction::sweepExprStmt(const ExprStmt *S, BlockStmt *Fwd,
   const auto *C = dyn_cast<CallExpr>(S->getExpr());
   if (thrustRecipe(C))
     return sweepThrust(C, S, Fwd, Rev);
+  if (C && isIntrinsicDeriv(C, IntrinsicDeriv::Allocation))
+    return sweepHeapArray(C, S, Fwd, Rev);
   if (C && C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
       sweepCudaApi(C, S, Fwd, Rev))
     return;
@@ -746,4 +743,31 @@ Var *ReverseFunction::branchFlag(const IfStmt *I, BlockStmt *Fwd,
                             "(the reverse sweep starts at the iteration that "
                             "left), not taped per iteration");
   return Flag;
+}
+
+void ReverseFunction::sweepHeapArray(const CallExpr *C, const Stmt *Original,
+                                     BlockStmt *Fwd, BlockStmt *Rev) {
+  Var *P = const_cast<Var *>(ActivityAnalysis::getRootVar(C->getArg(0)));
+  auto Call = [&](const std::string &Name, std::vector<const Expr *> Args) {
+    auto *S = M.create<ExprStmt>(M.create<CallExpr>(
+        C->getType(), CallExpr::CalleeKind::Intrinsic, Name, -1,
+        std::move(Args)));
+    S->setLoc(Original->getLoc());
+    return S;
+  };
+  if (C->getName() == "meshad::deleteArray") {
+    if (!P || !DeferredFrees.count(P)) // else at the end of the sweep
+      Fwd->append(Original);
+    return;
+  }
+  Fwd->append(Original);
+  if (!P)
+    return;
+  if (Activity->isActive(P)) {
+    Var *A = adjointVar(P);
+    Fwd->append(Call(C->getName(), {B.addrOf(B.ref(A)), C->getArg(1)}));
+    Rev->append(Call("meshad::deleteArray", {B.ref(A)}));
+  }
+  if (DeferredFrees.count(P))
+    Rev->append(Call("meshad::deleteArray", {B.ref(P)}));
 }
