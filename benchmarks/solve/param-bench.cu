@@ -23,7 +23,9 @@
 // note of a solve row gives its iterations, CG iterations and energy.
 //
 // Usage: param-bench MESH [--sizes=200,600,0,-1,-2] [--reps=5]
-//                          [--export=DIR] [--csv=FILE]
+//                          [--export=DIR] [--csv=FILE] [--cg=unfused]
+//   --cg=unfused: PCG's iteration in nine launches, not three
+//   (CgOptions::FusedKernels), to compare.
 //   a size > 0: a disk patch of that many triangles; 0: the whole mesh;
 //   -k: the whole mesh subdivided k times.
 // GPU: scripts/gpu/solver-bench.sh builds and runs it.
@@ -121,6 +123,7 @@ struct Options {
   std::string Mesh, Export, Csv;
   std::vector<int> Sizes{200, 600, 0, -1, -2};
   int Reps = 5;
+  bool Unfused = false; ///< --cg=unfused: CgOptions::FusedKernels off
 };
 
 template <class V>
@@ -144,8 +147,10 @@ static rt::TriMesh problemMesh(const rt::TriMesh &Whole, int Size) {
   return M;
 }
 
-static sv::SolveOptions<double> solveOptions(int NumTris, const int *Tris) {
+static sv::SolveOptions<double> solveOptions(const Options &Opt, int NumTris,
+                                            const int *Tris) {
   sv::SolveOptions<double> O;
+  O.Cg.FusedKernels = !Opt.Unfused;
   O.MaxIterations = 200;
   O.GradientTolerance = 1e-6;
   O.InexactNewton = true;
@@ -180,7 +185,7 @@ static void benchSize(const Options &Opt, const rt::TriMesh &Whole, int Size,
   Prm.upload(Params);
   sv::Problem<double> P(M.numVertices(), 2);
   P.add<SymmetricDirichlet>(Tris.data(), M.numTriangles(), Prm.data(), 5);
-  sv::SolveOptions<double> O = solveOptions(M.numTriangles(), Tris.data());
+  sv::SolveOptions<double> O = solveOptions(Opt, M.numTriangles(), Tris.data());
   auto Run = [&](int Iterations, sv::SolveReport &R) {
     O.MaxIterations = Iterations;
     X.upload(Init);
@@ -212,8 +217,11 @@ static void benchSize(const Options &Opt, const rt::TriMesh &Whole, int Size,
                 R.Iterations, R.LinearIterations, R.Energy, R.GradientNorm,
                 sv::toString(R.Reason));
   Row("solve", Solve, Solve, 1, Note);
-  std::printf("%-14s %7d triangles: newton iteration %9.3f ms, solve %10.1f ms (%s)\n",
-              Name.c_str(), M.numTriangles(), median(Times), Solve, Note);
+  std::printf("%-14s %7d triangles: newton iteration %9.3f ms, solve %10.1f ms "
+              "(%s; %.1f us per CG iteration, %s)\n",
+              Name.c_str(), M.numTriangles(), median(Times), Solve, Note,
+              1e3 * Solve / std::max(1L, R.LinearIterations),
+              Opt.Unfused ? "unfused" : "fused");
   std::fflush(stdout);
 }
 
@@ -239,6 +247,8 @@ int main(int Argc, char **Argv) {
       Opt.Reps = std::max(1, std::atoi(A + 7));
     else if (!std::strncmp(A, "--export=", 9))
       Opt.Export = A + 9;
+    else if (!std::strncmp(A, "--cg=", 5))
+      Opt.Unfused = !std::strcmp(A + 5, "unfused");
     else if (!std::strncmp(A, "--csv=", 6))
       Opt.Csv = A + 6;
     else

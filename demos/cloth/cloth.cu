@@ -352,8 +352,9 @@ template <class F> double timeMs(int Reps, F &&Fn) {
 }
 
 /// The first Newton system's PCG (to 1e-10) and the whole solve, with CG's
-/// dot products on the host (a sync each) and with its scalars on the
-/// device (CgOptions::DeviceScalars): the same iterates, the time apart.
+/// dot products on the host (a sync each), with its scalars on the device
+/// (CgOptions::DeviceScalars: the same iterates) in nine launches an
+/// iteration, and in three (CgOptions::FusedKernels).
 void benchCgScalars(const Options &Opt, Cloth &C,
                     const DeviceBuffer<double> &X0) {
   long N = C.P.numDofs();
@@ -363,12 +364,13 @@ void benchCgScalars(const Options &Opt, Cloth &C,
   fill(N, 0.0, B.data());
   axpy(N, -1.0, static_cast<const double *>(D.data()), B.data()); // B = -g
   CsrView<double> H = C.P.hessian(C.X.data(), true);
-  double TCg[2], TSolve[2];
-  int Its[2];
-  long Lin[2];
-  for (int Device = 0; Device < 2; ++Device) {
+  double TCg[3], TSolve[3];
+  int Its[3];
+  long Lin[3];
+  for (int Device = 0; Device < 3; ++Device) { // host, device, fused
     CgOptions Cg{1e-10, 2000, Opt.Precondition};
-    Cg.DeviceScalars = Device;
+    Cg.DeviceScalars = Device > 0;
+    Cg.FusedKernels = Device == 2;
     CgResult Res;
     TCg[Device] = timeMs(Opt.Reps, [&] {
       fill(N, 0.0, D.data());
@@ -377,9 +379,10 @@ void benchCgScalars(const Options &Opt, Cloth &C,
     });
     Its[Device] = Res.Iterations;
   }
-  for (int Device = 0; Device < 2; ++Device) {
+  for (int Device = 0; Device < 3; ++Device) {
     SolveOptions<double> S = solveOptions(Opt, true);
-    S.Cg.DeviceScalars = Device;
+    S.Cg.DeviceScalars = Device > 0;
+    S.Cg.FusedKernels = Device == 2;
     SolveReport R;
     TSolve[Device] = timeMs(Opt.Reps, [&] {
       copy(N, X0.data(), C.X.data());
@@ -387,11 +390,11 @@ void benchCgScalars(const Options &Opt, Cloth &C,
     });
     Lin[Device] = R.LinearIterations;
   }
-  std::printf("bench n=%d cg scalars: pcg host dots %.3f ms, device %.3f ms "
-              "(%d / %d iterations); solve host dots %.3f ms, device %.3f ms "
-              "(%ld / %ld cg)\n",
-              Opt.N, TCg[0], TCg[1], Its[0], Its[1], TSolve[0], TSolve[1],
-              Lin[0], Lin[1]);
+  std::printf("bench n=%d cg scalars: pcg host dots %.3f ms, device %.3f ms, "
+              "fused %.3f ms (%d / %d / %d iterations); solve host dots %.3f "
+              "ms, device %.3f ms, fused %.3f ms (%ld / %ld / %ld cg)\n",
+              Opt.N, TCg[0], TCg[1], TCg[2], Its[0], Its[1], Its[2],
+              TSolve[0], TSolve[1], TSolve[2], Lin[0], Lin[1], Lin[2]);
 }
 
 void bench(const Options &Opt) {
