@@ -32,11 +32,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../demos/common/DemoMesh.h"
+#include "../../demos/parameterization/ParamSetup.h"
 #include <meshad/Differentiator.h>
 #include <meshad/runtime/MeshIO.h>
-#include <meshad/runtime/solve/Injectivity.h>
-#include <meshad/runtime/solve/Minimize.h>
 
 #include <algorithm>
 #include <chrono>
@@ -77,24 +75,6 @@ struct SymmetricDirichlet {
 
 namespace rt = meshad::runtime;
 namespace sv = meshad::runtime::solve;
-
-/// Dm^-1 and the area of each 3D triangle in its own plane (5 per triangle).
-static std::vector<double> restParams(const rt::TriMesh &M) {
-  std::vector<double> P;
-  for (int T = 0; T < M.numTriangles(); ++T) {
-    const double *A = &M.X[3 * M.Tris[3 * T]], *B = &M.X[3 * M.Tris[3 * T + 1]],
-                 *C = &M.X[3 * M.Tris[3 * T + 2]];
-    double Uu = 0, Uv = 0, Vv = 0;
-    for (int K = 0; K < 3; ++K) {
-      Uu += (B[K] - A[K]) * (B[K] - A[K]);
-      Uv += (B[K] - A[K]) * (C[K] - A[K]);
-      Vv += (C[K] - A[K]) * (C[K] - A[K]);
-    }
-    double L = std::sqrt(Uu), X2 = Uv / L, Y2 = std::sqrt(std::max(Vv - X2 * X2, 0.0));
-    P.insert(P.end(), {1 / L, -X2 / (L * Y2), 0, 1 / Y2, 0.5 * L * Y2});
-  }
-  return P;
-}
 
 /// Each triangle split into four at its edges' midpoints.
 static rt::TriMesh subdivide(const rt::TriMesh &M) {
@@ -147,17 +127,6 @@ static rt::TriMesh problemMesh(const rt::TriMesh &Whole, int Size) {
   return M;
 }
 
-static sv::SolveOptions<double> solveOptions(const Options &Opt, int NumTris,
-                                            const int *Tris) {
-  sv::SolveOptions<double> O;
-  O.Cg.FusedKernels = !Opt.Unfused;
-  O.MaxIterations = 200;
-  O.GradientTolerance = 1e-6;
-  O.InexactNewton = true;
-  O.Quiet = true;
-  O.MaxStep = sv::InjectiveStep2D<double>(Tris, NumTris);
-  return O;
-}
 
 static double median(std::vector<double> V) {
   std::sort(V.begin(), V.end());
@@ -169,9 +138,9 @@ static void benchSize(const Options &Opt, const rt::TriMesh &Whole, int Size,
                       std::FILE *Csv, std::FILE *Problems) {
   rt::TriMesh M = problemMesh(Whole, Size);
   std::string Name = problemName(Size);
-  std::vector<double> Init = demo::tutte(M, demo::boundaryLoop(M),
-                                         demo::TutteWeights::Uniform);
-  std::vector<double> Params = restParams(M);
+  // Tutte's map, the rest shapes and the problem, as the demo's.
+  demo::ParamSetup<SymmetricDirichlet> S(M, demo::TutteWeights::Uniform);
+  const std::vector<double> &Init = S.Init, &Params = S.Params;
   if (!Opt.Export.empty()) {
     writeRaw(Opt.Export + "/" + Name + ".tris", M.Tris);
     writeRaw(Opt.Export + "/" + Name + ".uv", Init);
@@ -179,19 +148,15 @@ static void benchSize(const Options &Opt, const rt::TriMesh &Whole, int Size,
     std::fprintf(Problems, "%s %d %d\n", Name.c_str(), M.numVertices(),
                  M.numTriangles());
   }
-  sv::DeviceBuffer<int> Tris;
-  sv::DeviceBuffer<double> Prm, X;
-  Tris.upload(M.Tris);
-  Prm.upload(Params);
-  sv::Problem<double> P(M.numVertices(), 2);
-  P.add<SymmetricDirichlet>(Tris.data(), M.numTriangles(), Prm.data(), 5);
-  sv::SolveOptions<double> O = solveOptions(Opt, M.numTriangles(), Tris.data());
+  sv::SolveOptions<double> O = S.solveOptions(200);
+  O.Quiet = true;
+  O.Cg.FusedKernels = !Opt.Unfused;
   auto Run = [&](int Iterations, sv::SolveReport &R) {
     O.MaxIterations = Iterations;
-    X.upload(Init);
+    S.X.upload(Init);
     cudaDeviceSynchronize();
     auto Start = std::chrono::steady_clock::now();
-    R = sv::newton(P, X.data(), O);
+    R = sv::newton(S.P, S.X.data(), O);
     cudaDeviceSynchronize();
     return 1e3 * std::chrono::duration<double>(
                      std::chrono::steady_clock::now() - Start).count();
