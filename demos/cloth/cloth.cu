@@ -32,6 +32,8 @@
 //         [--forcing=ew|sqrt] (PCG's tolerance per Newton iteration:
 //                            Eisenstat-Walker, the default, or sqrt(|g|/|g0|))
 //         [--newton-its=50]   (Newton's iteration limit per step)
+//         [--projection=adaptive|always] (Newton: the exact Hessian after
+//                            full steps, the default, or always projected)
 //
 // CPU emulation (CI: test/demos/cloth.cu):
 //   clang++ -x c++ -std=c++20 -include meshad/cpu/CudaOnCpu.h -pthread \
@@ -159,6 +161,9 @@ struct Options {
   /// times stiffer than the 10 x 10 one, 28x at 256).
   double Stretch = 18000;
   bool SqrtForcing = false; // --forcing=sqrt: PCG to sqrt(|g| / |g_0|)
+  /// SolveOptions::AdaptiveProjection (--projection=adaptive, the default;
+  /// --projection=always: every Hessian projected per element).
+  bool Adaptive = true;
   bool Check = false, Bench = false, Quiet = false;
   std::string Obj, Png;
   Preconditioner Precondition = Preconditioner::BlockJacobi; // --precond=
@@ -304,6 +309,7 @@ SolveOptions<double> solveOptions(const Options &Opt, bool Quiet) {
   O.Cg = CgOptions{1e-10, 2000, Opt.Precondition};
   O.InexactNewton = true;
   O.EisenstatWalker = !Opt.SqrtForcing;
+  O.AdaptiveProjection = Opt.Adaptive;
   O.Quiet = Quiet;
   return O;
 }
@@ -445,6 +451,8 @@ Options parse(int Argc, char **Argv) {
       O.Stretch = std::atof(A + 10);
     else if (!std::strcmp(A, "--forcing=sqrt"))
       O.SqrtForcing = true;
+    else if (!std::strncmp(A, "--projection=", 13))
+      O.Adaptive = std::strcmp(A + 13, "always") != 0;
     else if (!std::strcmp(A, "--forcing=ew"))
       O.SqrtForcing = false;
     else if (!std::strncmp(A, "--dt=", 5))
@@ -482,10 +490,12 @@ int main(int Argc, char **Argv) {
   }
   Cloth C(Opt.N, Opt.Dt, Opt.Stretch);
   std::printf("cloth: %d x %d vertices, %d springs, %d diamonds, %d steps of "
-              "%g s, stretch %g N/m, PCG to the %s forcing term\n",
+              "%g s, stretch %g N/m, PCG to the %s forcing term, %s "
+              "projection\n",
               Opt.N, Opt.N, C.Top.numEdges(), C.Top.numDiamonds(), Opt.Steps,
               Opt.Dt, Opt.Stretch,
-              Opt.SqrtForcing ? "sqrt(|g|/|g0|)" : "Eisenstat-Walker");
+              Opt.SqrtForcing ? "sqrt(|g|/|g0|)" : "Eisenstat-Walker",
+              Opt.Adaptive ? "adaptive" : "per-element");
   std::vector<double> Start = C.X.download();
   int Decreasing = 0, Iterations = 0;
   long CgIterations = 0;
