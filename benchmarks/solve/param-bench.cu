@@ -23,18 +23,18 @@
 // note of a solve row gives its iterations, CG iterations and energy.
 //
 // Usage: param-bench MESH [--sizes=200,600,0,-1,-2] [--reps=5]
-//                          [--export=DIR] [--csv=FILE]
+//                          [--export=DIR] [--csv=FILE] [--cg=unfused]
+//   --cg=unfused: PCG's iteration in nine launches, not three
+//   (CgOptions::FusedKernels), to compare.
 //   a size > 0: a disk patch of that many triangles; 0: the whole mesh;
 //   -k: the whole mesh subdivided k times.
 // GPU: scripts/gpu/solver-bench.sh builds and runs it.
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../demos/common/DemoMesh.h"
+#include "../../demos/parameterization/ParamSetup.h"
 #include <meshad/Differentiator.h>
 #include <meshad/runtime/MeshIO.h>
-#include <meshad/runtime/solve/Injectivity.h>
-#include <meshad/runtime/solve/Minimize.h>
 
 #include <algorithm>
 #include <chrono>
@@ -76,24 +76,6 @@ struct SymmetricDirichlet {
 namespace rt = meshad::runtime;
 namespace sv = meshad::runtime::solve;
 
-/// Dm^-1 and the area of each 3D triangle in its own plane (5 per triangle).
-static std::vector<double> restParams(const rt::TriMesh &M) {
-  std::vector<double> P;
-  for (int T = 0; T < M.numTriangles(); ++T) {
-    const double *A = &M.X[3 * M.Tris[3 * T]], *B = &M.X[3 * M.Tris[3 * T + 1]],
-                 *C = &M.X[3 * M.Tris[3 * T + 2]];
-    double Uu = 0, Uv = 0, Vv = 0;
-    for (int K = 0; K < 3; ++K) {
-      Uu += (B[K] - A[K]) * (B[K] - A[K]);
-      Uv += (B[K] - A[K]) * (C[K] - A[K]);
-      Vv += (C[K] - A[K]) * (C[K] - A[K]);
-    }
-    double L = std::sqrt(Uu), X2 = Uv / L, Y2 = std::sqrt(std::max(Vv - X2 * X2, 0.0));
-    P.insert(P.end(), {1 / L, -X2 / (L * Y2), 0, 1 / Y2, 0.5 * L * Y2});
-  }
-  return P;
-}
-
 /// Each triangle split into four at its edges' midpoints.
 static rt::TriMesh subdivide(const rt::TriMesh &M) {
   rt::TriMesh S;
@@ -121,6 +103,7 @@ struct Options {
   std::string Mesh, Export, Csv;
   std::vector<int> Sizes{200, 600, 0, -1, -2};
   int Reps = 5;
+  bool Unfused = false; ///< --cg=unfused: CgOptions::FusedKernels off
 };
 
 template <class V>
@@ -144,15 +127,6 @@ static rt::TriMesh problemMesh(const rt::TriMesh &Whole, int Size) {
   return M;
 }
 
-static sv::SolveOptions<double> solveOptions(int NumTris, const int *Tris) {
-  sv::SolveOptions<double> O;
-  O.MaxIterations = 200;
-  O.GradientTolerance = 1e-6;
-  O.InexactNewton = true;
-  O.Quiet = true;
-  O.MaxStep = sv::InjectiveStep2D<double>(Tris, NumTris);
-  return O;
-}
 
 static double median(std::vector<double> V) {
   std::sort(V.begin(), V.end());
@@ -164,9 +138,9 @@ static void benchSize(const Options &Opt, const rt::TriMesh &Whole, int Size,
                       std::FILE *Csv, std::FILE *Problems) {
   rt::TriMesh M = problemMesh(Whole, Size);
   std::string Name = problemName(Size);
-  std::vector<double> Init = demo::tutte(M, demo::boundaryLoop(M),
-                                         demo::TutteWeights::Uniform);
-  std::vector<double> Params = restParams(M);
+  // Tutte's map, the rest shapes and the problem, as the demo's.
+  demo::ParamSetup<SymmetricDirichlet> S(M, demo::TutteWeights::Uniform);
+  const std::vector<double> &Init = S.Init, &Params = S.Params;
   if (!Opt.Export.empty()) {
     writeRaw(Opt.Export + "/" + Name + ".tris", M.Tris);
     writeRaw(Opt.Export + "/" + Name + ".uv", Init);
@@ -174,19 +148,15 @@ static void benchSize(const Options &Opt, const rt::TriMesh &Whole, int Size,
     std::fprintf(Problems, "%s %d %d\n", Name.c_str(), M.numVertices(),
                  M.numTriangles());
   }
-  sv::DeviceBuffer<int> Tris;
-  sv::DeviceBuffer<double> Prm, X;
-  Tris.upload(M.Tris);
-  Prm.upload(Params);
-  sv::Problem<double> P(M.numVertices(), 2);
-  P.add<SymmetricDirichlet>(Tris.data(), M.numTriangles(), Prm.data(), 5);
-  sv::SolveOptions<double> O = solveOptions(M.numTriangles(), Tris.data());
+  sv::SolveOptions<double> O = S.solveOptions(200);
+  O.Quiet = true;
+  O.Cg.FusedKernels = !Opt.Unfused;
   auto Run = [&](int Iterations, sv::SolveReport &R) {
     O.MaxIterations = Iterations;
-    X.upload(Init);
+    S.X.upload(Init);
     cudaDeviceSynchronize();
     auto Start = std::chrono::steady_clock::now();
-    R = sv::newton(P, X.data(), O);
+    R = sv::newton(S.P, S.X.data(), O);
     cudaDeviceSynchronize();
     return 1e3 * std::chrono::duration<double>(
                      std::chrono::steady_clock::now() - Start).count();
@@ -212,8 +182,11 @@ static void benchSize(const Options &Opt, const rt::TriMesh &Whole, int Size,
                 R.Iterations, R.LinearIterations, R.Energy, R.GradientNorm,
                 sv::toString(R.Reason));
   Row("solve", Solve, Solve, 1, Note);
-  std::printf("%-14s %7d triangles: newton iteration %9.3f ms, solve %10.1f ms (%s)\n",
-              Name.c_str(), M.numTriangles(), median(Times), Solve, Note);
+  std::printf("%-14s %7d triangles: newton iteration %9.3f ms, solve %10.1f ms "
+              "(%s; %.1f us per CG iteration, %s)\n",
+              Name.c_str(), M.numTriangles(), median(Times), Solve, Note,
+              1e3 * Solve / std::max(1L, R.LinearIterations),
+              Opt.Unfused ? "unfused" : "fused");
   std::fflush(stdout);
 }
 
@@ -239,6 +212,8 @@ int main(int Argc, char **Argv) {
       Opt.Reps = std::max(1, std::atoi(A + 7));
     else if (!std::strncmp(A, "--export=", 9))
       Opt.Export = A + 9;
+    else if (!std::strncmp(A, "--cg=", 5))
+      Opt.Unfused = !std::strcmp(A + 5, "unfused");
     else if (!std::strncmp(A, "--csv=", 6))
       Opt.Csv = A + 6;
     else

@@ -28,6 +28,12 @@
 //   cloth [--n=20] [--steps=10] [--dt=0.01] [--check] [--obj=cloth.obj]
 //         [--png=cloth.png] [--bench] [--reps=5] [--quiet]
 //         [--precond=block|jacobi]  (PCG: block-Jacobi, the default, or Jacobi)
+//         [--stretch=18000]  (the sheet's stretch stiffness, N/m)
+//         [--forcing=ew|sqrt] (PCG's tolerance per Newton iteration:
+//                            Eisenstat-Walker, the default, or sqrt(|g|/|g0|))
+//         [--newton-its=50]   (Newton's iteration limit per step)
+//         [--projection=adaptive|always] (Newton: the exact Hessian after
+//                            full steps, the default, or always projected)
 //
 // CPU emulation (CI: test/demos/cloth.cu):
 //   clang++ -x c++ -std=c++20 -include meshad/cpu/CudaOnCpu.h -pthread \
@@ -147,7 +153,17 @@ __global__ void velocities(int N, const double *X, const double *XOld,
 
 struct Options {
   int N = 20, Steps = 10, Reps = 5; // the GPU suite runs the defaults
+  int NewtonIterations = 50;        // --newton-its=: per implicit step
   double Dt = 0.01;
+  /// The sheet's stretch stiffness (N/m, --stretch=): an edge of length L
+  /// on a grid of spacing h is a spring of k = Stretch h / L, the same
+  /// material at every resolution (k = 2000 / L before: a sheet (N - 1) / 9
+  /// times stiffer than the 10 x 10 one, 28x at 256).
+  double Stretch = 18000;
+  bool SqrtForcing = false; // --forcing=sqrt: PCG to sqrt(|g| / |g_0|)
+  /// SolveOptions::AdaptiveProjection (--projection=adaptive, the default;
+  /// --projection=always: every Hessian projected per element).
+  bool Adaptive = true;
   bool Check = false, Bench = false, Quiet = false;
   std::string Obj, Png;
   Preconditioner Precondition = Preconditioner::BlockJacobi; // --precond=
@@ -168,7 +184,8 @@ struct Cloth {
   Problem<double> P;
   std::vector<int> Corners;
 
-  Cloth(int N, double Dt) : N(N), NV(N * N), Dt(Dt), P(N * N, 3) {
+  Cloth(int N, double Dt, double Stretch)
+      : N(N), NV(N * N), Dt(Dt), P(N * N, 3) {
     double Side = 1.0, Hx = Side / (N - 1);
     for (int J = 0; J < N; ++J)
       for (int I = 0; I < N; ++I)
@@ -179,7 +196,7 @@ struct Cloth {
         Mesh.Tris.insert(Mesh.Tris.end(), {A, A + N + 1, A + 1, A, A + N, A + N + 1});
       }
     Top = buildTopology(Mesh);
-    upload();
+    upload(Stretch);
     P.add<Spring>(Edges.data(), Top.numEdges(), SpringP.data(), 2);
     P.add<Bending>(Diamonds.data(), Top.numDiamonds(), BendP.data(), 2);
     P.add<Inertia>(Verts.data(), NV, InertiaP.data(), 5);
@@ -187,10 +204,12 @@ struct Cloth {
     P.pinVertices(Corners);
   }
 
-  /// Parameters from the rest shape: springs k = Ks / L, bending weighted
-  /// by 3 |e|^2 / (A1 + A2) (flat at rest), lumped masses.
-  void upload() {
-    const double Ks = 2000, Kb = 0.02, Density = 1.0, G = 9.81;
+  /// Parameters from the rest shape: springs k = Stretch h / L (h the grid
+  /// spacing: a spring network's sheet stiffness is its springs' k, so the
+  /// material does not change with N), bending weighted by 3 |e|^2 /
+  /// (A1 + A2) (flat at rest), lumped masses.
+  void upload(double Stretch) {
+    const double Kb = 0.02, Density = 1.0, G = 9.81, Spacing = 1.0 / (N - 1);
     const double *R = Mesh.X.data();
     auto Dist = [&](int A, int B) {
       double S = 0;
@@ -201,7 +220,7 @@ struct Cloth {
     std::vector<double> SP, BP, IP;
     for (int E = 0; E < Top.numEdges(); ++E) {
       double L = Dist(Top.Edges[2 * E], Top.Edges[2 * E + 1]);
-      SP.insert(SP.end(), {Ks / L, L});
+      SP.insert(SP.end(), {Stretch * Spacing / L, L});
     }
     double Cell = 1.0 / ((N - 1) * (N - 1)), TriArea = Cell / 2;
     for (int D = 0; D < Top.numDiamonds(); ++D) {
@@ -283,20 +302,22 @@ struct Cloth {
   }
 };
 
-SolveOptions<double> solveOptions(bool Quiet, Preconditioner Precondition) {
+SolveOptions<double> solveOptions(const Options &Opt, bool Quiet) {
   SolveOptions<double> O;
   O.GradientTolerance = 1e-8;
-  O.MaxIterations = 50;
-  O.Cg = CgOptions{1e-10, 2000, Precondition};
+  O.MaxIterations = Opt.NewtonIterations;
+  O.Cg = CgOptions{1e-10, 2000, Opt.Precondition};
   O.InexactNewton = true;
+  O.EisenstatWalker = !Opt.SqrtForcing;
+  O.AdaptiveProjection = Opt.Adaptive;
   O.Quiet = Quiet;
   return O;
 }
 
 /// The gradient, sparse Hessian and HVP of the first step's problem
 /// against central differences, on a small cloth, from a perturbed drape.
-void checkDerivatives(mt::RandomInputs &Rng) {
-  Cloth C(4, 0.01);
+void checkDerivatives(const Options &Opt, mt::RandomInputs &Rng) {
+  Cloth C(4, 0.01, Opt.Stretch);
   MESHAD_LAUNCH(predict, 1, 128)(C.NV, C.X.data(), C.V.data(), C.Dt,
                                  C.InertiaP.data());
   std::vector<double> X = C.Mesh.X;
@@ -337,8 +358,9 @@ template <class F> double timeMs(int Reps, F &&Fn) {
 }
 
 /// The first Newton system's PCG (to 1e-10) and the whole solve, with CG's
-/// dot products on the host (a sync each) and with its scalars on the
-/// device (CgOptions::DeviceScalars): the same iterates, the time apart.
+/// dot products on the host (a sync each), with its scalars on the device
+/// (CgOptions::DeviceScalars: the same iterates) in nine launches an
+/// iteration, and in three (CgOptions::FusedKernels).
 void benchCgScalars(const Options &Opt, Cloth &C,
                     const DeviceBuffer<double> &X0) {
   long N = C.P.numDofs();
@@ -348,12 +370,13 @@ void benchCgScalars(const Options &Opt, Cloth &C,
   fill(N, 0.0, B.data());
   axpy(N, -1.0, static_cast<const double *>(D.data()), B.data()); // B = -g
   CsrView<double> H = C.P.hessian(C.X.data(), true);
-  double TCg[2], TSolve[2];
-  int Its[2];
-  long Lin[2];
-  for (int Device = 0; Device < 2; ++Device) {
+  double TCg[3], TSolve[3];
+  int Its[3];
+  long Lin[3];
+  for (int Device = 0; Device < 3; ++Device) { // host, device, fused
     CgOptions Cg{1e-10, 2000, Opt.Precondition};
-    Cg.DeviceScalars = Device;
+    Cg.DeviceScalars = Device > 0;
+    Cg.FusedKernels = Device == 2;
     CgResult Res;
     TCg[Device] = timeMs(Opt.Reps, [&] {
       fill(N, 0.0, D.data());
@@ -362,9 +385,10 @@ void benchCgScalars(const Options &Opt, Cloth &C,
     });
     Its[Device] = Res.Iterations;
   }
-  for (int Device = 0; Device < 2; ++Device) {
-    SolveOptions<double> S = solveOptions(true, Opt.Precondition);
-    S.Cg.DeviceScalars = Device;
+  for (int Device = 0; Device < 3; ++Device) {
+    SolveOptions<double> S = solveOptions(Opt, true);
+    S.Cg.DeviceScalars = Device > 0;
+    S.Cg.FusedKernels = Device == 2;
     SolveReport R;
     TSolve[Device] = timeMs(Opt.Reps, [&] {
       copy(N, X0.data(), C.X.data());
@@ -372,21 +396,21 @@ void benchCgScalars(const Options &Opt, Cloth &C,
     });
     Lin[Device] = R.LinearIterations;
   }
-  std::printf("bench n=%d cg scalars: pcg host dots %.3f ms, device %.3f ms "
-              "(%d / %d iterations); solve host dots %.3f ms, device %.3f ms "
-              "(%ld / %ld cg)\n",
-              Opt.N, TCg[0], TCg[1], Its[0], Its[1], TSolve[0], TSolve[1],
-              Lin[0], Lin[1]);
+  std::printf("bench n=%d cg scalars: pcg host dots %.3f ms, device %.3f ms, "
+              "fused %.3f ms (%d / %d / %d iterations); solve host dots %.3f "
+              "ms, device %.3f ms, fused %.3f ms (%ld / %ld / %ld cg)\n",
+              Opt.N, TCg[0], TCg[1], TCg[2], Its[0], Its[1], Its[2],
+              TSolve[0], TSolve[1], TSolve[2], Lin[0], Lin[1], Lin[2]);
 }
 
 void bench(const Options &Opt) {
-  Cloth C(Opt.N, Opt.Dt);
+  Cloth C(Opt.N, Opt.Dt, Opt.Stretch);
   long N = C.P.numDofs();
   DeviceBuffer<double> G(N), Hv(N), Dir(N);
   fill(N, 1.0, Dir.data());
   MESHAD_LAUNCH(predict, (C.NV + 127) / 128, 128)
   (C.NV, C.X.data(), C.V.data(), C.Dt, C.InertiaP.data());
-  SolveOptions<double> One = solveOptions(true, Opt.Precondition);
+  SolveOptions<double> One = solveOptions(Opt, true);
   One.MaxIterations = 1;
   DeviceBuffer<double> X0(N);
   copy(N, C.X.data(), X0.data());
@@ -400,7 +424,7 @@ void bench(const Options &Opt) {
   SolveReport R;
   double TS = timeMs(Opt.Reps, [&] {
     copy(N, X0.data(), C.X.data());
-    R = newton(C.P, C.X.data(), solveOptions(true, Opt.Precondition));
+    R = newton(C.P, C.X.data(), solveOptions(Opt, true));
   });
   std::printf("bench n=%d vertices=%d elements=%d: gradient %.3f ms, "
               "gradient+hessian %.3f ms, hvp %.3f ms, newton iteration %.3f "
@@ -421,6 +445,16 @@ Options parse(int Argc, char **Argv) {
       O.Steps = std::atoi(A + 8);
     else if (!std::strncmp(A, "--reps=", 7))
       O.Reps = std::max(1, std::atoi(A + 7));
+    else if (!std::strncmp(A, "--newton-its=", 13))
+      O.NewtonIterations = std::max(1, std::atoi(A + 13));
+    else if (!std::strncmp(A, "--stretch=", 10))
+      O.Stretch = std::atof(A + 10);
+    else if (!std::strcmp(A, "--forcing=sqrt"))
+      O.SqrtForcing = true;
+    else if (!std::strncmp(A, "--projection=", 13))
+      O.Adaptive = std::strcmp(A + 13, "always") != 0;
+    else if (!std::strcmp(A, "--forcing=ew"))
+      O.SqrtForcing = false;
     else if (!std::strncmp(A, "--dt=", 5))
       O.Dt = std::atof(A + 5);
     else if (!std::strncmp(A, "--obj=", 6))
@@ -449,22 +483,25 @@ int main(int Argc, char **Argv) {
   Options Opt = parse(Argc, Argv);
   mt::RandomInputs Rng;
   if (Opt.Check)
-    checkDerivatives(Rng);
+    checkDerivatives(Opt, Rng);
   if (Opt.Bench) {
     bench(Opt);
     return 0;
   }
-  Cloth C(Opt.N, Opt.Dt);
+  Cloth C(Opt.N, Opt.Dt, Opt.Stretch);
   std::printf("cloth: %d x %d vertices, %d springs, %d diamonds, %d steps of "
-              "%g s\n",
+              "%g s, stretch %g N/m, PCG to the %s forcing term, %s "
+              "projection\n",
               Opt.N, Opt.N, C.Top.numEdges(), C.Top.numDiamonds(), Opt.Steps,
-              Opt.Dt);
+              Opt.Dt, Opt.Stretch,
+              Opt.SqrtForcing ? "sqrt(|g|/|g0|)" : "Eisenstat-Walker",
+              Opt.Adaptive ? "adaptive" : "per-element");
   std::vector<double> Start = C.X.download();
   int Decreasing = 0, Iterations = 0;
   long CgIterations = 0;
   for (int S = 0; S < Opt.Steps; ++S) {
     SolveReport R;
-    bool Ok = C.step(solveOptions(Opt.Quiet || S > 0, Opt.Precondition), R);
+    bool Ok = C.step(solveOptions(Opt, Opt.Quiet || S > 0), R);
     Decreasing += Ok;
     Iterations += R.Iterations;
     CgIterations += R.LinearIterations;

@@ -27,11 +27,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "../common/DemoChecks.h"
-#include "../common/DemoMesh.h"
+#include "ParamSetup.h"
 #include <meshad/Differentiator.h>
 #include <meshad/runtime/MeshIO.h>
 #include <meshad/runtime/render/Rasterizer.h>
-#include <meshad/runtime/solve/Injectivity.h>
 
 #include <cmath>
 #include <cstdio>
@@ -72,27 +71,6 @@ namespace mt = meshad::test;
 namespace rt = meshad::runtime;
 namespace rd = meshad::render;
 namespace sv = meshad::runtime::solve;
-
-/// Dm^-1 and the area of each 3D triangle in its own plane (5 per triangle).
-static std::vector<double> restParams(const rt::TriMesh &M) {
-  std::vector<double> P;
-  for (int T = 0; T < M.numTriangles(); ++T) {
-    const double *A = &M.X[3 * M.Tris[3 * T]], *B = &M.X[3 * M.Tris[3 * T + 1]],
-                 *C = &M.X[3 * M.Tris[3 * T + 2]];
-    double U[3], V[3], Uu = 0, Uv = 0, Vv = 0;
-    for (int K = 0; K < 3; ++K) {
-      U[K] = B[K] - A[K];
-      V[K] = C[K] - A[K];
-      Uu += U[K] * U[K];
-      Uv += U[K] * V[K];
-      Vv += V[K] * V[K];
-    }
-    double L = std::sqrt(Uu), X2 = Uv / L, Y2 = std::sqrt(std::max(Vv - X2 * X2, 0.0));
-    double Det = L * Y2; // Dm = [L X2; 0 Y2]
-    P.insert(P.end(), {1 / L, -X2 / Det, 0, 1 / Y2, 0.5 * Det});
-  }
-  return P;
-}
 
 /// The local derivatives of random triangles and the global gradient.
 static void checkDerivatives(sv::Problem<double> &P, const std::vector<double> &UV,
@@ -146,30 +124,20 @@ int main(int Argc, char **Argv) {
   demo::normalizeArea(M, 3.14159265358979323846); // the unit disk's area
   std::printf("%d vertices, %d triangles\n", M.numVertices(), M.numTriangles());
   bool Cotangent = demo::argOr(Argc, Argv, 4, "uniform") == "cotangent";
-  std::vector<double> Init = demo::tutte(
-      M, demo::boundaryLoop(M),
-      Cotangent ? demo::TutteWeights::Cotangent : demo::TutteWeights::Uniform);
+  // Tutte's map, the rest shapes and the problem (ParamSetup.h, shared with
+  // benchmarks/solve/param-bench.cu).
+  demo::ParamSetup<SymmetricDirichlet> S(
+      M, Cotangent ? demo::TutteWeights::Cotangent : demo::TutteWeights::Uniform);
+  const std::vector<double> &Init = S.Init;
   std::printf("Tutte's embedding, %s weights\n", Cotangent ? "cotangent" : "uniform");
   int InitFlips = demo::countFlipped2D(Init, M.Tris);
   MESHAD_CHECK_CLOSE("Tutte: flipped triangles", double(InitFlips), 0.0);
+  checkDerivatives(S.P, Init, M.Tris, S.Params);
 
-  std::vector<double> Params = restParams(M);
-  sv::DeviceBuffer<int> Tris;
-  sv::DeviceBuffer<double> Prm, X;
-  Tris.upload(M.Tris);
-  Prm.upload(Params);
-  sv::Problem<double> P(M.numVertices(), 2);
-  P.add<SymmetricDirichlet>(Tris.data(), M.numTriangles(), Prm.data(), 5);
-  checkDerivatives(P, Init, M.Tris, Params);
-
-  sv::SolveOptions<double> Opt;
-  Opt.MaxIterations = 50;
-  Opt.GradientTolerance = 1e-6;
-  Opt.InexactNewton = true;
-  Opt.MaxStep = sv::InjectiveStep2D<double>(Tris.data(), M.numTriangles());
-  X.upload(Init);
-  sv::SolveReport R = sv::newton(P, X.data(), Opt);
-  std::vector<double> UV = X.download();
+  sv::SolveOptions<double> Opt = S.solveOptions(50);
+  S.X.upload(Init);
+  sv::SolveReport R = sv::newton(S.P, S.X.data(), Opt);
+  std::vector<double> UV = S.X.download();
   demo::checkDecreasing(R);
   int Flips = demo::countFlipped2D(UV, M.Tris);
   MESHAD_CHECK_CLOSE("optimized: flipped triangles", double(Flips), 0.0);

@@ -136,6 +136,7 @@ template <class T>
 static Outcome compare(const std::string &Name, const DeviceCsr<T> &A,
                        const std::vector<double> &B, CgOptions Opt,
                        bool MatrixFree = false) {
+  Opt.FusedKernels = false; // bitwise: the unfused kernels
   Opt.DeviceScalars = false;
   Outcome Host = run(A, B, Opt, MatrixFree);
   Opt.DeviceScalars = true;
@@ -178,6 +179,32 @@ static Outcome compare(const std::string &Name, const DeviceCsr<T> &A,
   return Device;
 }
 
+/// pcg's fused iteration (CgOptions::FusedKernels: three launches, the dot
+/// products' terms added in another order) against the host loop: the same
+/// stop reason, the iteration count within one.
+template <class T>
+static Outcome compareFused(const std::string &Name, const DeviceCsr<T> &A,
+                            const std::vector<double> &B, CgOptions Opt) {
+  Opt.DeviceScalars = false;
+  Outcome Host = run(A, B, Opt, false);
+  Opt.DeviceScalars = Opt.FusedKernels = true;
+  Outcome Fused = run(A, B, Opt, false);
+  std::printf("%s: %d iterations (host loop %d), relative residual %.3e, "
+              "converged %d, negative curvature %d\n",
+              Name.c_str(), Fused.Res.Iterations, Host.Res.Iterations,
+              Fused.Res.RelativeResidual, Fused.Res.Converged,
+              Fused.Res.NegativeCurvature);
+  MESHAD_CHECK_CLOSE_TOL((Name + ": iterations within one").c_str(),
+                         double(std::abs(Fused.Res.Iterations -
+                                         Host.Res.Iterations) <= 1),
+                         1.0, 0);
+  MESHAD_CHECK_CLOSE_TOL(
+      (Name + ": stop reason").c_str(),
+      double(Fused.Res.Converged + 2 * Fused.Res.NegativeCurvature),
+      double(Host.Res.Converged + 2 * Host.Res.NegativeCurvature), 0);
+  return Fused;
+}
+
 /// max |X - Ref| / max |Ref| against a bound.
 static void checkSolution(const std::string &Name, const std::vector<double> &X,
                           const std::vector<double> &Ref, double Bound) {
@@ -218,6 +245,22 @@ int main() {
   Few.CheckEvery = 3;
   O = compare("iteration limit", A, B, Few);
   MESHAD_CHECK_CLOSE_TOL("iteration limit: 5", double(O.Res.Iterations), 5, 0);
+  // The fused iteration: block-Jacobi and Jacobi in double, float, the
+  // limit between two checks, negative curvature (Jacobi on the indefinite
+  // matrix).
+  O = compareFused("fused block-Jacobi", A, B, Block);
+  checkSolution("fused block-Jacobi = dense solve", O.X, XStar, 1e-8);
+  O = compareFused("fused Jacobi", A, B, Jacobi);
+  checkSolution("fused Jacobi = dense solve", O.X, XStar, 1e-8);
+  O = compareFused("fused float", AF, B, CgOptions{1e-5, 1000});
+  checkSolution("fused float = dense solve", O.X, XStar, 1e-2);
+  O = compareFused("fused iteration limit", A, B, Few);
+  MESHAD_CHECK_CLOSE_TOL("fused iteration limit: 5", double(O.Res.Iterations),
+                         5, 0);
+  CgOptions IndefiniteJacobi{1e-12, 1000, Preconditioner::Jacobi};
+  O = compareFused("fused indefinite", AI, B, IndefiniteJacobi);
+  MESHAD_CHECK_CLOSE("fused indefinite: negative curvature met",
+                     double(O.Res.NegativeCurvature), 1.0);
   // Indefinite: without a preconditioner CG meets p . A p <= 0 (at once or
   // later; at once, X is b).
   O = compare("indefinite", AI, B, CgOptions{1e-12, 1000}, true);
@@ -227,5 +270,7 @@ int main() {
 }
 // CHECK-NOT: FAIL
 // CHECK: block-Jacobi: {{[0-9]+}} iterations
+// CHECK: fused block-Jacobi: {{[0-9]+}} iterations (host loop {{[0-9]+}}), relative residual {{.*}}, converged 1
+// CHECK: fused indefinite: {{[0-9]+}} iterations (host loop {{[0-9]+}}), relative residual {{.*}}, converged 0, negative curvature 1
 // CHECK: indefinite: {{[0-9]+}} iterations, relative residual {{.*}}, converged 0, negative curvature 1
 // CHECK: numeric checks: {{[1-9][0-9]*}} passed, 0 failed

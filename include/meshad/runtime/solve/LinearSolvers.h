@@ -39,6 +39,7 @@
 #include "meshad/runtime/solve/DeviceVector.h"
 
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,13 @@ struct CgOptions {
   /// same iterates as the host dots (false: a sync per dot product).
   bool DeviceScalars = true;
   int CheckEvery = 8;
+  /// pcg with DeviceScalars: an iteration in three launches (the SpMV with
+  /// p . A p's partials, or cuSPARSE's SpMV and a reduction; the step with
+  /// the preconditioner and r . z, r . r's partials; the direction with
+  /// beta and the stop test) instead of nine (CgKernels.h). The same
+  /// algorithm; the dot products add the same terms in another order, so
+  /// the iterates differ from the unfused ones in round-off.
+  bool FusedKernels = true;
 };
 
 struct CgResult {
@@ -288,12 +296,33 @@ template <class T> struct PcgWorkspace {
 
 namespace detail {
 
+/// One unfused CG iteration of cgDeviceLoop: nine launches.
+template <class T, class ApplyFn, class ResidualFn>
+void cgDeviceIteration(long N, ApplyFn &Apply, ResidualFn &Residual,
+                       PcgWorkspace<T> &Ws, T *X) {
+  T *PAP = Ws.Partials.data(), *P = Ws.P.data(), *AP = Ws.AP.data();
+  CgScalars *S = Ws.Scalars.data();
+  LaunchShape Shape = shapeFor(N);
+  Apply(static_cast<const T *>(P), AP);
+  int Nb = launchReduce(N, ReduceOp::Dot, static_cast<const T *>(P),
+                        static_cast<const T *>(AP), PAP);
+  MESHAD_LAUNCH(cgCurvatureKernel<T>, 1, 1)(S, PAP, Nb);
+  MESHAD_LAUNCH(cgStepKernel<T>, Shape.Blocks, Shape.Threads)
+  (N, S, P, AP, X, Ws.R.data());
+  Residual(false);
+  MESHAD_LAUNCH(cgDirectionKernel<T>, Shape.Blocks, Shape.Threads)
+  (N, S, static_cast<const T *>(Ws.Z.data()), P);
+}
+
 /// cgWith's loop with its scalars on the device (CgKernels.h), from
 /// r = b - A x and |b| (not 0) on: the same iterates as the host loop.
+/// \p Iterate (null: cgDeviceIteration's nine launches) runs one
+/// iteration after the first residual.
 template <class T, class ApplyFn, class PreconditionFn>
 CgResult cgDeviceLoop(long N, ApplyFn &Apply, PreconditionFn &Precondition,
                       const T *B, T *X, const CgOptions &Opt,
-                      PcgWorkspace<T> &Ws, double BNorm) {
+                      PcgWorkspace<T> &Ws, double BNorm,
+                      const std::function<void()> &Iterate = nullptr) {
   Ws.Partials.resize(3 * MaxReduceBlocks);
   Ws.Scalars.resize(1);
   T *PAP = Ws.Partials.data(), *RZ = PAP + MaxReduceBlocks,
@@ -314,7 +343,6 @@ CgResult cgDeviceLoop(long N, ApplyFn &Apply, PreconditionFn &Precondition,
                  static_cast<const T *>(R), RR);
     MESHAD_LAUNCH(cgResidualKernel<T>, 1, 1)(S, RZ, RR, Nb, First);
   };
-  LaunchShape Shape = shapeFor(N);
   Residual(true);
   for (;;) {
     cudaMemcpy(&Host, S, sizeof(Host), cudaMemcpyDeviceToHost);
@@ -322,15 +350,10 @@ CgResult cgDeviceLoop(long N, ApplyFn &Apply, PreconditionFn &Precondition,
       break;
     int Left = Host.MaxIterations - Host.Iterations;
     for (int K = 0; K < std::min(std::max(1, Opt.CheckEvery), Left); ++K) {
-      Apply(static_cast<const T *>(P), AP);
-      int Nb = launchReduce(N, ReduceOp::Dot, static_cast<const T *>(P),
-                            static_cast<const T *>(AP), PAP);
-      MESHAD_LAUNCH(cgCurvatureKernel<T>, 1, 1)(S, PAP, Nb);
-      MESHAD_LAUNCH(cgStepKernel<T>, Shape.Blocks, Shape.Threads)
-      (N, S, P, AP, X, R);
-      Residual(false);
-      MESHAD_LAUNCH(cgDirectionKernel<T>, Shape.Blocks, Shape.Threads)
-      (N, S, Z, P);
+      if (Iterate)
+        Iterate();
+      else
+        cgDeviceIteration(N, Apply, Residual, Ws, X);
     }
   }
   CgResult Res;
@@ -355,7 +378,16 @@ CgResult cgDeviceLoop(long N, ApplyFn &Apply, PreconditionFn &Precondition,
 template <class T, class ApplyFn, class PreconditionFn>
 CgResult cgWith(long N, ApplyFn &&Apply, PreconditionFn &&Precondition,
                 const T *B, T *X, const CgOptions &Opt = {},
-                PcgWorkspace<T> *W = nullptr) {
+                PcgWorkspace<T> *W = nullptr);
+
+namespace detail {
+
+/// cgWith, its device loop's iterations by \p Iterate when given.
+template <class T, class ApplyFn, class PreconditionFn>
+CgResult cgIterated(long N, ApplyFn &Apply, PreconditionFn &Precondition,
+                    const T *B, T *X, const CgOptions &Opt,
+                    PcgWorkspace<T> *W,
+                    const std::function<void()> &Iterate) {
   CgResult Res;
   PcgWorkspace<T> Local;
   PcgWorkspace<T> &Ws = W ? *W : Local;
@@ -372,7 +404,7 @@ CgResult cgWith(long N, ApplyFn &&Apply, PreconditionFn &&Precondition,
     return Res;
   }
   if (Opt.DeviceScalars)
-    return detail::cgDeviceLoop(N, Apply, Precondition, B, X, Opt, Ws, BNorm);
+    return cgDeviceLoop(N, Apply, Precondition, B, X, Opt, Ws, BNorm, Iterate);
   Precondition(static_cast<const T *>(R.data()), Z.data());
   copy(N, Z.data(), P.data());
   double RZ = dot(N, R.data(), Z.data());
@@ -401,6 +433,43 @@ CgResult cgWith(long N, ApplyFn &&Apply, PreconditionFn &&Precondition,
     RZ = RZNew;
     ++Res.Iterations;
   }
+}
+
+/// pcg's iteration in three launches (CgOptions::FusedKernels; Inv: the
+/// B x B inverses, B = 1 for Jacobi).
+template <class T>
+void pcgFusedIteration(const CsrView<T> &A, int B, const T *Inv,
+                       PcgWorkspace<T> &Ws, T *X) {
+  long N = A.Rows, Vertices = N / B;
+  T *PAP = Ws.Partials.data(), *P = Ws.P.data(), *AP = Ws.AP.data();
+  CgScalars *S = Ws.Scalars.data();
+  int Nb;
+#if defined(__CUDACC__) && defined(MESHAD_SOLVE_CUSPARSE)
+  Ws.Spmv(A, P, AP);
+  Nb = launchReduce(N, ReduceOp::Dot, static_cast<const T *>(P),
+                    static_cast<const T *>(AP), PAP);
+#else
+  Nb = std::min(MaxReduceBlocks, shapeFor(N).Blocks);
+  MESHAD_LAUNCH((spmvDotKernel<T, CsrView<T>>), Nb, shapeFor(N).Threads)
+  (A, static_cast<const T *>(P), AP, PAP);
+#endif
+  int Vb = std::min(MaxReduceBlocks, shapeFor(Vertices).Blocks);
+  MESHAD_LAUNCH(cgFusedStepKernel<T>, Vb, shapeFor(Vertices).Threads)
+  (Vertices, B, S, static_cast<const T *>(PAP), Nb, Inv,
+   static_cast<const T *>(P), static_cast<const T *>(AP), X, Ws.R.data(),
+   Ws.Z.data(), PAP + MaxReduceBlocks);
+  MESHAD_LAUNCH(cgFusedDirectionKernel<T>, shapeFor(N).Blocks,
+                shapeFor(N).Threads)
+  (N, S, static_cast<const T *>(PAP + MaxReduceBlocks), Vb,
+   static_cast<const T *>(Ws.Z.data()), P);
+}
+
+} // namespace detail
+
+template <class T, class ApplyFn, class PreconditionFn>
+CgResult cgWith(long N, ApplyFn &&Apply, PreconditionFn &&Precondition,
+                const T *B, T *X, const CgOptions &Opt, PcgWorkspace<T> *W) {
+  return detail::cgIterated(N, Apply, Precondition, B, X, Opt, W, nullptr);
 }
 
 /// Preconditioned CG over any operator with a diagonal preconditioner
@@ -455,9 +524,14 @@ CgResult pcg(const CsrView<T> &A, const T *B, T *X, const CgOptions &Opt = {},
                   detail::shapeFor(N).Threads)
     (N, A.BlockSize, static_cast<const T *>(M), R, Z);
   };
-  return cgWith(
-      N, [&](const T *P, T *AP) { Ws.Spmv(A, P, AP); }, Precondition, B, X,
-      Opt, &Ws);
+  auto Apply = [&](const T *P, T *AP) { Ws.Spmv(A, P, AP); };
+  std::function<void()> Fused;
+  if (Opt.FusedKernels && N)
+    Fused = [&] {
+      detail::pcgFusedIteration(A, Blocks ? A.BlockSize : 1,
+                                static_cast<const T *>(M), Ws, X);
+    };
+  return detail::cgIterated(N, Apply, Precondition, B, X, Opt, &Ws, Fused);
 }
 
 namespace detail {

@@ -100,6 +100,14 @@ template <class T = double> struct SolveOptions {
   /// Newton-CG: the CG tolerance of iteration k is max(Cg's, min(0.5,
   /// sqrt(|g_k| / |g_0|))) (inexact Newton: superlinear, fewer CG steps).
   bool InexactNewton = false;
+  /// With InexactNewton: Eisenstat and Walker's forcing term (1996, choice
+  /// 2) instead: eta_k = 0.9 (|g_k| / |g_k-1|)^2, kept above 0.9
+  /// eta_k-1^2 while that exceeds 0.1, at most 0.5, at least Cg's
+  /// tolerance and 0.5 GradientTolerance / |g_k| (a CG solve no tighter
+  /// than the stop test needs). Loose while Newton converges slowly, tight
+  /// where it converges fast: no CG iterations spent on a model that the
+  /// next iterate leaves anyway.
+  bool EisenstatWalker = false;
   bool Project = true; ///< Newton: per-element PSD-projected Hessians
   /// Newton with Project: after a full step, try the exact Hessian first
   /// (quadratic convergence near a minimum, where the projected one makes
@@ -305,6 +313,7 @@ template <class T> struct NewtonMethod : DescentMethod<T> {
   const SolveOptions<T> &O;
   DeviceBuffer<T> B;
   double FirstNorm = 0;
+  double LastNorm = 0, LastEta = 0; ///< EisenstatWalker: the last |g|, eta
   bool LastStepFull = false; ///< the last accepted step was 1
   int Wait = 0, Backoff = 1; ///< AdaptiveProjection's pause after a failure
   int ExactSteps = 0;        ///< directions from the exact Hessian
@@ -318,9 +327,27 @@ template <class T> struct NewtonMethod : DescentMethod<T> {
     double GNorm = norm(P.numDofs(), G);
     if (FirstNorm == 0)
       FirstNorm = GNorm;
-    C.RelativeTolerance = std::max(
-        C.RelativeTolerance, std::min(0.5, std::sqrt(GNorm / FirstNorm)));
+    double Eta = O.EisenstatWalker ? eisenstatWalker(GNorm)
+                                   : std::min(0.5, std::sqrt(GNorm / FirstNorm));
+    C.RelativeTolerance = std::max(C.RelativeTolerance, Eta);
     return C;
+  }
+
+  /// Eisenstat and Walker's choice 2 (gamma 0.9, alpha 2) with their
+  /// safeguard, at most EtaMax, and no tighter than the stop test needs.
+  double eisenstatWalker(double GNorm) {
+    const double Gamma = 0.9, EtaMax = 0.5;
+    double Eta = EtaMax;
+    if (LastNorm > 0) {
+      double Ratio = GNorm / LastNorm, Safe = Gamma * LastEta * LastEta;
+      Eta = Gamma * Ratio * Ratio;
+      if (Safe > 0.1)
+        Eta = std::max(Eta, Safe);
+    }
+    Eta = std::min(EtaMax, std::max(Eta, 0.5 * O.GradientTolerance / GNorm));
+    LastNorm = GNorm;
+    LastEta = Eta;
+    return Eta;
   }
 
   /// D = H^-1 B, H projected or exact; false when the exact H showed
