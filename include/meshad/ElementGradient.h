@@ -59,6 +59,7 @@
 #include <meshad/codegen/ElementGather.h>
 #include <meshad/codegen/SlotSums.h>
 #include <meshad/runtime/Incidence.h>
+#include <meshad/runtime/NumberingLocality.h>
 
 #include <array>
 #include <cstdio>
@@ -91,6 +92,10 @@ struct ElementKernelTraits<void (*)(P...), AdjointArg> {
   std::abort();
 }
 } // namespace detail
+
+template <class GatherPtr, class SlotsPtr, int IndexArg, int AdjointArg,
+          int Arity, int Stride>
+class ElementGradientChoice;
 
 /// An element kernel's gradient by two-phase slots or gather; see the file
 /// comment. \p KernelPtr is the generated kernel: the atomic gradient's
@@ -190,6 +195,9 @@ public:
   static constexpr ElementStrategy strategy() { return Strategy; }
 
 private:
+  template <class, class, int, int, int, int>
+  friend class ElementGradientChoice;
+
   struct State {
     runtime::Incidence Own;
     bool Built = false;
@@ -270,6 +278,134 @@ private:
   const char *Code;
   bool StoresOnce;
   bool EveryLaunchCovers;
+  std::shared_ptr<State> S;
+};
+
+/// The gradient of an element kernel for which the cost model prefers the
+/// gather, which is right only when the mesh is numbered locally (a grid,
+/// a mesh file, a subdivision; on a shuffled numbering two-phase slots are
+/// faster): the plugin generates both kernels, and this handle chooses on
+/// the first launch, from the numbering of the index array
+/// (meshad/runtime/NumberingLocality.h), and keeps the choice until
+/// connectivity_changed() or another index array. Both strategies are
+/// bitwise reproducible (each gives the same bits on every run; the two
+/// may differ from each other by rounding).
+///
+/// \code
+///   auto g = meshad::gradient(springs, "x, E"); // this handle, by Auto
+///   g.execute_kernel(grid, block, n, edges, x, E, dx, dE); // chooses
+///   if (g.strategy() == meshad::ElementStrategy::TwoPhase) ...
+///   g.force_strategy(meshad::ElementStrategy::Gather); // or TwoPhase;
+///                                                      // Auto: choose
+/// \endcode
+template <class GatherPtr, class SlotsPtr, int IndexArg, int AdjointArg,
+          int Arity, int Stride>
+class ElementGradientChoice {
+  using GatherHandle = ElementGradient<GatherPtr, IndexArg, AdjointArg, Arity,
+                                       Stride, ElementStrategy::Gather>;
+  using SlotsHandle = ElementGradient<SlotsPtr, IndexArg, AdjointArg, Arity,
+                                      Stride, ElementStrategy::TwoPhase>;
+
+public:
+  /// The gather kernel \p G and the two-phase kernel \p P of one gradient,
+  /// with their element counts; \p StoresOnce and \p EveryLaunchCovers:
+  /// those of \p P (ElementGradient).
+  ElementGradientChoice(GatherPtr G, SlotsPtr P,
+                        typename GatherHandle::CountFn GatherCount,
+                        typename SlotsHandle::CountFn SlotsCount,
+                        const char *Name, const char *Code,
+                        bool StoresOnce = false,
+                        bool EveryLaunchCovers = false)
+      : Gather(G, GatherCount, Name, Code),
+        Slots(P, SlotsCount, Name, Code, StoresOnce, EveryLaunchCovers),
+        S(std::make_shared<State>()) {
+    // One incidence, the gather handle's, for both.
+    Slots.S->Borrowed = &Gather.S->Own;
+  }
+
+  /// Runs the gradient: the atomic gradient's arguments.
+  template <class... Args>
+  cudaError_t execute_kernel(dim3 Grid, dim3 Block, Args &&...A) const {
+    long long N = Gather.count(A...);
+    if (N <= 0)
+      return cudaSuccess;
+    const int *Indices = std::get<IndexArg>(std::forward_as_tuple(A...));
+    const runtime::Incidence &Inc = Gather.incidence(Indices, N);
+    if (!S->Decided || S->Source != Indices)
+      decide(Indices, N, Inc.numVertices());
+    if (S->Chosen == ElementStrategy::Gather)
+      return Gather.execute_kernel(Grid, Block, std::forward<Args>(A)...);
+    return Slots.execute_kernel(Grid, Block, std::forward<Args>(A)...);
+  }
+
+  /// The strategy of the launches: ElementStrategy::Auto until the first
+  /// one has chosen, then Gather or TwoPhase.
+  ElementStrategy strategy() const {
+    return S->Decided ? S->Chosen : ElementStrategy::Auto;
+  }
+  /// The locality of the numbering the choice was made from (the share of
+  /// small steps, meshad/runtime/NumberingLocality.h), -1 before the first
+  /// launch or when forced.
+  double numbering_locality() const { return S->Locality; }
+  /// Forces \p Strategy (Gather or TwoPhase) from the next launch on;
+  /// ElementStrategy::Auto chooses again from the numbering.
+  void force_strategy(ElementStrategy Strategy) {
+    if (Strategy != ElementStrategy::Auto &&
+        Strategy != ElementStrategy::Gather &&
+        Strategy != ElementStrategy::TwoPhase)
+      detail::elementGradientError(
+          Gather.getName(), "force_strategy: Gather, TwoPhase or Auto (the "
+                            "other strategies are other kernels: ask "
+                            "meshad::gradient for them)");
+    S->Forced = Strategy;
+    S->Decided = false;
+  }
+  /// Uses \p Inc (kept by the caller) instead of an incidence of the
+  /// handle's own; the next launch chooses again.
+  void use_incidence(const runtime::Incidence &Inc) {
+    Gather.use_incidence(Inc);
+    Slots.use_incidence(Inc);
+    S->Decided = false;
+  }
+  /// The index array changed: the next launch builds the incidence and
+  /// chooses again.
+  void connectivity_changed() {
+    Gather.connectivity_changed();
+    S->Decided = false;
+  }
+
+  bool stores_slots_once() const { return Slots.stores_slots_once(); }
+  const char *getCode() const { return Gather.getCode(); }
+  const char *getName() const { return Gather.getName(); }
+  void dump() const { Gather.dump(); }
+  GatherPtr getFunctionPointer() const { return Gather.getFunctionPointer(); }
+
+private:
+  struct State {
+    bool Decided = false;
+    ElementStrategy Chosen = ElementStrategy::Auto;
+    ElementStrategy Forced = ElementStrategy::Auto;
+    const int *Source = nullptr;
+    double Locality = -1;
+  };
+
+  void decide(const int *Indices, long long N, int NumVertices) const {
+    S->Source = Indices;
+    S->Decided = true;
+    if (S->Forced != ElementStrategy::Auto) {
+      S->Chosen = S->Forced;
+      S->Locality = -1;
+      return;
+    }
+    S->Locality = runtime::numberingLocality(Indices, static_cast<int>(N),
+                                             Arity, NumVertices);
+    S->Chosen = runtime::isLocalNumbering(S->Locality)
+                    ? ElementStrategy::Gather
+                    : ElementStrategy::TwoPhase;
+  }
+
+  GatherHandle Gather;
+  SlotsHandle Slots;
   std::shared_ptr<State> S;
 };
 

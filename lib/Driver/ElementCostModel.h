@@ -16,16 +16,20 @@
 ///                             (zeroed, added to, read back by the sums)
 ///   atomics                   W + AtomicAdd * c * s
 ///
-/// The weights (the table in ElementCostModel.cpp) are fitted to the
-/// generated kernels of benchmarks/elements on an H100 (fp64, V = 1M,
-/// benchmarks/results/2026-11-25-session5-h100.md) and order all three
-/// strategies of its three energies as they ran: springs (W 19) gather <
-/// atomics < two-phase; symmetric Dirichlet triangles (W 47) and
-/// neo-Hookean tets (W 100) atomics < two-phase < gather. The model assumes
-/// a mesh in a locality-preserving order (neighbouring elements and
-/// vertices close in memory, as a mesh file, a subdivision or a grid
-/// gives): in a shuffled numbering every gathered read is a cache miss, and
-/// the gather's c-fold reads cost most (benchmarks/ownership, "mesh").
+/// The weights (the table in ElementCostModel.cpp: Recompute 3/2,
+/// GatherLoad 0, SlotTraffic 28, AtomicAdd 12) are fitted to the generated
+/// kernels of benchmarks/elements on an H100 after session 7's gather
+/// (fp64, V = 1M, benchmarks/results/2026-11-25-session7-h100.md) and
+/// order all three strategies of its three energies as they ran: springs
+/// (W 19) gather < atomics < two-phase; symmetric Dirichlet triangles
+/// (W 47) atomics < gather < two-phase; neo-Hookean tets (W 100) atomics <
+/// two-phase < gather. The model assumes a mesh in a locality-preserving
+/// order (neighbouring elements and vertices close in memory, as a mesh
+/// file, a subdivision or a grid gives): in a shuffled numbering every
+/// gathered read is a cache miss, and the gather's c-fold reads cost most
+/// (benchmarks/ownership, "strategies"). So where Auto picks the gather,
+/// the handle confirms it at run time from the numbering of the index
+/// array (meshad/runtime/NumberingLocality.h, Driver/ElementStrategy.h).
 ///
 /// Atomics are not bitwise reproducible: the model chooses them only when
 /// asked to (ElementStrategy::Fastest); otherwise the estimate names them
@@ -35,7 +39,7 @@
 ///   ElementCost C = estimateElementCost(estimateElementWork(K), 2, 3);
 ///   if (C.Choice == ElementCost::Gather) ...
 ///   remark(C.describe()); // "element work small (...): estimated gather
-///                         //  69 < two-phase 115 operations per element"
+///                         //  57 < two-phase 187 operations per element"
 /// \endcode
 ///
 //===----------------------------------------------------------------------===//
