@@ -68,6 +68,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace meshad {
 
@@ -438,6 +439,8 @@ struct SlotArray {
 ///   auto g = meshad::gradient(motion, "x, u, E");
 ///   g.execute_kernel(grid, block, n, edges, x, u, E, dx, du, dE);
 ///   g.connectivity_changed(); // after remeshing
+///   g.use_incidence(inc);     // or the caller's (one index array);
+///   g.use_incidence(tris, incT); // per index array (several)
 /// \endcode
 template <class KernelPtr, class... Arrays> class ElementGradientSlots;
 template <class... P, class... Arrays>
@@ -452,6 +455,9 @@ class ElementGradientSlots<void (*)(P...), Arrays...> {
 
 public:
   using KernelPtr = void (*)(P...);
+  /// Whether every array is read through the same index parameter.
+  static constexpr bool SameIndexParam =
+      ((Arrays::Index == Array<0>::Index) && ...);
   /// An array's element count from the kernel's arguments (the slots
   /// unused).
   using CountFn = long long (*)(P...);
@@ -477,10 +483,33 @@ public:
   }
 
   /// The index arrays changed: the next launch builds the incidences
-  /// again.
+  /// again (borrowed ones are the caller's to rebuild).
   void connectivity_changed() {
     for (Entry &E : S->Entries)
       E.Built = false;
+  }
+  /// Uses \p Inc (kept by the caller, who rebuilds it when the mesh
+  /// changes) for every array read through the index array \p Indices (a
+  /// device pointer, as passed to execute_kernel) instead of an incidence
+  /// of the handle's own; Inc must have that launch's element count and
+  /// arity.
+  void use_incidence(const int *Indices, const runtime::Incidence &Inc) {
+    for (auto &B : S->Borrowed)
+      if (B.first == Indices) {
+        B.second = &Inc;
+        return;
+      }
+    S->Borrowed.push_back({Indices, &Inc});
+  }
+  /// Uses \p Inc for every array: the kernel reads them all through one
+  /// index parameter (else name the index array: the overload above).
+  template <bool OneIndexArray = SameIndexParam>
+  void use_incidence(const runtime::Incidence &Inc) {
+    static_assert(OneIndexArray,
+                  "use_incidence(inc): the kernel reads its arrays through "
+                  "several index arrays; say which one inc is the incidence "
+                  "of: use_incidence(indices, inc)");
+    S->AnyIndices = &Inc;
   }
   static constexpr ElementStrategy strategy() {
     return ElementStrategy::TwoPhase;
@@ -503,6 +532,10 @@ private:
   };
   struct State {
     std::array<Entry, NumArrays> Entries;
+    /// The caller's incidences, per index array, or for all (one index
+    /// parameter).
+    std::vector<std::pair<const int *, const runtime::Incidence *>> Borrowed;
+    const runtime::Incidence *AnyIndices = nullptr;
     ~State() {
       for (Entry &E : Entries)
         cudaFree(E.Slots);
@@ -589,6 +622,17 @@ private:
   incidence(size_t I, const std::array<const int *, NumArrays> &Indices,
             const std::array<long long, NumArrays> &N) const {
     constexpr std::array<int, NumArrays> Arity{Arrays::C...};
+    if (const runtime::Incidence *Mine = borrowed(Indices[I])) {
+      if (Mine->numElements() != N[I] || Mine->arity() != Arity[I])
+        detail::elementGradientError(
+            Name, "the incidence passed to use_incidence() has " +
+                      std::to_string(Mine->numElements()) +
+                      " elements of arity " + std::to_string(Mine->arity()) +
+                      ", the launch " + std::to_string(N[I]) + " of arity " +
+                      std::to_string(Arity[I]) +
+                      " (stale: rebuild it when the mesh changes)");
+      return *Mine;
+    }
     for (size_t J = 0; J < I; ++J)
       if (Indices[J] == Indices[I] && N[J] == N[I] && Arity[J] == Arity[I])
         return incidence(J, Indices, N);
@@ -618,6 +662,14 @@ private:
     } catch (const runtime::MeshError &Err) {
       detail::elementGradientError(Name, Err.what());
     }
+  }
+
+  /// The caller's incidence for the index array \p Indices, or null.
+  const runtime::Incidence *borrowed(const int *Indices) const {
+    for (const auto &B : S->Borrowed)
+      if (B.first == Indices)
+        return B.second;
+    return S->AnyIndices;
   }
 
   /// Array \p I's slot buffer of at least \p Bytes.

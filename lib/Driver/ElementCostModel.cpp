@@ -53,15 +53,26 @@ unsigned long long rounded(double Cost) {
 
 ElementCost meshad::estimateElementCost(const ElementWork &W, long long Arity,
                                         long long Stride, bool AllowAtomics) {
+  return estimateElementCost(W, {{Arity, Stride}}, AllowAtomics);
+}
+
+ElementCost
+meshad::estimateElementCost(const ElementWork &W,
+                            const std::vector<ElementMapShape> &Maps,
+                            bool AllowAtomics) {
   ElementCost C;
   C.Work = W;
   C.Bounded = W.Bounded;
   C.AtomicsAllowed = AllowAtomics;
-  double Local = static_cast<double>(Arity * Stride);
+  double Local = 0, Gathered = 0, Arity = 0;
+  for (const ElementMapShape &Map : Maps) {
+    Local += static_cast<double>(Map.Arity * Map.Stride);
+    Gathered += static_cast<double>(Map.Arity * Map.Arity * Map.Stride);
+    Arity = std::max(Arity, static_cast<double>(Map.Arity));
+  }
   double Cost = static_cast<double>(W.cost());
-  C.GatherCost = rounded(static_cast<double>(Arity) *
-                         (Weights.Recompute * Cost +
-                          Weights.GatherLoad * Local));
+  C.GatherCost = rounded(Arity * Weights.Recompute * Cost +
+                         Weights.GatherLoad * Gathered);
   C.TwoPhaseCost = rounded(Cost + Weights.SlotTraffic * Local);
   C.AtomicsCost = rounded(Cost + Weights.AtomicAdd * Local);
   C.Choice = C.Bounded && C.GatherCost < C.TwoPhaseCost ? ElementCost::Gather

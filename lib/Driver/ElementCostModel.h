@@ -50,6 +50,7 @@
 #include "Analysis/ElementWork.h"
 
 #include <string>
+#include <vector>
 
 namespace meshad {
 
@@ -76,6 +77,21 @@ struct ElementCost {
 /// the three when \p AllowAtomics.
 ElementCost estimateElementCost(const ElementWork &W, long long Arity,
                                 long long Stride, bool AllowAtomics = false);
+
+/// One element map of a kernel: its arity and the DOFs per vertex of the
+/// array read through it.
+struct ElementMapShape {
+  long long Arity, Stride;
+};
+
+/// The estimate for a kernel of work \p W that reads several arrays, or
+/// one array through several index arrays (\p Maps, one per (array, index
+/// array)): the slots and atomics of every map's c * s local DOFs, the
+/// gather run by the vertices of the largest arity (an extrapolation of the
+/// one-map weights: no such kernel has been measured). One map: as above.
+ElementCost estimateElementCost(const ElementWork &W,
+                                const std::vector<ElementMapShape> &Maps,
+                                bool AllowAtomics = false);
 
 } // namespace meshad
 

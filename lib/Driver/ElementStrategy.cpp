@@ -34,8 +34,8 @@ static const char *spelled(Strategy S) {
 
 /// The selected arrays of a primal kernel whose adjoints go through slots.
 struct ElementStrategies::Choice {
-  /// One per (array, index array), in parameter order; Request is the
-  /// first, what the cost model and the gather see.
+  /// One per (array, index array), in parameter order (the cost model
+  /// sees them all); Request is the first, what the gather sees.
   std::vector<SlotRequest> Requests;
   SlotRequest Request;
   unsigned XParam = 0;
@@ -338,8 +338,11 @@ void ElementStrategies::finish(const DerivativeRequest &R, ir::Function &D) {
                   D.getName() + " is also launched by " + Caller->getName());
   if (!C.Found || (!ByModel && !C.WhyNot.empty()))
     return report(R, Primal, D, C.WhyNot);
+  std::vector<ElementMapShape> Shapes;
+  for (const SlotRequest &Request : C.Requests)
+    Shapes.push_back({Request.Arity, Request.Stride});
   ElementCost Cost = estimateElementCost(
-      estimateElementWork(Primal), C.Request.Arity, C.Request.Stride,
+      estimateElementWork(Primal), Shapes,
       /*AllowAtomics=*/R.ElementStrategy == Strategy::Fastest);
   std::string Why = ByModel ? "cost model: " + Cost.describe() : "as requested";
   if (ByModel && Cost.Choice == ElementCost::Atomics) {

@@ -12,10 +12,12 @@
 ///
 /// For each local vertex j and each pair of consecutive elements t, t + 1,
 /// the step |idx[c*(t+1) + j] - idx[c*t + j]| between the vertices they
-/// name; the locality is the fraction of steps of at most
-/// localityWindow(V) vertices. A grid, a mesh file or a subdivision
-/// (several sequential streams of vertex numbers) has nearly every step
-/// small; a shuffled numbering has a fraction of about 2 * window / V.
+/// name; the locality is the fraction of the nonzero steps of at most
+/// localityWindow(V) vertices (a zero step, the same vertex again as in
+/// the springs of one vertex in a row, says nothing of the numbering). A
+/// grid, a mesh file or a subdivision (several sequential streams of
+/// vertex numbers) has nearly every step small; a shuffled numbering has a
+/// fraction of about 2 * window / V.
 /// The gather rereads each element's vertices once per vertex and pays a
 /// scattered numbering most (6.7x on the H100, V = 4M, where two-phase
 /// slots pay 1.5x), so it is chosen when at least half of the steps are
@@ -64,7 +66,8 @@ inline bool isLocalNumbering(double Locality) {
 }
 
 /// Whether the step at position \p S (element S / Arity, local vertex
-/// S % Arity, to the next element's) of \p Indices is small.
+/// S % Arity, to the next element's) of \p Indices is nonzero, and, with
+/// \p Window > 0, at most Window.
 struct SmallStep {
   const int *Indices;
   int Arity;
@@ -74,41 +77,48 @@ struct SmallStep {
 #endif
   bool operator()(long S) const {
     long D = static_cast<long>(Indices[S + Arity]) - Indices[S];
-    return D <= Window && -D <= Window;
+    D = D < 0 ? -D : D;
+    return D != 0 && (Window <= 0 || D <= Window);
   }
 };
 
-/// The fraction of steps between consecutive elements' vertices of at most
-/// localityWindow(NumVertices) (1 for fewer than two elements);
+/// The number of positions below \p Steps where \p Pred holds.
+inline long countSteps(long Steps, const SmallStep &Pred) {
+#if defined(MESHAD_LOCALITY_THRUST)
+  return thrust::count_if(thrust::device, thrust::counting_iterator<long>(0),
+                          thrust::counting_iterator<long>(Steps), Pred);
+#else
+  long Count = 0;
+  for (long S = 0; S < Steps; ++S)
+    Count += Pred(S);
+  return Count;
+#endif
+}
+
+/// The fraction of the nonzero steps between consecutive elements' vertices
+/// of at most localityWindow(NumVertices) (1 when there are none);
 /// \p DeviceIndices holds NumElements * Arity vertex indices in device
-/// memory.
+/// memory. Only the speed depends on it: both strategies it chooses from
+/// give the gradient.
 inline double numberingLocality(const int *DeviceIndices, int NumElements,
                                 int Arity, int NumVertices) {
   long Steps = static_cast<long>(NumElements - 1) * Arity;
   if (Steps <= 0)
     return 1;
-  SmallStep Small{DeviceIndices, Arity, localityWindow(NumVertices)};
-#if defined(MESHAD_LOCALITY_THRUST)
-  long Count = thrust::count_if(thrust::device,
-                                thrust::counting_iterator<long>(0),
-                                thrust::counting_iterator<long>(Steps), Small);
-#else
-#if defined(MESHAD_CPU_CUDA)
-  // Under the CPU emulation device memory is host memory.
-  const int *Host = DeviceIndices;
+#if defined(MESHAD_LOCALITY_THRUST) || defined(MESHAD_CPU_CUDA)
+  // On the GPU, or under the CPU emulation (device memory is host memory).
+  const int *Indices = DeviceIndices;
 #else
   std::vector<int> Copy(static_cast<size_t>(Steps + Arity));
   if (cudaMemcpy(Copy.data(), DeviceIndices, Copy.size() * sizeof(int),
                  cudaMemcpyDeviceToHost) != cudaSuccess)
-    return 1;
-  const int *Host = Copy.data();
+    return 1; // unreadable here: the launch reports the error
+  const int *Indices = Copy.data();
 #endif
-  Small.Indices = Host;
-  long Count = 0;
-  for (long S = 0; S < Steps; ++S)
-    Count += Small(S);
-#endif
-  return static_cast<double>(Count) / static_cast<double>(Steps);
+  long NonZero = countSteps(Steps, SmallStep{Indices, Arity, 0});
+  long Small =
+      countSteps(Steps, SmallStep{Indices, Arity, localityWindow(NumVertices)});
+  return NonZero ? static_cast<double>(Small) / NonZero : 1;
 }
 
 } // namespace runtime
