@@ -24,16 +24,16 @@
 
 namespace mt = meshad::test;
 
-// The gather over the vertices, then the two-phase copy of the gradient.
+// The gathers over the vertices, then the two-phase copies of the gradients.
 // CHECK-LABEL: __global__ void springs_grad_3_4(int n, const int *edges, const double *rest, const double *x, double *E, double *_d_x, double *_d_E, const int *_offsets, const int *_incident, int _nv) {
 // CHECK-NOT: atomicAdd
 // CHECK: springs_element_grad(n, edges, rest, e, _xl, _d_E[0], _gl);
-// CHECK-LABEL: __global__ void springs_grad_3_4_slots(int n, const int *edges, const double *rest, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
-// CHECK-NOT: atomicAdd
-// CHECK: meshad::slotStore<2, 3>(_slots, n, e, 2 * e, k, _r0);
 // CHECK-LABEL: __global__ void triangles3_grad(int nf, const int *tris, const double *x, double *E, double *_d_x, double *_d_E, const int *_offsets, const int *_incident, int _nv) {
 // CHECK-NOT: atomicAdd
 // CHECK: triangles3_element_grad(
+// CHECK-LABEL: __global__ void springs_grad_3_4_slots(int n, const int *edges, const double *rest, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
+// CHECK-NOT: atomicAdd
+// CHECK: meshad::slotStore<2, 3>(_slots, n, e, 2 * e, k, _r0);
 // CHECK-LABEL: __global__ void triangles3_grad_slots(int nf, const int *tris, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
 // CHECK-NOT: atomicAdd(&_d_x
 // CHECK: meshad::slotStore<3, 3>(

@@ -11,7 +11,7 @@
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs %s -o %t
 // RUN: %t | FileCheck %s --check-prefix=NUM
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DSTALE %s -o %t.stale
-// RUN: not %t.stale 2>&1 | FileCheck %s --check-prefix=STALE
+// RUN: not --crash %t.stale 2>&1 | FileCheck %s --check-prefix=STALE
 // RUN: not %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DONE_FOR_ALL %s -o %t.one 2>&1 | FileCheck %s --check-prefix=ONE
 #include "ElementCheck.h"
 #include <cstdio>
@@ -126,7 +126,7 @@ int main() {
   };
   auto Cloth = meshad::gradient(cloth, "w, x, E");
 #ifdef ONE_FOR_ALL
-  // ONE: error: static assertion failed {{.*}}use_incidence(inc): the kernel reads its arrays through several index arrays; say which one inc is the incidence of: use_incidence(indices, inc)
+  // ONE: error: static assertion failed{{.*}}use_incidence(inc): the kernel reads its arrays through several index arrays; say which one inc is the incidence of: use_incidence(indices, inc)
   Cloth.use_incidence(IncEdges);
 #endif
   Cloth.use_incidence(Edges.device(), IncEdges);
