@@ -1,4 +1,4 @@
-//===- meshad/runtime/NumberingLocality.h - Mesh order statistics -*- C++ -*-===//
+//===- meshad/runtime/NumberingLocality.h - Mesh numbering -*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
