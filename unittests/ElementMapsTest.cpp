@@ -531,6 +531,26 @@ TEST(ElementCostModelTest, NeoHookeanTetsAsMeasured) {
             ElementCost::Atomics);
 }
 
+// Several maps (positions and velocities through one index array; cloth
+// springs and triangles): every map's local DOFs in the slots' and the
+// atomics' estimates, the gather run by the largest arity; one map: as
+// before.
+TEST(ElementCostModelTest, EveryMapSeen) {
+  ElementCost One = estimateElementCost(workOf(20), {{2, 3}});
+  EXPECT_EQ(One.GatherCost, estimateElementCost(workOf(20), 2, 3).GatherCost);
+  EXPECT_EQ(One.TwoPhaseCost, 188u);
+  ElementCost Two = estimateElementCost(workOf(20), {{2, 3}, {2, 3}}, true);
+  EXPECT_EQ(Two.GatherCost, 60u);
+  EXPECT_EQ(Two.TwoPhaseCost, 20u + 28u * 12u);
+  EXPECT_EQ(Two.AtomicsCost, 20u + 12u * 12u);
+  ElementCost Cloth =
+      estimateElementCost(workOf(40), {{2, 1}, {2, 3}, {3, 3}}, true);
+  EXPECT_EQ(Cloth.GatherCost, 180u); // 3 * 3/2 * 40
+  EXPECT_EQ(Cloth.TwoPhaseCost, 40u + 28u * 17u);
+  EXPECT_EQ(Cloth.AtomicsCost, 40u + 12u * 17u);
+  EXPECT_EQ(Cloth.Choice, ElementCost::Gather);
+}
+
 //===----------------------------------------------------------------------===//
 // Not maps
 //===----------------------------------------------------------------------===//
