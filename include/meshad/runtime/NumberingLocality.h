@@ -20,8 +20,8 @@
 /// fraction of about 2 * window / V.
 /// The gather rereads each element's vertices once per vertex and pays a
 /// scattered numbering most (6.7x on the H100, V = 4M, where two-phase
-/// slots pay 1.5x), so it is chosen when at least half of the steps are
-/// small (isLocalNumbering).
+/// slots pay 1.5x), so it is chosen when at least a fifth of the steps are
+/// small (isLocalNumbering; measured: LocalNumberingShare).
 ///
 /// \code
 ///   double L = meshad::runtime::numberingLocality(dEdges, NumEdges, 2, V);
@@ -51,15 +51,19 @@ namespace meshad {
 namespace runtime {
 
 /// The largest step between consecutive elements' vertices that counts as
-/// local: V / 16, at least 32 and at most 65536 vertices (65536 3D fp64
+/// local: V / 16, at least 16 and at most 65536 vertices (65536 3D fp64
 /// vertices are 1.5 MB, a small part of an H100's 50 MB L2).
 inline long localityWindow(long NumVertices) {
   long W = NumVertices / 16;
-  return W < 32 ? 32 : W > 65536 ? 65536 : W;
+  return W < 16 ? 16 : W > 65536 ? 65536 : W;
 }
 
-/// The share of small steps above which the gather is chosen.
-constexpr double LocalNumberingShare = 0.5;
+/// The share of small steps from which the gather is chosen. On the H100
+/// (session 8, benchmarks/elements): the gather won at 1.00 (springs, grid
+/// order) and 0.28 (symmetric Dirichlet on the Loop-subdivided camel, whose
+/// new vertices are numbered after the old ones), two-phase slots at 0.12
+/// (the same two meshes with shuffled vertex numbers).
+constexpr double LocalNumberingShare = 0.2;
 
 inline bool isLocalNumbering(double Locality) {
   return Locality >= LocalNumberingShare;
