@@ -17,6 +17,8 @@
 
 #include "Energies.h"
 
+#include <string>
+
 #if !defined(MESHAD_CPU_CUDA)
 #include <cuda_runtime.h>
 #endif
@@ -74,6 +76,14 @@ void dirichletMeshadGather(const Problem &, const double *, double *, double *,
                            double *);
 void neoHookeanMeshadGather(const Problem &, const double *, double *, double *,
                             double *);
+void springMeshadAuto(const Problem &, const double *, double *, double *,
+                      double *);
+void dirichletMeshadAuto(const Problem &, const double *, double *, double *,
+                         double *);
+void neoHookeanMeshadAuto(const Problem &, const double *, double *, double *,
+                          double *);
+/// The strategy of meshad's default gradient on the mesh it last ran.
+std::string meshadAutoChoice(EnergyKind Kind);
 
 // kernels.cu compiled again with -DELEMENTS_BASELINE and
 // -fplugin-arg-meshad-element-baseline: two-phase slots zeroed and added to

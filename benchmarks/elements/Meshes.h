@@ -49,6 +49,31 @@ struct Jitter {
   }
 };
 
+/// \p P with its vertices renumbered by a fixed random permutation (the
+/// same geometry, positions moved with their vertices): a mesh without
+/// locality, where the gather pays most (the handle of meshad's default
+/// gradient then chooses two-phase slots at run time).
+inline HostProblem shuffledVertices(HostProblem P) {
+  int V = P.numVertices();
+  std::vector<int> Perm(V);
+  for (int I = 0; I < V; ++I)
+    Perm[I] = I;
+  Jitter J;
+  for (int I = V - 1; I > 0; --I) {
+    int K = static_cast<int>((J(1.0) + 1.0) * 0.5 * (I + 1));
+    std::swap(Perm[I], Perm[K > I ? I : K]);
+  }
+  std::vector<double> X(P.X.size());
+  for (int I = 0; I < V; ++I)
+    for (int K = 0; K < 3; ++K)
+      X[3 * Perm[I] + K] = P.X[3 * I + K];
+  for (int &I : P.Elements)
+    I = Perm[I];
+  P.X = std::move(X);
+  P.Name += " shuffled";
+  return P;
+}
+
 /// A Side x Side grid with right, up and diagonal springs at rest length
 /// 1 and 2^0.5, stretched by 5% and jittered.
 inline HostProblem springGrid(int Side) {

@@ -17,6 +17,9 @@
 
 #include <meshad/Differentiator.h>
 
+#include <cstdio>
+#include <string>
+
 namespace elements {
 #if defined(ELEMENTS_BASELINE)
 // The same kernels compiled again with -fplugin-arg-meshad-element-baseline
@@ -130,13 +133,19 @@ void meshadMeshChanged() {
   meshad::gradient(neoHookeanKernel, "x, E", meshad::KeepSeeds,
                    meshad::ElementStrategy::Gather)
       .connectivity_changed();
+  meshad::gradient(springKernel, "x, E", meshad::KeepSeeds)
+      .connectivity_changed();
+  meshad::gradient(dirichletKernel, "x, E", meshad::KeepSeeds)
+      .connectivity_changed();
+  meshad::gradient(neoHookeanKernel, "x, E", meshad::KeepSeeds)
+      .connectivity_changed();
 }
 
 // Each gradient three times: two-phase slots (meshad::ElementStrategy::
 // TwoPhase), gather by recomputation (Gather: a kernel over the vertices,
 // launched by the handle with a shape of its own), and one atomicAdd per
-// contribution (Atomics). The default (Auto) picks gather for the springs
-// and the triangles, two-phase for the tets.
+// contribution (Atomics). The default (Auto, below) picks gather for the
+// springs and the triangles, two-phase for the tets.
 void springMeshadTwoPhase(const Problem &P, const double *X, double *E,
                           double *DX, double *DE) {
   meshad::gradient(springKernel, "x, E", meshad::KeepSeeds,
@@ -199,6 +208,53 @@ void neoHookeanMeshadGather(const Problem &P, const double *X, double *E,
                    meshad::ElementStrategy::Gather)
       .execute_kernel(grid1D(P.NumElements), dim3(BlockSize), P.NumElements,
                       P.Elements, P.Rest, P.Measure, X, E, DX, DE);
+}
+
+// The default (Auto): the cost model's choice, gather for the springs and
+// the triangles, confirmed at run time from the mesh's numbering
+// (meshad::ElementGradientChoice: two-phase slots for a shuffled one);
+// two-phase for the tets.
+void springMeshadAuto(const Problem &P, const double *X, double *E,
+                      double *DX, double *DE) {
+  meshad::gradient(springKernel, "x, E", meshad::KeepSeeds)
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize), P.NumElements,
+                      P.Elements, P.Rest, X, E, DX, DE);
+}
+void dirichletMeshadAuto(const Problem &P, const double *X, double *E,
+                         double *DX, double *DE) {
+  meshad::gradient(dirichletKernel, "x, E", meshad::KeepSeeds)
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize), P.NumElements,
+                      P.Elements, P.Rest, P.Measure, X, E, DX, DE);
+}
+void neoHookeanMeshadAuto(const Problem &P, const double *X, double *E,
+                          double *DX, double *DE) {
+  meshad::gradient(neoHookeanKernel, "x, E", meshad::KeepSeeds)
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize), P.NumElements,
+                      P.Elements, P.Rest, P.Measure, X, E, DX, DE);
+}
+
+/// What meshad's default gradient of \p Kind runs on the mesh it last saw.
+std::string meshadAutoChoice(EnergyKind Kind) {
+  auto Spelled = [](meshad::ElementStrategy S) {
+    return std::string(S == meshad::ElementStrategy::Gather ? "gather"
+                       : S == meshad::ElementStrategy::TwoPhase
+                           ? "two-phase"
+                           : "not chosen");
+  };
+  if (Kind == EnergyKind::NeoHookean)
+    return Spelled(meshad::gradient(neoHookeanKernel, "x, E",
+                                    meshad::KeepSeeds)
+                       .strategy()) +
+           " (compile time)";
+  auto Choice = [&](const auto &G) {
+    char Locality[64];
+    std::snprintf(Locality, sizeof Locality, " (numbering locality %.3f)",
+                  G.numbering_locality());
+    return Spelled(G.strategy()) + Locality;
+  };
+  if (Kind == EnergyKind::Spring)
+    return Choice(meshad::gradient(springKernel, "x, E", meshad::KeepSeeds));
+  return Choice(meshad::gradient(dirichletKernel, "x, E", meshad::KeepSeeds));
 }
 
 #if defined(ELEMENTS_BASELINE)

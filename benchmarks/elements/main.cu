@@ -7,7 +7,9 @@
 /// \file
 /// Gradients of three element energies (mass-spring grid, symmetric
 /// Dirichlet on a subdivided real triangle mesh, neo-Hookean on a real tet
-/// mesh), each by meshad (two-phase slots, gather, atomics) and by three
+/// mesh), each by meshad (two-phase slots, gather, atomics, and the default,
+/// whose gathers choose at run time from the mesh's numbering: the springs
+/// and the triangles again with shuffled vertex numbers) and by three
 /// hand-written kernels (atomic scatter, gather by recomputation, two-phase
 /// slots), in one process on the same inputs: every variant checked
 /// against a CPU sum of hand-derived local
@@ -142,6 +144,8 @@ struct MeshadFns {
   GradientFn TwoPhase, Atomics, Gather;
   /// The same without plain slot stores and own-part pullbacks.
   GradientFn TwoPhaseAdd, GatherWhole;
+  /// The default (Auto): for gathers, chosen at run time.
+  GradientFn Auto;
 };
 
 void runProblem(const Options &O, const HostProblem &H, const char *Key,
@@ -187,6 +191,7 @@ void runProblem(const Options &O, const HostProblem &H, const char *Key,
                               {"meshad-gather", Meshad.Gather, true},
                               {"meshad-twophase-add", Meshad.TwoPhaseAdd, true},
                               {"meshad-gather-whole", Meshad.GatherWhole, true},
+                              {"meshad-auto", Meshad.Auto, true},
                               {"meshad-atomics", Meshad.Atomics, false},
                               {"hand scatter (atomics)", handScatter, false},
                               {"hand gather", handGather, true},
@@ -212,7 +217,9 @@ void runProblem(const Options &O, const HostProblem &H, const char *Key,
       Worst = std::isfinite(D) ? std::max(Worst, D) : INFINITY;
       Scale = std::max(Scale, std::fabs(Ref[I]));
     }
-    if (!std::strcmp(V.Name, "meshad-twophase") && !O.Export.empty())
+    // The peers run the meshes in their own order only.
+    if (!std::strcmp(V.Name, "meshad-twophase") && !O.Export.empty() &&
+        H.Name.find("shuffled") == std::string::npos)
       exportProblem(O, H, Key, First);
     std::vector<double> Ms;
     for (int Rep = -3; Rep < O.Reps; ++Rep) {
@@ -231,6 +238,10 @@ void runProblem(const Options &O, const HostProblem &H, const char *Key,
     std::printf("   %-24s %9.4f ms  rel error %.1e  %s\n", V.Name,
                 Ms[Ms.size() / 2], Worst / Scale,
                 Bitwise ? "bitwise reproducible" : "not reproducible");
+    if (!std::strcmp(V.Name, "meshad-auto")) {
+      Rows.back().Variant += " (" + meshadAutoChoice(H.Kind) + ")";
+      std::printf("   meshad-auto ran %s\n", meshadAutoChoice(H.Kind).c_str());
+    }
   }
   for (const void *Ptr : {(const void *)P.Elements, (const void *)P.Rest,
                           (const void *)P.Measure, (const void *)X,
@@ -266,8 +277,9 @@ int main(int Argc, char **Argv) {
       O.Tets = Value("--tets=");
     else {
       std::fprintf(stderr,
-                   "usage: %s [--small] [--reps=N] [--only=spring1m|spring4m|"
-                   "dirichlet|neohookean] [--export=DIR] [--mesh-dir=DIR] "
+                   "usage: %s [--small] [--reps=N] [--only=spring1m|"
+                   "spring1m-shuffled|spring4m|dirichlet|dirichlet-shuffled|"
+                   "neohookean] [--export=DIR] [--mesh-dir=DIR] "
                    "[--tets=TETGEN_BASE]\n", Argv[0]);
       return 2;
     }
@@ -285,23 +297,39 @@ int main(int Argc, char **Argv) {
       runProblem(O, springGrid(O.Small ? 40 : 1000), "spring1m",
                  {springMeshadTwoPhase, springMeshadAtomics,
                   springMeshadGather, baseline::springMeshadTwoPhase,
-                  baseline::springMeshadGather}, Rows);
+                  baseline::springMeshadGather, springMeshadAuto}, Rows);
+    // The same grid with shuffled vertex numbers: the run-time choice.
+    if (wanted(O, "spring1m-shuffled"))
+      runProblem(O, shuffledVertices(springGrid(O.Small ? 40 : 1000)),
+                 "spring1m-shuffled",
+                 {springMeshadTwoPhase, springMeshadAtomics,
+                  springMeshadGather, baseline::springMeshadTwoPhase,
+                  baseline::springMeshadGather, springMeshadAuto}, Rows);
     if (wanted(O, "spring4m") && !O.Small)
       runProblem(O, springGrid(2000), "spring4m",
                  {springMeshadTwoPhase, springMeshadAtomics,
                   springMeshadGather, baseline::springMeshadTwoPhase,
-                  baseline::springMeshadGather}, Rows);
+                  baseline::springMeshadGather, springMeshadAuto}, Rows);
     if (wanted(O, "dirichlet"))
       runProblem(O, dirichletMesh(O.MeshDir + "/camel.off", O.Small ? 20000 : 1000000),
                  "dirichlet",
                  {dirichletMeshadTwoPhase, dirichletMeshadAtomics,
                   dirichletMeshadGather, baseline::dirichletMeshadTwoPhase,
-                  baseline::dirichletMeshadGather}, Rows);
+                  baseline::dirichletMeshadGather, dirichletMeshadAuto}, Rows);
+    if (wanted(O, "dirichlet-shuffled"))
+      runProblem(O,
+                 shuffledVertices(dirichletMesh(O.MeshDir + "/camel.off",
+                                                O.Small ? 20000 : 1000000)),
+                 "dirichlet-shuffled",
+                 {dirichletMeshadTwoPhase, dirichletMeshadAtomics,
+                  dirichletMeshadGather, baseline::dirichletMeshadTwoPhase,
+                  baseline::dirichletMeshadGather, dirichletMeshadAuto}, Rows);
     if (wanted(O, "neohookean") && !O.Tets.empty())
       runProblem(O, neoHookeanMesh(O.Tets), "neohookean",
                  {neoHookeanMeshadTwoPhase, neoHookeanMeshadAtomics,
                   neoHookeanMeshadGather, baseline::neoHookeanMeshadTwoPhase,
-                  baseline::neoHookeanMeshadGather}, Rows);
+                  baseline::neoHookeanMeshadGather, neoHookeanMeshadAuto},
+                 Rows);
   } catch (const meshad::runtime::MeshError &Err) {
     std::fprintf(stderr, "error: %s\n", Err.what());
     return 1;

@@ -59,6 +59,7 @@
 #include <meshad/codegen/ElementGather.h>
 #include <meshad/codegen/SlotSums.h>
 #include <meshad/runtime/Incidence.h>
+#include <meshad/runtime/NumberingLocality.h>
 
 #include <array>
 #include <cstdio>
@@ -67,6 +68,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace meshad {
 
@@ -91,6 +93,10 @@ struct ElementKernelTraits<void (*)(P...), AdjointArg> {
   std::abort();
 }
 } // namespace detail
+
+template <class GatherPtr, class SlotsPtr, int IndexArg, int AdjointArg,
+          int Arity, int Stride>
+class ElementGradientChoice;
 
 /// An element kernel's gradient by two-phase slots or gather; see the file
 /// comment. \p KernelPtr is the generated kernel: the atomic gradient's
@@ -190,6 +196,9 @@ public:
   static constexpr ElementStrategy strategy() { return Strategy; }
 
 private:
+  template <class, class, int, int, int, int>
+  friend class ElementGradientChoice;
+
   struct State {
     runtime::Incidence Own;
     bool Built = false;
@@ -273,6 +282,134 @@ private:
   std::shared_ptr<State> S;
 };
 
+/// The gradient of an element kernel for which the cost model prefers the
+/// gather, which is right only when the mesh is numbered locally (a grid,
+/// a mesh file, a subdivision; on a shuffled numbering two-phase slots are
+/// faster): the plugin generates both kernels, and this handle chooses on
+/// the first launch, from the numbering of the index array
+/// (meshad/runtime/NumberingLocality.h), and keeps the choice until
+/// connectivity_changed() or another index array. Both strategies are
+/// bitwise reproducible (each gives the same bits on every run; the two
+/// may differ from each other by rounding).
+///
+/// \code
+///   auto g = meshad::gradient(springs, "x, E"); // this handle, by Auto
+///   g.execute_kernel(grid, block, n, edges, x, E, dx, dE); // chooses
+///   if (g.strategy() == meshad::ElementStrategy::TwoPhase) ...
+///   g.force_strategy(meshad::ElementStrategy::Gather); // or TwoPhase;
+///                                                      // Auto: choose
+/// \endcode
+template <class GatherPtr, class SlotsPtr, int IndexArg, int AdjointArg,
+          int Arity, int Stride>
+class ElementGradientChoice {
+  using GatherHandle = ElementGradient<GatherPtr, IndexArg, AdjointArg, Arity,
+                                       Stride, ElementStrategy::Gather>;
+  using SlotsHandle = ElementGradient<SlotsPtr, IndexArg, AdjointArg, Arity,
+                                      Stride, ElementStrategy::TwoPhase>;
+
+public:
+  /// The gather kernel \p G and the two-phase kernel \p P of one gradient,
+  /// with their element counts; \p StoresOnce and \p EveryLaunchCovers:
+  /// those of \p P (ElementGradient).
+  ElementGradientChoice(GatherPtr G, SlotsPtr P,
+                        typename GatherHandle::CountFn GatherCount,
+                        typename SlotsHandle::CountFn SlotsCount,
+                        const char *Name, const char *Code,
+                        bool StoresOnce = false,
+                        bool EveryLaunchCovers = false)
+      : Gather(G, GatherCount, Name, Code),
+        Slots(P, SlotsCount, Name, Code, StoresOnce, EveryLaunchCovers),
+        S(std::make_shared<State>()) {
+    // One incidence, the gather handle's, for both.
+    Slots.S->Borrowed = &Gather.S->Own;
+  }
+
+  /// Runs the gradient: the atomic gradient's arguments.
+  template <class... Args>
+  cudaError_t execute_kernel(dim3 Grid, dim3 Block, Args &&...A) const {
+    long long N = Gather.count(A...);
+    if (N <= 0)
+      return cudaSuccess;
+    const int *Indices = std::get<IndexArg>(std::forward_as_tuple(A...));
+    const runtime::Incidence &Inc = Gather.incidence(Indices, N);
+    if (!S->Decided || S->Source != Indices)
+      decide(Indices, N, Inc.numVertices());
+    if (S->Chosen == ElementStrategy::Gather)
+      return Gather.execute_kernel(Grid, Block, std::forward<Args>(A)...);
+    return Slots.execute_kernel(Grid, Block, std::forward<Args>(A)...);
+  }
+
+  /// The strategy of the launches: ElementStrategy::Auto until the first
+  /// one has chosen, then Gather or TwoPhase.
+  ElementStrategy strategy() const {
+    return S->Decided ? S->Chosen : ElementStrategy::Auto;
+  }
+  /// The locality of the numbering the choice was made from (the share of
+  /// small steps, meshad/runtime/NumberingLocality.h), -1 before the first
+  /// launch or when forced.
+  double numbering_locality() const { return S->Locality; }
+  /// Forces \p Strategy (Gather or TwoPhase) from the next launch on;
+  /// ElementStrategy::Auto chooses again from the numbering.
+  void force_strategy(ElementStrategy Strategy) {
+    if (Strategy != ElementStrategy::Auto &&
+        Strategy != ElementStrategy::Gather &&
+        Strategy != ElementStrategy::TwoPhase)
+      detail::elementGradientError(
+          Gather.getName(), "force_strategy: Gather, TwoPhase or Auto (the "
+                            "other strategies are other kernels: ask "
+                            "meshad::gradient for them)");
+    S->Forced = Strategy;
+    S->Decided = false;
+  }
+  /// Uses \p Inc (kept by the caller) instead of an incidence of the
+  /// handle's own; the next launch chooses again.
+  void use_incidence(const runtime::Incidence &Inc) {
+    Gather.use_incidence(Inc);
+    Slots.use_incidence(Inc);
+    S->Decided = false;
+  }
+  /// The index array changed: the next launch builds the incidence and
+  /// chooses again.
+  void connectivity_changed() {
+    Gather.connectivity_changed();
+    S->Decided = false;
+  }
+
+  bool stores_slots_once() const { return Slots.stores_slots_once(); }
+  const char *getCode() const { return Gather.getCode(); }
+  const char *getName() const { return Gather.getName(); }
+  void dump() const { Gather.dump(); }
+  GatherPtr getFunctionPointer() const { return Gather.getFunctionPointer(); }
+
+private:
+  struct State {
+    bool Decided = false;
+    ElementStrategy Chosen = ElementStrategy::Auto;
+    ElementStrategy Forced = ElementStrategy::Auto;
+    const int *Source = nullptr;
+    double Locality = -1;
+  };
+
+  void decide(const int *Indices, long long N, int NumVertices) const {
+    S->Source = Indices;
+    S->Decided = true;
+    if (S->Forced != ElementStrategy::Auto) {
+      S->Chosen = S->Forced;
+      S->Locality = -1;
+      return;
+    }
+    S->Locality = runtime::numberingLocality(Indices, static_cast<int>(N),
+                                             Arity, NumVertices);
+    S->Chosen = runtime::isLocalNumbering(S->Locality)
+                    ? ElementStrategy::Gather
+                    : ElementStrategy::TwoPhase;
+  }
+
+  GatherHandle Gather;
+  SlotsHandle Slots;
+  std::shared_ptr<State> S;
+};
+
 /// One array of an ElementGradientSlots: the kernel parameters of its
 /// index array and of its adjoint, an element's vertices (Arity) and a
 /// vertex's values (Stride).
@@ -302,6 +439,8 @@ struct SlotArray {
 ///   auto g = meshad::gradient(motion, "x, u, E");
 ///   g.execute_kernel(grid, block, n, edges, x, u, E, dx, du, dE);
 ///   g.connectivity_changed(); // after remeshing
+///   g.use_incidence(inc);     // or the caller's (one index array);
+///   g.use_incidence(tris, incT); // per index array (several)
 /// \endcode
 template <class KernelPtr, class... Arrays> class ElementGradientSlots;
 template <class... P, class... Arrays>
@@ -316,6 +455,9 @@ class ElementGradientSlots<void (*)(P...), Arrays...> {
 
 public:
   using KernelPtr = void (*)(P...);
+  /// Whether every array is read through the same index parameter.
+  static constexpr bool SameIndexParam =
+      ((Arrays::Index == Array<0>::Index) && ...);
   /// An array's element count from the kernel's arguments (the slots
   /// unused).
   using CountFn = long long (*)(P...);
@@ -341,10 +483,33 @@ public:
   }
 
   /// The index arrays changed: the next launch builds the incidences
-  /// again.
+  /// again (borrowed ones are the caller's to rebuild).
   void connectivity_changed() {
     for (Entry &E : S->Entries)
       E.Built = false;
+  }
+  /// Uses \p Inc (kept by the caller, who rebuilds it when the mesh
+  /// changes) for every array read through the index array \p Indices (a
+  /// device pointer, as passed to execute_kernel) instead of an incidence
+  /// of the handle's own; Inc must have that launch's element count and
+  /// arity.
+  void use_incidence(const int *Indices, const runtime::Incidence &Inc) {
+    for (auto &B : S->Borrowed)
+      if (B.first == Indices) {
+        B.second = &Inc;
+        return;
+      }
+    S->Borrowed.push_back({Indices, &Inc});
+  }
+  /// Uses \p Inc for every array: the kernel reads them all through one
+  /// index parameter (else name the index array: the overload above).
+  template <bool OneIndexArray = SameIndexParam>
+  void use_incidence(const runtime::Incidence &Inc) {
+    static_assert(OneIndexArray,
+                  "use_incidence(inc): the kernel reads its arrays through "
+                  "several index arrays; say which one inc is the incidence "
+                  "of: use_incidence(indices, inc)");
+    S->AnyIndices = &Inc;
   }
   static constexpr ElementStrategy strategy() {
     return ElementStrategy::TwoPhase;
@@ -367,6 +532,10 @@ private:
   };
   struct State {
     std::array<Entry, NumArrays> Entries;
+    /// The caller's incidences, per index array, or for all (one index
+    /// parameter).
+    std::vector<std::pair<const int *, const runtime::Incidence *>> Borrowed;
+    const runtime::Incidence *AnyIndices = nullptr;
     ~State() {
       for (Entry &E : Entries)
         cudaFree(E.Slots);
@@ -453,6 +622,17 @@ private:
   incidence(size_t I, const std::array<const int *, NumArrays> &Indices,
             const std::array<long long, NumArrays> &N) const {
     constexpr std::array<int, NumArrays> Arity{Arrays::C...};
+    if (const runtime::Incidence *Mine = borrowed(Indices[I])) {
+      if (Mine->numElements() != N[I] || Mine->arity() != Arity[I])
+        detail::elementGradientError(
+            Name, "the incidence passed to use_incidence() has " +
+                      std::to_string(Mine->numElements()) +
+                      " elements of arity " + std::to_string(Mine->arity()) +
+                      ", the launch " + std::to_string(N[I]) + " of arity " +
+                      std::to_string(Arity[I]) +
+                      " (stale: rebuild it when the mesh changes)");
+      return *Mine;
+    }
     for (size_t J = 0; J < I; ++J)
       if (Indices[J] == Indices[I] && N[J] == N[I] && Arity[J] == Arity[I])
         return incidence(J, Indices, N);
@@ -482,6 +662,14 @@ private:
     } catch (const runtime::MeshError &Err) {
       detail::elementGradientError(Name, Err.what());
     }
+  }
+
+  /// The caller's incidence for the index array \p Indices, or null.
+  const runtime::Incidence *borrowed(const int *Indices) const {
+    for (const auto &B : S->Borrowed)
+      if (B.first == Indices)
+        return B.second;
+    return S->AnyIndices;
   }
 
   /// Array \p I's slot buffer of at least \p Bytes.

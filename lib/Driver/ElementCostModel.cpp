@@ -29,17 +29,22 @@ struct CostWeights {
   double AtomicAdd;
 };
 
-/// Fitted to the generated kernels of benchmarks/elements on an H100 (fp64,
-/// ms at V = 1M, session 5): springs (W 19, c 2, s 3) gather 0.125, atomics
-/// 0.180, two-phase 0.380; symmetric Dirichlet triangles (W 47, c 3, s 3)
-/// atomics 0.163, two-phase 0.315, gather 0.391; neo-Hookean tets (W 100,
-/// c 4, s 3) atomics 0.230, two-phase 0.492, gather 1.111. Among weights
-/// of this form, these keep the three estimates of each energy in the
-/// measured order with the widest margins, and give the measured ratio of
-/// gather to two-phase for the triangles (1.25 for 1.24) and tets (2.22
-/// for 2.26); they overestimate the springs' (0.60 for 0.33).
-constexpr CostWeights Weights = {/*Recompute=*/1.5, /*GatherLoad=*/1,
-                                 /*SlotTraffic=*/16, /*AtomicAdd=*/11};
+/// Fitted (session 8) to the generated kernels of benchmarks/elements on an
+/// H100 after session 7's gather (the whole pullback unless its parts save
+/// a quarter, the local gradient in registers; fp64, ms at V = 1M,
+/// benchmarks/results/2026-11-25-session7-h100.md, "after this session's
+/// changes"): springs (W 19, c 2, s 3) gather 0.068, atomics 0.181,
+/// two-phase 0.270; symmetric Dirichlet triangles (W 47, c 3, s 3) atomics
+/// 0.164, gather 0.214, two-phase 0.265; neo-Hookean tets (W 100, c 4,
+/// s 3) atomics 0.239, two-phase 0.455, gather 0.570. Among weights of
+/// this form (Recompute in steps of 1/8, the others of 1/2 and 1), these
+/// keep the three estimates of each energy in the measured order with the
+/// widest margins (at least 1.37x between neighbours) and, among those,
+/// the atomics' ratio to two-phase closest to the measured one (0.49-0.56
+/// for 0.52-0.67). The gathered DOFs cost nothing measurable: in mesh
+/// order they are cache hits, and the local gradient stays in registers.
+constexpr CostWeights Weights = {/*Recompute=*/1.5, /*GatherLoad=*/0,
+                                 /*SlotTraffic=*/28, /*AtomicAdd=*/12};
 
 unsigned long long rounded(double Cost) {
   return static_cast<unsigned long long>(std::llround(Cost));
@@ -48,15 +53,26 @@ unsigned long long rounded(double Cost) {
 
 ElementCost meshad::estimateElementCost(const ElementWork &W, long long Arity,
                                         long long Stride, bool AllowAtomics) {
+  return estimateElementCost(W, {{Arity, Stride}}, AllowAtomics);
+}
+
+ElementCost
+meshad::estimateElementCost(const ElementWork &W,
+                            const std::vector<ElementMapShape> &Maps,
+                            bool AllowAtomics) {
   ElementCost C;
   C.Work = W;
   C.Bounded = W.Bounded;
   C.AtomicsAllowed = AllowAtomics;
-  double Local = static_cast<double>(Arity * Stride);
+  double Local = 0, Gathered = 0, Arity = 0;
+  for (const ElementMapShape &Map : Maps) {
+    Local += static_cast<double>(Map.Arity * Map.Stride);
+    Gathered += static_cast<double>(Map.Arity * Map.Arity * Map.Stride);
+    Arity = std::max(Arity, static_cast<double>(Map.Arity));
+  }
   double Cost = static_cast<double>(W.cost());
-  C.GatherCost = rounded(static_cast<double>(Arity) *
-                         (Weights.Recompute * Cost +
-                          Weights.GatherLoad * Local));
+  C.GatherCost = rounded(Arity * Weights.Recompute * Cost +
+                         Weights.GatherLoad * Gathered);
   C.TwoPhaseCost = rounded(Cost + Weights.SlotTraffic * Local);
   C.AtomicsCost = rounded(Cost + Weights.AtomicAdd * Local);
   C.Choice = C.Bounded && C.GatherCost < C.TwoPhaseCost ? ElementCost::Gather

@@ -16,16 +16,20 @@
 ///                             (zeroed, added to, read back by the sums)
 ///   atomics                   W + AtomicAdd * c * s
 ///
-/// The weights (the table in ElementCostModel.cpp) are fitted to the
-/// generated kernels of benchmarks/elements on an H100 (fp64, V = 1M,
-/// benchmarks/results/2026-11-25-session5-h100.md) and order all three
-/// strategies of its three energies as they ran: springs (W 19) gather <
-/// atomics < two-phase; symmetric Dirichlet triangles (W 47) and
-/// neo-Hookean tets (W 100) atomics < two-phase < gather. The model assumes
-/// a mesh in a locality-preserving order (neighbouring elements and
-/// vertices close in memory, as a mesh file, a subdivision or a grid
-/// gives): in a shuffled numbering every gathered read is a cache miss, and
-/// the gather's c-fold reads cost most (benchmarks/ownership, "mesh").
+/// The weights (the table in ElementCostModel.cpp: Recompute 3/2,
+/// GatherLoad 0, SlotTraffic 28, AtomicAdd 12) are fitted to the generated
+/// kernels of benchmarks/elements on an H100 after session 7's gather
+/// (fp64, V = 1M, benchmarks/results/2026-11-25-session7-h100.md) and
+/// order all three strategies of its three energies as they ran: springs
+/// (W 19) gather < atomics < two-phase; symmetric Dirichlet triangles
+/// (W 47) atomics < gather < two-phase; neo-Hookean tets (W 100) atomics <
+/// two-phase < gather. The model assumes a mesh in a locality-preserving
+/// order (neighbouring elements and vertices close in memory, as a mesh
+/// file, a subdivision or a grid gives): in a shuffled numbering every
+/// gathered read is a cache miss, and the gather's c-fold reads cost most
+/// (benchmarks/ownership, "strategies"). So where Auto picks the gather,
+/// the handle confirms it at run time from the numbering of the index
+/// array (meshad/runtime/NumberingLocality.h, Driver/ElementStrategy.h).
 ///
 /// Atomics are not bitwise reproducible: the model chooses them only when
 /// asked to (ElementStrategy::Fastest); otherwise the estimate names them
@@ -35,7 +39,7 @@
 ///   ElementCost C = estimateElementCost(estimateElementWork(K), 2, 3);
 ///   if (C.Choice == ElementCost::Gather) ...
 ///   remark(C.describe()); // "element work small (...): estimated gather
-///                         //  69 < two-phase 115 operations per element"
+///                         //  57 < two-phase 187 operations per element"
 /// \endcode
 ///
 //===----------------------------------------------------------------------===//
@@ -46,6 +50,7 @@
 #include "Analysis/ElementWork.h"
 
 #include <string>
+#include <vector>
 
 namespace meshad {
 
@@ -72,6 +77,21 @@ struct ElementCost {
 /// the three when \p AllowAtomics.
 ElementCost estimateElementCost(const ElementWork &W, long long Arity,
                                 long long Stride, bool AllowAtomics = false);
+
+/// One element map of a kernel: its arity and the DOFs per vertex of the
+/// array read through it.
+struct ElementMapShape {
+  long long Arity, Stride;
+};
+
+/// The estimate for a kernel of work \p W that reads several arrays, or
+/// one array through several index arrays (\p Maps, one per (array, index
+/// array)): the slots and atomics of every map's c * s local DOFs, the
+/// gather run by the vertices of the largest arity (an extrapolation of the
+/// one-map weights: no such kernel has been measured). One map: as above.
+ElementCost estimateElementCost(const ElementWork &W,
+                                const std::vector<ElementMapShape> &Maps,
+                                bool AllowAtomics = false);
 
 } // namespace meshad
 

@@ -12,6 +12,7 @@
 #include "Emit/CudaEmitter.h"
 #include "GPU/GpuPasses.h"
 #include "IR/PassPipeline.h"
+#include "IR/Clone.h"
 #include "IR/Traversal.h"
 
 using namespace meshad;
@@ -33,8 +34,8 @@ static const char *spelled(Strategy S) {
 
 /// The selected arrays of a primal kernel whose adjoints go through slots.
 struct ElementStrategies::Choice {
-  /// One per (array, index array), in parameter order; Request is the
-  /// first, what the cost model and the gather see.
+  /// One per (array, index array), in parameter order (the cost model
+  /// sees them all); Request is the first, what the gather sees.
   std::vector<SlotRequest> Requests;
   SlotRequest Request;
   unsigned XParam = 0;
@@ -200,15 +201,25 @@ bool ElementStrategies::tryGather(const DerivativeRequest &R,
   return true;
 }
 
-void ElementStrategies::twoPhase(const DerivativeRequest &R,
-                                 const ir::Function &Primal, ir::Function &D,
-                                 const Choice &C, const std::string &Why) {
+void ElementStrategies::runSlotsPass(
+    const ir::Function &Primal, ir::Function &F, const Choice &C,
+    std::function<void(const SlotLayout *, const std::string &)> Done) {
   ElementKernelFacts Facts;
   Facts.Primal = &Primal;
   Facts.Requests = C.Requests;
   for (SlotRequest &Request : Facts.Requests)
     Request.TryStores = !Baseline;
-  Facts.Done = [&](const SlotLayout *Layout, const std::string &WhyNot) {
+  Facts.Done = std::move(Done);
+  PassPipeline Passes(Diags, Verify);
+  addElementKernelPasses(Passes, M, std::move(Facts));
+  Passes.run(F, &Primal);
+}
+
+void ElementStrategies::twoPhase(const DerivativeRequest &R,
+                                 const ir::Function &Primal, ir::Function &D,
+                                 const Choice &C, const std::string &Why) {
+  runSlotsPass(Primal, D, C, [&](const SlotLayout *Layout,
+                                 const std::string &WhyNot) {
     if (!Layout)
       return report(R, Primal, D, WhyNot);
     Layouts[&D] = *Layout;
@@ -224,10 +235,75 @@ void ElementStrategies::twoPhase(const DerivativeRequest &R,
                    "gradient of '" + Primal.getName() +
                        "': slots zeroed and added to, not stored once: " +
                        Layout->StoresWhyNot);
-  };
-  PassPipeline Passes(Diags, Verify);
-  addElementKernelPasses(Passes, M, std::move(Facts));
-  Passes.run(D, &Primal);
+  });
+}
+
+ir::Function *ElementStrategies::copyGradient(ir::Function &Primal,
+                                              const ir::Function &D) {
+  ir::Function *F = Derived.create(M, &Primal, D.getName() + "_slots",
+                                   D.getReturnType());
+  ir::IRCloner Clone(M);
+  std::vector<ir::Var *> Params;
+  for (const ir::Var *P : D.getParams())
+    Params.push_back(Clone.freshVar(P));
+  ir::forEachStmt(D.getBody(), [&](const ir::Stmt *S) {
+    if (const auto *Decl = llvm::dyn_cast<ir::DeclStmt>(S))
+      Clone.freshVar(Decl->getVar());
+  });
+  F->setQualifiers(D.getQualifiers());
+  F->setDerivativeOrder(D.getDerivativeOrder());
+  F->setParams(Params);
+  F->setBody(Clone.cloneBlock(D.getBody()));
+  Derived.recomputeCalls(F);
+  return F;
+}
+
+bool ElementStrategies::addAlternative(const ir::Function &Primal,
+                                       const ir::Function &D,
+                                       ir::Function &Slots, const Choice &C) {
+  bool Made = false;
+  runSlotsPass(Primal, Slots, C,
+               [&](const SlotLayout *Layout, const std::string &) {
+                 if (!Layout)
+                   return;
+                 Alternatives[&D] = {&Slots, *Layout};
+                 Made = true;
+               });
+  if (!Made)
+    Derived.remove(&Slots);
+  return Made;
+}
+
+void ElementStrategies::gather(const DerivativeRequest &R,
+                               ir::Function &Primal, ir::Function &D,
+                               const Choice &C, const std::string &Why) {
+  // Auto's gather is right for a locally numbered mesh only: keep the
+  // two-phase gradient too, for the handle to choose at run time.
+  ir::Function *Slots = R.ElementStrategy == Strategy::Auto && C.WhyNot.empty()
+                            ? copyGradient(Primal, D)
+                            : nullptr;
+  std::string WhyNot, Parts;
+  if (!tryGather(R, Primal, D, C, WhyNot, Parts)) {
+    if (Slots)
+      Derived.remove(Slots);
+    if (R.ElementStrategy == Strategy::Gather)
+      return report(R, Primal, D, WhyNot);
+    return twoPhase(R, Primal, D, C,
+                    Why + "; gather does not apply: " + WhyNot);
+  }
+  std::string Head = "gradient of '" + Primal.getName() +
+                     "': gather by recomputation for " + C.Description +
+                     ", one thread per vertex, ";
+  if (Slots && addAlternative(Primal, D, *Slots, C)) {
+    const SlotLayout &L = Alternatives[&D].second;
+    Head += "or two-phase slots (" + Slots->getName() +
+            (L.PlainStores ? ", each slot stored once" : "") +
+            "), chosen at run time from the numbering of " +
+            Primal.getParam(C.Request.IndexParam)->getName() +
+            " (the gather where it is local: "
+            "meshad/runtime/NumberingLocality.h; strategy() says which), ";
+  }
+  Diags.remark(R.Loc, Head + guarantee(C) + " (" + Why + "); " + Parts);
 }
 
 void ElementStrategies::finish(const DerivativeRequest &R, ir::Function &D) {
@@ -262,8 +338,11 @@ void ElementStrategies::finish(const DerivativeRequest &R, ir::Function &D) {
                   D.getName() + " is also launched by " + Caller->getName());
   if (!C.Found || (!ByModel && !C.WhyNot.empty()))
     return report(R, Primal, D, C.WhyNot);
+  std::vector<ElementMapShape> Shapes;
+  for (const SlotRequest &Request : C.Requests)
+    Shapes.push_back({Request.Arity, Request.Stride});
   ElementCost Cost = estimateElementCost(
-      estimateElementWork(Primal), C.Request.Arity, C.Request.Stride,
+      estimateElementWork(Primal), Shapes,
       /*AllowAtomics=*/R.ElementStrategy == Strategy::Fastest);
   std::string Why = ByModel ? "cost model: " + Cost.describe() : "as requested";
   if (ByModel && Cost.Choice == ElementCost::Atomics) {
@@ -276,17 +355,7 @@ void ElementStrategies::finish(const DerivativeRequest &R, ir::Function &D) {
                     (ByModel && Cost.Choice == ElementCost::Gather);
   if (!WantGather)
     return twoPhase(R, Primal, D, C, Why);
-  std::string WhyNot, Parts;
-  if (tryGather(R, Primal, D, C, WhyNot, Parts)) {
-    Diags.remark(R.Loc, "gradient of '" + Primal.getName() +
-                            "': gather by recomputation for " +
-                            C.Description + ", one thread per vertex, " +
-                            guarantee(C) + " (" + Why + "); " + Parts);
-    return;
-  }
-  if (R.ElementStrategy == Strategy::Gather)
-    return report(R, Primal, D, WhyNot);
-  twoPhase(R, Primal, D, C, Why + "; gather does not apply: " + WhyNot);
+  gather(R, Primal, D, C, Why);
 }
 
 const SlotLayout *ElementStrategies::layoutOf(const ir::Function *D) const {
@@ -327,12 +396,45 @@ static std::string slotsHandle(const ir::Function &D, const SlotLayout &L,
          (L.EveryLaunchCovers ? ", true" : "") + ");\n";
 }
 
+ir::Function *ElementStrategies::alternativeOf(const ir::Function *D) const {
+  auto It = Alternatives.find(D);
+  return It == Alternatives.end() ? nullptr : It->second.first;
+}
+
+/// The handle of a gather \p D with the two-phase alternative \p Slots
+/// (layout \p L), chosen at run time:
+/// meshad::ElementGradientChoice<Gather, Slots, Index, Adjoint, c, s>.
+static std::string choiceHandle(const ir::Function &D,
+                                const ir::Function &Slots, const SlotLayout &L,
+                                const std::string &Name,
+                                const std::string &Code) {
+  const SlotRequest &R = L.Request;
+  std::string Type = "meshad::ElementGradientChoice<" +
+                     CudaEmitter::emitFunctionPointerType(D) + ", " +
+                     CudaEmitter::emitFunctionPointerType(Slots) + ", " +
+                     std::to_string(R.IndexParam) + ", " +
+                     std::to_string(R.AdjointParam) + ", " +
+                     std::to_string(R.Arity) + ", " +
+                     std::to_string(R.Stride) + ">";
+  std::string Flags = L.EveryLaunchCovers ? ", true, true"
+                      : L.PlainStores     ? ", true"
+                                          : "";
+  return "static const " + Type + " &" + Name + " = *new " + Type + "(" +
+         D.getName() + ", " + Slots.getName() + ", " + countFunction(D, R) +
+         ", " + countFunction(Slots, R) + ", \"" + D.getName() + "\", " +
+         Code + Flags + ");\n";
+}
+
 std::string ElementStrategies::handle(const ir::Function &D,
                                       const SlotLayout &L,
                                       const std::string &Name,
-                                      const std::string &Code) {
+                                      const std::string &Code) const {
   if (L.Requests.size() > 1)
     return slotsHandle(D, L, Name, Code);
+  auto Alternative = Alternatives.find(&D);
+  if (Alternative != Alternatives.end())
+    return choiceHandle(D, *Alternative->second.first,
+                        Alternative->second.second, Name, Code);
   std::string Count = countFunction(D, L.Request);
   std::string Type = "meshad::ElementGradient<" +
                      CudaEmitter::emitFunctionPointerType(D) + ", " +

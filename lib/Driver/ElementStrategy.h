@@ -12,13 +12,20 @@
 /// gradient kernel (GPU/TwoPhaseSlots), gather by recomputation replaces it
 /// by a kernel over the vertices (GPU/ElementGather); both complete the
 /// request with a meshad::ElementGradient handle instead of a
-/// meshad::Derived one.
+/// meshad::Derived one. Where Auto picks the gather (its advantage holds
+/// only for a locally numbered mesh, which the index array's contents
+/// decide), the request keeps both: the gather kernel and a copy of the
+/// gradient rewritten to two-phase slots (<k>_grad_slots), and its handle,
+/// meshad::ElementGradientChoice, chooses on the first launch from the
+/// numbering (meshad/runtime/NumberingLocality.h).
 ///
 /// \code
 ///   ElementStrategies Strategies(M, Diags, Verify, Reverse, Derived);
 ///   Strategies.finish(Request, *Gradient); // after reverse mode
 ///   if (const SlotLayout *L = Strategies.layoutOf(Gradient))
 ///     Text = Strategies.handle(*Gradient, *L, HandleName, Code);
+///   // Code: the definitions of Gradient's closure and, when
+///   // Strategies.alternativeOf(Gradient), of that kernel's too.
 /// \endcode
 ///
 //===----------------------------------------------------------------------===//
@@ -32,6 +39,7 @@
 #include "Plan/Request.h"
 #include "Support/Diagnostics.h"
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -66,9 +74,12 @@ public:
   /// The layout of \p D when it has a handle of its own (a two-phase or
   /// gather element kernel).
   const SlotLayout *layoutOf(const ir::Function *D) const;
+  /// The two-phase kernel that the handle of the gather \p D may run
+  /// instead, chosen at run time; null when D has none.
+  ir::Function *alternativeOf(const ir::Function *D) const;
   /// The declaration of the handle \p Name of the element kernel \p D.
-  static std::string handle(const ir::Function &D, const SlotLayout &L,
-                            const std::string &Name, const std::string &Code);
+  std::string handle(const ir::Function &D, const SlotLayout &L,
+                     const std::string &Name, const std::string &Code) const;
 
 private:
   ir::Module &M;
@@ -83,6 +94,9 @@ private:
   std::map<const ir::Function *, SlotLayout> Layouts;
   /// Why the kernels without slots have none.
   std::map<const ir::Function *, std::string> WhyNots;
+  /// A gather's two-phase alternative and its layout.
+  std::map<const ir::Function *, std::pair<ir::Function *, SlotLayout>>
+      Alternatives;
 
   /// Rewrites \p D into a gather; false with \p WhyNot. \p Parts: what
   /// the gather recomputes per vertex (AD/ElementParts.h).
@@ -92,6 +106,22 @@ private:
   /// Rewrites \p D to use two-phase slots, with the remark \p Why.
   void twoPhase(const DerivativeRequest &R, const ir::Function &Primal,
                 ir::Function &D, const Choice &C, const std::string &Why);
+  /// Runs the pass two-phase-slots on \p F; \p Done gets its layout or
+  /// why not.
+  void runSlotsPass(const ir::Function &Primal, ir::Function &F,
+                    const Choice &C,
+                    std::function<void(const SlotLayout *,
+                                       const std::string &)> Done);
+  /// The gather of \p D (Auto's or Gather's choice) with its remark, or
+  /// the fallback to two-phase slots, or the error of Gather.
+  void gather(const DerivativeRequest &R, ir::Function &Primal,
+              ir::Function &D, const Choice &C, const std::string &Why);
+  /// A copy of the finished gradient kernel \p D, registered beside it.
+  ir::Function *copyGradient(ir::Function &Primal, const ir::Function &D);
+  /// Makes \p Slots (a copy of \p D before its gather) two-phase, the
+  /// alternative of D's handle; false, the copy dropped, when it cannot be.
+  bool addAlternative(const ir::Function &Primal, const ir::Function &D,
+                      ir::Function &Slots, const Choice &C);
   /// Records that \p D keeps its atomics; an error when \p R asked for
   /// an atomic-free strategy.
   void report(const DerivativeRequest &R, const ir::Function &Primal,

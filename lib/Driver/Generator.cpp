@@ -209,7 +209,13 @@ std::string EditPlan::handleFor(ir::Function *D, const FunctionDecl *Primal) {
     return It->second;
   std::string Name = TUNames.numbered("meshad_request_");
   std::string Code;
-  for (ir::Function *F : Derived.closure(D))
+  std::vector<ir::Function *> Closure = Derived.closure(D);
+  // A gather's two-phase alternative, chosen at run time, is its code too.
+  if (ir::Function *Alternative = Strategies.alternativeOf(D))
+    for (ir::Function *F : Derived.closure(Alternative))
+      if (std::find(Closure.begin(), Closure.end(), F) == Closure.end())
+        Closure.push_back(F);
+  for (ir::Function *F : Closure)
     Code += Definitions[F] + "\n";
   // Device-only derivatives are called by name from device code.
   bool HostCallable = D->getTarget() != ir::CudaTarget::Device;
@@ -222,7 +228,7 @@ std::string EditPlan::handleFor(ir::Function *D, const FunctionDecl *Primal) {
                ElementHessians ? ElementHessians->infoOf(D) : nullptr)
     Out += elementHessianHandle(Name, *D, *E, rawString(Code));
   else if (const SlotLayout *L = Strategies.layoutOf(D))
-    Out += ElementStrategies::handle(*D, *L, Name, rawString(Code));
+    Out += Strategies.handle(*D, *L, Name, rawString(Code));
   else
     Out += "static const meshad::Derived<" +
            CudaEmitter::emitFunctionPointerType(*D) +

@@ -64,11 +64,15 @@ __global__ void triEnergy(int nt, const int *tri, const double *x,
 // CHECK: n.x = _t0.y * o.z - _t0.z * o.y;
 // CHECK: m.x += o_1.x;
 // CHECK: double _t4 = sqrt(n.x * n.x + n.y * n.y + n.z * n.z);
-// The cost model's choice for this triangle: two-phase slots.
-// CHECK-LABEL: __global__ void triEnergy_grad(int nt, const int *tri, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
+// The cost model's choice for this triangle: the gather, confirmed at run
+// time from the numbering (else the two-phase copy, _slots, below).
+// CHECK-LABEL: __global__ void triEnergy_grad(int nt, const int *tri, const double *x, double *E, double *_d_x, double *_d_E, const int *_offsets, const int *_incident, int _nv) {
+// CHECK-NOT: atomicAdd(&_d_x
+// CHECK: triEnergy_element_grad(nt, tri, t, _xl, _d_E[0], _gl);
+// CHECK-LABEL: __global__ void triEnergy_hvp_2(int nt, const int *tri, const double *x, double *E, const double *_d2_x, double *_d2_d_x, double *_d_E) {
+// CHECK-LABEL: __global__ void triEnergy_grad_slots(int nt, const int *tri, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
 // CHECK-NOT: atomicAdd(&_d_x
 // CHECK: meshad::slotStore<3, 3>(_slots, nt, t, 3 * t + 2, 2, _r8);
-// CHECK-LABEL: __global__ void triEnergy_hvp_2(int nt, const int *tri, const double *x, double *E, const double *_d2_x, double *_d2_d_x, double *_d_E) {
 
 constexpr int NT = 6, NV = 8, N = 3 * NV;
 const dim3 Grid(2), Block(4);

@@ -1,8 +1,10 @@
 // The default strategy of element gradients (issue 11,
 // meshad::ElementStrategy::Auto): the cost model (Driver/ElementCostModel.h)
 // picks gather by recomputation for a small element (3D springs, of
-// test/Inputs/ElementKernels.h) and two-phase slots for a large one (a
-// neo-Hookean-like tet); with
+// test/Inputs/ElementKernels.h; its handle confirms the gather at run time
+// from the numbering, local here: elements-run-time-choice.cu tests both
+// outcomes) and two-phase slots for a large one (a neo-Hookean-like tet);
+// with
 // meshad::ElementStrategy::Fastest, atomics included, it keeps the springs'
 // gather and the tet's atomics (not bitwise reproducible: checked against
 // central differences and the atomic gradient only); where gather
@@ -113,7 +115,7 @@ int main() {
     MESHAD_LAUNCH(springs, Blocks, Threads)(M, Edges.device(), Rest.device(),
                                             X.device(), E.device());
   };
-  // REMARK: elements-cost-model.cu:[[#@LINE+1]]:18: remark: gradient of 'springs': gather by recomputation for x (element map through edges (arity 2, stride 3), n elements (guard)), one thread per vertex, no atomics, bitwise reproducible (cost model: element work small (12 operations, 1 math call): estimated gather 72 < two-phase 116 operations per element)
+  // REMARK: elements-cost-model.cu:[[#@LINE+1]]:18: remark: gradient of 'springs': gather by recomputation for x (element map through edges (arity 2, stride 3), n elements (guard)), one thread per vertex, or two-phase slots (springs_grad_3_4_slots, each slot stored once), chosen at run time from the numbering of edges (the gather where it is local: meshad/runtime/NumberingLocality.h; strategy() says which), no atomics, bitwise reproducible (cost model: element work small (12 operations, 1 math call): estimated gather 60 < two-phase 188 operations per element)
   auto Springs = meshad::gradient(springs, "x, E");
   auto SpringsAtomic =
       meshad::gradient(springs, "x, E", meshad::ElementStrategy::Atomics);
@@ -130,7 +132,7 @@ int main() {
 
   // The rest lengths selected too: their adjoint is the element's own, so
   // gather (which writes x's alone) does not apply; two-phase does.
-  // REMARK: elements-cost-model.cu:[[#@LINE+1]]:19: remark: gradient of 'springs': two-phase slots for x (element map through edges (arity 2, stride 3), n elements (guard)), no atomics, bitwise reproducible (cost model: element work small (12 operations, 1 math call): estimated gather 72 < two-phase 116 operations per element; gather does not apply: the gradient also computes '_d_rest' (gather recomputes only the adjoint of 'x'))
+  // REMARK: elements-cost-model.cu:[[#@LINE+1]]:19: remark: gradient of 'springs': two-phase slots for x (element map through edges (arity 2, stride 3), n elements (guard)), no atomics, bitwise reproducible (cost model: element work small (12 operations, 1 math call): estimated gather 60 < two-phase 188 operations per element; gather does not apply: the gradient also computes '_d_rest' (gather recomputes only the adjoint of 'x'))
   auto WithRest = meshad::gradient(springs, "rest, x, E");
   auto WithRestAtomic = meshad::gradient(springs, "rest, x, E",
                                          meshad::ElementStrategy::Atomics);
@@ -183,7 +185,7 @@ int main() {
 
   // Fastest: the cheapest by the model, atomics included. The springs keep
   // the gather (its own kernel, _fastest).
-  // REMARK: elements-cost-model.cu:[[#@LINE+2]]:7: remark: gradient of 'springs': gather by recomputation for x (element map through edges (arity 2, stride 3), n elements (guard)), one thread per vertex, no atomics, bitwise reproducible (cost model: element work small (12 operations, 1 math call): estimated gather 72 < atomics 86 < two-phase 116 operations per element)
+  // REMARK: elements-cost-model.cu:[[#@LINE+2]]:7: remark: gradient of 'springs': gather by recomputation for x (element map through edges (arity 2, stride 3), n elements (guard)), one thread per vertex, no atomics, bitwise reproducible (cost model: element work small (12 operations, 1 math call): estimated gather 60 < atomics 92 < two-phase 188 operations per element)
   auto SpringsFastest =
       meshad::gradient(springs, "x, E", meshad::ElementStrategy::Fastest);
   mt::checkElementGradient(

@@ -4,8 +4,9 @@
 // its element count and how much work an element does, or why there is no
 // map. The gradients of the kernels with one map and a count get the cost
 // model's choice (test/elements): gather by recomputation for the springs,
-// two-phase slots for the triangles, the tets and cloth (two index arrays,
-// one slot buffer each); strided keeps an atomicAdd per vertex contribution. All are checked against central finite
+// the triangles and these small tets (each with a two-phase copy that the
+// handle runs instead on a scattered numbering), two-phase slots for cloth
+// (two index arrays, one slot buffer each); strided keeps an atomicAdd per vertex contribution. All are checked against central finite
 // differences: 3D springs (edges, the vertex
 // loaded into locals, a loop over the components), triangles (a loop over
 // the local vertices), tets (arity 4) of test/Inputs/ElementKernels.h (the
@@ -32,14 +33,14 @@ namespace mt = meshad::test;
 // CHECK: meshad::keepVertexPart<2, 3>(_sum, _gl, _slot - 2 * e);
 
 // REMARK: ElementKernels.h:57:11: remark: adjoint store to 'x': atomicAdd (shared: x[2 * v]: gather through an index array tris; x: element map through tris (arity 3, stride 2), nf elements (early return), element work small (31 operations, 0 math calls): atomic-free strategies possible)
-// CHECK-LABEL: __global__ void triangles2_grad(int nf, const int *tris, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
+// CHECK-LABEL: __global__ void triangles2_grad(int nf, const int *tris, const double *x, double *E, double *_d_x, double *_d_E, const int *_offsets, const int *_incident, int _nv) {
 // CHECK-NOT: atomicAdd(&_d_x
-// CHECK: meshad::slotAdd<3, 2>(_slots, nf, f, 3 * f + j, 0, _r0);
+// CHECK: meshad::gatherElement<3, 2>(x, tris, f, _xl);
 
 // REMARK: ElementKernels.h:94:14: remark: adjoint store to 'x': atomicAdd (shared: x[3 * b + k]: gather through an index array tet; x: element map through tet (arity 4, stride 3), nt elements (guard), element work small (25 operations, 1 math call): atomic-free strategies possible)
-// CHECK-LABEL: __global__ void tets_grad(int nt, const int *tet, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
+// CHECK-LABEL: __global__ void tets_grad(int nt, const int *tet, const double *x, double *E, double *_d_x, double *_d_E, const int *_offsets, const int *_incident, int _nv) {
 // CHECK-NOT: atomicAdd(&_d_x
-// CHECK: meshad::slotStore<4, 3>(_slots, nt, t, 4 * t + 3, k, _r2);
+// CHECK: meshad::gatherElement<4, 3>(x, tet, t, _xl);
 
 // Springs and hinges of a cloth, in a grid-stride loop: x is read through
 // two index arrays, each element's spring and its hinge's two far vertices.
@@ -73,6 +74,15 @@ __global__ void strided(int n, int dim, const int *edges, const double *x,
 // REMARK: ownership-element-maps.cu:[[#@LINE-3]]:18: remark: adjoint store to 'x': atomicAdd (shared: x[dim * a]: gather through an index array edges; x: no element map: x[dim * a]: the stride of a in a*dim is not a literal)
 // CHECK-LABEL: __global__ void strided_grad(
 // CHECK: atomicAdd(&_d_x[dim * a],
+// The two-phase copies of the gathers, chosen at run time on a scattered
+// numbering.
+// CHECK-LABEL: __global__ void springs_grad_3_4_slots(
+// CHECK-LABEL: __global__ void triangles2_grad_slots(int nf, const int *tris, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
+// CHECK-NOT: atomicAdd(&_d_x
+// CHECK: meshad::slotAdd<3, 2>(_slots, nf, f, 3 * f + j, 0, _r0);
+// CHECK-LABEL: __global__ void tets_grad_slots(int nt, const int *tet, const double *x, double *E, double *_d_x, double *_d_E, double *_slots) {
+// CHECK-NOT: atomicAdd(&_d_x
+// CHECK: meshad::slotStore<4, 3>(_slots, nt, t, 4 * t + 3, k, _r2);
 
 /// A connectivity of M elements of arity C over V vertices, every element's
 /// vertices distinct, vertices shared by several elements.
