@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GPU/OwnershipCrossCheck.h"
+#include "GPU/AdjointOwnership.h"
 #include "AD/Analysis/Activity.h"
 #include "IR/Traversal.h"
 
@@ -13,25 +14,6 @@
 using namespace meshad;
 using namespace meshad::ir;
 using llvm::dyn_cast;
-
-/// \p Text with each identifier \p From spelled \p To.
-static std::string renamed(const std::string &Text, const std::string &From,
-                           const std::string &To) {
-  auto IsIdent = [](char C) { return llvm::isAlnum(C) || C == '_'; };
-  std::string Out;
-  for (size_t I = 0; I < Text.size();) {
-    bool Starts = (I == 0 || !IsIdent(Text[I - 1])) &&
-                  Text.compare(I, From.size(), From) == 0;
-    size_t End = I + From.size();
-    if (Starts && (End == Text.size() || !IsIdent(Text[End]))) {
-      Out += To;
-      I = End;
-      continue;
-    }
-    Out += Text[I++];
-  }
-  return Out;
-}
 
 namespace {
 
@@ -68,7 +50,7 @@ std::string meshad::ownershipDifferences(const OwnershipResult &Primal,
         getOwnershipName(Finished.Class));
   if (Primal.Class != Finished.Class) {
     D.add("reason", Primal.Reason,
-          renamed(Finished.Reason, AdjointName, PrimalName));
+          renameIdentifier(Finished.Reason, AdjointName, PrimalName));
     return D.Text;
   }
   D.add("launch shape", Primal.LaunchDims, Finished.LaunchDims);
@@ -85,7 +67,7 @@ std::string meshad::ownershipDifferences(const OwnershipResult &Primal,
   D.add("element map", Primal.HasElementMap, Finished.HasElementMap);
   D.add("element count", Primal.HasElementCount, Finished.HasElementCount);
   D.add("reason", Primal.Reason,
-        renamed(Finished.Reason, AdjointName, PrimalName));
+        renameIdentifier(Finished.Reason, AdjointName, PrimalName));
   return D.Text;
 }
 
@@ -110,13 +92,22 @@ void meshad::crossCheckOwnership(const Function &F,
   OwnershipAnalysis OnFinished(F);
   for (const AdjointArray &A : Facts.KernelArrays) {
     const std::string &Name = A.Param->getName();
-    std::string Diff =
-        ownershipDifferences(OnPrimal.classify(A.Param),
-                             OnFinished.classify(A.Adjoint), Name,
-                             A.Adjoint->getName());
-    if (!Diff.empty())
+    const std::string &Adjoint = A.Adjoint->getName();
+    OwnershipResult Primal = OnPrimal.classify(A.Param);
+    OwnershipResult Own = OnFinished.classify(A.Adjoint);
+    AdjointOwnershipSource How;
+    OwnershipResult Decided =
+        classifyAdjoint(OnFinished, A.Adjoint, &OnPrimal, A.Param, &How);
+    std::string At = "ownership cross-check of " + Name + " in " +
+                     F.getName() + ": ";
+    if (How == AdjointOwnershipSource::RecordedReads)
       Diags.warning(firstAddTo(F, A.Adjoint),
-                    "ownership cross-check of " + Name + " in " +
-                        F.getName() + ": " + Diff);
+                    At + "decided on the primal reads that its adds "
+                         "record; the finished function's own accesses: " +
+                        ownershipDifferences(Primal, Own, Name, Adjoint));
+    else if (std::string Diff =
+                 ownershipDifferences(Primal, Decided, Name, Adjoint);
+             !Diff.empty() && How == AdjointOwnershipSource::Finished)
+      Diags.warning(firstAddTo(F, A.Adjoint), At + Diff);
   }
 }
