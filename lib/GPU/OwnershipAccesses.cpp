@@ -62,8 +62,14 @@ void AccessCollector::findGuardLocals() {
   }
 }
 
-const Expr *AccessCollector::seeThrough(const Expr *Cond) const {
+const Expr *AccessCollector::seeThrough(const Expr *Cond, bool &Holds) const {
   for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    if (const auto *U = dyn_cast<UnaryExpr>(Cond);
+        U && U->getOp() == UnaryOp::Not) {
+      Cond = U->getSub(); // `!_cond0` holds: `_cond0` does not.
+      Holds = !Holds;
+      continue;
+    }
     const auto *R = dyn_cast<VarRefExpr>(Cond);
     auto It = R ? GuardValues.find(R->getVar()) : GuardValues.end();
     if (It == GuardValues.end())
@@ -75,7 +81,8 @@ const Expr *AccessCollector::seeThrough(const Expr *Cond) const {
 
 const Guard *AccessCollector::push(const Expr *Cond, bool Holds,
                                    const Guard *G) {
-  GuardPool.push_back(Guard{seeThrough(Cond), Holds, G});
+  const Expr *Value = seeThrough(Cond, Holds);
+  GuardPool.push_back(Guard{Value, Holds, G});
   return &GuardPool.back();
 }
 

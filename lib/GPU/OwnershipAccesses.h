@@ -64,8 +64,9 @@ public:
 private:
   /// Finds the locals assigned once (GuardDefs).
   void findGuardLocals();
-  /// \p Cond, or the value of the once-assigned local it tests.
-  const ir::Expr *seeThrough(const ir::Expr *Cond) const;
+  /// \p Cond, or the value of the once-assigned local it tests (through
+  /// `!`, which flips \p Holds).
+  const ir::Expr *seeThrough(const ir::Expr *Cond, bool &Holds) const;
   void visitBlock(const ir::BlockStmt *B, const Guard *G);
   void visitStmt(const ir::Stmt *S, const Guard *G);
   /// What is known after \p S when it is `if (c) return;` and the like.
