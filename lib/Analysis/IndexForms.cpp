@@ -317,12 +317,6 @@ IndexEvaluator::IndexEvaluator(const Function &Kernel) {
           if (const Var *Root = ActivityAnalysis::getRootVar(U->getSub()))
             AddressTaken.insert(Root);
       });
-    if (llvm::isa<ForStmt>(S) || llvm::isa<WhileStmt>(S) ||
-        llvm::isa<DoStmt>(S))
-      irwalk::forEachStmt(S, [&](const Stmt *In) {
-        if (In != S)
-          InLoops.insert(In);
-      });
   });
 }
 
@@ -555,12 +549,11 @@ Eval IndexEvaluator::evalVarUncached(const Var *V) {
   if (!V->isParam() && D->second.size() == 1) {
     if (const auto *Decl = dyn_cast<DeclStmt>(D->second.front()))
       return evalSingleDef(V, Decl->getInit());
-    // Declared without a value, assigned once outside loops (reverse mode
-    // hoists declarations: `int i; ... i = gid;`, and puts what follows an
-    // early return under its condition: `if (!_cond0) { p = gy * W + gx; }`).
+    // Declared without a value, assigned once at the top of the kernel
+    // (reverse mode hoists declarations: `int i; ... i = gid;`).
     if (const auto *A = dyn_cast<AssignStmt>(D->second.front()))
       if (A->getOp() == AssignOp::Assign &&
-          llvm::isa<VarRefExpr>(A->getLHS()) && !InLoops.count(A))
+          llvm::isa<VarRefExpr>(A->getLHS()) && TopLevel.count(A))
         return evalSingleDef(V, A->getRHS());
   }
   return evalMultiDef(V);

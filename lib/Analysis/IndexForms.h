@@ -253,8 +253,6 @@ private:
   llvm::DenseMap<const ir::Var *, llvm::SmallVector<const ir::Stmt *, 2>> Defs;
   llvm::DenseMap<const ir::Var *, Loop> Loops;
   llvm::SmallPtrSet<const ir::Var *, 8> AddressTaken;
-  /// The statements inside a loop of the kernel.
-  llvm::SmallPtrSet<const ir::Stmt *, 16> InLoops;
   /// The statements of the kernel's body itself (not nested).
   llvm::SmallPtrSet<const ir::Stmt *, 16> TopLevel;
   std::vector<const ir::Stmt *> TopLevelOrder;

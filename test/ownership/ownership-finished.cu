@@ -3,8 +3,9 @@
 // Accumulates, with the primal kernel giving the remarks' wording.
 // - rgbGain: the early return becomes `_cond0 = gx >= W || gy >= H;` and
 //   `if (!_cond0) { p = gy * W + gx; }`; the guard's fact (gx < W) comes
-//   through the once-assigned _cond0 and p's one assignment outside loops:
-//   thread-exclusive, as on the primal.
+//   through the once-assigned _cond0, but p's assignment does not dominate
+//   its uses in `if (!_cond0) { ... _d_rgb[3 * p] ... }`: the decision
+//   (thread-exclusive, as on the primal) comes from the recorded reads.
 // - stencil: the guard `i > 0 && i < n - 1` is `_cond0`: tile-exclusive.
 // - splat: the reverse loop recomputes k from the loop count (`k = _cnt0 -
 //   1`), which the finished function does not prove uniform; its adds record
@@ -21,7 +22,6 @@
 #include <cmath>
 #include <meshad/Differentiator.h>
 
-// REMARK-NOT: cross-check of rgb
 // REMARK-NOT: cross-check of x
 __global__ void rgbGain(const double *rgb, double *lum, int W, int H) {
   int gx = blockIdx.x * blockDim.x + threadIdx.x;
@@ -31,7 +31,8 @@ __global__ void rgbGain(const double *rgb, double *lum, int W, int H) {
   int p = gy * W + gx;
   lum[p] = rgb[3 * p] * rgb[3 * p + 1] + exp(rgb[3 * p + 2]);
 }
-// REMARK: ownership-finished.cu:[[#@LINE-2]]:12: remark: adjoint store to 'rgb': plain += (thread-exclusive: every access is 3*(gy*W + gx) + {0, 1, 2} with 0 <= gx < W)
+// REMARK: ownership-finished.cu:[[#@LINE-2]]:12: warning: ownership cross-check of rgb in rgbGain_grad: decided on the primal reads that its adds record
+// REMARK: ownership-finished.cu:[[#@LINE-3]]:12: remark: adjoint store to 'rgb': plain += (thread-exclusive: every access is 3*(gy*W + gx) + {0, 1, 2} with 0 <= gx < W)
 // CHECK-LABEL: __global__ void rgbGain_grad(
 // CHECK: meshad::requireLaunch2D();
 // CHECK-NOT: atomicAdd
