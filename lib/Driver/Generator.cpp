@@ -419,6 +419,7 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
   const bool Verify = shouldVerify(Opts.Verify);
   Reverse.setForceAtomics(Opts.ForceAtomics);
   Reverse.setUniformSumsPerWarp(Opts.UniformSumsPerWarp);
+  Reverse.setOwnershipCrossCheck(Opts.OwnershipCrossCheck);
   Reverse.setVerify(Verify);
   HvpTransformer Hvp(M, Diags, Derived, Forward, Reverse);
   HessianTransformer Hessian(M, Diags, Hvp, Derived);

@@ -61,6 +61,10 @@ struct GeneratorOptions {
   /// form, uniform-sums=block, measured 2.2x slower on the splat backward
   /// on an H100, 2026-11-25; GPU/BlockUniformReduce).
   bool UniformSumsPerWarp = true;
+  /// Classify each gradient kernel's adjoint arrays both on the primal and
+  /// on the finished function and warn at each difference
+  /// (-fplugin-arg-meshad-ownership-crosscheck; GPU/OwnershipCrossCheck).
+  bool OwnershipCrossCheck = false;
   /// Run the IR verifier (IR/Verifier.h) after each mode transform and
   /// before emission (-fplugin-arg-meshad-verify, meshad-gen --verify;
   /// always on in builds with assertions). A malformed generated function is

@@ -10,6 +10,7 @@
 #include "GPU/ExclusiveAdds.h"
 #include "GPU/KernelAdjoints.h"
 #include "GPU/LowerAccumulations.h"
+#include "GPU/OwnershipCrossCheck.h"
 #include "GPU/ScalarSums.h"
 #include "IR/Builder.h"
 #include "IR/Traversal.h"
@@ -74,6 +75,8 @@ static void addReversePasses(PassPipeline &P, ir::Module &M,
       [&M, &Diags, Policy, Facts, IsKernel = Kernel.has_value()](
           ir::Function &F) {
         sumScalarsPerBlock(M, F, *Facts);
+        if (Facts->OwnershipCrossCheck)
+          crossCheckOwnership(F, *Facts, Diags);
         planKernelAdjoints(M, F, *Facts);
         placeSeedResets(M, F, *Facts);
         // Issue 15: a gradient kernel's block-uniform adds in reverse loops

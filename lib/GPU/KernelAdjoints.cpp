@@ -6,6 +6,7 @@
 
 #include "GPU/KernelAdjoints.h"
 #include "AD/Analysis/ReverseNeeds.h"
+#include "GPU/AdjointOwnership.h"
 #include "GPU/AccumulationPolicy.h"
 #include "GPU/ScalarSums.h"
 #include "IR/Builder.h"
@@ -60,7 +61,7 @@ namespace {
 class KernelAdjointPlanner {
 public:
   KernelAdjointPlanner(Module &M, Function &F, AccumulationFacts &Facts)
-      : M(M), F(F), B(M), Facts(Facts), Ownership(*Facts.Primal) {}
+      : M(M), F(F), B(M), Facts(Facts), Primal(*Facts.Primal), Finished(F) {}
 
   void run() {
     for (const AdjointArray &A : Facts.KernelArrays)
@@ -72,7 +73,10 @@ public:
 private:
   void classify(const AdjointArray &A) {
     const Var *P = A.Param;
-    OwnershipResult R = Ownership.classify(P);
+    // The finished function's accesses decide; the primal gives the
+    // wording, and the decision where the adds' own indices are not
+    // understood (GPU/AdjointOwnership).
+    OwnershipResult R = classifyAdjoint(Finished, A.Adjoint, &Primal, P);
     if (P->isAssertedExclusive())
       R = assertedExclusive(P, R);
     if (R.Class == OwnershipClass::TileExclusive)
@@ -164,7 +168,9 @@ private:
   Function &F;
   IRBuilder B;
   AccumulationFacts &Facts;
-  OwnershipAnalysis Ownership;
+  /// The primal kernel's accesses and the finished function's.
+  OwnershipAnalysis Primal;
+  OwnershipAnalysis Finished;
   /// Shared memory that the tiles take so far.
   unsigned long long TileBytes = 0;
 };

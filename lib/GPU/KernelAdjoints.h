@@ -9,8 +9,11 @@
 /// for a function reverse mode built from a kernel, how each adjoint array
 /// of a selected pointer parameter is added to, before its Accumulates are
 /// lowered; reverse mode knows none of it:
-/// - its ownership class, from the primal kernel's accesses (GPU/Ownership;
-///   MESHAD_THREAD_EXCLUSIVE asserts thread-exclusive);
+/// - its ownership class, from the finished function's accesses to the
+///   adjoint (its Accumulates), the primal kernel's giving the wording and
+///   the decision where the adds' indices are not understood
+///   (GPU/AdjointOwnership; MESHAD_THREAD_EXCLUSIVE on the parameter
+///   asserts thread-exclusive);
 /// - in a gradient, a tile-exclusive array gets a shared-memory tile
 ///   (meshad/codegen/AdjointTile.h, sized by AccumulationPolicy::tileSlots),
 ///   declared where the setup ends, zeroed before the forward sweep and

@@ -6,6 +6,7 @@
 
 #include "GPU/LowerAccumulations.h"
 #include "AD/Analysis/Activity.h"
+#include "GPU/AdjointOwnership.h"
 #include "GPU/Ownership.h"
 #include "GPU/AccumulationPolicy.h"
 #include "GPU/AtomicCombiner.h"
@@ -242,7 +243,7 @@ private:
         addBlockSum(P, Name);
         continue;
       }
-      OwnershipResult R = Ownership.classify(P);
+      OwnershipResult R = classifyAdjoint(Ownership, P, nullptr, nullptr);
       if (Scalars.count(P) && Returns)
         R.Reason += "; not summed per block: the function has a return "
                     "statement, so not every thread may reach the block "

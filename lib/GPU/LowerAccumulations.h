@@ -101,6 +101,9 @@ struct AccumulationFacts {
   /// uniform-sums=warp: block-uniform adds of reverse loops summed per warp
   /// only (GPU/BlockUniformReduce).
   bool UniformSumsPerWarp = false;
+  /// ownership-crosscheck: classify the kernel arrays on the primal and on
+  /// the finished function, warn at each difference (GPU/OwnershipCrossCheck).
+  bool OwnershipCrossCheck = false;
   /// Adjoint parameters (and registers) named by the user's parameter
   /// whose adjoint they hold, for remarks.
   std::map<const ir::Var *, std::string> PrimalNames;

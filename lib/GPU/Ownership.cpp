@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GPU/Ownership.h"
+#include "AD/Analysis/Activity.h"
 #include "Analysis/ElementMaps.h"
 #include "Analysis/IRWalk.h"
 #include "Analysis/IndexFacts.h"
@@ -704,10 +705,24 @@ std::string Classifier::describe(const std::vector<SplitAccess> &Split,
 // OwnershipAnalysis
 //===----------------------------------------------------------------------===//
 
+/// The one variable whose accesses \p Accesses add to the adjoints of (the
+/// roots of their recorded primal accesses), or null.
+static const Var *recordedRoot(const std::vector<Access> &Accesses) {
+  const Var *Root = nullptr;
+  for (const Access &A : Accesses) {
+    const Var *R = A.Primal ? ActivityAnalysis::getRootVar(A.Primal) : nullptr;
+    if (!R || (Root && R != Root))
+      return nullptr;
+    Root = R;
+  }
+  return Root;
+}
+
 OwnershipAnalysis::OwnershipAnalysis(const Function &Kernel) : Kernel(Kernel) {
   if (!Kernel.getBody())
     return;
   AccessCollector Collector(Kernel);
+  Accumulated.insert(Collector.Accumulated.begin(), Collector.Accumulated.end());
   IndexEvaluator Evaluator(Kernel);
   unsigned Dims = threadDimsOf(Kernel);
   static const std::vector<Access> None;
@@ -722,6 +737,9 @@ OwnershipAnalysis::OwnershipAnalysis(const Function &Kernel) : Kernel(Kernel) {
     auto It = Collector.Accesses.find(P);
     Classifier C(*P, Evaluator, Dims);
     Results[P] = C.classify(It == Collector.Accesses.end() ? None : It->second);
+    if (It != Collector.Accesses.end())
+      if (const Var *X = recordedRoot(It->second))
+        RecordedPrimal[P] = X;
   }
   // Gathers: say whether an element map is behind them (issue 11).
   std::optional<ElementMapAnalysis> Maps;

@@ -41,6 +41,7 @@
 #include "IR/IR.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <string>
 
@@ -99,9 +100,23 @@ public:
   /// that is not a pointer parameter of the kernel).
   OwnershipResult classify(const ir::Var *Param) const;
 
+  /// In a function of reverse mode: the primal parameter x when every
+  /// access to \p Param (an adjoint array, _d_x) is an Accumulate that adds
+  /// to the adjoint of a read of x (AssignStmt::getPrimalAccess), at least
+  /// one; else null.
+  const ir::Var *recordedPrimalOf(const ir::Var *Param) const {
+    return RecordedPrimal.lookup(Param);
+  }
+  /// True when an Accumulate adds to the array parameter \p Param.
+  bool isAccumulated(const ir::Var *Param) const {
+    return Accumulated.count(Param);
+  }
+
 private:
   const ir::Function &Kernel;
   llvm::DenseMap<const ir::Var *, OwnershipResult> Results;
+  llvm::DenseMap<const ir::Var *, const ir::Var *> RecordedPrimal;
+  llvm::SmallPtrSet<const ir::Var *, 4> Accumulated;
 };
 
 } // namespace meshad

@@ -9,7 +9,10 @@
 #include "Analysis/IRWalk.h"
 #include "IR/Intrinsics.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
+
+#include <set>
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -20,12 +23,66 @@ using llvm::dyn_cast;
 using llvm::isa;
 
 AccessCollector::AccessCollector(const Function &Kernel) : Kernel(Kernel) {
+  findGuardLocals();
   visitBlock(Kernel.getBody(), nullptr);
+}
+
+void AccessCollector::findGuardLocals() {
+  if (!Kernel.getBody())
+    return;
+  std::map<const Var *, unsigned> Count;
+  std::set<const Var *> Taken;
+  const auto &Top = Kernel.getBody()->getBody();
+  irwalk::forEachStmt(Kernel.getBody(), [&](const Stmt *S) {
+    const Var *V = nullptr;
+    bool Once = false;
+    if (const auto *D = dyn_cast<DeclStmt>(S)) {
+      V = D->getInit() ? D->getVar() : nullptr;
+      Once = true;
+    } else if (const auto *A = dyn_cast<AssignStmt>(S)) {
+      V = ActivityAnalysis::getRootVar(A->getLHS());
+      Once = A->getOp() == AssignOp::Assign && isa<VarRefExpr>(A->getLHS()) &&
+             llvm::is_contained(Top, S);
+    }
+    if (V && ++Count[V] == 1 && Once)
+      GuardDefs[V] = S;
+    for (const Expr *E : irwalk::ownExprs(S))
+      irwalk::forEachExpr(E, [&](const Expr *Sub) {
+        const auto *U = dyn_cast<UnaryExpr>(Sub);
+        if (U && U->getOp() == UnaryOp::AddrOf)
+          Taken.insert(ActivityAnalysis::getRootVar(U->getSub()));
+      });
+  });
+  for (auto It = GuardDefs.begin(); It != GuardDefs.end();) {
+    const Var *V = It->first;
+    bool Keep = Count[V] == 1 && !Taken.count(V) && !V->isParam() &&
+                V->getStorage() == Var::Storage::Local &&
+                V->getType()->isIntegral();
+    It = Keep ? std::next(It) : GuardDefs.erase(It);
+  }
+}
+
+const Expr *AccessCollector::seeThrough(const Expr *Cond, bool &Holds) const {
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    if (const auto *U = dyn_cast<UnaryExpr>(Cond);
+        U && U->getOp() == UnaryOp::Not) {
+      Cond = U->getSub(); // `!_cond0` holds: `_cond0` does not.
+      Holds = !Holds;
+      continue;
+    }
+    const auto *R = dyn_cast<VarRefExpr>(Cond);
+    auto It = R ? GuardValues.find(R->getVar()) : GuardValues.end();
+    if (It == GuardValues.end())
+      return Cond;
+    Cond = It->second;
+  }
+  return Cond;
 }
 
 const Guard *AccessCollector::push(const Expr *Cond, bool Holds,
                                    const Guard *G) {
-  GuardPool.push_back(Guard{Cond, Holds, G});
+  const Expr *Value = seeThrough(Cond, Holds);
+  GuardPool.push_back(Guard{Value, Holds, G});
   return &GuardPool.back();
 }
 
@@ -42,7 +99,21 @@ void AccessCollector::visitStmt(const Stmt *S, const Guard *G) {
   if (!S)
     return;
   Current = G;
+  const auto *Add = dyn_cast<AssignStmt>(S);
+  bool IsAdd = Add && Add->getOp() == AssignOp::Accumulate;
+  AddTarget = IsAdd ? Add->getLHS() : nullptr;
+  AddPrimal = IsAdd ? Add->getPrimalAccess() : nullptr;
+  if (IsAdd)
+    if (const Var *P = paramRoot(Add->getLHS()))
+      Accumulated.insert(P);
   checkEscapes(S);
+  if (const auto *D = dyn_cast<DeclStmt>(S);
+      D && GuardDefs.count(D->getVar()) && GuardDefs[D->getVar()] == S)
+    GuardValues[D->getVar()] = D->getInit();
+  if (const auto *A = dyn_cast<AssignStmt>(S))
+    if (const Var *V = ActivityAnalysis::getRootVar(A->getLHS());
+        V && GuardDefs.count(V) && GuardDefs[V] == S)
+      GuardValues[V] = A->getRHS();
   for (const Expr *E : irwalk::ownExprs(S))
     visit(E);
   switch (S->getKind()) {
@@ -110,7 +181,8 @@ void AccessCollector::escape(const Expr *E, const std::string &Why) {
 
 void AccessCollector::record(const Var *P, const Expr *Spelled,
                              const Expr *Index) {
-  Accesses[P].push_back(Access{Spelled, Index, Current});
+  const Expr *Primal = Spelled == AddTarget ? AddPrimal : nullptr;
+  Accesses[P].push_back(Access{Spelled, Index, Current, Primal});
 }
 
 void AccessCollector::checkEscapes(const Stmt *S) {

@@ -9,7 +9,9 @@
 /// parameters together with the conditions known to hold where it executes:
 /// the conditions of the enclosing ifs and those of earlier early exits
 /// (`if (x >= w || y >= h) return;`, `if (...) continue;`) in the enclosing
-/// blocks.
+/// blocks. A condition that tests a local assigned once (reverse mode's
+/// `bool _cond0; ... _cond0 = i > 0 && i < n - 1; ... if (_cond0)`) is the
+/// value assigned to it, where that assignment precedes the test.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +22,7 @@
 
 #include <deque>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,6 +45,9 @@ struct Access {
   const ir::Expr *Index;
   /// The conditions that hold where the access executes (may be null).
   const Guard *Guards;
+  /// For the target of an Accumulate of reverse mode: the primal access
+  /// whose adjoint it adds to (AssignStmt::getPrimalAccess), else null.
+  const ir::Expr *Primal = nullptr;
 };
 
 /// Finds every access to the kernel's pointer parameters, and the
@@ -52,8 +58,15 @@ public:
 
   std::map<const ir::Var *, std::vector<Access>> Accesses;
   std::map<const ir::Var *, std::string> Escapes;
+  /// The parameters that an Accumulate adds to.
+  std::set<const ir::Var *> Accumulated;
 
 private:
+  /// Finds the locals assigned once (GuardDefs).
+  void findGuardLocals();
+  /// \p Cond, or the value of the once-assigned local it tests (through
+  /// `!`, which flips \p Holds).
+  const ir::Expr *seeThrough(const ir::Expr *Cond, bool &Holds) const;
   void visitBlock(const ir::BlockStmt *B, const Guard *G);
   void visitStmt(const ir::Stmt *S, const Guard *G);
   /// What is known after \p S when it is `if (c) return;` and the like.
@@ -71,9 +84,17 @@ private:
   void escape(const ir::Expr *E, const std::string &Why);
 
   const ir::Function &Kernel;
+  /// The one definition of each local assigned once (its declaration with
+  /// a value, or an assignment at the top of the kernel), its address never
+  /// taken; and the values of those whose definition has been visited.
+  std::map<const ir::Var *, const ir::Stmt *> GuardDefs;
+  std::map<const ir::Var *, const ir::Expr *> GuardValues;
   std::deque<Guard> GuardPool;
   /// The guards of the statement being visited.
   const Guard *Current = nullptr;
+  /// The target of the Accumulate being visited and its primal access.
+  const ir::Expr *AddTarget = nullptr;
+  const ir::Expr *AddPrimal = nullptr;
 };
 
 } // namespace ownership

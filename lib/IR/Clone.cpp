@@ -141,6 +141,7 @@ const Stmt *IRCloner::cloneUnhooked(const Stmt *S) {
     auto *Copy = M.create<AssignStmt>(clone(A->getLHS()), A->getOp(),
                                       clone(A->getRHS()));
     Copy->setSeedReset(A->isSeedReset());
+    Copy->setPrimalAccess(A->getPrimalAccess());
     return Copy;
   }
   case Stmt::Kind::ExprStmt:

@@ -478,6 +478,15 @@ public:
   /// be dropped (meshad::KeepSeeds, GPU/SeedResets). The emitter ignores it.
   bool isSeedReset() const { return SeedReset; }
   void setSeedReset(bool R = true) { SeedReset = R; }
+  /// For an Accumulate of reverse mode: the primal access whose adjoint it
+  /// adds to (the read `x[i - 1]` of the primal, an expression of the
+  /// primal function), or null. The add runs where that read ran, in the
+  /// same thread, at the same element (the sweep restores the values the
+  /// index reads), so the ownership of a kernel adjoint array may be
+  /// classified on these reads where the finished function's own indices
+  /// are not understood (GPU/AdjointOwnership). Clone keeps it.
+  const Expr *getPrimalAccess() const { return PrimalAccess; }
+  void setPrimalAccess(const Expr *E) { PrimalAccess = E; }
   static bool classof(const Stmt *S) { return S->getKind() == Kind::Assign; }
 
 private:
@@ -485,6 +494,7 @@ private:
   AssignOp Op;
   const Expr *RHS;
   bool SeedReset = false;
+  const Expr *PrimalAccess = nullptr;
 };
 
 /// An expression evaluated for its effect (a call).

@@ -32,6 +32,8 @@ bool PluginOptions::parse(llvm::ArrayRef<std::string> Args,
       Generator.UniformSumsPerWarp = true;
     else if (Arg == "uniform-sums=block")
       Generator.UniformSumsPerWarp = false;
+    else if (Arg == "ownership-crosscheck")
+      Generator.OwnershipCrossCheck = true;
     else if (Arg == "verify")
       Generator.Verify = true;
     else if (Arg == "no-line-directives")
@@ -71,6 +73,11 @@ const char *PluginOptions::getUsage() {
          "loops per\n"
          "                      block, not per warp (default "
          "uniform-sums=warp)\n"
+         "  ownership-crosscheck  warn where the ownership of a gradient "
+         "kernel's\n"
+         "                      adjoint array differs between the primal and "
+         "the\n"
+         "                      finished function (a development check)\n"
          "  no-line-directives  do not wrap generated code in #line "
          "directives\n"
          "  verify              check the generated IR after each pass "

@@ -51,6 +51,7 @@ void ReverseFunction::accumulate(const Expr *LValue, const Expr *Value,
   // Its form is chosen by the lowering (lower-accumulations).
   AssignStmt *Acc = B.accumulate(AL, Value);
   Acc->setLoc(LValue->getLoc()); // Remarks of the lowering point here.
+  Acc->setPrimalAccess(LValue);   // AccumulationFacts' PrimalAccessOf.
   Rev->append(Acc);
 }
 

@@ -188,6 +188,7 @@ ReverseFunction::ReverseFunction(ReverseModeTransformer &Owner, Module &M,
   Adds.Target = Primal->getTarget();
   Adds.ForceAtomics = Owner.getForceAtomics();
   Adds.UniformSumsPerWarp = Owner.getUniformSumsPerWarp();
+  Adds.OwnershipCrossCheck = Owner.getOwnershipCrossCheck();
   Adds.Primal = Primal;
   Adds.Gradient = Kind == Flavor::Gradient;
   Adds.FreshName = [this](const std::string &Prefix) {

@@ -89,6 +89,11 @@ public:
   void setUniformSumsPerWarp(bool W) { UniformSumsPerWarp = W; }
   bool getUniformSumsPerWarp() const { return UniformSumsPerWarp; }
 
+  /// Classify kernel adjoint arrays both ways and warn at each difference
+  /// (GPU/OwnershipCrossCheck).
+  void setOwnershipCrossCheck(bool C) { OwnershipCrossCheck = C; }
+  bool getOwnershipCrossCheck() const { return OwnershipCrossCheck; }
+
   /// Verify the IR after each GPU pass that finishes a gradient kernel
   /// (IR/PassPipeline.h).
   void setVerify(bool V) { Verify = V; }
@@ -108,6 +113,7 @@ private:
   DerivedFunctionSet &Derived;
   bool ForceAtomics = false;
   bool UniformSumsPerWarp = false;
+  bool OwnershipCrossCheck = false;
   bool Verify = false;
   RecordingPrimals Recording;
 };
