@@ -7,7 +7,8 @@
 #include "GPU/BlockUniformKey.h"
 #include "IR/Traversal.h"
 
-#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include <climits>
 
@@ -107,7 +108,8 @@ bool isPlainAssignment(const Stmt *S) {
 }
 
 /// Where \p Key's one assignment leaves the register set for every add:
-/// sets \p K.After, or returns why not.
+/// sets \p K.After, or returns why not. The adds must follow it in its
+/// block (at any depth), so that every lane that adds has assigned it.
 std::string placeRecord(const BlockStmt *Body,
                         llvm::ArrayRef<const AssignStmt *> Adds,
                         UniformKey &K) {
@@ -117,19 +119,19 @@ std::string placeRecord(const BlockStmt *Body,
     return "";
   if (Assigns.size() > 1 || !isPlainAssignment(Assigns.front()))
     return "the key " + Name + " changes more than once in an iteration";
-  // The top-level statement holding each add, and the assignment's.
-  llvm::DenseMap<const Stmt *, unsigned> TopOf;
-  const std::vector<const Stmt *> &Top = Body->getBody();
-  for (unsigned I = 0; I < Top.size(); ++I)
-    forEachStmt(Top[I], [&](const Stmt *S) { TopOf[S] = I; });
-  auto At = llvm::find(Top, Assigns.front());
-  if (At == Top.end())
-    return "the key " + Name + " is assigned in a nested statement";
-  unsigned Pos = unsigned(At - Top.begin());
+  const BlockStmt *Blk = blockHolding(Body, Assigns.front());
+  if (!Blk)
+    return "the key " + Name + " is assigned in a nested loop";
+  llvm::DenseSet<const Stmt *> After;
+  const std::vector<const Stmt *> &Stmts = Blk->getBody();
+  for (auto It = llvm::find(Stmts, Assigns.front()) + 1; It != Stmts.end();
+       ++It)
+    forEachStmt(*It, [&](const Stmt *S) { After.insert(S); });
   for (const AssignStmt *A : Adds)
-    if (TopOf.lookup(A) <= Pos)
-      return "an add precedes the assignment of the key " + Name;
-  K.After = *At;
+    if (!After.count(A))
+      return "an add is not after the assignment of the key " + Name +
+             " in its block";
+  K.After = Assigns.front();
   return "";
 }
 
@@ -165,4 +167,22 @@ meshad::findUniformKey(const BlockStmt *Body,
   if (!Why.empty())
     return std::nullopt;
   return K;
+}
+
+const BlockStmt *meshad::blockHolding(const BlockStmt *Blk, const Stmt *S) {
+  if (llvm::is_contained(Blk->getBody(), S))
+    return Blk;
+  for (const Stmt *X : Blk->getBody()) {
+    const BlockStmt *Found = nullptr;
+    if (const auto *Sub = dyn_cast<BlockStmt>(X))
+      Found = blockHolding(Sub, S);
+    else if (const auto *I = dyn_cast<IfStmt>(X)) {
+      Found = blockHolding(I->getThen(), S);
+      if (!Found && I->getElse())
+        Found = blockHolding(I->getElse(), S);
+    }
+    if (Found)
+      return Found;
+  }
+  return nullptr;
 }

@@ -15,9 +15,10 @@
 ///
 /// The key must hold the same value at every add of one iteration of one
 /// thread, which the register then records: it is assigned at most once in
-/// the loop's body, by a statement at the body's top level that precedes
-/// every add (the register is set right after it), or not at all (the
-/// register is set at the top of the body); its address is never taken.
+/// the loop's body, outside nested loops, by a statement that every add
+/// follows in its block (the register is set right after it: a lane that
+/// adds has set it), or not at all (the register is set at the top of the
+/// body); its address is never taken.
 /// The run-time check of warpKeyedAdds then makes the sums right whatever
 /// the uniformity proof says: lanes whose keys differ add their own values
 /// at their own addresses.
@@ -55,9 +56,9 @@ struct KeyedForm {
 /// The key of a loop's uniform adds.
 struct UniformKey {
   const ir::Var *Key = nullptr;
-  /// The top-level statement of the body that assigns the key (the
-  /// register is set after it), or null when the body never assigns it
-  /// (the register is set first).
+  /// The statement of the body that assigns the key (the register is set
+  /// after it, in its block), or null when the body never assigns it (the
+  /// register is set first).
   const ir::Stmt *After = nullptr;
   /// Per add of the request, in order.
   std::vector<KeyedForm> Forms;
@@ -71,6 +72,10 @@ findUniformKey(const ir::BlockStmt *Body,
                llvm::ArrayRef<const ir::AssignStmt *> Adds,
                llvm::function_ref<bool(const ir::Var *)> AddressTaken,
                std::string &Why);
+
+/// The block of \p Blk, or of the branches and blocks nested in it (not in
+/// loops), whose own statements include \p S; null if none.
+const ir::BlockStmt *blockHolding(const ir::BlockStmt *Blk, const ir::Stmt *S);
 
 } // namespace meshad
 

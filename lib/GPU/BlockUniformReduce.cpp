@@ -289,14 +289,16 @@ private:
     VarSet Env = Uniform.global();
     if (P.Counter)
       Env.insert(P.Counter);
-    walk(P.Loop->getBody(), /*Depth=*/0, /*InInner=*/false, Env);
+    walk(P.Loop->getBody(), /*InInner=*/false, Env);
     return !Sites.empty();
   }
 
   /// Walks \p Blk in order, \p Env holding the locals uniform at each
-  /// point: an assignment at the body's top level (\p Depth 0) from a
-  /// uniform value makes its local uniform, any other assignment not.
-  void walk(const BlockStmt *Blk, unsigned Depth, bool InInner, VarSet &Env) {
+  /// point: an assignment outside nested loops from a uniform value makes
+  /// its local uniform until the end of its branch (the lanes that run a
+  /// branch of the in-step body all run it at the same step), any other
+  /// assignment not.
+  void walk(const BlockStmt *Blk, bool InInner, VarSet &Env) {
     for (const Stmt *S : Blk->getBody()) {
       for (const Expr *E : ownExprs(S))
         forEachExpr(E, [&](const Expr *X) {
@@ -316,23 +318,38 @@ private:
         if (isAccumulate(A))
           noteAdd(A, InInner, Env);
         else if (const Var *V = refVar(A->getLHS())) {
-          if (Depth == 0 && !InInner && A->getOp() == AssignOp::Assign &&
+          if (!InInner && A->getOp() == AssignOp::Assign &&
               Uniform.isUniform(A->getRHS(), Env) &&
               !Uniform.isAddressTaken(V))
             Env.insert(V);
           else
             Env.erase(V);
         }
+      } else if (const auto *I = dyn_cast<IfStmt>(S)) {
+        walkBranches(I, InInner, Env);
       } else {
-        bool Loop = !llvm::isa<BlockStmt>(S) && !llvm::isa<IfStmt>(S);
+        bool Loop = !llvm::isa<BlockStmt>(S);
         if (Loop)
           forgetAssigned(S, Env);
-        unsigned Inner = llvm::isa<BlockStmt>(S) ? Depth : Depth + 1;
         forEachNested(S, [&](const BlockStmt *Sub, bool IsLoop) {
-          walk(Sub, Inner, InInner || IsLoop, Env);
+          walk(Sub, InInner || IsLoop, Env);
         });
       }
     }
+  }
+
+  /// Walks the branches of \p I, each from \p Env; after the `if`, the
+  /// locals uniform in both and not assigned in either stay uniform.
+  void walkBranches(const IfStmt *I, bool InInner, VarSet &Env) {
+    VarSet Then = Env, Else = Env;
+    walk(I->getThen(), InInner, Then);
+    if (I->getElse())
+      walk(I->getElse(), InInner, Else);
+    forgetAssigned(I, Env);
+    for (const Var *V : llvm::SmallVector<const Var *, 16>(Env.begin(),
+                                                            Env.end()))
+      if (!Then.count(V) || !Else.count(V))
+        Env.erase(V);
   }
 
   /// Removes from \p Env the locals that \p S assigns anywhere.
@@ -525,15 +542,18 @@ void UniformAddReducer::chooseKey(const LoopPlace &P,
 }
 
 /// Sets the key's register in \p Active (the copy of the loop's body):
-/// after the key's one assignment, or first when the body never assigns it.
+/// after the key's one assignment, in its block, or first when the body
+/// never assigns it.
 void UniformAddReducer::recordKey(BlockStmt *Active) {
   if (!Key)
     return;
-  std::vector<const Stmt *> Body = Active->getBody();
+  auto *Blk = const_cast<BlockStmt *>(
+      Key->After ? blockHolding(Active, Key->After) : Active);
+  std::vector<const Stmt *> Body = Blk->getBody();
   auto At = Key->After ? llvm::find(Body, Key->After) + 1 : Body.begin();
   Body.insert(At, B.assign(B.ref(KeyRegister), AssignOp::Assign,
                            B.ref(const_cast<Var *>(Key->Key))));
-  Active->setBody(std::move(Body));
+  Blk->setBody(std::move(Body));
 }
 
 /// The arguments of \p X in meshad::warpKeyedAdds: its adjoint array,

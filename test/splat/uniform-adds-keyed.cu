@@ -5,7 +5,9 @@
 // the in-step loop records the key once per iteration instead of an address
 // per add, and the warp checks one key per iteration. keyed: three arrays,
 // per-thread trip counts (a break), a partial warp. fixedKey: the key is
-// uniform in the whole kernel (recorded first in the iteration). twoVars:
+// uniform in the whole kernel (recorded first in the iteration).
+// keyInBranch: the key is assigned in the branch after the break (recorded
+// there, before the adds that follow it in that branch). twoVars:
 // the index reads two variables, so each address is recorded and checked
 // (warpUniformAdds). Each gradient is checked against central differences
 // in double, and against the all-atomics form (the second build, with
@@ -76,6 +78,33 @@ __global__ void fixedKey(int n, int m, const int *stop, const int *order,
 // CHECK-NEXT: int _key = 0;
 // CHECK: if (_step <= _steps) {
 // CHECK-NEXT: _key = s;
+// CHECK: meshad::warpKeyedAdds(_key, _d_w, 2, 1, _d_w_sum, _d_a, 1, 0, _d_a_sum, _d_b, 3, 2, _d_b_sum, _d_w, 2, 0, _d_w_sum1);
+// CHECK-NOT: atomicAdd
+// CHECK: {{^}}}
+
+__global__ void keyInBranch(int n, int m, const int *stop, const int *order,
+                            const double *w, const double *a, const double *b,
+                            const double *x, double *out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= m)
+    return;
+  double acc = 0;
+  for (int i = 0; i < n; ++i) {
+    if (i >= stop[t])
+      break;
+    int j = order[i];
+    double d = x[t] - w[2 * j];
+    acc += (w[2 * j + 1] * exp(-d * d) + a[j] * x[t]) * b[3 * j + 2];
+  }
+  out[t] = acc;
+}
+// REMARK: uniform-adds-keyed.cu:[[#@LINE-4]]:{{[0-9]+}}: remark: adjoint store to 'b': summed per warp, {{.*}}; the addresses as 32-bit offsets from the key 'j', checked once per iteration)
+// CHECK-LABEL: __global__ void keyInBranch_grad(
+// CHECK: for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {
+// CHECK-NEXT: int _key = 0;
+// CHECK: if (!_cond0) {
+// CHECK-NEXT: j = order[i];
+// CHECK-NEXT: _key = j;
 // CHECK: meshad::warpKeyedAdds(_key, _d_w, 2, 1, _d_w_sum, _d_a, 1, 0, _d_a_sum, _d_b, 3, 2, _d_b_sum, _d_w, 2, 0, _d_w_sum1);
 // CHECK-NOT: atomicAdd
 // CHECK: {{^}}}
@@ -214,6 +243,8 @@ int main(int Argc, char **Argv) {
   All.push_back(check("keyed", keyed, meshad::gradient(keyed, "w, a, b, x, out")));
   All.push_back(check("fixedKey", fixedKey,
                       meshad::gradient(fixedKey, "w, a, b, x, out")));
+  All.push_back(check("keyInBranch", keyInBranch,
+                      meshad::gradient(keyInBranch, "w, a, b, x, out")));
   All.push_back(
       check("twoVars", twoVars, meshad::gradient(twoVars, "w, a, b, x, out")));
   if (Argc > 1 && !std::getenv("MESHAD_TEST_QUICK"))
@@ -226,4 +257,4 @@ int main(int Argc, char **Argv) {
 // ATOMICS: PASS atomics = per-warp sums [0]
 // ATOMICS: numeric checks: {{[0-9]+}} passed, 0 failed
 // QUICK-NOT: FAIL
-// QUICK: numeric checks: 12 passed, 0 failed
+// QUICK: numeric checks: 16 passed, 0 failed
