@@ -466,27 +466,11 @@ __device__ __forceinline__ void warpKeyedAdds(K Key, T *Base, int Scale,
       unsigned Index = 0;
       const bool Holder = detail::scatterSlot<N>(Lane, Index, N);
       detail::scatterLevel<T, N, N, 16>(Vs, Lane);
-#if MESHAD_KEYED_HOLDER_HOISTED
-      // The holder's array and form depend on the lane alone: selected
-      // before the address, they leave the loop around the call (fewer
-      // instructions per iteration, 3 more registers: measured on the GPU).
-      T *Mine = Bases[0];
-      int Scale = Forms[0], Offset = Forms[1];
-      MESHAD_UNROLL
-      for (unsigned J = 1; J < N; ++J)
-        if (J == Index) {
-          Mine = Bases[J];
-          Scale = Forms[2 * J];
-          Offset = Forms[2 * J + 1];
-        }
-      T *At = Mine + (Scale * Lead + Offset);
-#else
       T *At = nullptr;
       MESHAD_UNROLL
       for (unsigned J = 0; J < N; ++J)
         if (J == Index)
           At = Bases[J] + (Forms[2 * J] * Lead + Forms[2 * J + 1]);
-#endif
       if (Holder && Vs[0] != T(0))
         atomicAdd(At, Vs[0]);
       return;
