@@ -6,6 +6,7 @@
 
 #include "GPU/BlockUniformReduce.h"
 #include "Analysis/IRWalk.h"
+#include "GPU/BlockUniformKey.h"
 #include "GPU/BlockUniformity.h"
 #include "GPU/LowerAccumulations.h"
 #include "IR/Intrinsics.h"
@@ -288,14 +289,16 @@ private:
     VarSet Env = Uniform.global();
     if (P.Counter)
       Env.insert(P.Counter);
-    walk(P.Loop->getBody(), /*Depth=*/0, /*InInner=*/false, Env);
+    walk(P.Loop->getBody(), /*InInner=*/false, Env);
     return !Sites.empty();
   }
 
   /// Walks \p Blk in order, \p Env holding the locals uniform at each
-  /// point: an assignment at the body's top level (\p Depth 0) from a
-  /// uniform value makes its local uniform, any other assignment not.
-  void walk(const BlockStmt *Blk, unsigned Depth, bool InInner, VarSet &Env) {
+  /// point: an assignment outside nested loops from a uniform value makes
+  /// its local uniform until the end of its branch (the lanes that run a
+  /// branch of the in-step body all run it at the same step), any other
+  /// assignment not.
+  void walk(const BlockStmt *Blk, bool InInner, VarSet &Env) {
     for (const Stmt *S : Blk->getBody()) {
       for (const Expr *E : ownExprs(S))
         forEachExpr(E, [&](const Expr *X) {
@@ -315,23 +318,38 @@ private:
         if (isAccumulate(A))
           noteAdd(A, InInner, Env);
         else if (const Var *V = refVar(A->getLHS())) {
-          if (Depth == 0 && !InInner && A->getOp() == AssignOp::Assign &&
+          if (!InInner && A->getOp() == AssignOp::Assign &&
               Uniform.isUniform(A->getRHS(), Env) &&
               !Uniform.isAddressTaken(V))
             Env.insert(V);
           else
             Env.erase(V);
         }
+      } else if (const auto *I = dyn_cast<IfStmt>(S)) {
+        walkBranches(I, InInner, Env);
       } else {
-        bool Loop = !llvm::isa<BlockStmt>(S) && !llvm::isa<IfStmt>(S);
+        bool Loop = !llvm::isa<BlockStmt>(S);
         if (Loop)
           forgetAssigned(S, Env);
-        unsigned Inner = llvm::isa<BlockStmt>(S) ? Depth : Depth + 1;
         forEachNested(S, [&](const BlockStmt *Sub, bool IsLoop) {
-          walk(Sub, Inner, InInner || IsLoop, Env);
+          walk(Sub, InInner || IsLoop, Env);
         });
       }
     }
+  }
+
+  /// Walks the branches of \p I, each from \p Env; after the `if`, the
+  /// locals uniform in both and not assigned in either stay uniform.
+  void walkBranches(const IfStmt *I, bool InInner, VarSet &Env) {
+    VarSet Then = Env, Else = Env;
+    walk(I->getThen(), InInner, Then);
+    if (I->getElse())
+      walk(I->getElse(), InInner, Else);
+    forgetAssigned(I, Env);
+    for (const Var *V : llvm::SmallVector<const Var *, 16>(Env.begin(),
+                                                            Env.end()))
+      if (!Then.count(V) || !Else.count(V))
+        Env.erase(V);
   }
 
   /// Removes from \p Env the locals that \p S assigns anywhere.
@@ -369,9 +387,13 @@ private:
   BlockStmt *replaceSites(const BlockStmt *Body);
   void remarkKept(const ForStmt *L, const std::string &Why);
   void remarkSite(const Site &S, const std::string &NotPerBlock);
+  std::string keyRemark() const;
   std::string whyNotPerBlock() const;
   std::vector<const Stmt *> declareRegisters(BlockStmt *Loop, Var *Step,
                                              const std::string &NotPerBlock);
+  void chooseKey(const LoopPlace &P, const std::string &NotPerBlock);
+  void recordKey(BlockStmt *Active);
+  std::vector<const Expr *> keyedQuad(const Site &X, Var *Sum) const;
   const Stmt *call(const char *Name, std::vector<const Expr *> Args);
 
   IRBuilder &B;
@@ -383,8 +405,12 @@ private:
   llvm::StringSet<> Taken;
   bool HasReturn = false;
   std::vector<Site> Sites;
-  /// Per site: its sum and address registers.
+  /// Per site: its sum and address registers (no address when keyed).
   llvm::DenseMap<const Stmt *, std::pair<Var *, Var *>> Registers;
+  /// The loop's key (BlockUniformKey) and its register, or why none.
+  std::optional<UniformKey> Key;
+  Var *KeyRegister = nullptr;
+  std::string NoKey;
 };
 
 } // namespace
@@ -416,9 +442,11 @@ void UniformAddReducer::rewrite(const LoopPlace &P, const Stmt *S,
     Out.push_back(B.decl(Steps, Count));
   }
   std::string NotPerBlock = whyNotPerBlock();
+  chooseKey(P, NotPerBlock);
   BlockStmt *Loop = B.block();
   std::vector<const Stmt *> Reduce = declareRegisters(Loop, Step, NotPerBlock);
   BlockStmt *Active = replaceSites(P.Loop->getBody());
+  recordKey(Active);
   Active->append(P.Loop->getInc());
   Loop->append(M.create<IfStmt>(
       B.binary(BinaryOp::Le, B.ref(Step), B.ref(Steps)), Active, nullptr));
@@ -449,34 +477,95 @@ UniformAddReducer::declareRegisters(BlockStmt *Loop, Var *Step,
   if (NotPerBlock.empty())
     Pairs.push_back(B.ref(Step));
   std::vector<std::pair<const Type *, std::vector<const Expr *>>> PerType;
+  const std::size_t PerAdd = Key ? 4 : 2;
+  if (Key)
+    Loop->append(B.decl(KeyRegister, B.zero(KeyRegister->getType())));
   for (const Site &X : Sites) {
     const Type *Elem = X.Add->getLHS()->getType()->getUnqualified();
     std::string Base = X.Target->getName();
     Var *Sum = M.createVar(fresh(Base + "_sum"), Elem);
-    Var *At =
-        M.createVar(fresh(Base + "_at"), M.getTypes().getPointer(Elem));
+    Var *At = Key ? nullptr
+                  : M.createVar(fresh(Base + "_at"),
+                                M.getTypes().getPointer(Elem));
     Registers[X.Add] = {Sum, At};
     Loop->append(B.decl(Sum, B.zero(Elem)));
-    Loop->append(B.decl(At, B.zero(At->getType())));
+    if (At)
+      Loop->append(B.decl(At, B.zero(At->getType())));
     auto Group = llvm::find_if(PerType, [&](const auto &G) {
-      return G.first == Elem && G.second.size() < 2 * MaxAddsPerTree;
+      return G.first == Elem && G.second.size() < PerAdd * MaxAddsPerTree;
     });
     if (Group == PerType.end())
       Group = PerType.insert(PerType.end(), {Elem, {}});
-    for (std::vector<const Expr *> *To : {&Pairs, &Group->second}) {
-      To->push_back(B.ref(At));
-      To->push_back(B.ref(Sum));
+    if (Key) {
+      llvm::append_range(Group->second, keyedQuad(X, Sum));
+    } else {
+      for (std::vector<const Expr *> *To : {&Pairs, &Group->second}) {
+        To->push_back(B.ref(At));
+        To->push_back(B.ref(Sum));
+      }
     }
     remarkSite(X, NotPerBlock);
   }
   std::vector<const Stmt *> Reduce;
-  if (NotPerBlock.empty())
+  if (NotPerBlock.empty()) {
     Reduce.push_back(call("meshad::blockUniformAdds", std::move(Pairs)));
-  else
-    for (auto &Group : PerType)
-      Reduce.push_back(
-          call("meshad::warpUniformAdds", std::move(Group.second)));
+    return Reduce;
+  }
+  for (auto &Group : PerType) {
+    if (Key)
+      Group.second.insert(Group.second.begin(), B.ref(KeyRegister));
+    Reduce.push_back(call(Key ? "meshad::warpKeyedAdds"
+                              : "meshad::warpUniformAdds",
+                          std::move(Group.second)));
+  }
   return Reduce;
+}
+
+/// The per-warp form's key (GPU/BlockUniformKey): every site's index
+/// Scale * key + Offset for one variable, recorded in one register; else
+/// NoKey says why the addresses stay one register per site.
+void UniformAddReducer::chooseKey(const LoopPlace &P,
+                                  const std::string &NotPerBlock) {
+  Key.reset();
+  KeyRegister = nullptr;
+  NoKey.clear();
+  if (NotPerBlock.empty())
+    return; // the block form checks each address in shared memory
+  std::vector<const AssignStmt *> Adds;
+  for (const Site &X : Sites)
+    Adds.push_back(X.Add);
+  Key = findUniformKey(
+      P.Loop->getBody(), Adds,
+      [&](const Var *V) { return Uniform.isAddressTaken(V); }, NoKey);
+  if (Key)
+    KeyRegister = M.createVar(fresh("_key"), Key->Key->getType());
+}
+
+/// Sets the key's register in \p Active (the copy of the loop's body):
+/// after the key's one assignment, in its block, or first when the body
+/// never assigns it.
+void UniformAddReducer::recordKey(BlockStmt *Active) {
+  if (!Key)
+    return;
+  auto *Blk = const_cast<BlockStmt *>(
+      Key->After ? blockHolding(Active, Key->After) : Active);
+  std::vector<const Stmt *> Body = Blk->getBody();
+  auto At = Key->After ? llvm::find(Body, Key->After) + 1 : Body.begin();
+  Body.insert(At, B.assign(B.ref(KeyRegister), AssignOp::Assign,
+                           B.ref(const_cast<Var *>(Key->Key))));
+  Blk->setBody(std::move(Body));
+}
+
+/// The arguments of \p X in meshad::warpKeyedAdds: its adjoint array,
+/// Scale, Offset and its sum register.
+std::vector<const Expr *> UniformAddReducer::keyedQuad(const Site &X,
+                                                       Var *Sum) const {
+  std::size_t I = 0;
+  while (Sites[I].Add != X.Add)
+    ++I;
+  const KeyedForm &Form = Key->Forms[I];
+  return {B.ref(const_cast<Var *>(X.Target)), B.intLit(Form.Scale),
+          B.intLit(Form.Offset), B.ref(Sum)};
 }
 
 /// Why the sites cannot be summed per block, or "": the block form's
@@ -507,8 +596,9 @@ BlockStmt *UniformAddReducer::replaceSites(const BlockStmt *Body) {
     if (It != Registers.end()) {
       const auto *A = cast<AssignStmt>(S);
       auto [Sum, At] = It->second;
-      Out->append(
-          B.assign(B.ref(At), AssignOp::Assign, B.addrOf(A->getLHS())));
+      if (At)
+        Out->append(
+            B.assign(B.ref(At), AssignOp::Assign, B.addrOf(A->getLHS())));
       Out->append(B.assign(B.ref(Sum), AssignOp::Assign, A->getRHS()));
       continue;
     }
@@ -550,7 +640,16 @@ void UniformAddReducer::remarkSite(const Site &S,
                    "from its largest trip count, lanes past their own count "
                    "or outside the guard adding nothing; the iteration's "
                    "adds of one type summed in one shuffle tree, skipped by "
-                   "a warp whose lanes all add zero" + Why + ")");
+                   "a warp whose lanes all add zero" + keyRemark() + Why +
+                   ")");
+}
+
+/// What the per-warp remark says of the addresses (BlockUniformKey).
+std::string UniformAddReducer::keyRemark() const {
+  if (Key)
+    return "; the addresses as 32-bit offsets from the key '" +
+           Key->Key->getName() + "', checked once per iteration";
+  return "; each address checked (no key: " + NoKey + ")";
 }
 
 void UniformAddReducer::remarkKept(const ForStmt *L, const std::string &Why) {

@@ -8,7 +8,11 @@
 // same for several pairs in one reduce-scatter tree: 1 to 12 pairs (odd and
 // even counts, so the tree's padding is exercised), lanes setting only some
 // pairs, whole warps adding zero, pairs whose lanes name different elements,
-// and the partial warp (per-pair path). Exact sums of small integers.
+// and the partial warp (per-pair path). meshad::warpKeyedAdds (one key per
+// lane, quadruple J adding at Out[(1 + J % 3) * key + 30 * J]): 1 to 12
+// quadruples, keys shared by the warp or split (the per-lane path), the
+// zero warp's keys wrong (a lane adding only zeros is not checked).
+// Exact sums of small integers.
 //
 // RUN: %clangxx %cpu_cuda_flags -I%test_inputs %s -o %t && %t | FileCheck %s
 // CHECK-NOT: FAIL
@@ -19,7 +23,11 @@
 // CHECK: PASS warpUniformAdds 9 pairs
 // CHECK: PASS warpUniformAdds 12 pairs
 // CHECK: PASS warpUniformAdds different elements
-// CHECK: numeric checks: 7 passed, 0 failed
+// CHECK: PASS warpKeyedAdds 1 quadruples
+// CHECK: PASS warpKeyedAdds 9 quadruples
+// CHECK: PASS warpKeyedAdds 12 quadruples
+// CHECK: PASS warpKeyedAdds different keys
+// CHECK: numeric checks: 11 passed, 0 failed
 #include "NumericCheck.h"
 #include <meshad/Differentiator.h>
 #include <meshad/cpu/Portable.h>
@@ -91,6 +99,49 @@ template <unsigned N> double runPairs(bool Split) {
   return pairsError<N>(Out, Split);
 }
 
+// Quadruple J of lane T adds (T + 1) * (J + 2) at Out[(1 + J % 3) * key +
+// 30 * J] when (T + J) % 4 != 0 and the lane is not in the zero warp (the
+// first of block 1), else zero; the key is 4 * blockIdx.x + (Split ? T % 3
+// : 0), or 4 * blockIdx.x + 3, which no element is added at, in a lane that
+// adds only zeros (lane 0, the first holder, among them).
+template <unsigned... J>
+__device__ void addKeyed(double *Out, bool Split,
+                         std::integer_sequence<unsigned, J...>) {
+  int T = threadIdx.x;
+  bool Zero = blockIdx.x == 1 && T < 32;
+  bool AllZero = Zero || (sizeof...(J) == 1 && T % 4 == 0);
+  int Key = 4 * blockIdx.x + (AllZero ? 3 : Split ? T % 3 : 0);
+  auto Value = [&](unsigned K) {
+    return Zero || (T + K) % 4 == 0 ? 0.0 : double((T + 1) * (K + 2));
+  };
+  std::apply([&](auto... Quads) { meshad::warpKeyedAdds(Key, Quads...); },
+             std::tuple_cat(std::make_tuple(Out, int(1 + J % 3), int(30 * J),
+                                            Value(J))...));
+}
+
+template <unsigned N> __global__ void keyed(double *Out, bool Split) {
+  addKeyed(Out, Split, std::make_integer_sequence<unsigned, N>());
+}
+
+template <unsigned N> double runKeyed(bool Split) {
+  double *D, Out[400] = {}, Expected[400] = {};
+  cudaMalloc((void **)&D, sizeof(Out));
+  cudaMemset(D, 0, sizeof(Out));
+  MESHAD_LAUNCH(keyed<N>, dim3(2), dim3(48))(D, Split);
+  cudaMemcpy(Out, D, sizeof(Out), cudaMemcpyDeviceToHost);
+  cudaFree(D);
+  for (unsigned B = 0; B < 2; ++B)
+    for (unsigned T = 0; T < 48; ++T)
+      for (unsigned K = 0; K < N; ++K)
+        if ((T + K) % 4 != 0 && !(B == 1 && T < 32))
+          Expected[(1 + K % 3) * (4 * B + (Split ? T % 3 : 0)) + 30 * K] +=
+              double((T + 1) * (K + 2));
+  double Bad = 0;
+  for (unsigned I = 0; I < 400; ++I)
+    Bad += std::fabs(Out[I] - Expected[I]);
+  return Bad;
+}
+
 int main() {
   int *DSteps;
   double *DSums, *DPer;
@@ -130,5 +181,13 @@ int main() {
   MESHAD_CHECK_CLOSE("warpUniformAdds 12 pairs", Bad12, 0.0);
   double BadSplit = runPairs<9>(true) + runPairs<4>(true);
   MESHAD_CHECK_CLOSE("warpUniformAdds different elements", BadSplit, 0.0);
+  double Keyed1 = runKeyed<1>(false) + runKeyed<2>(false) + runKeyed<3>(false);
+  MESHAD_CHECK_CLOSE("warpKeyedAdds 1 quadruples", Keyed1, 0.0);
+  double Keyed9 = runKeyed<5>(false) + runKeyed<8>(false) + runKeyed<9>(false);
+  MESHAD_CHECK_CLOSE("warpKeyedAdds 9 quadruples", Keyed9, 0.0);
+  double Keyed12 = runKeyed<11>(false) + runKeyed<12>(false);
+  MESHAD_CHECK_CLOSE("warpKeyedAdds 12 quadruples", Keyed12, 0.0);
+  double KeyedSplit = runKeyed<9>(true) + runKeyed<4>(true);
+  MESHAD_CHECK_CLOSE("warpKeyedAdds different keys", KeyedSplit, 0.0);
   return meshad::test::summary();
 }

@@ -1,9 +1,10 @@
 // Uniform but symbolic addresses: every pixel of a 2D launch blends the same
 // splats p[3*k .. 3*k+2] (k a loop counter). The adjoint stores into p are
 // the same address in every thread at a given point: the reverse loop runs in
-// step across each warp and meshad::warpUniformAdds sums them per warp (one
+// step across each warp and meshad::warpKeyedAdds sums them per warp (one
 // shuffle tree for the three adds, one atomicAdd per add, warp and
-// iteration, GPU/BlockUniformReduce). In splatRows,
+// iteration, GPU/BlockUniformReduce; the addresses 3 * k + j through the
+// key k, GPU/BlockUniformKey). In splatRows,
 // each thread blends two rows, the splat loop nested in the row loop: there
 // meshad::warpAtomicAdd sums the adds per warp and address. The image is
 // thread-exclusive over the 2D index py*W + px (guarded by px < W): its
@@ -37,9 +38,9 @@ __global__ void splat(const double *p, double *img, int W, int H, int K) {
 // CHECK: meshad::requireLaunch2D();
 // CHECK: _d_img[py * W + px] = 0.;
 // CHECK-NOT: atomicAdd(&_d_p
-// CHECK: _d_p_at = &_d_p[3 * k + 2];
+// CHECK: _key = k;
 // CHECK-NOT: atomicAdd(&_d_p
-// CHECK: meshad::warpUniformAdds(_d_p_at, _d_p_sum, _d_p_at1, _d_p_sum1, _d_p_at2, _d_p_sum2);
+// CHECK: meshad::warpKeyedAdds(_key, _d_p, 3, 2, _d_p_sum, _d_p, 3, 1, _d_p_sum1, _d_p, 3, 0, _d_p_sum2);
 // CHECK: }
 
 __global__ void splatRows(const double *p, double *img, int W, int H, int K) {

@@ -3,8 +3,9 @@
 // gradient of w. The reverse loop runs in step across each warp (from the
 // warp's largest trip count; lanes past their own count, or outside the
 // kernel's guard, idle) and each such add is summed per warp with shuffles,
-// one atomicAdd per warp and iteration (meshad::warpUniformAdds, the adds of
-// an iteration in one shuffle tree). Cases: a
+// one atomicAdd per warp and iteration (meshad::warpKeyedAdds, the adds of
+// an iteration in one shuffle tree, their addresses through one key;
+// guardLoop's read two variables: meshad::warpUniformAdds). Cases: a
 // uniform loop, a per-thread break, a per-thread guard (continue) with a
 // block-uniform start loaded from an array, and 2D tiles with threads outside
 // the image and an index array (the splat's shape); blocks of 48 threads end
@@ -48,7 +49,7 @@ __global__ void tiles(int W, int H, const int *ranges, const int *ids,
 }
 // CHECK-LABEL: __global__ void tiles_grad(
 // CHECK: for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {
-// CHECK: _d_p_at = &_d_p[3 * id + 2];
+// CHECK: _key = id;
 // CHECK-NOT: atomicAdd(&_d_p
 // CHECK: {{^}}}
 
@@ -70,9 +71,9 @@ __global__ void uniformLoop(int n, int m, const int *stop, const int *start,
 // CHECK: _steps = _cnt0;
 // CHECK: for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {
 // CHECK: if (_step <= _steps) {
-// CHECK: _d_w_at = &_d_w[2 * i + 1];
+// CHECK: _key = i;
 // CHECK: --_cnt0;
-// CHECK: meshad::warpUniformAdds(_d_w_at, _d_w_sum, _d_w_at1, _d_w_sum1);
+// CHECK: meshad::warpKeyedAdds(_key, _d_w, 2, 1, _d_w_sum, _d_w, 2, 0, _d_w_sum1);
 // CHECK-NOT: atomicAdd(&_d_w
 // CHECK: {{^}}}
 
@@ -93,7 +94,7 @@ __global__ void breakLoop(int n, int m, const int *stop, const int *start,
 // CHECK-LABEL: __global__ void breakLoop_grad(
 // CHECK: for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {
 // CHECK-NOT: atomicAdd(&_d_w
-// CHECK: meshad::warpUniformAdds(_d_w_at, _d_w_sum, _d_w_at1, _d_w_sum1);
+// CHECK: meshad::warpKeyedAdds(_key, _d_w, 2, 1, _d_w_sum, _d_w, 2, 0, _d_w_sum1);
 // CHECK: {{^}}}
 
 __global__ void guardLoop(int n, int m, const int *stop, const int *start,
@@ -114,6 +115,7 @@ __global__ void guardLoop(int n, int m, const int *stop, const int *start,
 // CHECK-LABEL: __global__ void guardLoop_grad(
 // CHECK: for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {
 // CHECK: _d_w_at = &_d_w[2 * (b + i) + 1];
+// CHECK: meshad::warpUniformAdds(_d_w_at, _d_w_sum, _d_w_at1, _d_w_sum1);
 // CHECK-NOT: atomicAdd(&_d_w
 // CHECK: {{^}}}
 

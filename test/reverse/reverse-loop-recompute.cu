@@ -31,10 +31,11 @@ __global__ void blend(const double *p, double *out, int n, int K) {
 // CHECK-NOT: meshad::Tape
 // CHECK-NOT: {{^ *(double )?acc}}
 // The reverse loop runs in step across each warp (the adds into p summed
-// per warp, GPU/BlockUniformReduce).
+// per warp, GPU/BlockUniformReduce, their addresses through the key k).
 // CHECK: for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {
 // CHECK: if (_step <= _steps) {
 // CHECK-NEXT: k = _cnt0 - 1;
+// CHECK-NEXT: _key = k;
 // CHECK-NEXT: d = ((double)i - p[2 * k]) * 0.1;
 // CHECK-NEXT: double _t0 = exp(-d * d);
 // CHECK-NEXT: g = _t0;

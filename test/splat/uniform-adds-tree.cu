@@ -1,5 +1,6 @@
 // Block-uniform adds summed in one shuffle tree per element type (issue 15,
-// GPU/BlockUniformReduce, meshad::warpUniformAdds in meshad/codegen/WarpStep.h):
+// GPU/BlockUniformReduce, meshad::warpKeyedAdds in meshad/codegen/WarpStep.h,
+// the addresses through the key i, GPU/BlockUniformKey):
 // the reverse loop of twoTypes adds, at each iteration, to two elements of
 // the double gradient of w and one element of the float gradient of a; the
 // per-warp form sums the iteration's double adds in one reduce-scatter tree
@@ -8,7 +9,7 @@
 // value is an exact zero); lanes past their own trip count, or outside the
 // guard, add nothing. The gradients of w and x are checked against central
 // differences, that of a (float) against its analytic value in double.
-// manyAdds has 34 adds of one type: two trees (32 pairs at most in one).
+// manyAdds has 34 adds of one type: two trees (32 adds at most in one).
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
 // RUN: FileCheck %s < %t.log
@@ -39,8 +40,8 @@ __global__ void manyAdds(int n, int m, const double *p, const double *x,
 }
 // CHECK-LABEL: __global__ void manyAdds_grad(
 // CHECK: for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {
-// CHECK: meshad::warpUniformAdds(_d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}});
-// CHECK-NEXT: meshad::warpUniformAdds(_d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}}, _d_p_at{{[0-9]*}}, _d_p_sum{{[0-9]*}});
+// CHECK: meshad::warpKeyedAdds(_key, _d_p, 34, 0, _d_p_sum{{[0-9]*}}, _d_p, 34, 1, _d_p_sum{{[0-9]*}}, _d_p, 34, 2, _d_p_sum{{[0-9]*}}, _d_p, 34, 3, _d_p_sum{{[0-9]*}}, _d_p, 34, 4, _d_p_sum{{[0-9]*}}, _d_p, 34, 5, _d_p_sum{{[0-9]*}}, _d_p, 34, 6, _d_p_sum{{[0-9]*}}, _d_p, 34, 7, _d_p_sum{{[0-9]*}}, _d_p, 34, 8, _d_p_sum{{[0-9]*}}, _d_p, 34, 9, _d_p_sum{{[0-9]*}}, _d_p, 34, 10, _d_p_sum{{[0-9]*}}, _d_p, 34, 11, _d_p_sum{{[0-9]*}}, _d_p, 34, 12, _d_p_sum{{[0-9]*}}, _d_p, 34, 13, _d_p_sum{{[0-9]*}}, _d_p, 34, 14, _d_p_sum{{[0-9]*}}, _d_p, 34, 15, _d_p_sum{{[0-9]*}}, _d_p, 34, 16, _d_p_sum{{[0-9]*}}, _d_p, 34, 17, _d_p_sum{{[0-9]*}}, _d_p, 34, 18, _d_p_sum{{[0-9]*}}, _d_p, 34, 19, _d_p_sum{{[0-9]*}}, _d_p, 34, 20, _d_p_sum{{[0-9]*}}, _d_p, 34, 21, _d_p_sum{{[0-9]*}}, _d_p, 34, 22, _d_p_sum{{[0-9]*}}, _d_p, 34, 23, _d_p_sum{{[0-9]*}}, _d_p, 34, 24, _d_p_sum{{[0-9]*}}, _d_p, 34, 25, _d_p_sum{{[0-9]*}}, _d_p, 34, 26, _d_p_sum{{[0-9]*}}, _d_p, 34, 27, _d_p_sum{{[0-9]*}}, _d_p, 34, 28, _d_p_sum{{[0-9]*}}, _d_p, 34, 29, _d_p_sum{{[0-9]*}}, _d_p, 34, 30, _d_p_sum{{[0-9]*}}, _d_p, 34, 31, _d_p_sum{{[0-9]*}});
+// CHECK-NEXT: meshad::warpKeyedAdds(_key, _d_p, 34, 32, _d_p_sum32, _d_p, 34, 33, _d_p_sum33);
 // CHECK-NOT: atomicAdd(&_d_p
 // CHECK: {{^}}}
 
@@ -59,13 +60,13 @@ __global__ void twoTypes(int n, int m, const int *stop, const float *a,
   }
   out[t] = acc;
 }
-// REMARK: uniform-adds-tree.cu:[[#@LINE-4]]:58: remark: adjoint store to 'a': summed per warp, one atomicAdd per warp and iteration (the address a[i] is the same in every thread at an iteration of the reverse loop; the loop runs in step across the warp, from its largest trip count, lanes past their own count or outside the guard adding nothing; the iteration's adds of one type summed in one shuffle tree, skipped by a warp whose lanes all add zero)
+// REMARK: uniform-adds-tree.cu:[[#@LINE-4]]:58: remark: adjoint store to 'a': summed per warp, one atomicAdd per warp and iteration (the address a[i] is the same in every thread at an iteration of the reverse loop; the loop runs in step across the warp, from its largest trip count, lanes past their own count or outside the guard adding nothing; the iteration's adds of one type summed in one shuffle tree, skipped by a warp whose lanes all add zero; the addresses as 32-bit offsets from the key 'i', checked once per iteration)
 // CHECK-LABEL: __global__ void twoTypes_grad(
 // CHECK: for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {
 // CHECK: if (_step <= _steps) {
 // CHECK: --_cnt0;
-// CHECK: meshad::warpUniformAdds(_d_w_at, _d_w_sum, _d_w_at1, _d_w_sum1, _d_w_at2, _d_w_sum2);
-// CHECK-NEXT: meshad::warpUniformAdds(_d_a_at, _d_a_sum);
+// CHECK: meshad::warpKeyedAdds(_key, _d_w, 2, 1, _d_w_sum, _d_w, 2, 0, _d_w_sum1, _d_w, 2, 0, _d_w_sum2);
+// CHECK-NEXT: meshad::warpKeyedAdds(_key, _d_a, 1, 0, _d_a_sum);
 // CHECK-NOT: atomicAdd(&_d_w
 // CHECK-NOT: atomicAdd(&_d_a
 // CHECK: {{^}}}

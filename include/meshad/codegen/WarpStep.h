@@ -377,6 +377,108 @@ __device__ __forceinline__ void warpUniformAdds(T *At, T V, Rest... Adds) {
   detail::warpUniformAddsSlow(Full, At, V, Adds...);
 }
 
+//===--- Adds addressed through one key per iteration ---------------------===//
+//
+// When every add of the iteration goes to Base[Scale * key + Offset] for
+// one integer local `key` of the loop body (the Gaussian's `id`: means[2 *
+// id + 1], conics[3 * id], opacities[id]...), the generated loop keeps that
+// key in one register instead of an address per add, and
+//
+//   meshad::warpKeyedAdds(_key, _d_means, 2, 0, _d_means_sum, ...)
+//
+// (quadruples: the adjoint array, Scale, Offset, the value) checks one
+// thing per iteration: that the lanes adding anything nonzero hold the same
+// key (a ballot, one shuffle of the first such lane's key, one vote), where
+// warpUniformAdds checks each address (a ballot and a 64-bit broadcast per
+// add). The ballot is also the zero-skip vote. A lane whose values are all
+// zero adds nothing wherever its key points, so its key is not checked;
+// the lane holding sum j adds it at Base_j[Scale_j * lead + Offset_j], the
+// lead lane's key. Keys that differ (should the compiler's proof be wrong),
+// or a partial warp, take the out-of-line path: each lane's nonzero values
+// at its own addresses.
+
+namespace detail {
+
+template <class T> __device__ __forceinline__ void unpackKeyed(T **, int *, T *) {}
+
+template <class T, class... Rest>
+__device__ __forceinline__ void unpackKeyed(T **Base, int *Form, T *V, T *B,
+                                            int Scale, int Offset, T X,
+                                            Rest... R) {
+  *Base = B;
+  Form[0] = Scale;
+  Form[1] = Offset;
+  *V = X;
+  unpackKeyed<T>(Base + 1, Form + 2, V + 1, R...);
+}
+
+/// The rare paths of warpKeyedAdds, out of line: each lane's nonzero
+/// values at its own addresses, summed per pair on a partial warp (\p Full
+/// false), added atomically on a full warp whose keys differ.
+template <class K, class T, class... Rest>
+__device__ __attribute__((noinline)) void
+warpKeyedAddsSlow(bool Full, K Key, T *Base, int Scale, int Offset, T V,
+                  Rest... Adds) {
+  constexpr unsigned N = 1 + sizeof...(Rest) / 4;
+  T *Bases[N];
+  int Forms[2 * N];
+  T Vs[N];
+  unpackKeyed<T>(Bases, Forms, Vs, Base, Scale, Offset, V, Adds...);
+  for (unsigned J = 0; J < N; ++J) {
+    T *At = Vs[J] != T(0) ? Bases[J] + (Forms[2 * J] * Key + Forms[2 * J + 1])
+                          : nullptr;
+    if (!Full)
+      warpUniformAdd(At, Vs[J]);
+    else if (At)
+      atomicAdd(At, Vs[J]);
+  }
+}
+
+} // namespace detail
+
+/// Adds, for each quadruple (Base, Scale, Offset, V) of \p Adds, the sum of
+/// \p V over the lanes of the warp to Base[Scale * Key + Offset], the
+/// lanes' \p Key being the same wherever V is nonzero (see above); one
+/// reduce-scatter tree for all the values. Every lane of the warp calls it,
+/// with the same number of quadruples of one type T.
+template <class K, class T, class... Rest>
+__device__ __forceinline__ void warpKeyedAdds(K Key, T *Base, int Scale,
+                                              int Offset, T V, Rest... Adds) {
+  constexpr unsigned N = 1 + sizeof...(Rest) / 4;
+  static_assert(sizeof...(Rest) % 4 == 0, "quadruples (Base, Scale, Offset, V)");
+  static_assert(N <= 32, "at most 32 adds in one tree");
+  T *Bases[N];
+  int Forms[2 * N];
+  T Vs[N];
+  detail::unpackKeyed<T>(Bases, Forms, Vs, Base, Scale, Offset, V, Adds...);
+  unsigned Lane;
+  const bool Full = detail::warpLanes(Lane) == 0xffffffffu;
+  if (Full) {
+    bool Any = false;
+    MESHAD_UNROLL
+    for (unsigned J = 0; J < N; ++J)
+      Any |= Vs[J] != T(0);
+    unsigned Live = __ballot_sync(0xffffffffu, Any);
+    if (Live == 0)
+      return; // the whole warp adds zero (lanes stopped early, skipped)
+    K Lead = __shfl_sync(0xffffffffu, Key, __ffs(int(Live)) - 1);
+    if (__all_sync(0xffffffffu, !Any || Key == Lead)) {
+      unsigned Index = 0;
+      const bool Holder = detail::scatterSlot<N>(Lane, Index, N);
+      detail::scatterLevel<T, N, N, 16>(Vs, Lane);
+      T *At = nullptr;
+      MESHAD_UNROLL
+      for (unsigned J = 0; J < N; ++J)
+        if (J == Index)
+          At = Bases[J] + (Forms[2 * J] * Lead + Forms[2 * J + 1]);
+      if (Holder && Vs[0] != T(0))
+        atomicAdd(At, Vs[0]);
+      return;
+    }
+  }
+  detail::warpKeyedAddsSlow(Full, Key, Base, Scale, Offset, V, Adds...);
+}
+
 } // namespace meshad
 
 #endif // __CUDACC__ || MESHAD_CPU_CUDA
