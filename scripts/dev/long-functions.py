@@ -22,7 +22,8 @@ import os
 import re
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUFFIXES = (".cpp", ".h")
 
 
@@ -65,7 +66,8 @@ def blank(text):
             j = n if j < 0 else j + 2
             wipe(i, j)
             i = j
-        elif c == "R" and text.startswith('R"', i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+        elif (text.startswith('R"', i) and
+              (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"))):
             m = re.compile(r'R"([^(\s]*)\(').match(text, i)
             if not m:
                 i += 1
@@ -76,7 +78,8 @@ def blank(text):
             i = j
         elif c in "\"'":
             # A digit separator (1'000) is no character literal.
-            if c == "'" and i > 0 and text[i - 1].isalnum() and i + 1 < n and text[i + 1].isalnum():
+            if (c == "'" and i > 0 and text[i - 1].isalnum() and i + 1 < n
+                    and text[i + 1].isalnum()):
                 i += 1
                 continue
             j = i + 1
@@ -100,7 +103,9 @@ def function_name(head):
     h = " ".join(head.split())
     if not h or re.search(r"\b(namespace|extern)\b", h) and "(" not in h:
         return None
-    if re.match(r"^(template\s*<.*>\s*)?(class|struct|union|enum)\b", h) and not re.search(r"\)\s*(const\b|override\b|noexcept\b|->|:|$)", h):
+    is_class = re.match(r"^(template\s*<.*>\s*)?(class|struct|union|enum)\b", h)
+    ends_params = re.search(r"\)\s*(const\b|override\b|noexcept\b|->|:|$)", h)
+    if is_class and not ends_params:
         return None
     # Find the first '(' outside template arguments.
     depth = 0
@@ -120,7 +125,8 @@ def function_name(head):
             if not m:
                 return None
             name = re.sub(r"\s+", "", m.group(1))
-            if name in ("if", "for", "while", "switch", "return", "sizeof", "decltype", "alignas"):
+            if name in ("if", "for", "while", "switch", "return", "sizeof",
+                        "decltype", "alignas"):
                 return None
             rest = h[k:]
             if not re.search(r"\)", rest):
@@ -170,7 +176,8 @@ def scan(path):
             head_start = i + 1
         elif c == ":" and not in_body:
             # Access specifiers end a head: `public:`.
-            m = re.search(r"\b(public|private|protected)\s*$", text[head_start:i])
+            m = re.search(r"\b(public|private|protected)\s*$",
+                          text[head_start:i])
             if m and not text.startswith("::", i) and text[i - 1] != ":":
                 head_start = i + 1
         i += 1
