@@ -339,6 +339,97 @@ void HvpTransformer::dropUnusedFunctions(size_t Mark, Function *H) {
       Derived.remove(Entries[I].Derived);
 }
 
+namespace {
+
+/// How forward mode seeds the inner gradient of an HVP: directions on the
+/// selected inputs and on their adjoints (the gradient's own buffers, which
+/// the HVP drops); the adjoints of the outputs are seeds it only reads.
+struct InnerSeeds {
+  std::vector<ParamSeed> Seeds;
+  /// The adjoint parameters of the selected inputs, and the names of those.
+  std::vector<Var *> Buffers;
+  std::vector<std::string> BufferOf;
+  /// The adjoint parameters of the outputs.
+  std::vector<Var *> Seeded;
+};
+
+} // namespace
+
+/// The seeds of the gradient \p G of \p Primal w.r.t. the parameters
+/// flagged in \p Inner (G's adjoint parameters follow Primal's, one per
+/// flagged parameter), with directions on those flagged in \p Selected.
+static InnerSeeds seedInner(const Function &Primal, Function &G,
+                            const std::vector<bool> &Selected,
+                            const std::vector<bool> &Inner) {
+  InnerSeeds S;
+  S.Seeds.resize(G.getNumParams());
+  unsigned N = Primal.getNumParams();
+  for (unsigned I = 0, K = N; I < N; ++I) {
+    if (!Inner[I])
+      continue;
+    Var *A = G.getParam(K);
+    if (Selected[I]) {
+      S.Seeds[I] = ParamSeed::tangent();
+      S.Seeds[K] = ParamSeed::tangent();
+      S.Buffers.push_back(A);
+      S.BufferOf.push_back(Primal.getParam(I)->getName());
+    } else {
+      S.Seeded.push_back(A);
+    }
+    ++K;
+  }
+  return S;
+}
+
+/// The tangent parameter of forward mode's \p H for each parameter of \p G
+/// that \p Final seeds: they follow G's, in G's parameter order.
+static std::map<const Var *, Var *>
+tangentParams(const Function &G, const Function &H,
+              const std::vector<ParamSeed> &Final) {
+  std::map<const Var *, Var *> TangentOf;
+  for (unsigned I = 0, T = G.getNumParams(); I < G.getNumParams(); ++I)
+    if (Final[I].K == ParamSeed::Kind::Tangent)
+      TangentOf[G.getParam(I)] = H.getParam(T++);
+  return TangentOf;
+}
+
+/// The HVP's parameters: \p Primal's, the tangents of the selected inputs
+/// (the directions), the tangents of the gradient's buffers (the results,
+/// their users' names in \p UserNames), the output seeds.
+static std::vector<Var *>
+hvpParams(const Function &Primal, const std::vector<bool> &Selected,
+          const InnerSeeds &S, const std::map<const Var *, Var *> &TangentOf,
+          std::map<const Var *, std::string> &UserNames) {
+  std::vector<Var *> Params(Primal.getParams().begin(),
+                            Primal.getParams().end());
+  for (unsigned I = 0; I < Primal.getNumParams(); ++I)
+    if (Selected[I])
+      Params.push_back(TangentOf.at(Primal.getParam(I)));
+  for (unsigned I = 0; I < S.Buffers.size(); ++I) {
+    Params.push_back(TangentOf.at(S.Buffers[I]));
+    UserNames[Params.back()] = S.BufferOf[I];
+  }
+  Params.insert(Params.end(), S.Seeded.begin(), S.Seeded.end());
+  return Params;
+}
+
+bool HvpTransformer::finishHvp(Function &H, Function *Primal, size_t Mark,
+                               std::map<const Var *, std::string> UserNames) {
+  PassPipeline Finish(Diags, Reverse.isVerifying());
+  Finish.add("hvp-clean-up", [&](ir::Function &F) {
+    spreadSharedShadows(M, F);
+    dropUnreadAdjointBuffers(M, F);
+    removeDeadLocals(F);
+    cleanUp(F);
+    dropUnusedFunctions(Mark, &F);
+  });
+  LoweringRequest Lowering;
+  Lowering.ForceAtomics = Reverse.getForceAtomics();
+  Lowering.UserNames = std::move(UserNames);
+  addLoweringPasses(Finish, M, Diags, std::move(Lowering));
+  return Finish.run(H, Primal);
+}
+
 ir::Function *HvpTransformer::deriveHvp(Function *Primal,
                                         const std::vector<bool> &Selected,
                                         const std::string &Name,
@@ -360,68 +451,25 @@ ir::Function *HvpTransformer::deriveHvp(Function *Primal,
     return nullptr;
   // 2. Forward mode over it: directions on the selected inputs; the
   //    tangents of their adjoints are the results.
-  std::vector<ParamSeed> Seeds(G->getNumParams());
-  std::vector<Var *> Buffers, Seeded;
-  std::vector<std::string> BufferOf;
-  for (unsigned I = 0, K = N; I < N; ++I) {
-    if (!Inner[I])
-      continue;
-    Var *A = G->getParam(K);
-    if (Selected[I]) {
-      Seeds[I] = ParamSeed::tangent();
-      Seeds[K] = ParamSeed::tangent();
-      Buffers.push_back(A);
-      BufferOf.push_back(Primal->getParam(I)->getName());
-    } else {
-      Seeded.push_back(A);
-    }
-    ++K;
-  }
-  Function *H = Forward.deriveRequest(G, Seeds, Name);
+  InnerSeeds S = seedInner(*Primal, *G, Selected, Inner);
+  Function *H = Forward.deriveRequest(G, S.Seeds, Name);
   Derived.remove(G);
   if (!H)
     return nullptr;
-  // The tangent parameters follow G's, in G's parameter order.
-  std::vector<Var *> Tangents;
-  const std::vector<ParamSeed> &Final = Forward.getLastSeeds();
-  std::map<const Var *, Var *> TangentOf;
-  for (unsigned I = 0, T = G->getNumParams(); I < G->getNumParams(); ++I)
-    if (Final[I].K == ParamSeed::Kind::Tangent)
-      TangentOf[G->getParam(I)] = H->getParam(T++);
-  for (Var *S : Seeded)
-    if (TangentOf.count(S)) {
+  std::map<const Var *, Var *> TangentOf =
+      tangentParams(*G, *H, Forward.getLastSeeds());
+  for (Var *Seed : S.Seeded)
+    if (TangentOf.count(Seed)) {
       Diags.error(Loc, "meshad::hvp of '" + Primal->getName() +
-                           "': the seed of output '" + S->getName() +
+                           "': the seed of output '" + Seed->getName() +
                            "' would carry a derivative");
       return nullptr;
     }
   // 3. Drop the gradient's own buffers; 4. lower the adds.
-  for (unsigned I = 0; I < Buffers.size(); ++I)
-    if (!dropBuffer(*H, Buffers[I], BufferOf[I], Loc))
+  for (unsigned I = 0; I < S.Buffers.size(); ++I)
+    if (!dropBuffer(*H, S.Buffers[I], S.BufferOf[I], Loc))
       return nullptr;
-  std::vector<Var *> Params(Primal->getParams().begin(),
-                            Primal->getParams().end());
-  for (unsigned I = 0; I < N; ++I)
-    if (Selected[I])
-      Params.push_back(TangentOf.at(Primal->getParam(I)));
   std::map<const Var *, std::string> UserNames;
-  for (unsigned I = 0; I < Buffers.size(); ++I) {
-    Params.push_back(TangentOf.at(Buffers[I]));
-    UserNames[Params.back()] = BufferOf[I];
-  }
-  Params.insert(Params.end(), Seeded.begin(), Seeded.end());
-  H->setParams(std::move(Params));
-  PassPipeline Finish(Diags, Reverse.isVerifying());
-  Finish.add("hvp-clean-up", [&](ir::Function &F) {
-    spreadSharedShadows(M, F);
-    dropUnreadAdjointBuffers(M, F);
-    removeDeadLocals(F);
-    cleanUp(F);
-    dropUnusedFunctions(Mark, &F);
-  });
-  LoweringRequest Lowering;
-  Lowering.ForceAtomics = Reverse.getForceAtomics();
-  Lowering.UserNames = std::move(UserNames);
-  addLoweringPasses(Finish, M, Diags, std::move(Lowering));
-  return Finish.run(*H, Primal) ? H : nullptr;
+  H->setParams(hvpParams(*Primal, Selected, S, TangentOf, UserNames));
+  return finishHvp(*H, Primal, Mark, std::move(UserNames)) ? H : nullptr;
 }

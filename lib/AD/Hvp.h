@@ -40,6 +40,8 @@
 #include "AD/Forward/ForwardMode.h"
 #include "AD/Reverse/ReverseMode.h"
 
+#include <map>
+
 namespace meshad {
 
 class HvpTransformer {
@@ -92,6 +94,12 @@ private:
   /// \p H no longer calls (the gradient's pullbacks, callees replaced by
   /// their variants).
   void dropUnusedFunctions(size_t Mark, ir::Function *H);
+  /// Runs on the HVP \p H of \p Primal what follows forward mode: the
+  /// clean-up of what the dropped buffers leave (functions generated since
+  /// the \p Mark-th that it no longer calls go), then the GPU lowering
+  /// (\p UserNames: the results' names for remarks). False after an error.
+  bool finishHvp(ir::Function &H, ir::Function *Primal, size_t Mark,
+                 std::map<const ir::Var *, std::string> UserNames);
   /// Diags.error unless Quiet (a variant that is only tried).
   void report(clang::SourceLocation Loc, const std::string &Msg);
 

@@ -400,6 +400,112 @@ static llvm::StringRef transformName(DiffMode Mode) {
   }
 }
 
+namespace {
+
+/// The lowering and the transformers of one translation unit, shared by
+/// all its requests (a callee's derivatives are made once).
+struct Transformers {
+  Transformers(ASTContext &Ctx, ir::Module &M, DiagnosticSink &Diags,
+               const GeneratorOptions &Opts, bool Verify)
+      : Lower(Ctx, M, Diags), Forward(M, Diags, Derived),
+        Reverse(M, Diags, Derived), Hvp(M, Diags, Derived, Forward, Reverse),
+        Hessian(M, Diags, Hvp, Derived),
+        ElementHessians(M, Diags, Hessian, Reverse, Derived),
+        SparseLoops(M, Diags, Hessian, Derived),
+        Strategies(M, Diags, Verify, Reverse, Derived) {
+    Reverse.setForceAtomics(Opts.ForceAtomics);
+    Reverse.setUniformSumsPerWarp(Opts.UniformSumsPerWarp);
+    Reverse.setOwnershipCrossCheck(Opts.OwnershipCrossCheck);
+    Reverse.setVerify(Verify);
+    Strategies.setForceAtomics(Opts.ForceAtomics);
+    Strategies.setBaseline(Opts.ElementBaseline);
+    Strategies.setAlwaysParts(Opts.ElementPartsAlways);
+  }
+
+  ASTLowering Lower;
+  DerivedFunctionSet Derived;
+  ForwardModeTransformer Forward;
+  ReverseModeTransformer Reverse;
+  HvpTransformer Hvp;
+  HessianTransformer Hessian;
+  ElementHessianBuilder ElementHessians;
+  SparseLoopHessianBuilder SparseLoops;
+  ElementStrategies Strategies;
+};
+
+/// A request and the function derived for it.
+using DerivedRequest = std::pair<const DerivativeRequest *, ir::Function *>;
+
+} // namespace
+
+/// The derivative request \p R asks for, of its lowered function \p F, by
+/// the transformer of its mode; null after an error.
+static ir::Function *deriveRequest(Transformers &T, const DerivativeRequest &R,
+                                   ir::Function &F, DiagnosticSink &Diags) {
+  if (R.Mode == DiffMode::Forward) {
+    if (std::optional<ForwardJob> Job = resolveForward(R, F, Diags))
+      return T.Forward.deriveRequest(&F, Job->Seeds, Job->Name);
+    return nullptr;
+  }
+  if (R.Mode == DiffMode::Hvp)
+    return deriveHvp(T.Hvp, R, F, Diags);
+  if (R.Mode == DiffMode::Hessian)
+    return deriveHessianRequest(T.Hessian, T.ElementHessians, T.SparseLoops,
+                                R, F, Diags);
+  if (std::optional<ReverseJob> Job = resolveReverse(R, F, Diags))
+    return T.Reverse.deriveGradient(&F, Job->Selected, Job->Name, R.Loc,
+                                    Job->KeepSeeds, Job->WithValue);
+  return nullptr;
+}
+
+/// Lowers and derives every request, in order; the transformed functions
+/// are verified after each request when \p Verify.
+static std::vector<DerivedRequest>
+deriveRequests(Transformers &T, const std::vector<DerivativeRequest> &Requests,
+               bool Verify, DiagnosticSink &Diags) {
+  std::vector<DerivedRequest> Done;
+  size_t Verified = 0;
+  for (const DerivativeRequest &R : Requests) {
+    ir::Function *F = T.Lower.lower(R.Function);
+    if (!F || !checkRequestParams(*F, Diags))
+      continue;
+    if (ir::Function *D = deriveRequest(T, R, *F, Diags))
+      Done.push_back({&R, D});
+    // A transform that reported an error may leave partial functions.
+    if (Verify && !Diags.hasErrors())
+      Verified = verifyDerived(T.Derived, Verified,
+                               ir::VerifyStage::Transformed,
+                               transformName(R.Mode), Diags);
+  }
+  // The lambdas that lowered code calls: generated code calls their
+  // primals, emitted beside it (Lower/LowerFunctors.cpp).
+  for (ir::Function *L : T.Lower.getLambdas())
+    if (L->getBody())
+      T.Derived.add(DerivedFunctionSet::keyFor(L, L->getName()), L, L);
+  // Once every request is derived: a gradient kernel that other generated
+  // code launches keeps its signature.
+  for (auto &[R, D] : Done)
+    if (R->Mode == DiffMode::Reverse && !Diags.hasErrors())
+      T.Strategies.finish(*R, *D);
+  return Done;
+}
+
+/// What every generated function goes through last, whatever its mode:
+/// the simplifier (unless turned off). False after an error.
+static bool finishDerived(ir::Module &M, const DerivedFunctionSet &Derived,
+                          const GeneratorOptions &Opts, bool Verify,
+                          DiagnosticSink &Diags) {
+  Simplifier Simplify(M);
+  PassPipeline Finish(Diags, Verify);
+  if (Opts.Simplify)
+    Finish.add(
+        "simplify", [&](ir::Function &F) { Simplify.run(F); },
+        ir::VerifyStage::Lowered);
+  for (const DerivedFunction &Entry : Derived.entries())
+    Finish.run(*Entry.Derived, Entry.Primal);
+  return !Diags.hasErrors();
+}
+
 GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
                                              DiagnosticSink &Diags,
                                              const GeneratorOptions &Opts) {
@@ -411,85 +517,27 @@ GenerationResult meshad::generateDerivatives(ASTContext &Ctx,
     return Result;
 
   ir::Module M;
-  ASTLowering Lower(Ctx, M, Diags);
-  DerivedFunctionSet Derived;
-  ForwardModeTransformer Forward(M, Diags, Derived);
-  std::vector<std::pair<const DerivativeRequest *, ir::Function *>> Done;
-  ReverseModeTransformer Reverse(M, Diags, Derived);
   const bool Verify = shouldVerify(Opts.Verify);
-  Reverse.setForceAtomics(Opts.ForceAtomics);
-  Reverse.setUniformSumsPerWarp(Opts.UniformSumsPerWarp);
-  Reverse.setOwnershipCrossCheck(Opts.OwnershipCrossCheck);
-  Reverse.setVerify(Verify);
-  HvpTransformer Hvp(M, Diags, Derived, Forward, Reverse);
-  HessianTransformer Hessian(M, Diags, Hvp, Derived);
-  ElementHessianBuilder ElementHessians(M, Diags, Hessian, Reverse, Derived);
-  SparseLoopHessianBuilder SparseLoops(M, Diags, Hessian, Derived);
-  ElementStrategies Strategies(M, Diags, Verify, Reverse, Derived);
-  Strategies.setForceAtomics(Opts.ForceAtomics);
-  Strategies.setBaseline(Opts.ElementBaseline);
-  Strategies.setAlwaysParts(Opts.ElementPartsAlways);
-  size_t Verified = 0;
-  for (const DerivativeRequest &R : Requests) {
-    ir::Function *F = Lower.lower(R.Function);
-    if (!F || !checkRequestParams(*F, Diags))
-      continue;
-    ir::Function *D = nullptr;
-    if (R.Mode == DiffMode::Forward) {
-      if (std::optional<ForwardJob> Job = resolveForward(R, *F, Diags))
-        D = Forward.deriveRequest(F, Job->Seeds, Job->Name);
-    } else if (R.Mode == DiffMode::Hvp) {
-      D = deriveHvp(Hvp, R, *F, Diags);
-    } else if (R.Mode == DiffMode::Hessian) {
-      D = deriveHessianRequest(Hessian, ElementHessians, SparseLoops, R,
-                               *F, Diags);
-    } else if (std::optional<ReverseJob> Job = resolveReverse(R, *F, Diags)) {
-      D = Reverse.deriveGradient(F, Job->Selected, Job->Name, R.Loc,
-                                 Job->KeepSeeds, Job->WithValue);
-    }
-    if (D)
-      Done.push_back({&R, D});
-    // A transform that reported an error may leave partial functions.
-    if (Verify && !Diags.hasErrors())
-      Verified = verifyDerived(Derived, Verified, ir::VerifyStage::Transformed,
-                               transformName(R.Mode), Diags);
-  }
-  // The lambdas that lowered code calls: generated code calls their
-  // primals, emitted beside it (Lower/LowerFunctors.cpp).
-  for (ir::Function *L : Lower.getLambdas())
-    if (L->getBody())
-      Derived.add(DerivedFunctionSet::keyFor(L, L->getName()), L, L);
-  // Once every request is derived: a gradient kernel that other generated
-  // code launches keeps its signature.
-  for (auto &[R, D] : Done)
-    if (R->Mode == DiffMode::Reverse && !Diags.hasErrors())
-      Strategies.finish(*R, *D);
-  if (Diags.hasErrors() || !checkHiddenCallees(Derived, Diags))
+  Transformers T(Ctx, M, Diags, Opts, Verify);
+  std::vector<DerivedRequest> Done =
+      deriveRequests(T, Requests, Verify, Diags);
+  if (Diags.hasErrors() || !checkHiddenCallees(T.Derived, Diags))
     return Result;
-  // What every generated function goes through last, whatever its mode.
-  Simplifier Simplify(M);
-  PassPipeline Finish(Diags, Verify);
-  if (Opts.Simplify)
-    Finish.add(
-        "simplify", [&](ir::Function &F) { Simplify.run(F); },
-        ir::VerifyStage::Lowered);
-  for (const DerivedFunction &Entry : Derived.entries())
-    Finish.run(*Entry.Derived, Entry.Primal);
-  if (Diags.hasErrors())
+  if (!finishDerived(M, T.Derived, Opts, Verify, Diags))
     return Result;
 
   ir::NameScope TUNames;
   reserveNamespaceScopeNames(Ctx.getTranslationUnitDecl(), TUNames);
-  uniqueFunctionNames(Ctx, Derived, TUNames);
+  uniqueFunctionNames(Ctx, T.Derived, TUNames);
   // What the emitter receives (the GPU lowering of accumulations runs
   // before this point).
   if (Verify) {
-    verifyDerived(Derived, 0, ir::VerifyStage::Lowered, "", Diags);
+    verifyDerived(T.Derived, 0, ir::VerifyStage::Lowered, "", Diags);
     if (Diags.hasErrors())
       return Result;
   }
-  EditPlan Plan(Ctx, Diags, Derived, Opts, TUNames, Strategies);
-  Plan.setHessians(&Hessian, &ElementHessians);
+  EditPlan Plan(Ctx, Diags, T.Derived, Opts, TUNames, T.Strategies);
+  Plan.setHessians(&T.Hessian, &T.ElementHessians);
   Plan.placeFunctions(Result.Dump);
   for (auto &[R, D] : Done)
     Plan.placeRequest(*R, D);

@@ -96,6 +96,34 @@ static int soleDifferentiableParam(const ir::Function &F) {
   return Found;
 }
 
+/// Seeds one element of the array parameter \p P (number \p Index) that
+/// \p Item selects; false after an error (not an array, a range, out of
+/// bounds).
+static bool seedElement(const DerivativeRequest &R, const ArgSpecItem &Item,
+                        const ir::Var *P, unsigned Index, ForwardJob &Job,
+                        DiagnosticSink &Diags) {
+  const ir::Type *Ty = P->getType();
+  if (!Ty->isIndexable()) {
+    Diags.error(R.Loc, "parameter '" + P->getName() +
+                           "' is not an array; remove the [...]");
+    return false;
+  }
+  if (!Item.isElement()) {
+    Diags.error(R.Loc, "forward mode differentiates w.r.t. one element; "
+                       "\"" + R.Spec + "\" names a range");
+    return false;
+  }
+  if (Ty->isArray() && Item.Begin >= Ty->getCount()) {
+    Diags.error(R.Loc, "element " + std::to_string(Item.Begin) +
+                           " is out of the bounds of '" + P->getName() +
+                           "'");
+    return false;
+  }
+  Job.Seeds[Index] = ParamSeed::unitElement(Item.Begin);
+  Job.Name += "_" + std::to_string(Item.Begin);
+  return true;
+}
+
 std::optional<ForwardJob> meshad::resolveForward(const DerivativeRequest &R,
                                                  const ir::Function &F,
                                                  DiagnosticSink &Diags) {
@@ -133,24 +161,8 @@ std::optional<ForwardJob> meshad::resolveForward(const DerivativeRequest &R,
     return std::nullopt;
   }
   if (Item.HasRange) {
-    if (!Ty->isIndexable()) {
-      Diags.error(R.Loc, "parameter '" + P->getName() +
-                             "' is not an array; remove the [...]");
+    if (!seedElement(R, Item, P, Index, Job, Diags))
       return std::nullopt;
-    }
-    if (!Item.isElement()) {
-      Diags.error(R.Loc, "forward mode differentiates w.r.t. one element; "
-                         "\"" + R.Spec + "\" names a range");
-      return std::nullopt;
-    }
-    if (Ty->isArray() && Item.Begin >= Ty->getCount()) {
-      Diags.error(R.Loc, "element " + std::to_string(Item.Begin) +
-                             " is out of the bounds of '" + P->getName() +
-                             "'");
-      return std::nullopt;
-    }
-    Job.Seeds[Index] = ParamSeed::unitElement(Item.Begin);
-    Job.Name += "_" + std::to_string(Item.Begin);
     return Job;
   }
   // A scalar gets tangent 1; arrays and vectors take a direction argument.
@@ -159,70 +171,88 @@ std::optional<ForwardJob> meshad::resolveForward(const DerivativeRequest &R,
   return Job;
 }
 
+/// The parameters a gradient request selects (all the differentiable ones
+/// for an empty spec) into \p Selected; false after an error (an unknown
+/// or non-differentiable parameter, part of an array, none at all).
+static bool selectParams(const DerivativeRequest &R, const ir::Function &F,
+                         std::vector<bool> &Selected, DiagnosticSink &Diags) {
+  Selected.assign(F.getNumParams(), false);
+  if (R.Items.empty())
+    for (unsigned I = 0; I < F.getNumParams(); ++I)
+      Selected[I] = F.getParam(I)->getType()->isDifferentiable();
+  for (const ArgSpecItem &Item : R.Items) {
+    int Index = findParam(Item, R, F, Diags);
+    if (Index < 0)
+      return false;
+    const ir::Var *P = F.getParam(Index);
+    if (!P->getType()->isDifferentiable()) {
+      Diags.error(R.Loc, "parameter '" + P->getName() + "' has type " +
+                             ir::spellType(P->getType()) +
+                             ", which carries no derivative");
+      return false;
+    }
+    if (Item.HasRange) {
+      Diags.error(R.Loc, "meshad::gradient takes whole parameters; \"" +
+                             R.Spec + "\" selects part of '" + P->getName() +
+                             "' (its adjoint array covers all of it)");
+      return false;
+    }
+    Selected[Index] = true;
+  }
+  bool Any = false;
+  for (bool S : Selected)
+    Any |= S;
+  if (!Any) {
+    Diags.error(R.Loc, "'" + F.getName() + "' has no differentiable "
+                                           "parameter to differentiate");
+    return false;
+  }
+  return true;
+}
+
+/// The name of the gradient: one suffix per option of the request.
+static std::string gradientName(const DerivativeRequest &R,
+                                const ir::Function &F,
+                                const std::vector<bool> &Selected) {
+  using Strategy = DerivativeRequest::Strategy;
+  std::string Name = derivedName(F, Selected, "_grad");
+  if (R.KeepSeeds)
+    Name += "_keep_seeds";
+  if (R.ElementStrategy == Strategy::Atomics)
+    Name += "_atomics";
+  // An explicit strategy gets a kernel of its own (Auto's may be the
+  // other one).
+  if (R.ElementStrategy == Strategy::Gather)
+    Name += "_gather";
+  if (R.ElementStrategy == Strategy::TwoPhase)
+    Name += "_two_phase";
+  if (R.ElementStrategy == Strategy::Fastest)
+    Name += "_fastest";
+  if (R.WithValue)
+    Name += "_with_value";
+  return Name;
+}
+
 std::optional<ReverseJob> meshad::resolveReverse(const DerivativeRequest &R,
                                                  const ir::Function &F,
                                                  DiagnosticSink &Diags) {
   if (!checkDefinition(R, F, Diags) || !checkReturnType(R, F, Diags))
     return std::nullopt;
   ReverseJob Job;
-  Job.Selected.assign(F.getNumParams(), false);
-  if (R.Items.empty())
-    for (unsigned I = 0; I < F.getNumParams(); ++I)
-      Job.Selected[I] = F.getParam(I)->getType()->isDifferentiable();
-  for (const ArgSpecItem &Item : R.Items) {
-    int Index = findParam(Item, R, F, Diags);
-    if (Index < 0)
-      return std::nullopt;
-    const ir::Var *P = F.getParam(Index);
-    if (!P->getType()->isDifferentiable()) {
-      Diags.error(R.Loc, "parameter '" + P->getName() + "' has type " +
-                             ir::spellType(P->getType()) +
-                             ", which carries no derivative");
-      return std::nullopt;
-    }
-    if (Item.HasRange) {
-      Diags.error(R.Loc, "meshad::gradient takes whole parameters; \"" +
-                             R.Spec + "\" selects part of '" + P->getName() +
-                             "' (its adjoint array covers all of it)");
-      return std::nullopt;
-    }
-    Job.Selected[Index] = true;
-  }
-  bool Any = false;
-  for (bool S : Job.Selected)
-    Any |= S;
-  if (!Any) {
-    Diags.error(R.Loc, "'" + F.getName() + "' has no differentiable "
-                                           "parameter to differentiate");
+  if (!selectParams(R, F, Job.Selected, Diags))
     return std::nullopt;
-  }
   if (R.KeepSeeds && !F.isKernel()) {
     Diags.error(R.OptionLoc, "meshad::KeepSeeds applies to kernels; '" +
                                  F.getName() + "' is not a __global__ function");
     return std::nullopt;
   }
-  using Strategy = DerivativeRequest::Strategy;
   if (R.StrategyLoc.isValid() && !F.isKernel()) {
     Diags.error(R.StrategyLoc, "meshad::ElementStrategy applies to kernels; '" +
                                    F.getName() +
                                    "' is not a __global__ function");
     return std::nullopt;
   }
-  Job.Name = derivedName(F, Job.Selected, "_grad");
-  if (R.KeepSeeds)
-    Job.Name += "_keep_seeds";
-  if (R.ElementStrategy == Strategy::Atomics)
-    Job.Name += "_atomics";
-  // An explicit strategy gets a kernel of its own (Auto's may be the
-  // other one).
-  if (R.ElementStrategy == Strategy::Gather)
-    Job.Name += "_gather";
-  if (R.ElementStrategy == Strategy::TwoPhase)
-    Job.Name += "_two_phase";
-  if (R.ElementStrategy == Strategy::Fastest)
-    Job.Name += "_fastest";
-  if (R.WithValue)
-    Job.Name += "_with_value";
+  Job.Name = gradientName(R, F, Job.Selected);
   Job.KeepSeeds = R.KeepSeeds;
   Job.WithValue = R.WithValue;
   return Job;

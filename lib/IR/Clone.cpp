@@ -62,17 +62,8 @@ const Expr *IRCloner::cloneUncached(const Expr *E) {
                                      clone(C->getTrue()),
                                      clone(C->getFalse()));
   }
-  case Expr::Kind::Call: {
-    const auto *C = cast<CallExpr>(E);
-    std::vector<const Expr *> Args;
-    for (const Expr *A : C->getArgs())
-      Args.push_back(clone(A));
-    if (C->getCalleeKind() == CallExpr::CalleeKind::User)
-      return M.create<CallExpr>(C->getType(), C->getUserCallee(),
-                                std::move(Args));
-    return M.create<CallExpr>(C->getType(), C->getCalleeKind(), C->getName(),
-                              C->getMathId(), std::move(Args));
-  }
+  case Expr::Kind::Call:
+    return cloneCall(cast<CallExpr>(E));
   case Expr::Kind::Index: {
     const auto *I = cast<IndexExpr>(E);
     return M.create<IndexExpr>(I->getType(), clone(I->getBase()),
@@ -95,6 +86,17 @@ const Expr *IRCloner::cloneUncached(const Expr *E) {
   }
   }
   return E;
+}
+
+const Expr *IRCloner::cloneCall(const CallExpr *C) {
+  std::vector<const Expr *> Args;
+  for (const Expr *A : C->getArgs())
+    Args.push_back(clone(A));
+  if (C->getCalleeKind() == CallExpr::CalleeKind::User)
+    return M.create<CallExpr>(C->getType(), C->getUserCallee(),
+                              std::move(Args));
+  return M.create<CallExpr>(C->getType(), C->getCalleeKind(), C->getName(),
+                            C->getMathId(), std::move(Args));
 }
 
 const Stmt *IRCloner::clone(const Stmt *S) {

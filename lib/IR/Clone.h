@@ -61,6 +61,7 @@ public:
 
 private:
   const Expr *cloneUncached(const Expr *E);
+  const Expr *cloneCall(const CallExpr *C);
   const Stmt *cloneUnhooked(const Stmt *S);
 
   Module &M;

@@ -6,19 +6,17 @@
 ///
 /// \file
 /// Expressions: literals, variables (locals, parameters, globals), CUDA
-/// built-in indices, operators, casts, memory accesses, members and calls
-/// (user functions, math functions with derivative rules, intrinsics).
+/// built-in indices, operators, casts, memory accesses, members,
+/// constructors and initializer lists. Calls are lowered in LowerCalls.cpp,
+/// kernel launches in LowerLaunches.cpp.
 ///
 //===----------------------------------------------------------------------===//
 
-#include "IR/Intrinsics.h"
 #include "Lower/LoweringImpl.h"
-#include "Rules/DerivativeRules.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/Basic/CharInfo.h"
-#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace meshad;
@@ -218,7 +216,6 @@ const ir::Expr *ExprLowering::unsupported(const Expr *E) {
 
 const ir::Expr *ExprLowering::lower(const Expr *E) {
   E = skipWrappers(E);
-  SourceLocation Loc = E->getExprLoc();
   switch (E->getStmtClass()) {
   case Stmt::ImplicitCastExprClass:
     return lowerImplicitCast(cast<ImplicitCastExpr>(E));
@@ -226,19 +223,6 @@ const ir::Expr *ExprLowering::lower(const Expr *E) {
   case Stmt::CXXStaticCastExprClass:
   case Stmt::CXXFunctionalCastExprClass:
     return lowerExplicitCast(cast<ExplicitCastExpr>(E));
-  case Stmt::FloatingLiteralClass:
-    return lowerFloatLit(cast<FloatingLiteral>(E));
-  case Stmt::IntegerLiteralClass:
-    return lowerIntLit(
-        E, cast<IntegerLiteral>(E)->getValue().getLimitedValue());
-  case Stmt::CharacterLiteralClass:
-    return lowerIntLit(E, cast<CharacterLiteral>(E)->getValue());
-  case Stmt::CXXBoolLiteralExprClass:
-    return S.make<ir::BoolLitExpr>(Loc, Types.lowerType(E->getType()),
-                                   cast<CXXBoolLiteralExpr>(E)->getValue());
-  case Stmt::CXXNullPtrLiteralExprClass:
-    return S.make<ir::IntLitExpr>(Loc, Types.lowerType(E->getType()), 0,
-                                  "nullptr");
   case Stmt::DeclRefExprClass:
     return lowerDeclRef(cast<DeclRefExpr>(E));
   case Stmt::UnaryOperatorClass:
@@ -271,6 +255,27 @@ const ir::Expr *ExprLowering::lower(const Expr *E) {
     return lowerConstruct(cast<CXXConstructExpr>(E));
   case Stmt::InitListExprClass:
     return lowerInitList(cast<InitListExpr>(E));
+  default:
+    return lowerLeaf(E);
+  }
+}
+
+const ir::Expr *ExprLowering::lowerLeaf(const Expr *E) {
+  SourceLocation Loc = E->getExprLoc();
+  switch (E->getStmtClass()) {
+  case Stmt::FloatingLiteralClass:
+    return lowerFloatLit(cast<FloatingLiteral>(E));
+  case Stmt::IntegerLiteralClass:
+    return lowerIntLit(
+        E, cast<IntegerLiteral>(E)->getValue().getLimitedValue());
+  case Stmt::CharacterLiteralClass:
+    return lowerIntLit(E, cast<CharacterLiteral>(E)->getValue());
+  case Stmt::CXXBoolLiteralExprClass:
+    return S.make<ir::BoolLitExpr>(Loc, Types.lowerType(E->getType()),
+                                   cast<CXXBoolLiteralExpr>(E)->getValue());
+  case Stmt::CXXNullPtrLiteralExprClass:
+    return S.make<ir::IntLitExpr>(Loc, Types.lowerType(E->getType()), 0,
+                                  "nullptr");
   case Stmt::ImplicitValueInitExprClass:
   case Stmt::CXXScalarValueInitExprClass:
     return makeZero(Types.lowerType(E->getType()), Loc);
@@ -537,259 +542,8 @@ const ir::Expr *ExprLowering::lowerMember(const MemberExpr *E) {
 }
 
 //===----------------------------------------------------------------------===//
-// Calls, constructors and initializer lists
+// Constructors and initializer lists
 //===----------------------------------------------------------------------===//
-
-const ir::Expr *ExprLowering::lowerLaunchConfig(const Expr *E) {
-  if (!E || isa<CXXDefaultArgExpr>(E))
-    return nullptr;
-  const Expr *Inner = skipWrappers(E)->IgnoreImplicit();
-  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Inner))
-    return lowerLaunchConfig(Cast->getSubExpr());
-  if (const auto *Ctor = dyn_cast<CXXConstructExpr>(Inner)) {
-    // dim3(n) with defaulted y and z is spelled n; copies are looked through.
-    unsigned Given = 0;
-    for (const Expr *A : Ctor->arguments())
-      Given += !isa<CXXDefaultArgExpr>(A);
-    if (Given == 1)
-      return lowerLaunchConfig(Ctor->getArg(0));
-  }
-  return lower(Inner);
-}
-
-ir::Function *ExprLowering::lowerLaunchedKernel(const FunctionDecl *FD,
-                                                SourceLocation Loc) {
-  if (!FD || !isUserFunction(FD)) {
-    S.fail(Loc, "meshad: a launch of a kernel whose definition is not "
-                "visible is not supported");
-    return nullptr;
-  }
-  return LowerCallee(FD);
-}
-
-const ir::Stmt *ExprLowering::lowerLaunch(const CUDAKernelCallExpr *E) {
-  SourceLocation Loc = E->getExprLoc();
-  ir::Function *Kernel = lowerLaunchedKernel(E->getDirectCallee(), Loc);
-  if (!Kernel)
-    return nullptr;
-  const CallExpr *Config = E->getConfig();
-  auto ConfigArg = [&](unsigned I) -> const ir::Expr * {
-    return Config && I < Config->getNumArgs()
-               ? lowerLaunchConfig(Config->getArg(I))
-               : nullptr;
-  };
-  const ir::Expr *Grid = ConfigArg(0), *Block = ConfigArg(1);
-  if (!Grid || !Block) {
-    S.fail(Loc, "meshad: this launch configuration is not supported");
-    return nullptr;
-  }
-  std::vector<const ir::Expr *> Args;
-  if (!lowerArgs(E, Args))
-    return nullptr;
-  auto *L = S.M.create<ir::LaunchStmt>(Kernel, Grid, Block, ConfigArg(2),
-                                       ConfigArg(3), std::move(Args));
-  L->setLoc(Loc);
-  return L;
-}
-
-const ir::Stmt *
-ExprLowering::lowerEmulatedLaunch(const CXXOperatorCallExpr *E,
-                                  bool &IsLaunch) {
-  IsLaunch = false;
-  if (E->getOperator() != OO_Call || E->getNumArgs() < 1)
-    return nullptr;
-  const Expr *Obj = E->getArg(0)->IgnoreImplicit()->IgnoreParens();
-  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Obj))
-    Obj = Cast->getSubExpr()->IgnoreImplicit();
-  const auto *Ctor = dyn_cast<CXXConstructExpr>(Obj);
-  const CXXRecordDecl *RD =
-      Ctor ? Ctor->getType()->getAsCXXRecordDecl() : nullptr;
-  if (!RD || RD->getQualifiedNameAsString() != "meshad::cpu::Launcher" ||
-      Ctor->getNumArgs() < 4)
-    return nullptr;
-  IsLaunch = true;
-  SourceLocation Loc = E->getExprLoc();
-  const auto *Ref =
-      dyn_cast<DeclRefExpr>(skipWrappers(Ctor->getArg(1))->IgnoreImpCasts());
-  const auto *FD = Ref ? dyn_cast<FunctionDecl>(Ref->getDecl()) : nullptr;
-  ir::Function *Kernel = lowerLaunchedKernel(FD, Loc);
-  if (!Kernel)
-    return nullptr;
-  auto ConfigArg = [&](unsigned I) -> const ir::Expr * {
-    return I < Ctor->getNumArgs() ? lowerLaunchConfig(Ctor->getArg(I))
-                                  : nullptr;
-  };
-  const ir::Expr *Grid = ConfigArg(2), *Block = ConfigArg(3);
-  if (!Grid || !Block) {
-    S.fail(Loc, "meshad: this launch configuration is not supported");
-    return nullptr;
-  }
-  std::vector<const ir::Expr *> Args;
-  for (unsigned I = 1; I < E->getNumArgs(); ++I) {
-    const ir::Expr *A = lower(E->getArg(I));
-    if (!A)
-      return nullptr;
-    Args.push_back(A);
-  }
-  auto *L = S.M.create<ir::LaunchStmt>(Kernel, Grid, Block, ConfigArg(4),
-                                       ConfigArg(5), std::move(Args),
-                                       /*ViaMacro=*/true);
-  L->setLoc(Loc);
-  return L;
-}
-
-const ir::Expr *ExprLowering::lowerCall(const CallExpr *E) {
-  SourceLocation Loc = E->getExprLoc();
-  // Member functions and struct-valued calls: LowerInline.cpp.
-  if (InlineCall && isInlinedCall(S, E))
-    return InlineCall(E);
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
-    const Expr *Obj = MC->getImplicitObjectArgument();
-    std::string Container = thrustContainerProblem(
-        Obj ? Obj->IgnoreImpCasts()->getType() : MC->getObjectType());
-    return S.fail(Loc, !Container.empty()
-                           ? Container
-                           : "meshad: member function calls are not "
-                             "supported yet; write a free function that "
-                             "takes the object");
-  }
-  if (isa<CUDAKernelCallExpr>(E))
-    return S.fail(Loc, "meshad: kernel launches are not supported");
-  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
-    // An operator the user wrote as a free function (helper_math.h's
-    // `float3 operator+(float3, float3)`): a call of that function.
-    const FunctionDecl *Op = OC->getDirectCallee();
-    if (Op && !isa<CXXMethodDecl>(Op) && isUserFunction(Op))
-      return lowerDirectCall(E, Op, nullptr);
-    if (OC->isAssignmentOp())
-      return lowerNestedUpdate(OC, OC->getArg(0), /*Post=*/false);
-    if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Op);
-        MD && OC->getOperator() == OO_Call && isUserFunction(MD))
-      return lowerCallOperator(OC, MD);
-    if (OC->getOperator() == OO_Call)
-      return S.fail(Loc, Twine("meshad: calls of operator() on '") +
-                             OC->getArg(0)->getType().getUnqualifiedType()
-                                 .getAsString(S.Policy) +
-                             "' are not supported: its definition is not "
-                             "visible; call a free function that takes the "
-                             "members");
-    return S.fail(Loc, Twine("meshad: overloaded operator '") +
-                           getOperatorSpelling(OC->getOperator()) + "' on '" +
-                           OC->getArg(0)->getType().getAsString(S.Policy) +
-                           "' is not supported; define it as a free "
-                           "function (__device__ double3 operator+(double3 "
-                           "a, double3 b)) or write the arithmetic on the "
-                           "members (make_double3(a.x + b.x, ...))");
-  }
-  const FunctionDecl *FD = E->getDirectCallee();
-  const auto *Ref =
-      dyn_cast<DeclRefExpr>(E->getCallee()->IgnoreParenImpCasts());
-  if (!FD || !Ref)
-    return S.fail(Loc, "meshad: calls through function pointers are not "
-                       "supported");
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
-    std::string Container = thrustContainerProblem(
-        MD->getASTContext().getCanonicalTagType(MD->getParent()));
-    return S.fail(Loc, !Container.empty()
-                           ? Container
-                           : "meshad: member function calls are not "
-                             "supported yet; write a free function that "
-                             "takes the object");
-  }
-  if (isDiagnosticFunction(FD))
-    return S.fail(Loc, Twine("meshad: '") + FD->getName() +
-                           "' can be left out of a derivative only as a "
-                           "statement of its own whose arguments have no "
-                           "side effects");
-  return lowerDirectCall(E, FD, Ref);
-}
-
-const ir::Expr *ExprLowering::lowerDirectCall(const CallExpr *E,
-                                              const FunctionDecl *FD,
-                                              const DeclRefExpr *Ref) {
-  SourceLocation Loc = E->getExprLoc();
-  if (isThrustFunction(FD))
-    return lowerThrustCall(E, FD);
-  std::vector<const ir::Expr *> Args;
-  if (!lowerArgs(E, Args))
-    return nullptr;
-  const ir::Type *Ty = Types.lowerType(E->getType())->getUnqualified();
-  if (isUserFunction(FD)) {
-    ir::Function *Callee = LowerCallee(FD);
-    if (!Callee) {
-      S.Diags.note(Loc, "meshad: called from here");
-      return nullptr;
-    }
-    return hoistIfNested(E, S.make<ir::CallExpr>(Loc, Ty, Callee, Args));
-  }
-  std::string Name = getSpelledCallee(Ref);
-  StringRef Base(Name);
-  Base.consume_front("::");
-  Base.consume_front("std::");
-  bool FloatingArgs = llvm::any_of(Args, [](const ir::Expr *A) {
-    return A->getType()->isFloatingScalar();
-  });
-  int MathId = RuleTable::get().lookup(Base.str(), FloatingArgs);
-  auto Kind = MathId >= 0 ? ir::CallExpr::CalleeKind::Math
-                          : ir::CallExpr::CalleeKind::Intrinsic;
-  const ir::Expr *Call =
-      S.make<ir::CallExpr>(Loc, Ty, Kind, Name, MathId, std::move(Args));
-  // Atomics have side effects; other intrinsics are treated as pure.
-  const ir::IntrinsicInfo *Info = ir::lookupIntrinsic(Base);
-  return Info && Info->isAtomic() ? hoistIfNested(E, Call) : Call;
-}
-
-bool ExprLowering::lowerArgs(const CallExpr *E,
-                             std::vector<const ir::Expr *> &Out) {
-  bool Ok = true;
-  const FunctionDecl *FD = E->getDirectCallee();
-  for (unsigned I = 0, N = E->getNumArgs(); I != N; ++I) {
-    const Expr *Arg = E->getArg(I);
-    bool ByRef = FD && I < FD->getNumParams() &&
-                 isMutableReference(FD->getParamDecl(I)->getType());
-    const ir::Expr *Lowered = ByRef ? lowerReferenceArg(Arg, FD) : lower(Arg);
-    Ok &= Lowered != nullptr;
-    Out.push_back(Lowered);
-  }
-  return Ok;
-}
-
-bool ExprLowering::isUserFunction(const FunctionDecl *FD) const {
-  const FunctionDecl *Def = FD->getDefinition();
-  if (!Def) {
-    // An implicit instantiation whose pattern is user code.
-    const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
-    Def = Pattern ? Pattern->getDefinition() : nullptr;
-  }
-  return Def && !S.Ctx.getSourceManager().isInSystemHeader(Def->getLocation());
-}
-
-std::string ExprLowering::getSpelledCallee(const DeclRefExpr *Ref) const {
-  std::string Name;
-  llvm::raw_string_ostream OS(Name);
-  if (Ref->hasQualifier())
-    Ref->getQualifier().print(OS, S.Policy);
-  OS << Ref->getNameInfo().getAsString();
-  if (Ref->hasExplicitTemplateArgs())
-    printTemplateArgumentList(OS, Ref->template_arguments(), S.Policy);
-  return Name;
-}
-
-const ir::Expr *ExprLowering::hoistIfNested(const Expr *E,
-                                            const ir::Expr *Call) {
-  if (E == Scope.Root)
-    return Call;
-  SourceLocation Loc = E->getExprLoc();
-  if (Scope.NoHoistContext)
-    return S.fail(Loc, Twine("meshad: a call with side effects ") +
-                           Scope.NoHoistContext + " is not supported");
-  if (Call->getType()->isVoid())
-    return S.fail(Loc, "meshad: a call to a void function inside an "
-                       "expression is not supported");
-  ir::Var *Temp = S.M.createVar(Scope.Names.numbered("_t"), Call->getType());
-  Scope.Hoisted.push_back(S.make<ir::DeclStmt>(Loc, Temp, Call));
-  return S.make<ir::VarRefExpr>(Loc, Temp);
-}
 
 /// Whether \p RD is a class of the standard library, Thrust, CUB or CUDA's
 /// own headers (its constructor gets the constructor message, not the

@@ -249,6 +249,34 @@ bool StmtLowering::lowerIntoSkipping(const Stmt *St, ir::BlockStmt *B,
 // Range-based for
 //===----------------------------------------------------------------------===//
 
+bool StmtLowering::bindRangeVariable(const CXXForRangeStmt *FS,
+                                     const ir::VarRefExpr *ArrayRef,
+                                     ir::Var *Counter, ir::BlockStmt *Body) {
+  SourceLocation Loc = FS->getBeginLoc();
+  auto Count = [&]() -> const ir::Expr * {
+    return S.make<ir::VarRefExpr>(Loc, Counter);
+  };
+  const VarDecl *LoopVar = FS->getLoopVariable();
+  ir::Var *Array = ArrayRef->getVar();
+  if (LoopVar->getType()->isReferenceType()) {
+    // Every use of the reference names the element itself.
+    S.Aliases[LoopVar] = S.make<ir::IndexExpr>(
+        Loc, Array->getType()->getElement(), S.make<ir::VarRefExpr>(Loc, Array),
+        Count());
+    return true;
+  }
+  const ir::Type *Ty = this->Types.lowerDeclType(LoopVar);
+  if (!Ty)
+    return false;
+  ir::Var *V = S.M.createVar(Exprs.localName(LoopVar), Ty);
+  S.Vars[LoopVar] = V;
+  const ir::Expr *Elem = S.make<ir::IndexExpr>(
+      Loc, Array->getType()->getElement(), ArrayRef, Count());
+  Body->append(S.make<ir::DeclStmt>(LoopVar->getLocation(), V,
+                                    Exprs.convert(Elem, Ty, Loc)));
+  return true;
+}
+
 const ir::Stmt *StmtLowering::lowerRangeFor(const CXXForRangeStmt *FS) {
   SourceLocation Loc = FS->getBeginLoc();
   if (FS->getInit())
@@ -281,24 +309,8 @@ const ir::Stmt *StmtLowering::lowerRangeFor(const CXXForRangeStmt *FS) {
   const ir::Stmt *Inc =
       S.make<ir::AssignStmt>(Loc, Count(), ir::AssignOp::Inc, nullptr);
   auto *Body = S.make<ir::BlockStmt>(FS->getBody()->getBeginLoc());
-  const VarDecl *LoopVar = FS->getLoopVariable();
-  ir::Var *Array = ArrayRef->getVar();
-  if (LoopVar->getType()->isReferenceType()) {
-    // Every use of the reference names the element itself.
-    S.Aliases[LoopVar] = S.make<ir::IndexExpr>(
-        Loc, Array->getType()->getElement(), S.make<ir::VarRefExpr>(Loc, Array),
-        Count());
-  } else {
-    const ir::Type *Ty = this->Types.lowerDeclType(LoopVar);
-    if (!Ty)
-      return nullptr;
-    ir::Var *V = S.M.createVar(Exprs.localName(LoopVar), Ty);
-    S.Vars[LoopVar] = V;
-    const ir::Expr *Elem = S.make<ir::IndexExpr>(
-        Loc, Array->getType()->getElement(), ArrayRef, Count());
-    Body->append(S.make<ir::DeclStmt>(LoopVar->getLocation(), V,
-                                      Exprs.convert(Elem, Ty, Loc)));
-  }
+  if (!bindRangeVariable(FS, ArrayRef, Counter, Body))
+    return nullptr;
   bool Ok = true;
   if (const auto *CS = dyn_cast<CompoundStmt>(FS->getBody())) {
     for (const Stmt *St : CS->body())

@@ -9,7 +9,8 @@
 /// - LoweringState: the AST, the module, diagnostics and the declaration maps
 ///   shared by all of them (LowerTypes.cpp),
 /// - TypeLowering: Clang types to IR types (LowerTypes.cpp),
-/// - ExprLowering: expressions (LowerExpr.cpp),
+/// - ExprLowering: expressions (LowerExpr.cpp; calls: LowerCalls.cpp; kernel
+///   launches: LowerLaunches.cpp),
 /// - StmtLowering: statements and local declarations (LowerStmt.cpp),
 /// - ASTLowering::Impl: functions and the callee memo (ASTLowering.cpp).
 ///
@@ -310,6 +311,9 @@ public:
 private:
   const ir::Expr *lowerImplicitCast(const clang::ImplicitCastExpr *E);
   const ir::Expr *lowerExplicitCast(const clang::ExplicitCastExpr *E);
+  /// Literals, value initializations and type traits (expressions without
+  /// operands to lower); an error for any other expression.
+  const ir::Expr *lowerLeaf(const clang::Expr *E);
   const ir::Expr *lowerFloatLit(const clang::FloatingLiteral *E);
   const ir::Expr *lowerIntLit(const clang::Expr *E, long long Value);
   const ir::Expr *lowerDeclRef(const clang::DeclRefExpr *E);
@@ -323,6 +327,9 @@ private:
   const ir::Expr *lowerMember(const clang::MemberExpr *E);
   const ir::Expr *lowerPseudoObject(const clang::PseudoObjectExpr *E);
   const ir::Expr *lowerCall(const clang::CallExpr *E);
+  /// A call of an overloaded operator: the user's free function, an
+  /// assignment, a functor's operator(); an error for the others.
+  const ir::Expr *lowerOperatorCall(const clang::CXXOperatorCallExpr *OC);
   /// A launch configuration argument: null when defaulted; dim3(n) is n.
   const ir::Expr *lowerLaunchConfig(const clang::Expr *E);
   const ir::Expr *lowerDirectCall(const clang::CallExpr *E,
@@ -593,6 +600,12 @@ private:
   /// `v == 1 || v == 2` for the labels of \p Arm.
   const ir::Expr *switchTest(const SwitchArm &Arm, const ir::Expr *Value);
   const ir::Stmt *lowerRangeFor(const clang::CXXForRangeStmt *FS);
+  /// The range-based for's variable as the element \p Counter of the array
+  /// \p ArrayRef names: a reference is an alias, a copy a local declared
+  /// first in \p Body; false after an error.
+  bool bindRangeVariable(const clang::CXXForRangeStmt *FS,
+                         const ir::VarRefExpr *ArrayRef, ir::Var *Counter,
+                         ir::BlockStmt *Body);
   /// lowerInto, leaving out the `break` \p Skipped (one that ends a case).
   bool lowerIntoSkipping(const clang::Stmt *St, ir::BlockStmt *B,
                          const clang::Stmt *Skipped);

@@ -1,1 +1,1 @@
-set(SOURCES ASTLowering.cpp LowerBranches.cpp LowerExpr.cpp LowerFunctors.cpp LowerHeap.cpp LowerInline.cpp LowerLoopReturns.cpp LowerMessages.cpp LowerReferences.cpp LowerSideEffects.cpp LowerStmt.cpp LowerStructs.cpp LowerSwitch.cpp LowerThrust.cpp LowerTypes.cpp)
+set(SOURCES ASTLowering.cpp LowerBranches.cpp LowerCalls.cpp LowerExpr.cpp LowerFunctors.cpp LowerHeap.cpp LowerInline.cpp LowerLaunches.cpp LowerLoopReturns.cpp LowerMessages.cpp LowerReferences.cpp LowerSideEffects.cpp LowerStmt.cpp LowerStructs.cpp LowerSwitch.cpp LowerThrust.cpp LowerTypes.cpp)

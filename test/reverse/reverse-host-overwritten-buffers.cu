@@ -4,7 +4,9 @@
 // launch, or a later iteration of a loop overwrites is copied before the
 // launch and put back before its gradient (meshad::cuda::DeviceSnapshots:
 // a copy of the allocation that holds it, found at run time, so buffers
-// the caller passes work too).
+// the caller passes work too; only the elements y[0:n] the launch
+// accesses where the kernel's guard `if (i < n)` bounds every access, see
+// reverse-host-snapshot-ranges.cu).
 // Buffers that no gradient reads, or that nothing overwrites, are not
 // copied (x, z, E, and load: `load[i] +=` only accumulates). meshad::WithValue keeps the
 // launches' results and returns the value. Every gradient is checked
@@ -66,9 +68,9 @@ void inPlace(double *y, const double *x, double *E, int n) {
   MESHAD_LAUNCH(energy, GRID)(n, y, x, E);
 }
 // CHECK-LABEL: void inPlace_grad(double *y, const double *x, double *E, int n, double *_d_y, double *_d_x, double *_d_E) {
-// CHECK: meshad::cuda::snapshotPush(_snapshots, y);
+// CHECK: meshad::cuda::snapshotPush(_snapshots, y, n);
 // CHECK-NEXT: MESHAD_LAUNCH(damp, {{.*}})(n, y);
-// CHECK-NEXT: meshad::cuda::snapshotPush(_snapshots, y);
+// CHECK-NEXT: meshad::cuda::snapshotPush(_snapshots, y, n);
 // CHECK-NEXT: MESHAD_LAUNCH(damp, {{.*}})(n, y);
 // CHECK: meshad::cuda::snapshotPop(_snapshots, y);
 // CHECK-NEXT: MESHAD_LAUNCH(damp_grad, {{.*}})(n, y, _d_y);
@@ -107,9 +109,9 @@ double pipeline(const double *xHost, int n, int Steps) {
 // CHECK-LABEL: void pipeline_grad(const double *xHost, int n, int Steps, double *_d_xHost) {
 // CHECK: meshad::cuda::DeviceSnapshots _snapshots;
 // CHECK: for (s = 0; s < Steps; ++s) {
-// CHECK: meshad::cuda::snapshotPush(_snapshots, y);
+// CHECK: meshad::cuda::snapshotPush(_snapshots, y, n);
 // CHECK-NEXT: MESHAD_LAUNCH(damp, {{.*}})(n, y);
-// CHECK: meshad::cuda::snapshotPush(_snapshots, y);
+// CHECK: meshad::cuda::snapshotPush(_snapshots, y, n);
 // CHECK-NEXT: MESHAD_LAUNCH(addLoad, {{.*}})(n, y, load);
 // CHECK-NEXT: meshad::cuda::snapshotPush(_snapshots, y);
 // CHECK-NEXT: MESHAD_LAUNCH(mix, {{.*}})(n, y, z);
@@ -121,9 +123,9 @@ double pipeline(const double *xHost, int n, int Steps) {
 // CHECK-NEXT: MESHAD_LAUNCH(addLoad_grad, {{.*}})(n, y, load, _d_y, _d_load);
 // CHECK: meshad::cuda::snapshotPop(_snapshots, y);
 // CHECK-NEXT: MESHAD_LAUNCH(damp_grad, {{.*}})(n, y, _d_y);
-// REMARK: remark: copies 'y' before this launch of 'damp' and restores it before 'damp_grad': the gradient reads it as it was, and the launch or a later operation overwrites it
-// REMARK: remark: copies 'y' before this launch of 'addLoad' and restores it before 'addLoad_grad'
-// REMARK: remark: copies 'y' before this launch of 'mix' and restores it before 'mix_grad'
+// REMARK: remark: copies 'y[0:n]', the elements this launch of 'damp' accesses, before it and restores them before 'damp_grad': the gradient reads them as they were, and the launch or a later operation overwrites them
+// REMARK: remark: copies 'y[0:n]', the elements this launch of 'addLoad' accesses, before it and restores them before 'addLoad_grad'
+// REMARK: remark: copies 'y' before this launch of 'mix' and restores it before 'mix_grad': the gradient reads it as it was, and the launch or a later operation overwrites it
 
 /// The same steps without a loop, writing the damped values to a host
 /// output as well: meshad::WithValue leaves `out` and returns the energy
@@ -149,9 +151,9 @@ double steps(const double *xHost, double *out, int n) {
   return e;
 }
 // CHECK-LABEL: double steps_grad_with_value(const double *xHost, double *out, int n, double *_d_xHost, double *_d_out) {
-// CHECK: meshad::cuda::snapshotPush(_snapshots, y);
+// CHECK: meshad::cuda::snapshotPush(_snapshots, y, n);
 // CHECK-NEXT: MESHAD_LAUNCH(damp, {{.*}})(n, y);
-// CHECK-NEXT: meshad::cuda::snapshotPush(_snapshots, y);
+// CHECK-NEXT: meshad::cuda::snapshotPush(_snapshots, y, n);
 // CHECK-NEXT: MESHAD_LAUNCH(damp, {{.*}})(n, y);
 // CHECK: meshad::cuda::snapshotPop(_snapshots, y);
 // CHECK-NEXT: MESHAD_LAUNCH(damp_grad, {{.*}})(n, y, _d_y);

@@ -169,14 +169,17 @@ inline bool allocationRange(const void *P, char *&Base, size_t &Bytes) {
 /// Device copies of buffers that a reversed launch must see as they were
 /// before the launch, when the launch or a later operation overwrote them.
 /// Host gradients declare one; the forward sweep pushes a copy of the
-/// allocation that holds the buffer, the reverse sweep pops it back (last
-/// in, first out, mirroring the forward sweep):
+/// allocation that holds the buffer, or of the elements the launch accesses
+/// when meshad knows them, and the reverse sweep pops it back (last in,
+/// first out, mirroring the forward sweep):
 ///
 /// \code
 ///   meshad::cuda::DeviceSnapshots _snapshots;
-///   meshad::cuda::snapshotPush(_snapshots, y); // before square<<<>>>(y)
+///   meshad::cuda::snapshotPush(_snapshots, y);    // before square<<<>>>(y)
+///   meshad::cuda::snapshotPush(_snapshots, z, n); // z[0:n] before scale
 ///   ...
-///   meshad::cuda::snapshotPop(_snapshots, y);  // before square_grad<<<>>>
+///   meshad::cuda::snapshotPop(_snapshots, z);
+///   meshad::cuda::snapshotPop(_snapshots, y);     // before square_grad
 /// \endcode
 class DeviceSnapshots {
 public:
@@ -185,7 +188,8 @@ public:
   DeviceSnapshots &operator=(const DeviceSnapshots &) = delete;
   ~DeviceSnapshots() {
     for (const Copy &C : Stack)
-      cudaFree(C.Data);
+      if (C.Data)
+        cudaFree(C.Data);
   }
 
   /// Copies the allocation that contains \p P.
@@ -201,13 +205,38 @@ public:
     Stack.push_back(C);
   }
 
-  /// Restores the last copy, which must be of the allocation of \p P.
+  /// Copies the \p Count elements of type \p T from \p P on (none when
+  /// \p Count <= 0), at most up to the end of the allocation that holds
+  /// them.
+  template <class T> void pushRange(const T *P, long long Count) {
+    char *Base = nullptr;
+    size_t Bytes = 0;
+    if (!detail::allocationRange(P, Base, Bytes))
+      fail("a buffer that a gradient kernel reads and a launch overwrites "
+           "is not device memory from cudaMalloc");
+    size_t Room = Bytes - (size_t)((const char *)P - Base);
+    size_t Want = Count > 0 ? (size_t)Count * sizeof(T) : (size_t)0;
+    Copy C = {(char *)P, nullptr, Want < Room ? Want : Room};
+    if (C.Bytes &&
+        (cudaMalloc((void **)&C.Data, C.Bytes) != cudaSuccess ||
+         cudaMemcpy(C.Data, C.Base, C.Bytes, cudaMemcpyDeviceToDevice) !=
+             cudaSuccess))
+      fail("copying a device buffer failed");
+    Stack.push_back(C);
+  }
+
+  /// Restores the last copy, which must be of the allocation of \p P (or
+  /// start at \p P).
   void pop(const void *P) {
-    if (Stack.empty() || (const char *)P < Stack.back().Base ||
-        (const char *)P >= Stack.back().Base + Stack.back().Bytes)
+    if (Stack.empty() ||
+        ((const char *)P != Stack.back().Base &&
+         ((const char *)P < Stack.back().Base ||
+          (const char *)P >= Stack.back().Base + Stack.back().Bytes)))
       fail("the reverse sweep restores buffers out of order");
     Copy C = Stack.back();
     Stack.pop_back();
+    if (!C.Data)
+      return;
     if (cudaMemcpy(C.Base, C.Data, C.Bytes, cudaMemcpyDeviceToDevice) !=
         cudaSuccess)
       fail("restoring a device buffer failed");
@@ -228,6 +257,11 @@ private:
 };
 
 inline void snapshotPush(DeviceSnapshots &S, const void *P) { S.push(P); }
+/// Copies \p Count elements from \p P on: the elements a launch accesses.
+template <class T, class N>
+void snapshotPush(DeviceSnapshots &S, const T *P, N Count) {
+  S.pushRange(P, (long long)Count);
+}
 inline void snapshotPop(DeviceSnapshots &S, const void *P) { S.pop(P); }
 
 namespace detail {

@@ -434,25 +434,28 @@ Dual ForwardFunction::deriveUserCall(const CallExpr *C, BlockStmt *Out,
   return {B.pairMember(B.ref(Tmp), 0), B.pairMember(B.ref(Tmp), 1)};
 }
 
-const Expr *ForwardFunction::tangentLValue(const Expr *LHS) {
-  switch (LHS->getKind()) {
-  case Expr::Kind::VarRef: {
-    Var *V = cast<VarRefExpr>(LHS)->getVar();
-    if (V->isGlobal()) {
-      error(LHS->getLoc(), "writing a derivative-carrying value to global "
-                           "variable '" + V->getName() +
-                               "' is not supported");
+const Expr *ForwardFunction::tangentVarLValue(const VarRefExpr *Ref) {
+  Var *V = Ref->getVar();
+  if (V->isGlobal()) {
+    error(Ref->getLoc(), "writing a derivative-carrying value to global "
+                         "variable '" + V->getName() +
+                             "' is not supported");
+    return nullptr;
+  }
+  if (const ParamSeed *S = seedOf(V))
+    if (S->K == ParamSeed::Kind::UnitElement) {
+      error(Ref->getLoc(), "cannot write to '" + V->getName() +
+                               "', which is differentiated w.r.t. one "
+                               "element; select the whole array instead");
       return nullptr;
     }
-    if (const ParamSeed *S = seedOf(V))
-      if (S->K == ParamSeed::Kind::UnitElement) {
-        error(LHS->getLoc(), "cannot write to '" + V->getName() +
-                                 "', which is differentiated w.r.t. one "
-                                 "element; select the whole array instead");
-        return nullptr;
-      }
-    return B.ref(tangentVar(V));
-  }
+  return B.ref(tangentVar(V));
+}
+
+const Expr *ForwardFunction::tangentLValue(const Expr *LHS) {
+  switch (LHS->getKind()) {
+  case Expr::Kind::VarRef:
+    return tangentVarLValue(cast<VarRefExpr>(LHS));
   case Expr::Kind::Index: {
     const auto *I = cast<IndexExpr>(LHS);
     const Expr *Base = tangentLValue(I->getBase());

@@ -63,6 +63,13 @@ private:
   void deriveDecl(const ir::DeclStmt *D, ir::BlockStmt *Out);
   void deriveAssign(const ir::AssignStmt *A, ir::BlockStmt *Out);
   void deriveExprStmt(const ir::ExprStmt *S, ir::BlockStmt *Out);
+  /// A Thrust call \p C (statement \p S) with its tangent from the recipe.
+  void deriveThrustStmt(const ir::ExprStmt *S, const ir::CallExpr *C,
+                        ir::BlockStmt *Out);
+  /// A linear atomic \p C (statement \p S): the tangent memory
+  /// accumulates the tangent of the value, then the primal add.
+  void deriveAtomicAdd(const ir::ExprStmt *S, const ir::CallExpr *C,
+                       ir::BlockStmt *Out);
   void deriveReturn(const ir::ReturnStmt *R, ir::BlockStmt *Out);
   /// meshad::push(T, v): v's tangent goes on T's tangent tape.
   void deriveTapePush(const ir::ExprStmt *S, ir::BlockStmt *Out);
@@ -173,6 +180,9 @@ private:
   /// The tangent lvalue of a store target (_d_x, _d_a[i], _d_v.x); null
   /// after reporting an error.
   const ir::Expr *tangentLValue(const ir::Expr *LHS);
+  /// The tangent variable of the variable \p Ref writes; null after an
+  /// error (a global, an input differentiated w.r.t. one element).
+  const ir::Expr *tangentVarLValue(const ir::VarRefExpr *Ref);
   /// The tangent variable of an active variable (created on first use).
   ir::Var *tangentVar(ir::Var *V);
   /// Stores \p E in a fresh temporary when it is not cheap to repeat.

@@ -289,25 +289,8 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
     return deriveThrustRuntimeStmt(S, C, Out);
   if (deriveCudaRuntimeStmt(S, C, Out))
     return;
-  if (thrustRecipe(C)) {
-    const Expr *T = thrustTangent(C, Out);
-    // A tangent helper reads the primal values the call may overwrite.
-    const auto *TC = llvm::dyn_cast_or_null<CallExpr>(T);
-    bool Before = TC && llvm::StringRef(TC->getName()).starts_with("meshad::");
-    // A helper that computes the values too replaces the call.
-    bool Replaces = TC && (thrustRecipe(C)->tangentReplaces() ||
-                           thrustRecipe(C)->tangentRecords());
-    if (!Before)
-      Out->append(S);
-    if (T) {
-      auto *TS = M.create<ExprStmt>(T);
-      TS->setLoc(S->getLoc());
-      Out->append(TS);
-    }
-    if (Before && !Replaces)
-      Out->append(S);
-    return;
-  }
+  if (thrustRecipe(C))
+    return deriveThrustStmt(S, C, Out);
   if (isIntrinsicDeriv(C, IntrinsicDeriv::Allocation))
     return deriveAllocation(S, Out);
   bool AnyActive = false;
@@ -335,6 +318,31 @@ void ForwardFunction::deriveExprStmt(const ExprStmt *S, BlockStmt *Out) {
                            "definition");
     return;
   }
+  deriveAtomicAdd(S, C, Out);
+}
+
+void ForwardFunction::deriveThrustStmt(const ExprStmt *S, const CallExpr *C,
+                                       BlockStmt *Out) {
+  const Expr *T = thrustTangent(C, Out);
+  // A tangent helper reads the primal values the call may overwrite.
+  const auto *TC = llvm::dyn_cast_or_null<CallExpr>(T);
+  bool Before = TC && llvm::StringRef(TC->getName()).starts_with("meshad::");
+  // A helper that computes the values too replaces the call.
+  bool Replaces = TC && (thrustRecipe(C)->tangentReplaces() ||
+                         thrustRecipe(C)->tangentRecords());
+  if (!Before)
+    Out->append(S);
+  if (T) {
+    auto *TS = M.create<ExprStmt>(T);
+    TS->setLoc(S->getLoc());
+    Out->append(TS);
+  }
+  if (Before && !Replaces)
+    Out->append(S);
+}
+
+void ForwardFunction::deriveAtomicAdd(const ExprStmt *S, const CallExpr *C,
+                                      BlockStmt *Out) {
   // atomicAdd(p, v): the tangent memory accumulates the tangent of v.
   const IntrinsicInfo *Info = lookupIntrinsic(C);
   Dual Ptr = derive(C->getArg(Info->AddrArg), Out);

@@ -221,6 +221,14 @@ private:
   /// before the gradient's launch (\p Rev). False after an error.
   bool snapshotLaunch(const ir::LaunchStmt *L, const ir::Function &Grad,
                       ir::BlockStmt *Fwd, ir::BlockStmt *Rev);
+  /// The number of elements of argument \p I of \p L to copy: the range
+  /// the launch accesses (AD/Reverse/ReverseHostRanges.h), or null for the
+  /// whole allocation that holds it.
+  const ir::Expr *snapshotCount(const ir::LaunchStmt *L, unsigned I);
+  /// The remark for a copy of \p Root before \p L (\p Count elements, or
+  /// the whole allocation when null).
+  void remarkSnapshot(const ir::LaunchStmt *L, const ir::Var *Root,
+                      const ir::Expr *Count, const ir::Function &Grad);
   /// Launches whose buffer arguments may be the same memory (`k(x, x)`):
   /// the gradient kernel would reset the adjoint it just accumulated into,
   /// or add to one element from two threads. Replaces in \p Args the

@@ -30,6 +30,8 @@
 
 #include "AD/Reverse/ReverseFunction.h"
 #include "AD/Reverse/DeviceBufferHistory.h"
+#include "AD/Reverse/ReverseHostRanges.h"
+#include "Analysis/IRWalk.h"
 #include "IR/DynamicShared.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -137,11 +139,58 @@ void ReverseFunction::prepareSnapshots() {
   Decls->append(B.decl(Snapshots, nullptr));
 }
 
+const Expr *ReverseFunction::snapshotCount(const LaunchStmt *L, unsigned I) {
+  const Expr *Arg = L->getArgs()[I];
+  const auto *Ref = dyn_cast<VarRefExpr>(Arg);
+  const Type *Param = L->getKernel()->getParam(I)->getType();
+  if (!Ref || !Arg->getType()->isPointer() ||
+      spellType(Arg->getType()->getElement()->getUnqualified()) !=
+          spellType(Param->getElement()->getUnqualified()))
+    return nullptr;
+  // The buffer passed twice: the other parameter's accesses count too.
+  const Var *Buffer = Activity->aliasLeader(Ref->getVar());
+  for (unsigned J = 0; J < L->getArgs().size(); ++J) {
+    const Var *Other = ActivityAnalysis::getRootVar(L->getArgs()[J]);
+    if (J != I && Other && Other->getType()->isPointer() &&
+        Activity->aliasLeader(Other) == Buffer)
+      return nullptr;
+  }
+  std::optional<LaunchRange> R = launchAccessRange(M, *L, I);
+  if (!R || !isPureExpr(L->getArgs()[R->CountArg]))
+    return nullptr;
+  const Expr *N = L->getArgs()[R->CountArg];
+  const Type *Ty = N->getType()->getUnqualified();
+  return R->Extra < 0 ? B.sub(N, B.intLit(-R->Extra, Ty))
+                      : B.add(N, B.intLit(R->Extra, Ty));
+}
+
+void ReverseFunction::remarkSnapshot(const LaunchStmt *L, const Var *Root,
+                                     const Expr *Count,
+                                     const ir::Function &Grad) {
+  const std::string &K = L->getKernel()->getName();
+  if (!Count) {
+    Diags.remark(L->getLoc(),
+                 "copies '" + Root->getName() + "' before this launch of '" +
+                     K + "' and restores it before '" + Grad.getName() +
+                     "': the gradient reads it as it was, and the launch or "
+                     "a later operation overwrites it");
+    return;
+  }
+  Diags.remark(L->getLoc(),
+               "copies '" + Root->getName() + "[0:" + irwalk::spell(Count) +
+                   "]', the elements this launch of '" + K +
+                   "' accesses, before it and restores them before '" +
+                   Grad.getName() + "': the gradient reads them as they "
+                   "were, and the launch or a later operation overwrites "
+                   "them");
+}
+
 bool ReverseFunction::snapshotLaunch(const LaunchStmt *L,
                                      const ir::Function &Grad,
                                      BlockStmt *Fwd, BlockStmt *Rev) {
   const ir::Function &K = *L->getKernel();
-  std::vector<const Var *> Saved;
+  // The buffers to copy, with the argument that passes each.
+  std::vector<std::pair<const Var *, unsigned>> Saved;
   for (unsigned I = 0; I < L->getArgs().size() && I < K.getNumParams(); ++I) {
     const Var *Root = ActivityAnalysis::getRootVar(L->getArgs()[I]);
     if (!Root || !K.getParam(I)->getType()->isPointer())
@@ -158,7 +207,7 @@ bool ReverseFunction::snapshotLaunch(const LaunchStmt *L,
     }
     if (!DeviceBufferHistory::readsParam(Grad, I) ||
         !History->writtenFrom(L, Root) ||
-        llvm::is_contained(Saved, Root))
+        llvm::any_of(Saved, [&](auto S) { return S.first == Root; }))
       continue;
     if (WithValue && History->callerVisible(Root)) {
       error(L->getLoc(),
@@ -175,20 +224,20 @@ bool ReverseFunction::snapshotLaunch(const LaunchStmt *L,
                          "before this launch, but its gradient needs one");
       return false;
     }
-    Saved.push_back(Root);
+    Saved.push_back({Root, I});
   }
   const Type *Void = M.getTypes().getVoid();
-  for (const Var *Root : Saved)
-    Diags.remark(L->getLoc(),
-                 "copies '" + Root->getName() + "' before this launch of '" +
-                     K.getName() + "' and restores it before '" +
-                     Grad.getName() + "': the gradient reads it as it was, "
-                     "and the launch or a later operation overwrites it");
-  for (const Var *Root : Saved)
+  for (auto [Root, I] : Saved) {
+    Var *Buffer = const_cast<Var *>(Root);
+    std::vector<const Expr *> Args = {B.ref(Snapshots), B.ref(Buffer)};
+    // Only the elements the launch accesses, where the analysis bounds them.
+    if (const Expr *Count = snapshotCount(L, I))
+      Args.push_back(Count);
+    remarkSnapshot(L, Root, Args.size() > 2 ? Args[2] : nullptr, Grad);
     Fwd->append(M.create<ExprStmt>(
-        intrinsicCall(M, Void, "meshad::cuda::snapshotPush",
-                      {B.ref(Snapshots), B.ref(const_cast<Var *>(Root))})));
-  for (const Var *Root : llvm::reverse(Saved))
+        intrinsicCall(M, Void, "meshad::cuda::snapshotPush", Args)));
+  }
+  for (auto [Root, I] : llvm::reverse(Saved))
     Rev->append(M.create<ExprStmt>(
         intrinsicCall(M, Void, "meshad::cuda::snapshotPop",
                       {B.ref(Snapshots), B.ref(const_cast<Var *>(Root))})));
