@@ -486,3 +486,28 @@ bool ActivityAnalysis::visitStmt(const Stmt *S) {
     return false;
   }
 }
+
+std::vector<bool>
+meshad::localArraysCarryingDerivatives(const CallExpr *C,
+                                       const std::vector<bool> &Active) {
+  const Function *Callee = C->getUserCallee();
+  std::vector<bool> Forced(Active.size(), false);
+  llvm::SmallPtrSet<const Var *, 8> Seeds, Unread;
+  bool Candidate = false;
+  for (unsigned I = 0; I < Active.size() && I < Callee->getNumParams(); ++I) {
+    const Var *P = Callee->getParam(I);
+    (Active[I] ? Seeds : Unread).insert(P);
+    const auto *Ref = dyn_cast<VarRefExpr>(C->getArg(I));
+    Forced[I] = !Active[I] && Ref && P->getType()->isPointer() &&
+                Ref->getVar()->getStorage() == Var::Storage::Local &&
+                Ref->getVar()->getType()->isArray() &&
+                Ref->getVar()->getType()->getElement()->isDifferentiable();
+    Candidate |= Forced[I];
+  }
+  if (!Candidate || !Callee->getBody())
+    return std::vector<bool>(Active.size(), false);
+  ActivityAnalysis CalleeActivity(*Callee, Seeds, &Unread);
+  for (unsigned I = 0; I < Forced.size(); ++I)
+    Forced[I] = Forced[I] && CalleeActivity.isActive(Callee->getParam(I));
+  return Forced;
+}

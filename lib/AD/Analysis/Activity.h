@@ -26,6 +26,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <vector>
+
 namespace meshad {
 
 /// Computes the active variables of one function.
@@ -102,6 +104,15 @@ private:
   /// Union-find over pointer variables that may alias.
   mutable llvm::DenseMap<const ir::Var *, const ir::Var *> AliasParent;
 };
+
+/// The local arrays passed to the user call \p C without derivative memory
+/// (inactive in \p Active: nobody reads them after the call) whose contents
+/// the callee's derivative would still carry derivatives through: the callee
+/// reads back what it writes there into its results. Forward and reverse
+/// mode give each a zeroed local tangent or adjoint array for the call (the
+/// caller's results do not depend on its contents). One flag per argument.
+std::vector<bool> localArraysCarryingDerivatives(const ir::CallExpr *C,
+                                                 const std::vector<bool> &Active);
 
 } // namespace meshad
 

@@ -331,36 +331,6 @@ Dual ForwardFunction::deriveIntrinsicCall(const CallExpr *C, BlockStmt *Out) {
   return {C, nullptr};
 }
 
-/// The local arrays passed to \p C without a tangent (nobody reads them
-/// after the call) whose contents the callee's pushforward would still
-/// carry tangents through, given the arguments \p Active: the callee reads
-/// back what it writes there into its results. Each gets a zeroed local
-/// tangent array for the call (the caller's results do not depend on its
-/// contents).
-static std::vector<bool> forceLocalTangents(const CallExpr *C,
-                                            const std::vector<bool> &Active) {
-  const Function *Callee = C->getUserCallee();
-  std::vector<bool> Forced(Active.size(), false);
-  llvm::SmallPtrSet<const Var *, 8> Seeds, Unread;
-  bool Candidate = false;
-  for (unsigned I = 0; I < Active.size() && I < Callee->getNumParams(); ++I) {
-    const Var *P = Callee->getParam(I);
-    (Active[I] ? Seeds : Unread).insert(P);
-    const auto *Ref = dyn_cast<VarRefExpr>(C->getArg(I));
-    Forced[I] = !Active[I] && Ref && P->getType()->isPointer() &&
-                Ref->getVar()->getStorage() == Var::Storage::Local &&
-                Ref->getVar()->getType()->isArray() &&
-                Ref->getVar()->getType()->getElement()->isDifferentiable();
-    Candidate |= Forced[I];
-  }
-  if (!Candidate || !Callee->getBody())
-    return std::vector<bool>(Active.size(), false);
-  ActivityAnalysis CalleeActivity(*Callee, Seeds, &Unread);
-  for (unsigned I = 0; I < Forced.size(); ++I)
-    Forced[I] = Forced[I] && CalleeActivity.isActive(Callee->getParam(I));
-  return Forced;
-}
-
 Dual ForwardFunction::deriveUserCall(const CallExpr *C, BlockStmt *Out,
                                      bool AsStmt) {
   Function *Callee = C->getUserCallee();
@@ -393,7 +363,7 @@ Dual ForwardFunction::deriveUserCall(const CallExpr *C, BlockStmt *Out,
                            "its result to a variable first");
     return {C, nullptr};
   }
-  std::vector<bool> Forced = forceLocalTangents(C, Active);
+  std::vector<bool> Forced = localArraysCarryingDerivatives(C, Active);
   for (unsigned I = 0; I < Forced.size(); ++I) {
     if (!Forced[I])
       continue;

@@ -207,36 +207,6 @@ void ReverseFunction::adjointCall(const CallExpr *C, const Expr *DE,
                          "no visible definition");
 }
 
-/// The local arrays passed to \p C without an adjoint (nobody reads them
-/// after the call) whose contents the callee's derivative would still carry
-/// derivatives through, given the arguments \p Active: the callee reads
-/// back what it writes there into its results. Each gets a zeroed local
-/// adjoint array, as if it were active (the caller's results do not depend
-/// on its contents, so what flows through it is zero outside the call).
-static std::vector<bool> forceLocalAdjoints(const CallExpr *C,
-                                            const std::vector<bool> &Active) {
-  const ir::Function *Callee = C->getUserCallee();
-  std::vector<bool> Forced(Active.size(), false);
-  llvm::SmallPtrSet<const Var *, 8> Seeds, Unread;
-  bool Candidate = false;
-  for (unsigned I = 0; I < Active.size() && I < Callee->getNumParams(); ++I) {
-    const Var *P = Callee->getParam(I);
-    (Active[I] ? Seeds : Unread).insert(P);
-    const auto *Ref = dyn_cast<VarRefExpr>(C->getArg(I));
-    Forced[I] = !Active[I] && Ref && P->getType()->isPointer() &&
-                Ref->getVar()->getStorage() == Var::Storage::Local &&
-                Ref->getVar()->getType()->isArray() &&
-                Ref->getVar()->getType()->getElement()->isDifferentiable();
-    Candidate |= Forced[I];
-  }
-  if (!Candidate || !Callee->getBody())
-    return std::vector<bool>(Active.size(), false);
-  ActivityAnalysis CalleeActivity(*Callee, Seeds, &Unread);
-  for (unsigned I = 0; I < Forced.size(); ++I)
-    Forced[I] = Forced[I] && CalleeActivity.isActive(Callee->getParam(I));
-  return Forced;
-}
-
 void ReverseFunction::pullbackCall(const CallExpr *C, const Expr *SeedValue,
                                    BlockStmt *Rev) {
   ir::Function *Callee = C->getUserCallee();
@@ -264,7 +234,7 @@ void ReverseFunction::pullbackCall(const CallExpr *C, const Expr *SeedValue,
   }
   if (!Any)
     return;
-  std::vector<bool> Forced = forceLocalAdjoints(C, Active);
+  std::vector<bool> Forced = localArraysCarryingDerivatives(C, Active);
   for (unsigned I = 0; I < Forced.size(); ++I)
     if (Forced[I])
       Active[I] = Private[I] = true;
