@@ -132,6 +132,39 @@ PathValue IntegerPaths::evalBinary(const BinaryExpr *B, PathState &P) {
   return combine(Op, L, R);
 }
 
+PathValue IntegerPaths::evalUnary(const UnaryExpr *U, PathState &P) {
+  PathValue V = eval(U->getSub(), P);
+  if (U->getOp() == UnaryOp::Neg) {
+    if (isFloating(U))
+      ++P.Operations;
+    return combine(BinaryOp::Sub, PathValue::constant(0), V);
+  }
+  if (U->getOp() == UnaryOp::Plus)
+    return V;
+  if (U->getOp() == UnaryOp::Not && V.K == PathValue::InRange)
+    return PathValue::inRange(!V.B);
+  if (U->getOp() == UnaryOp::Not && V.isConstant())
+    return PathValue::constant(!V.B);
+  return {};
+}
+
+PathValue IntegerPaths::evalCall(const CallExpr *C, PathState &P) {
+  if (isCall(C, "meshad::pop") && C->getNumArgs() == 1) {
+    const auto *R = dyn_cast<VarRefExpr>(C->getArg(0));
+    auto It = R ? P.Tapes.find(R->getVar()) : P.Tapes.end();
+    if (It == P.Tapes.end() || It->second.empty())
+      return {};
+    PathValue V = It->second.back();
+    It->second.pop_back();
+    return V;
+  }
+  if (C->getCalleeKind() == CallExpr::CalleeKind::Math)
+    P.Operations += MathCallWeight;
+  for (const Expr *A : C->getArgs())
+    eval(A, P);
+  return {};
+}
+
 PathValue IntegerPaths::eval(const Expr *E, PathState &P) {
   switch (E->getKind()) {
   case Expr::Kind::IntLit:
@@ -155,41 +188,12 @@ PathValue IntegerPaths::eval(const Expr *E, PathState &P) {
       return PathValue::constant(V.B != 0);
     return V;
   }
-  case Expr::Kind::Unary: {
-    const auto *U = cast<UnaryExpr>(E);
-    PathValue V = eval(U->getSub(), P);
-    if (U->getOp() == UnaryOp::Neg) {
-      if (isFloating(E))
-        ++P.Operations;
-      return combine(BinaryOp::Sub, PathValue::constant(0), V);
-    }
-    if (U->getOp() == UnaryOp::Plus)
-      return V;
-    if (U->getOp() == UnaryOp::Not && V.K == PathValue::InRange)
-      return PathValue::inRange(!V.B);
-    if (U->getOp() == UnaryOp::Not && V.isConstant())
-      return PathValue::constant(!V.B);
-    return {};
-  }
+  case Expr::Kind::Unary:
+    return evalUnary(cast<UnaryExpr>(E), P);
   case Expr::Kind::Binary:
     return evalBinary(cast<BinaryExpr>(E), P);
-  case Expr::Kind::Call: {
-    const auto *C = cast<CallExpr>(E);
-    if (isCall(C, "meshad::pop") && C->getNumArgs() == 1) {
-      const auto *R = dyn_cast<VarRefExpr>(C->getArg(0));
-      auto It = R ? P.Tapes.find(R->getVar()) : P.Tapes.end();
-      if (It == P.Tapes.end() || It->second.empty())
-        return {};
-      PathValue V = It->second.back();
-      It->second.pop_back();
-      return V;
-    }
-    if (C->getCalleeKind() == CallExpr::CalleeKind::Math)
-      P.Operations += MathCallWeight;
-    for (const Expr *A : C->getArgs())
-      eval(A, P);
-    return {};
-  }
+  case Expr::Kind::Call:
+    return evalCall(cast<CallExpr>(E), P);
   default:
     for (const Expr *Sub : operands(E))
       eval(Sub, P);

@@ -155,6 +155,11 @@ private:
   void execElementLoop(const ir::Stmt *Loop, const ir::BlockStmt *Body,
                        PathState P, Paths &Out);
   PathValue evalBinary(const ir::BinaryExpr *B, PathState &P);
+  /// -x, +x, !x of affine, constant or in-range values.
+  PathValue evalUnary(const ir::UnaryExpr *U, PathState &P);
+  /// A value popped from a tape the path pushed it on; other calls are
+  /// unknown (their arguments evaluated, math calls weighed).
+  PathValue evalCall(const ir::CallExpr *C, PathState &P);
   /// P with \p Cond known to be \p Holds; false when it cannot be.
   bool assume(const ir::Expr *Cond, PathValue C, bool Holds, PathState &P);
 

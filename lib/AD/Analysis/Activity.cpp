@@ -113,21 +113,39 @@ static bool writesUseful(const std::vector<const Expr *> &Args,
   return false;
 }
 
+bool ActivityAnalysis::markedUseful(const Var *V) const {
+  return Useful.count(leader(V)) != 0;
+}
+
+bool ActivityAnalysis::usefulCallWrites(const Expr *E) {
+  const auto *C = llvm::dyn_cast_or_null<CallExpr>(E);
+  auto IsUseful = [&](const Var *V) { return markedUseful(V); };
+  bool Marked = false;
+  if (C && writesUseful(C->getArgs(), IsUseful))
+    for (const Expr *A : C->getArgs())
+      Marked |= markUsefulIn(A);
+  return Marked;
+}
+
+bool ActivityAnalysis::usefulExprStmt(const ExprStmt *S) {
+  bool Changed = false;
+  const auto *C = dyn_cast<CallExpr>(S->getExpr());
+  if (isTapePush(C) || isThrustSave(C)) {
+    // What is pushed (saved) is useful where its pops (the copy) are.
+    const Var *Tape = getRootVar(C->getArg(0));
+    if (Tape && markedUseful(Tape))
+      Changed |= markUsefulIn(C->getArg(1));
+    if (isTapePush(C))
+      return Changed;
+  }
+  return usefulCallWrites(S->getExpr()) || Changed;
+}
+
 bool ActivityAnalysis::usefulStmt(const Stmt *S) {
   if (!S)
     return false;
-  auto IsUseful = [&](const Var *V) { return Useful.count(leader(V)) != 0; };
+  auto IsUseful = [&](const Var *V) { return markedUseful(V); };
   bool Changed = false;
-  // A call that may write through a useful pointer: everything it reads may
-  // reach a result, whether or not its value does.
-  auto CallWrites = [&](const Expr *E) {
-    const auto *C = llvm::dyn_cast_or_null<CallExpr>(E);
-    bool Marked = false;
-    if (C && writesUseful(C->getArgs(), IsUseful))
-      for (const Expr *A : C->getArgs())
-        Marked |= markUsefulIn(A);
-    return Marked;
-  };
   switch (S->getKind()) {
   case Stmt::Kind::Block:
     for (const Stmt *Sub : llvm::cast<BlockStmt>(S)->getBody())
@@ -137,27 +155,17 @@ bool ActivityAnalysis::usefulStmt(const Stmt *S) {
     const auto *D = llvm::cast<DeclStmt>(S);
     if (IsUseful(D->getVar()))
       Changed |= markUsefulIn(D->getInit());
-    return CallWrites(D->getInit()) || Changed;
+    return usefulCallWrites(D->getInit()) || Changed;
   }
   case Stmt::Kind::Assign: {
     const auto *A = llvm::cast<AssignStmt>(S);
     const Var *Root = getRootVar(A->getLHS());
     if (Root && IsUseful(Root))
       Changed |= markUsefulIn(A->getRHS());
-    return CallWrites(A->getRHS()) || Changed;
+    return usefulCallWrites(A->getRHS()) || Changed;
   }
-  case Stmt::Kind::ExprStmt: {
-    const auto *C = dyn_cast<CallExpr>(llvm::cast<ExprStmt>(S)->getExpr());
-    if (isTapePush(C) || isThrustSave(C)) {
-      // What is pushed (saved) is useful where its pops (the copy) are.
-      const Var *Tape = getRootVar(C->getArg(0));
-      if (Tape && IsUseful(Tape))
-        Changed |= markUsefulIn(C->getArg(1));
-      if (isTapePush(C))
-        return Changed;
-    }
-    return CallWrites(llvm::cast<ExprStmt>(S)->getExpr()) || Changed;
-  }
+  case Stmt::Kind::ExprStmt:
+    return usefulExprStmt(llvm::cast<ExprStmt>(S));
   case Stmt::Kind::Launch: {
     const auto *L = llvm::cast<LaunchStmt>(S);
     if (writesUseful(L->getArgs(), IsUseful))

@@ -74,6 +74,14 @@ private:
       const ir::Function &F,
       const llvm::SmallPtrSetImpl<const ir::Var *> *NotResults);
   bool usefulStmt(const ir::Stmt *S);
+  /// A call (\p E, or null) that may write through a useful pointer:
+  /// everything it reads may reach a result, whether or not its value does.
+  bool usefulCallWrites(const ir::Expr *E);
+  /// An expression statement: a call (usefulCallWrites), or a tape push or
+  /// Thrust save whose value is useful where its tape is.
+  bool usefulExprStmt(const ir::ExprStmt *S);
+  /// Whether \p V is among the useful variables found so far.
+  bool markedUseful(const ir::Var *V) const;
   bool markUseful(const ir::Var *V);
   bool markUsefulIn(const ir::Expr *E);
   bool isUseful(const ir::Var *V) const;

@@ -96,33 +96,62 @@ void ReverseNeeds::visitRule(const Expr *E, int Id,
     visitExpr(Ops[I], Value || Reads.readsArg(I, Kept));
 }
 
+void ReverseNeeds::visitVarRef(const VarRefExpr *R, bool Value) {
+  const Var *V = R->getVar();
+  if (V->getType()->isPointer())
+    NeededPointers.insert(V); // Its address is used; its pointee is not.
+  else if (Value)
+    need(V);
+}
+
+void ReverseNeeds::visitUnary(const UnaryExpr *U, bool Value) {
+  if (U->getOp() == UnaryOp::Deref) {
+    if (const Var *Root = ActivityAnalysis::getRootVar(U->getSub())) {
+      if (Root->getType()->isPointer())
+        NeededPointers.insert(Root);
+      if (Value)
+        need(Root);
+    }
+    return;
+  }
+  if (int Id = ruleOf(U); Id >= 0)
+    return visitRule(U, Id, {U->getSub()}, Value);
+  visitExpr(U->getSub(), Value);
+}
+
+void ReverseNeeds::visitCall(const CallExpr *C, bool Value) {
+  if (int Id = ruleOf(C); Id >= 0)
+    return visitRule(C, Id, C->getArgs(), Value);
+  bool User = C->getCalleeKind() == CallExpr::CalleeKind::User;
+  bool AnyActive = false;
+  for (const Expr *A : C->getArgs())
+    AnyActive |= active(A);
+  for (const Expr *A : C->getArgs())
+    visitExpr(A, Value || User || AnyActive);
+  if (User && AnyActive)
+    markCalleeReads(C);
+}
+
+void ReverseNeeds::visitIndex(const IndexExpr *I, bool Value) {
+  markAll(I->getIndex());
+  const Var *Root = ActivityAnalysis::getRootVar(I->getBase());
+  if (Root && Root->getType()->isPointer())
+    NeededPointers.insert(Root);
+  if (Root && Value)
+    need(Root);
+  // Nested indices (a[i][j]) need their own index values.
+  if (const auto *Inner = dyn_cast<IndexExpr>(I->getBase()))
+    markAll(Inner->getIndex());
+}
+
 void ReverseNeeds::visitExpr(const Expr *E, bool Value) {
   if (!E)
     return;
   switch (E->getKind()) {
-  case Expr::Kind::VarRef: {
-    const Var *V = cast<VarRefExpr>(E)->getVar();
-    if (V->getType()->isPointer())
-      NeededPointers.insert(V); // Its address is used; its pointee is not.
-    else if (Value)
-      need(V);
-    return;
-  }
-  case Expr::Kind::Unary: {
-    const auto *U = cast<UnaryExpr>(E);
-    if (U->getOp() == UnaryOp::Deref) {
-      if (const Var *Root = ActivityAnalysis::getRootVar(U->getSub())) {
-        if (Root->getType()->isPointer())
-          NeededPointers.insert(Root);
-        if (Value)
-          need(Root);
-      }
-      return;
-    }
-    if (int Id = ruleOf(E); Id >= 0)
-      return visitRule(E, Id, {U->getSub()}, Value);
-    return visitExpr(U->getSub(), Value);
-  }
+  case Expr::Kind::VarRef:
+    return visitVarRef(cast<VarRefExpr>(E), Value);
+  case Expr::Kind::Unary:
+    return visitUnary(cast<UnaryExpr>(E), Value);
   case Expr::Kind::Binary: {
     // Integer arithmetic (indices) has no rule: all of it is read.
     const auto *B = cast<BinaryExpr>(E);
@@ -139,33 +168,10 @@ void ReverseNeeds::visitExpr(const Expr *E, bool Value) {
     visitExpr(C->getFalse(), Value);
     return;
   }
-  case Expr::Kind::Call: {
-    const auto *C = cast<CallExpr>(E);
-    if (int Id = ruleOf(E); Id >= 0)
-      return visitRule(E, Id, C->getArgs(), Value);
-    bool User = C->getCalleeKind() == CallExpr::CalleeKind::User;
-    bool AnyActive = false;
-    for (const Expr *A : C->getArgs())
-      AnyActive |= active(A);
-    for (const Expr *A : C->getArgs())
-      visitExpr(A, Value || User || AnyActive);
-    if (User && AnyActive)
-      markCalleeReads(C);
-    return;
-  }
-  case Expr::Kind::Index: {
-    const auto *I = cast<IndexExpr>(E);
-    markAll(I->getIndex());
-    const Var *Root = ActivityAnalysis::getRootVar(I->getBase());
-    if (Root && Root->getType()->isPointer())
-      NeededPointers.insert(Root);
-    if (Root && Value)
-      need(Root);
-    // Nested indices (a[i][j]) need their own index values.
-    if (const auto *Inner = dyn_cast<IndexExpr>(I->getBase()))
-      markAll(Inner->getIndex());
-    return;
-  }
+  case Expr::Kind::Call:
+    return visitCall(cast<CallExpr>(E), Value);
+  case Expr::Kind::Index:
+    return visitIndex(cast<IndexExpr>(E), Value);
   case Expr::Kind::Member:
     return visitExpr(cast<MemberExpr>(E)->getBase(), Value);
   case Expr::Kind::Cast:
@@ -223,48 +229,50 @@ static const Expr *lvalueIndex(const Expr *LHS) {
   return nullptr;
 }
 
+void ReverseNeeds::visitDecl(const DeclStmt *D) {
+  if (D->getVar()->getType()->isPointer())
+    markAll(D->getInit());
+  else if (Activity.isActive(D->getVar()) || userCall(D->getInit()))
+    visitExpr(D->getInit(), false);
+}
+
+void ReverseNeeds::visitAssign(const AssignStmt *A) {
+  const Expr *LHS = A->getLHS();
+  markAll(lvalueIndex(LHS));
+  // The reverse sweep finds the stored-to element (its adjoint, its old
+  // value) through the pointer: `p[i] = ...` and `*p = ...` alike.
+  if (const auto *Inner = dyn_cast<IndexExpr>(LHS))
+    visitExpr(Inner, false);
+  else if (const auto *U = dyn_cast<UnaryExpr>(LHS);
+           U && U->getOp() == UnaryOp::Deref)
+    visitExpr(U, false);
+  const Var *Root = ActivityAnalysis::getRootVar(LHS);
+  if (LHS->getType()->isPointer()) {
+    markAll(A->getRHS());
+    return;
+  }
+  if (!Root || !Activity.isActive(Root))
+    return visitExpr(userCall(A->getRHS()), false);
+  // x Op= y: what the rule's partials read of the target's old value x
+  // and of y.
+  int Id = RuleTable::get().lookupOperator(A->getOp());
+  if (Id < 0)
+    return visitExpr(A->getRHS(), false);
+  bool ROk = A->getRHS() && active(A->getRHS());
+  RuleReads Reads = RuleTable::get().getReadsOf(Id, ROk ? 3u : 1u, false);
+  if (Reads.readsArg(0, false))
+    need(Root);
+  visitExpr(A->getRHS(), Reads.readsArg(1, false));
+}
+
 void ReverseNeeds::visitStmt(const Stmt *S) {
   switch (S->getKind()) {
   case Stmt::Kind::Block:
     return visitBlock(cast<BlockStmt>(S));
-  case Stmt::Kind::Decl: {
-    const auto *D = cast<DeclStmt>(S);
-    if (D->getVar()->getType()->isPointer())
-      markAll(D->getInit());
-    else if (Activity.isActive(D->getVar()) || userCall(D->getInit()))
-      visitExpr(D->getInit(), false);
-    return;
-  }
-  case Stmt::Kind::Assign: {
-    const auto *A = cast<AssignStmt>(S);
-    const Expr *LHS = A->getLHS();
-    markAll(lvalueIndex(LHS));
-    // The reverse sweep finds the stored-to element (its adjoint, its old
-    // value) through the pointer: `p[i] = ...` and `*p = ...` alike.
-    if (const auto *Inner = dyn_cast<IndexExpr>(LHS))
-      visitExpr(Inner, false);
-    else if (const auto *U = dyn_cast<UnaryExpr>(LHS);
-             U && U->getOp() == UnaryOp::Deref)
-      visitExpr(U, false);
-    const Var *Root = ActivityAnalysis::getRootVar(LHS);
-    if (LHS->getType()->isPointer()) {
-      markAll(A->getRHS());
-      return;
-    }
-    if (!Root || !Activity.isActive(Root))
-      return visitExpr(userCall(A->getRHS()), false);
-    // x Op= y: what the rule's partials read of the target's old value x
-    // and of y.
-    int Id = RuleTable::get().lookupOperator(A->getOp());
-    if (Id < 0)
-      return visitExpr(A->getRHS(), false);
-    bool ROk = A->getRHS() && active(A->getRHS());
-    RuleReads Reads = RuleTable::get().getReadsOf(Id, ROk ? 3u : 1u, false);
-    if (Reads.readsArg(0, false))
-      need(Root);
-    visitExpr(A->getRHS(), Reads.readsArg(1, false));
-    return;
-  }
+  case Stmt::Kind::Decl:
+    return visitDecl(cast<DeclStmt>(S));
+  case Stmt::Kind::Assign:
+    return visitAssign(cast<AssignStmt>(S));
   case Stmt::Kind::ExprStmt:
     return visitExpr(cast<ExprStmt>(S)->getExpr(), false);
   case Stmt::Kind::Launch:

@@ -81,10 +81,24 @@ public:
 private:
   void visitBlock(const ir::BlockStmt *B);
   void visitStmt(const ir::Stmt *S);
+  /// A declaration: a pointer's initializer is read whole, an active
+  /// variable's (or a user call's) as its adjoint reads it.
+  void visitDecl(const ir::DeclStmt *D);
+  /// A store: the target's index and pointer, and what the partials of
+  /// `x Op= y` read of x and y.
+  void visitAssign(const ir::AssignStmt *A);
   void visitLoop(const ir::Stmt *S);
   /// Marks what evaluating the adjoint of \p E reads; \p Value says whether
   /// E's own value is read.
   void visitExpr(const ir::Expr *E, bool Value);
+  /// The cases of visitExpr: a variable (a pointer's address, else its
+  /// value), a unary operator (a dereference reads through its root), a
+  /// call (by rule, else every argument and a user callee's reads), an
+  /// element (its indices, its array).
+  void visitVarRef(const ir::VarRefExpr *R, bool Value);
+  void visitUnary(const ir::UnaryExpr *U, bool Value);
+  void visitCall(const ir::CallExpr *C, bool Value);
+  void visitIndex(const ir::IndexExpr *I, bool Value);
   void markAll(const ir::Expr *E);
   /// Marks what the adjoint of \p E, an application of rule \p Id to
   /// \p Ops, reads: the operands and the result its partials read

@@ -331,38 +331,30 @@ Dual ForwardFunction::deriveIntrinsicCall(const CallExpr *C, BlockStmt *Out) {
   return {C, nullptr};
 }
 
-Dual ForwardFunction::deriveUserCall(const CallExpr *C, BlockStmt *Out,
-                                     bool AsStmt) {
+bool ForwardFunction::deriveCallArgs(const CallExpr *C, BlockStmt *Out,
+                                     std::vector<Dual> &Args,
+                                     std::vector<bool> &Active) {
   Function *Callee = C->getUserCallee();
-  std::vector<Dual> Args;
-  std::vector<bool> Active;
-  bool Any = false;
   for (unsigned I = 0; I < C->getNumArgs(); ++I) {
     Args.push_back(derive(C->getArg(I), Out));
     bool Differentiable = I < Callee->getNumParams() &&
                           Callee->getParam(I)->getType()->isDifferentiable();
     Active.push_back(Differentiable && Args.back().T != nullptr);
-    Any |= Active.back();
     const Var *Root = ActivityAnalysis::getRootVar(C->getArg(I));
     if (!Differentiable && I < Callee->getNumParams() && Root &&
         Activity->isActive(Root) &&
         Callee->getParam(I)->getType()->getKind() == Type::Kind::Opaque) {
       error(C->getLoc(), structArgMessage(*Callee, I));
-      return {C, nullptr};
+      return false;
     }
   }
-  if (!Any) {
-    if (AsStmt)
-      Out->append(M.create<ExprStmt>(C));
-    return {C, nullptr};
-  }
-  if (!Out) {
-    error(C->getLoc(), "a call of '" + Callee->getName() +
-                           "' with derivative-carrying arguments inside a "
-                           "conditional expression is not supported; assign "
-                           "its result to a variable first");
-    return {C, nullptr};
-  }
+  return true;
+}
+
+void ForwardFunction::forceLocalTangents(const CallExpr *C,
+                                         std::vector<Dual> &Args,
+                                         std::vector<bool> &Active,
+                                         BlockStmt *Out) {
   std::vector<bool> Forced = localArraysCarryingDerivatives(C, Active);
   for (unsigned I = 0; I < Forced.size(); ++I) {
     if (!Forced[I])
@@ -375,6 +367,28 @@ Dual ForwardFunction::deriveUserCall(const CallExpr *C, BlockStmt *Out,
     Args[I].T = B.ref(T);
     Active[I] = true;
   }
+}
+
+Dual ForwardFunction::deriveUserCall(const CallExpr *C, BlockStmt *Out,
+                                     bool AsStmt) {
+  Function *Callee = C->getUserCallee();
+  std::vector<Dual> Args;
+  std::vector<bool> Active;
+  if (!deriveCallArgs(C, Out, Args, Active))
+    return {C, nullptr};
+  if (!llvm::is_contained(Active, true)) {
+    if (AsStmt)
+      Out->append(M.create<ExprStmt>(C));
+    return {C, nullptr};
+  }
+  if (!Out) {
+    error(C->getLoc(), "a call of '" + Callee->getName() +
+                           "' with derivative-carrying arguments inside a "
+                           "conditional expression is not supported; assign "
+                           "its result to a variable first");
+    return {C, nullptr};
+  }
+  forceLocalTangents(C, Args, Active, Out);
   Function *PF = Owner.derivePushforward(Callee, Active, C->getLoc());
   if (!PF) {
     Failed = true;

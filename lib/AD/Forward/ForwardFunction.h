@@ -120,6 +120,17 @@ private:
   /// through pointer arguments).
   const ir::Expr *derivePrimalCall(const ir::Expr *E, ir::BlockStmt *Out);
   Dual deriveUserCall(const ir::CallExpr *C, ir::BlockStmt *Out, bool AsStmt);
+  /// The duals of the arguments of the user call \p C (into \p Args, their
+  /// tangents' declarations into \p Out) and which of them the pushforward
+  /// takes a tangent of (\p Active). False after an error (an active
+  /// struct passed to an opaque parameter).
+  bool deriveCallArgs(const ir::CallExpr *C, ir::BlockStmt *Out,
+                      std::vector<Dual> &Args, std::vector<bool> &Active);
+  /// The local arrays of \p C's arguments that carry derivatives through
+  /// the call without tangents of their own get a zeroed local tangent
+  /// array declared in \p Out and become active.
+  void forceLocalTangents(const ir::CallExpr *C, std::vector<Dual> &Args,
+                          std::vector<bool> &Active, ir::BlockStmt *Out);
   /// Thrust primitives (ForwardThrust.cpp): the recipe of \p C or null,
   /// and the tangent call of \p C (null when nothing carries a derivative
   /// or after an error).

@@ -207,11 +207,10 @@ void ReverseFunction::adjointCall(const CallExpr *C, const Expr *DE,
                          "no visible definition");
 }
 
-void ReverseFunction::pullbackCall(const CallExpr *C, const Expr *SeedValue,
-                                   BlockStmt *Rev) {
+bool ReverseFunction::activeCallArgs(const CallExpr *C,
+                                     std::vector<bool> &Active,
+                                     std::vector<bool> &Private) {
   ir::Function *Callee = C->getUserCallee();
-  std::vector<bool> Active, Private;
-  bool Any = false;
   for (unsigned I = 0; I < C->getNumArgs(); ++I) {
     const Expr *Arg = C->getArg(I);
     bool A = I < Callee->getNumParams() &&
@@ -222,7 +221,7 @@ void ReverseFunction::pullbackCall(const CallExpr *C, const Expr *SeedValue,
         Activity->isActive(ArgRoot) &&
         Callee->getParam(I)->getType()->getKind() == Type::Kind::Opaque) {
       error(C->getLoc(), structArgMessage(*Callee, I));
-      return;
+      return false;
     }
     Active.push_back(A);
     // A local array's adjoint is a local array too: private to the thread.
@@ -230,27 +229,19 @@ void ReverseFunction::pullbackCall(const CallExpr *C, const Expr *SeedValue,
     Private.push_back(A && Arg->getType()->isIndexable() && Root &&
                       Root->getStorage() == Var::Storage::Local &&
                       Root->getType()->isArray());
-    Any |= A;
   }
-  if (!Any)
-    return;
-  std::vector<bool> Forced = localArraysCarryingDerivatives(C, Active);
-  for (unsigned I = 0; I < Forced.size(); ++I)
-    if (Forced[I])
-      Active[I] = Private[I] = true;
-  ir::Function *PB =
-      Owner.derivePullback(Callee, Active, Private, C->getLoc());
-  if (!PB) {
-    Failed = true;
-    return;
-  }
-  Derived.addCall(Result, PB);
+  return true;
+}
+
+std::vector<const Expr *> ReverseFunction::pullbackArgs(
+    const CallExpr *C, const std::vector<bool> &Active,
+    const std::vector<bool> &Forced, const Expr *SeedValue,
+    std::vector<std::pair<unsigned, Var *>> &Results, BlockStmt *Rev) {
+  ir::Function *Callee = C->getUserCallee();
   std::vector<const Expr *> Args(C->getArgs());
   if (Callee->getReturnType()->isDifferentiableValue())
     Args.push_back(SeedValue ? SeedValue
                              : B.zero(Callee->getReturnType()->getUnqualified()));
-  // Scalar adjoints come back through locals, then flow into the arguments.
-  std::vector<std::pair<unsigned, Var *>> Results;
   for (unsigned I = 0; I < C->getNumArgs(); ++I) {
     if (!Active[I])
       continue;
@@ -270,6 +261,29 @@ void ReverseFunction::pullbackCall(const CallExpr *C, const Expr *SeedValue,
     Args.push_back(B.addrOf(B.ref(R)));
     Results.push_back({I, R});
   }
+  return Args;
+}
+
+void ReverseFunction::pullbackCall(const CallExpr *C, const Expr *SeedValue,
+                                   BlockStmt *Rev) {
+  std::vector<bool> Active, Private;
+  if (!activeCallArgs(C, Active, Private) || !llvm::is_contained(Active, true))
+    return;
+  std::vector<bool> Forced = localArraysCarryingDerivatives(C, Active);
+  for (unsigned I = 0; I < Forced.size(); ++I)
+    if (Forced[I])
+      Active[I] = Private[I] = true;
+  ir::Function *PB = Owner.derivePullback(C->getUserCallee(), Active, Private,
+                                          C->getLoc());
+  if (!PB) {
+    Failed = true;
+    return;
+  }
+  Derived.addCall(Result, PB);
+  // Scalar adjoints come back through locals, then flow into the arguments.
+  std::vector<std::pair<unsigned, Var *>> Results;
+  std::vector<const Expr *> Args =
+      pullbackArgs(C, Active, Forced, SeedValue, Results, Rev);
   auto *Call = M.create<CallExpr>(M.getTypes().getVoid(), PB, Args);
   Call->setLoc(C->getLoc());
   auto *S = M.create<ExprStmt>(Call);

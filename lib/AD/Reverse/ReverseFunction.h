@@ -116,6 +116,18 @@ private:
                           const ir::Expr *RHS, bool IsDecl,
                           clang::SourceLocation Loc, ir::Var *Holder,
                           ir::BlockStmt *Rev);
+  /// The adjoint of a plain store `LHS = RHS` from the seed \p DE read
+  /// from \p AL, the adjoint of LHS: RHS's adjoint (a user call's
+  /// pullback) and, unless \p ResetDead, AL's reset, before it or, where
+  /// RHS does not read the stored-to array, after it.
+  void storeAdjoint(const ir::Expr *LHS, const ir::Expr *RHS,
+                    const ir::Expr *AL, const ir::Expr *DE, bool ResetDead,
+                    bool Seed, clang::SourceLocation Loc, ir::Var *Holder,
+                    ir::BlockStmt *Rev);
+  /// Appends `AL = 0` to \p Rev, marked as a seed reset (at \p Loc) where
+  /// \p Seed: the store is to an element of a parameter's memory.
+  void appendAdjointReset(const ir::Expr *AL, bool Seed,
+                          clang::SourceLocation Loc, ir::BlockStmt *Rev);
   /// An assignment to an active pointer variable (a copy or arithmetic).
   void sweepPointerAssign(const ir::Expr *LHS, ir::AssignOp Op,
                           const ir::Expr *RHS, bool IsDecl,
@@ -239,6 +251,12 @@ private:
                              const std::vector<bool> &Active,
                              std::vector<const ir::Expr *> &Args,
                              ir::BlockStmt *Rev, ir::BlockStmt *After);
+  /// Replaces \p DP, the adjoint of argument \p I of \p L (memory that may
+  /// be \p Buffer's, like another argument's), by a zeroed shadow buffer
+  /// declared in \p Rev and folded back into DP in \p After.
+  void shadowAdjointArg(const ir::LaunchStmt *L, unsigned I,
+                        const ir::Var *Buffer, const ir::Expr *&DP,
+                        ir::BlockStmt *Rev, ir::BlockStmt *After);
   /// Per argument of \p L: whether its parameter carries a derivative
   /// and the argument is active (none: the launch has no gradient).
   std::vector<bool> activeLaunchArgs(const ir::LaunchStmt *L);
@@ -359,6 +377,20 @@ private:
   /// The pullback call of a user call with return seed \p Seed.
   void pullbackCall(const ir::CallExpr *C, const ir::Expr *Seed,
                     ir::BlockStmt *Rev);
+  /// Which arguments of the user call \p C get adjoints (\p Active), and
+  /// which of those are private to the thread (local arrays). False after
+  /// an error (an active struct passed to an opaque parameter).
+  bool activeCallArgs(const ir::CallExpr *C, std::vector<bool> &Active,
+                      std::vector<bool> &Private);
+  /// The arguments of the pullback call of \p C: the primal's, the return
+  /// seed, then per active argument its adjoint array (\p Forced: a local
+  /// array's zeroed adjoint) or the address of a zeroed local declared in
+  /// \p Rev, recorded in \p Results, whose value flows into the argument.
+  std::vector<const ir::Expr *>
+  pullbackArgs(const ir::CallExpr *C, const std::vector<bool> &Active,
+               const std::vector<bool> &Forced, const ir::Expr *SeedValue,
+               std::vector<std::pair<unsigned, ir::Var *>> &Results,
+               ir::BlockStmt *Rev);
   /// The adjoint of an lvalue (_d_x, _d_a[i], *_d_x, _d_v.x) or null.
   const ir::Expr *adjointLValue(const ir::Expr *LValue);
   /// The adjoint memory of a pointer or array expression, or null.

@@ -288,25 +288,31 @@ bool ReverseFunction::shadowAliasedAdjoints(
         KeepOne = false;
         continue;
       }
-      const Expr *DP = Args[Pos];
-      Var *S = M.createVar(freshName("_shadow"), DP->getType(),
-                           Var::Storage::Local, VarRoles::Temporary);
-      Rev->append(B.decl(S, intrinsicCall(M, DP->getType(),
-                                          "meshad::cuda::shadowAdjoint",
-                                          {DP})));
-      After->append(M.create<ExprStmt>(
-          intrinsicCall(M, M.getTypes().getVoid(),
-                        "meshad::cuda::foldShadow", {DP, B.ref(S)})));
-      Args[Pos] = B.ref(S);
-      Diags.remark(L->getLoc(),
-                   "the adjoint of argument " + std::to_string(I + 1) +
-                       " of this launch of '" + K.getName() +
-                       "' goes through a separate buffer: it may be the "
-                       "same memory as another argument ('" +
-                       Buffer->getName() + "')");
+      shadowAdjointArg(L, I, Buffer, Args[Pos], Rev, After);
     }
   }
   return true;
+}
+
+void ReverseFunction::shadowAdjointArg(const LaunchStmt *L, unsigned I,
+                                       const Var *Buffer, const Expr *&DP,
+                                       BlockStmt *Rev, BlockStmt *After) {
+  const Expr *Adjoint = DP;
+  Var *S = M.createVar(freshName("_shadow"), Adjoint->getType(),
+                       Var::Storage::Local, VarRoles::Temporary);
+  Rev->append(B.decl(S, intrinsicCall(M, Adjoint->getType(),
+                                      "meshad::cuda::shadowAdjoint",
+                                      {Adjoint})));
+  After->append(M.create<ExprStmt>(
+      intrinsicCall(M, M.getTypes().getVoid(), "meshad::cuda::foldShadow",
+                    {Adjoint, B.ref(S)})));
+  DP = B.ref(S);
+  Diags.remark(L->getLoc(),
+               "the adjoint of argument " + std::to_string(I + 1) +
+                   " of this launch of '" + L->getKernel()->getName() +
+                   "' goes through a separate buffer: it may be the "
+                   "same memory as another argument ('" +
+                   Buffer->getName() + "')");
 }
 
 std::vector<bool> ReverseFunction::activeLaunchArgs(const LaunchStmt *L) {

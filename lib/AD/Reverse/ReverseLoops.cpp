@@ -104,6 +104,33 @@ static BlockStmt *countedBody(IRBuilder &B, Var *Count, BlockStmt *Body) {
   return Out;
 }
 
+/// `for (; Count > 0; --Count) Body`: the reverse sweep of a loop.
+static ForStmt *countdownLoop(IRBuilder &B, Module &M, Var *Count,
+                              BlockStmt *Body) {
+  return M.create<ForStmt>(
+      nullptr, B.binary(BinaryOp::Gt, B.ref(Count), B.intLit(0)),
+      B.assign(B.ref(Count), AssignOp::Dec, nullptr), Body);
+}
+
+/// The body of the loop \p S: a for, while or do statement.
+static const BlockStmt *loopBody(const Stmt *S) {
+  if (const auto *For = dyn_cast<ForStmt>(S))
+    return For->getBody();
+  if (const auto *W = dyn_cast<WhileStmt>(S))
+    return W->getBody();
+  return cast<DoStmt>(S)->getBody();
+}
+
+/// The loop \p S (for, while or do) with the body \p Body, a for loop
+/// without its initializer.
+static Stmt *loopWithBody(Module &M, const Stmt *S, BlockStmt *Body) {
+  if (const auto *For = dyn_cast<ForStmt>(S))
+    return M.create<ForStmt>(nullptr, For->getCond(), For->getInc(), Body);
+  if (const auto *W = dyn_cast<WhileStmt>(S))
+    return M.create<WhileStmt>(W->getCond(), Body);
+  return M.create<DoStmt>(Body, cast<DoStmt>(S)->getCond());
+}
+
 std::vector<const DeclStmt *> ReverseFunction::neededRecomputations(
     const std::vector<const DeclStmt *> &Redo) {
   // Backwards: a recomputed value may read an earlier one (f = c ? 0.5 : l
@@ -170,9 +197,7 @@ void ReverseFunction::sweepCanonicalFor(const ForStmt *F,
         B.assign(B.ref(D->getVar()), AssignOp::Assign, D->getInit()));
   for (const Stmt *S : BodyRev->getBody())
     RevBody->append(S);
-  Rev->append(M.create<ForStmt>(
-      nullptr, B.binary(BinaryOp::Gt, B.ref(Count), B.intLit(0)),
-      B.assign(B.ref(Count), AssignOp::Dec, nullptr), RevBody));
+  Rev->append(countdownLoop(B, M, Count, RevBody));
 }
 
 void ReverseFunction::sweepLoop(const Stmt *S, BlockStmt *Fwd,
@@ -200,11 +225,7 @@ void ReverseFunction::sweepLoop(const Stmt *S, BlockStmt *Fwd,
     if (needsSave(Inc->getLHS(), false))
       save(Inc->getLHS(), P.BodyFwd, P.IterRestore);
   }
-  const BlockStmt *Body = For ? For->getBody()
-                              : llvm::isa<WhileStmt>(S)
-                                    ? cast<WhileStmt>(S)->getBody()
-                                    : cast<DoStmt>(S)->getBody();
-  sweepBlock(Body, P.BodyFwd, P.BodyRev);
+  sweepBlock(loopBody(S), P.BodyFwd, P.BodyRev);
   TripBounds.pop_back();
   --LoopDepth;
 
@@ -215,13 +236,7 @@ void ReverseFunction::sweepLoop(const Stmt *S, BlockStmt *Fwd,
       Fwd->append(B.assign(B.ref(P.Count), AssignOp::Assign, B.intLit(0)));
     FwdBody = countedBody(B, P.Count, P.BodyFwd);
   }
-  Stmt *Loop;
-  if (For)
-    Loop = M.create<ForStmt>(nullptr, For->getCond(), For->getInc(), FwdBody);
-  else if (const auto *W = dyn_cast<WhileStmt>(S))
-    Loop = M.create<WhileStmt>(W->getCond(), FwdBody);
-  else
-    Loop = M.create<DoStmt>(FwdBody, cast<DoStmt>(S)->getCond());
+  Stmt *Loop = loopWithBody(M, S, FwdBody);
   Loop->setLoc(S->getLoc());
   Fwd->append(Loop);
 
@@ -232,9 +247,7 @@ void ReverseFunction::sweepLoop(const Stmt *S, BlockStmt *Fwd,
     for (BlockStmt *Part : {P.IterRestore, P.BodyRev})
       for (const Stmt *St : Part->getBody())
         RevBody->append(St);
-    Rev->append(M.create<ForStmt>(
-        nullptr, B.binary(BinaryOp::Gt, B.ref(P.Count), B.intLit(0)),
-        B.assign(B.ref(P.Count), AssignOp::Dec, nullptr), RevBody));
+    Rev->append(countdownLoop(B, M, P.Count, RevBody));
   }
   for (const Stmt *St : InitRev->getBody())
     Rev->append(St);

@@ -535,43 +535,53 @@ void ReverseFunction::sweepAssignAdjoint(const Expr *LHS, AssignOp Op,
   bool ResetDead = IsDecl && LoopDepth == 0;
   bool Seed = Op == AssignOp::Assign && !llvm::isa<VarRefExpr>(LHS) &&
               Root->isParam();
-  auto Reset = [&] {
-    AssignStmt *Zero = B.assign(AL, AssignOp::Assign, B.zero(Ty));
-    if (Seed) {
-      Zero->setSeedReset();
-      Zero->setLoc(Loc); // keep-seeds reports its errors there.
-    }
-    Rev->append(Zero);
-  };
   if (!RHSActive && Op == AssignOp::Assign) {
     if (!ResetDead)
-      Reset();
+      appendAdjointReset(AL, Seed, Loc, Rev);
     return;
   }
   Var *R = M.createVar(freshName("_r"), Ty, Var::Storage::Local,
                        VarRoles::Temporary);
   Rev->append(B.decl(R, AL));
   const Expr *DE = B.ref(R);
-  switch (Op) {
-  case AssignOp::Assign: {
-    // The reset of an element's adjoint goes after the adjoint of the value
-    // when the value does not read that array: on the GPU a store right
-    // behind the load of the same element stalls until the load is done.
-    bool ResetLast = !llvm::isa<VarRefExpr>(LHS) && !UserCall &&
-                     !readsMemoryOf(RHS, Root, *Activity);
-    if (!ResetDead && !ResetLast)
-      Reset();
-    if (UserCall)
-      pullbackCall(Call, DE, Rev);
-    else
-      adjoint(RHS, DE, Rev, Holder ? B.ref(Holder) : nullptr);
-    if (!ResetDead && ResetLast)
-      resetSeed(AL, Root, Rev);
-    return;
-  }
-  default:
+  if (Op != AssignOp::Assign)
     return adjointCompound(LHS, Op, RHS, AL, DE, Rev);
+  storeAdjoint(LHS, RHS, AL, DE, ResetDead, Seed, Loc, Holder, Rev);
+}
+
+void ReverseFunction::appendAdjointReset(const Expr *AL, bool Seed,
+                                         clang::SourceLocation Loc,
+                                         BlockStmt *Rev) {
+  const Type *Ty = AL->getType()->getUnqualified();
+  AssignStmt *Zero = B.assign(AL, AssignOp::Assign, B.zero(Ty));
+  if (Seed) {
+    Zero->setSeedReset();
+    Zero->setLoc(Loc); // keep-seeds reports its errors there.
   }
+  Rev->append(Zero);
+}
+
+void ReverseFunction::storeAdjoint(const Expr *LHS, const Expr *RHS,
+                                   const Expr *AL, const Expr *DE,
+                                   bool ResetDead, bool Seed,
+                                   clang::SourceLocation Loc, Var *Holder,
+                                   BlockStmt *Rev) {
+  const Var *Root = ActivityAnalysis::getRootVar(LHS);
+  const auto *Call = llvm::dyn_cast_or_null<CallExpr>(RHS);
+  bool UserCall = Call && Call->getCalleeKind() == CallExpr::CalleeKind::User;
+  // The reset of an element's adjoint goes after the adjoint of the value
+  // when the value does not read that array: on the GPU a store right
+  // behind the load of the same element stalls until the load is done.
+  bool ResetLast = !llvm::isa<VarRefExpr>(LHS) && !UserCall &&
+                   !readsMemoryOf(RHS, Root, *Activity);
+  if (!ResetDead && !ResetLast)
+    appendAdjointReset(AL, Seed, Loc, Rev);
+  if (UserCall)
+    pullbackCall(Call, DE, Rev);
+  else
+    adjoint(RHS, DE, Rev, Holder ? B.ref(Holder) : nullptr);
+  if (!ResetDead && ResetLast)
+    resetSeed(AL, Root, Rev);
 }
 
 void ReverseFunction::sweepPointerAssign(const Expr *LHS, AssignOp Op,
