@@ -11,6 +11,10 @@
 #include "clang/Basic/FileManager.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Frontend/CompilerInstance.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <algorithm>
+#include <tuple>
 
 using namespace meshad;
 
@@ -85,4 +89,37 @@ DiagnosticReplayer::locateInEditedMainFile(const Diagnostic &D) {
   return CI.getSourceManager()
       .getLocForStartOfFile(EditedMain)
       .getLocWithOffset(static_cast<int>(NewOffset));
+}
+
+std::vector<Diagnostic>
+meshad::inSourceOrder(llvm::ArrayRef<Diagnostic> Diags) {
+  // A diagnostic and the notes after it: [Begin, End) of Diags.
+  struct Group {
+    size_t Begin, End;
+    unsigned FileRank;
+  };
+  llvm::StringMap<unsigned> FileRanks;
+  std::vector<Group> Groups;
+  for (size_t I = 0; I < Diags.size(); ++I) {
+    if (Diags[I].Severity == Diagnostic::Level::Note && !Groups.empty()) {
+      Groups.back().End = I + 1;
+      continue;
+    }
+    unsigned Rank = ~0u;
+    if (!Diags[I].File.empty())
+      Rank = FileRanks.try_emplace(Diags[I].File, FileRanks.size())
+                 .first->second;
+    Groups.push_back({I, I + 1, Rank});
+  }
+  std::stable_sort(Groups.begin(), Groups.end(),
+                   [&](const Group &A, const Group &B) {
+                     const Diagnostic &DA = Diags[A.Begin];
+                     const Diagnostic &DB = Diags[B.Begin];
+                     return std::tie(A.FileRank, DA.Line, DA.Column) <
+                            std::tie(B.FileRank, DB.Line, DB.Column);
+                   });
+  std::vector<Diagnostic> Sorted;
+  for (const Group &G : Groups)
+    Sorted.insert(Sorted.end(), Diags.begin() + G.Begin, Diags.begin() + G.End);
+  return Sorted;
 }

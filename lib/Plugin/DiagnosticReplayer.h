@@ -55,6 +55,17 @@ private:
   llvm::ArrayRef<TextEdit> Edits;
 };
 
+/// \p Diags in source order: each diagnostic with the notes that follow
+/// it, sorted by line and column within its file (stable: diagnostics at one
+/// position keep their order), the files in the order they are first named,
+/// diagnostics without a position last.
+///
+/// \code
+///   for (const Diagnostic &D : inSourceOrder(Outcome.Diags))
+///     Replayer.report(D);
+/// \endcode
+std::vector<Diagnostic> inSourceOrder(llvm::ArrayRef<Diagnostic> Diags);
+
 } // namespace meshad
 
 #endif // MESHAD_PLUGIN_DIAGNOSTICREPLAYER_H

@@ -178,8 +178,11 @@ MeshadAction::run(clang::CompilerInstance &CI) {
           CI, NewMain, std::move(Original), Out.Result.Edits, Out.Diags);
     }
   }
+  // Errors (and what comes with them) in source order, wherever the
+  // generator found them.
   DiagnosticReplayer Replayer(CI);
-  for (const Diagnostic &D : Out.Diags)
+  for (const Diagnostic &D :
+       Out.hasErrors() ? inSourceOrder(Out.Diags) : Out.Diags)
     Replayer.report(D);
   // With meshad errors nothing was generated, so the requests fall back to
   // the header's "needs the meshad plugin" overloads: their errors (and
