@@ -225,9 +225,48 @@ void ActivityAnalysis::unite(const Var *A, const Var *B) {
 }
 
 bool ActivityAnalysis::markActive(const Var *V) {
+  if (V && V->isGlobal())
+    ActiveGlobals.insert(V);
   if (!V || V->isGlobal())
     return false;
   return Active.insert(leader(V)).second;
+}
+
+/// The first statement of \p F that writes \p G: an assignment to it or
+/// into it, else a statement with a call that takes its address.
+static clang::SourceLocation firstWriteOf(const Function &F, const Var *G) {
+  clang::SourceLocation Store, CallLoc;
+  forEachStmt(F.getBody(), [&](const Stmt *S) {
+    if (const auto *A = llvm::dyn_cast<AssignStmt>(S)) {
+      if (Store.isInvalid() && ActivityAnalysis::getRootVar(A->getLHS()) == G)
+        Store = A->getLoc();
+      return;
+    }
+    if (CallLoc.isValid() || !llvm::isa<ExprStmt>(S))
+      return;
+    forEachExpr(llvm::cast<ExprStmt>(S)->getExpr(), [&](const Expr *E) {
+      if (const auto *C = llvm::dyn_cast<CallExpr>(E))
+        for (const Expr *Arg : C->getArgs())
+          if (ActivityAnalysis::getRootVar(Arg) == G && CallLoc.isInvalid())
+            CallLoc = S->getLoc();
+    });
+  });
+  if (Store.isValid())
+    return Store;
+  return CallLoc.isValid() ? CallLoc : F.getLoc();
+}
+
+void ActivityAnalysis::reportActiveGlobals(
+    const Function &F,
+    llvm::function_ref<void(clang::SourceLocation, const std::string &)>
+        Error) const {
+  for (const Var *G : ActiveGlobals)
+    Error(firstWriteOf(F, G),
+          "writing a derivative-carrying value to global variable '" +
+              G->getName() +
+              "' is not supported: derivatives do not flow through "
+              "globals; pass it as a parameter (or make the pointer "
+              "const if the call only reads it)");
 }
 
 bool ActivityAnalysis::mayReturnVaried(const Function &F) const {

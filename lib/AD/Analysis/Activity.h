@@ -24,6 +24,8 @@
 #include "IR/Intrinsics.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <vector>
@@ -67,6 +69,16 @@ public:
   /// (x for x, x[i], x[i].y, *x, x + 3, &x[2]); null for none.
   static const ir::Var *getRootVar(const ir::Expr *E);
 
+  /// Reports, through \p Error, each global variable that a value carrying
+  /// a derivative may be stored into (`G = x * x`, `DeviceArray[0] = x[0]`,
+  /// a call writing through `&G`), at its first write in \p F. Derivatives
+  /// do not flow through globals: a later read would see a constant, so
+  /// each such store is an error, never a silent zero.
+  void reportActiveGlobals(
+      const ir::Function &F,
+      llvm::function_ref<void(clang::SourceLocation, const std::string &)>
+          Error) const;
+
 private:
   bool dependsOnActive(const ir::Expr *E) const;
   /// The backward half: which variables may reach a result.
@@ -107,6 +119,8 @@ private:
   bool visitBoundWrites(const ir::CallExpr *F);
 
   llvm::SmallPtrSet<const ir::Var *, 16> Active;
+  /// Globals that active values may be stored into (reportActiveGlobals).
+  llvm::SetVector<const ir::Var *> ActiveGlobals;
   llvm::SmallPtrSet<const ir::Var *, 16> Useful;
   bool UsefulDone = false;
   /// Union-find over pointer variables that may alias.

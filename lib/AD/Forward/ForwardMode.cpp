@@ -103,6 +103,10 @@ bool ForwardFunction::computeActivity() {
       Unread.insert(Primal->getParam(I)); // The caller never reads it.
   }
   Activity = std::make_unique<ActivityAnalysis>(*Primal, Initial, &Unread);
+  Activity->reportActiveGlobals(
+      *Primal, [&](clang::SourceLocation L, const std::string &Msg) {
+        error(L, Msg);
+      });
   for (unsigned I = 0; I < Primal->getNumParams(); ++I) {
     Var *P = Primal->getParam(I);
     if (!Activity->isActive(P) || !P->getType()->isPointer())

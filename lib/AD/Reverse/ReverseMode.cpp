@@ -299,7 +299,11 @@ bool ReverseFunction::prepare() {
     else if (Kind == Flavor::Pullback)
       Unread.insert(Primal->getParam(I)); // The caller never reads it.
   Activity = std::make_unique<ActivityAnalysis>(*Primal, Seeds, &Unread);
-  if (!checkOutputs())
+  Activity->reportActiveGlobals(
+      *Primal, [&](clang::SourceLocation L, const std::string &Msg) {
+        error(L, Msg);
+      });
+  if (Failed || !checkOutputs())
     return false;
   Needs = std::make_unique<ReverseNeeds>(*Body, *Activity);
   // A gradient kernel's outputs that nothing reads (y[i] = ..., atomicAdd
