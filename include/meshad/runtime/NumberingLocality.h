@@ -21,7 +21,9 @@
 /// The gather rereads each element's vertices once per vertex and pays a
 /// scattered numbering most (6.7x on the H100, V = 4M, where two-phase
 /// slots pay 1.5x), so it is chosen when at least a fifth of the steps are
-/// small (isLocalNumbering; measured: LocalNumberingShare).
+/// small (isLocalNumbering; measured: LocalNumberingShare). Under
+/// ElementStrategy::Fastest the other choice is atomics, chosen below
+/// GatherOverAtomicsShare (isGatherOverAtomics).
 ///
 /// \code
 ///   double L = meshad::runtime::numberingLocality(dEdges, NumEdges, 2, V);
@@ -67,6 +69,23 @@ constexpr double LocalNumberingShare = 0.2;
 
 inline bool isLocalNumbering(double Locality) {
   return Locality >= LocalNumberingShare;
+}
+
+/// The share of small steps from which the gather is chosen over atomics
+/// (ElementStrategy::Fastest, which allows a nondeterministic gradient).
+/// Atomics pay a scattered numbering less than two-phase slots do, so the
+/// gather needs a more local numbering to beat them. On the H100 (session
+/// 8, benchmarks/elements, fp64, V = 1M springs): gather 0.068 ms, atomics
+/// 0.181 at 1.00 (grid order); gather 0.483, atomics 0.263 at 0.12
+/// (shuffled); with the logarithm of the time ratio linear in the locality
+/// between the two, they cross at 0.46 (the same rule puts the gather's
+/// crossing with two-phase slots at 0.22, near where LocalNumberingShare is).
+/// The subdivided camel (triangles, 0.28) is on the atomics' side: atomics
+/// 0.172, gather 0.224.
+constexpr double GatherOverAtomicsShare = 0.45;
+
+inline bool isGatherOverAtomics(double Locality) {
+  return Locality >= GatherOverAtomicsShare;
 }
 
 /// Whether the step at position \p S (element S / Arity, local vertex
