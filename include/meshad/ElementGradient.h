@@ -42,6 +42,12 @@
 /// different pointer); when the contents of the same array change, call
 /// connectivity_changed().
 ///
+/// Where the gather is chosen by the cost model, the handle is an
+/// ElementGradientChoice: the gather or, on a scattered numbering, two-phase
+/// slots (Auto) or the atomic gradient (ElementStrategy::Fastest), chosen
+/// on the first launch. Several arrays read through one index array share
+/// one gather kernel.
+///
 /// Misuse stops the program with a message rather than give a wrong
 /// gradient: an element count or arity that differs from the incidence's
 /// (the connectivity changed without connectivity_changed(), or a borrowed

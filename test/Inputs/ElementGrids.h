@@ -69,8 +69,8 @@ inline std::vector<int> shuffled(std::vector<int> Idx, int V) {
 
 /// \p Idx (elements of \p Arity vertices) with the elements from \p Kept
 /// on renumbered by shuffled(): a numbering of middling locality (a mesh
-/// whose later elements were numbered apart, 0.35 for the springs of the
-/// 16 x 16 grid with a quarter kept).
+/// whose later elements were numbered apart: 0.31 for the springs of the
+/// 16 x 16 grid with a fifth kept).
 inline std::vector<int> partlyShuffled(const std::vector<int> &Idx, int V,
                                        int Arity, int Kept) {
   std::vector<int> Out = shuffled(Idx, V);

@@ -74,15 +74,15 @@ inline bool isLocalNumbering(double Locality) {
 /// The share of small steps from which the gather is chosen over atomics
 /// (ElementStrategy::Fastest, which allows a nondeterministic gradient).
 /// Atomics pay a scattered numbering less than two-phase slots do, so the
-/// gather needs a more local numbering to beat them. On the H100 (session
-/// 8, benchmarks/elements, fp64, V = 1M springs): gather 0.068 ms, atomics
-/// 0.181 at 1.00 (grid order); gather 0.483, atomics 0.263 at 0.12
-/// (shuffled); with the logarithm of the time ratio linear in the locality
-/// between the two, they cross at 0.46 (the same rule puts the gather's
-/// crossing with two-phase slots at 0.22, near where LocalNumberingShare is).
-/// The subdivided camel (triangles, 0.28) is on the atomics' side: atomics
-/// 0.172, gather 0.224.
-constexpr double GatherOverAtomicsShare = 0.45;
+/// gather needs a more local numbering to beat them. On the H100
+/// (benchmarks/elements, fp64, V = 1M springs, sessions 8 and 9): gather
+/// 0.068 ms, atomics 0.181 at 1.00 (grid order); gather 0.249, atomics
+/// 0.243 at 0.34 (vertex numbers shuffled within blocks of 6 windows);
+/// gather 0.480, atomics 0.263 at 0.12 (shuffled). With the logarithm of
+/// the time ratio linear in the locality between 0.34 and 1.00 they cross
+/// at 0.36, where either choice costs about the same. The subdivided camel
+/// (triangles, 0.28) is on the atomics' side: atomics 0.164, gather 0.217.
+constexpr double GatherOverAtomicsShare = 0.35;
 
 inline bool isGatherOverAtomics(double Locality) {
   return Locality >= GatherOverAtomicsShare;
