@@ -84,6 +84,14 @@ void neoHookeanMeshadAuto(const Problem &, const double *, double *, double *,
                           double *);
 /// The strategy of meshad's default gradient on the mesh it last ran.
 std::string meshadAutoChoice(EnergyKind Kind);
+/// ElementStrategy::Fastest (session 9): the springs' gather or atomics,
+/// chosen at run time; the triangles' and tets' atomics (compile time).
+void springMeshadFastest(const Problem &, const double *, double *, double *,
+                         double *);
+void dirichletMeshadFastest(const Problem &, const double *, double *,
+                            double *, double *);
+/// What the springs' Fastest gradient ran on the mesh it last saw.
+std::string meshadFastestChoice();
 
 // kernels.cu compiled again with -DELEMENTS_BASELINE and
 // -fplugin-arg-meshad-element-baseline: two-phase slots zeroed and added to

@@ -19,6 +19,7 @@
 #include <meshad/runtime/MeshIO.h>
 #include <meshad/runtime/Subdivision.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -71,6 +72,33 @@ inline HostProblem shuffledVertices(HostProblem P) {
     I = Perm[I];
   P.X = std::move(X);
   P.Name += " shuffled";
+  return P;
+}
+
+/// \p P with its vertex numbers shuffled within consecutive blocks of
+/// \p Block vertices: a numbering of middling locality (about 2 * window /
+/// Block of the steps within meshad's locality window).
+inline HostProblem blockShuffledVertices(HostProblem P, int Block) {
+  int V = P.numVertices();
+  std::vector<int> Perm(V);
+  for (int I = 0; I < V; ++I)
+    Perm[I] = I;
+  Jitter J;
+  for (int Begin = 0; Begin < V; Begin += Block) {
+    int End = std::min(V, Begin + Block);
+    for (int I = End - 1; I > Begin; --I) {
+      int K = Begin + static_cast<int>((J(1.0) + 1.0) * 0.5 * (I - Begin + 1));
+      std::swap(Perm[I], Perm[K > I ? I : K]);
+    }
+  }
+  std::vector<double> X(P.X.size());
+  for (int I = 0; I < V; ++I)
+    for (int K = 0; K < 3; ++K)
+      X[3 * Perm[I] + K] = P.X[3 * I + K];
+  for (int &I : P.Elements)
+    I = Perm[I];
+  P.X = std::move(X);
+  P.Name += " block-shuffled";
   return P;
 }
 

@@ -135,6 +135,11 @@ void meshadMeshChanged() {
       .connectivity_changed();
   meshad::gradient(springKernel, "x, E", meshad::KeepSeeds)
       .connectivity_changed();
+#if !defined(ELEMENTS_BASELINE)
+  meshad::gradient(springKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::Fastest)
+      .connectivity_changed();
+#endif
   meshad::gradient(dirichletKernel, "x, E", meshad::KeepSeeds)
       .connectivity_changed();
   meshad::gradient(neoHookeanKernel, "x, E", meshad::KeepSeeds)
@@ -256,6 +261,39 @@ std::string meshadAutoChoice(EnergyKind Kind) {
     return Choice(meshad::gradient(springKernel, "x, E", meshad::KeepSeeds));
   return Choice(meshad::gradient(dirichletKernel, "x, E", meshad::KeepSeeds));
 }
+
+#if !defined(ELEMENTS_BASELINE)
+// Fastest (session 9): for the springs, the gather or the atomic gradient,
+// chosen at run time from the numbering (meshad::ElementGradientChoice with
+// meshad::ElementGradientAtomics); atomics for the triangles by the model.
+void springMeshadFastest(const Problem &P, const double *X, double *E,
+                         double *DX, double *DE) {
+  meshad::gradient(springKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::Fastest)
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize), P.NumElements,
+                      P.Elements, P.Rest, X, E, DX, DE);
+}
+void dirichletMeshadFastest(const Problem &P, const double *X, double *E,
+                            double *DX, double *DE) {
+  meshad::gradient(dirichletKernel, "x, E", meshad::KeepSeeds,
+                   meshad::ElementStrategy::Fastest)
+      .execute_kernel(grid1D(P.NumElements), dim3(BlockSize), P.NumElements,
+                      P.Elements, P.Rest, P.Measure, X, E, DX, DE);
+}
+
+std::string meshadFastestChoice() {
+  const auto &G = meshad::gradient(springKernel, "x, E", meshad::KeepSeeds,
+                                   meshad::ElementStrategy::Fastest);
+  char Locality[64];
+  std::snprintf(Locality, sizeof Locality, " (numbering locality %.3f)",
+                G.numbering_locality());
+  meshad::ElementStrategy S = G.strategy();
+  return std::string(S == meshad::ElementStrategy::Gather    ? "gather"
+                     : S == meshad::ElementStrategy::Atomics ? "atomics"
+                                                             : "not chosen") +
+         Locality;
+}
+#endif
 
 #if defined(ELEMENTS_BASELINE)
 } // namespace baseline

@@ -9,7 +9,9 @@
 /// Dirichlet on a subdivided real triangle mesh, neo-Hookean on a real tet
 /// mesh), each by meshad (two-phase slots, gather, atomics, and the default,
 /// whose gathers choose at run time from the mesh's numbering: the springs
-/// and the triangles again with shuffled vertex numbers) and by three
+/// and the triangles again with shuffled vertex numbers; Fastest, whose
+/// springs choose between the gather and atomics, also on springs shuffled
+/// within blocks) and by three
 /// hand-written kernels (atomic scatter, gather by recomputation, two-phase
 /// slots), in one process on the same inputs: every variant checked
 /// against a CPU sum of hand-derived local
@@ -23,6 +25,7 @@
 #include "Meshes.h"
 
 #include <meshad/runtime/Incidence.h>
+#include <meshad/runtime/NumberingLocality.h>
 
 #include <algorithm>
 #include <cmath>
@@ -146,6 +149,9 @@ struct MeshadFns {
   GradientFn TwoPhaseAdd, GatherWhole;
   /// The default (Auto): for gathers, chosen at run time.
   GradientFn Auto;
+  /// ElementStrategy::Fastest: the gather or atomics (springs, at run
+  /// time), atomics (triangles); none for the tets.
+  GradientFn Fastest = nullptr;
 };
 
 void runProblem(const Options &O, const HostProblem &H, const char *Key,
@@ -192,6 +198,7 @@ void runProblem(const Options &O, const HostProblem &H, const char *Key,
                               {"meshad-twophase-add", Meshad.TwoPhaseAdd, true},
                               {"meshad-gather-whole", Meshad.GatherWhole, true},
                               {"meshad-auto", Meshad.Auto, true},
+                              {"meshad-fastest", Meshad.Fastest, false},
                               {"meshad-atomics", Meshad.Atomics, false},
                               {"hand scatter (atomics)", handScatter, false},
                               {"hand gather", handGather, true},
@@ -199,6 +206,8 @@ void runProblem(const Options &O, const HostProblem &H, const char *Key,
   size_t Bytes = H.X.size() * sizeof(double);
   std::vector<double> Got(H.X.size()), First(H.X.size());
   for (const Variant &V : Variants) {
+    if (!V.Fn)
+      continue;
     bool Bitwise = true;
     for (int Run = 0; Run < 3; ++Run) {
       cudaMemset(DX, 0, Bytes);
@@ -242,6 +251,11 @@ void runProblem(const Options &O, const HostProblem &H, const char *Key,
       Rows.back().Variant += " (" + meshadAutoChoice(H.Kind) + ")";
       std::printf("   meshad-auto ran %s\n", meshadAutoChoice(H.Kind).c_str());
     }
+    if (!std::strcmp(V.Name, "meshad-fastest") &&
+        H.Kind == EnergyKind::Spring) {
+      Rows.back().Variant += " (" + meshadFastestChoice() + ")";
+      std::printf("   meshad-fastest ran %s\n", meshadFastestChoice().c_str());
+    }
   }
   for (const void *Ptr : {(const void *)P.Elements, (const void *)P.Rest,
                           (const void *)P.Measure, (const void *)X,
@@ -278,7 +292,8 @@ int main(int Argc, char **Argv) {
     else {
       std::fprintf(stderr,
                    "usage: %s [--small] [--reps=N] [--only=spring1m|"
-                   "spring1m-shuffled|spring4m|dirichlet|dirichlet-shuffled|"
+                   "spring1m-shuffled|spring1m-block-shuffled|spring4m|"
+                   "dirichlet|dirichlet-shuffled|"
                    "neohookean] [--export=DIR] [--mesh-dir=DIR] "
                    "[--tets=TETGEN_BASE]\n", Argv[0]);
       return 2;
@@ -297,25 +312,43 @@ int main(int Argc, char **Argv) {
       runProblem(O, springGrid(O.Small ? 40 : 1000), "spring1m",
                  {springMeshadTwoPhase, springMeshadAtomics,
                   springMeshadGather, baseline::springMeshadTwoPhase,
-                  baseline::springMeshadGather, springMeshadAuto}, Rows);
+                  baseline::springMeshadGather, springMeshadAuto,
+                  springMeshadFastest}, Rows);
     // The same grid with shuffled vertex numbers: the run-time choice.
     if (wanted(O, "spring1m-shuffled"))
       runProblem(O, shuffledVertices(springGrid(O.Small ? 40 : 1000)),
                  "spring1m-shuffled",
                  {springMeshadTwoPhase, springMeshadAtomics,
                   springMeshadGather, baseline::springMeshadTwoPhase,
-                  baseline::springMeshadGather, springMeshadAuto}, Rows);
+                  baseline::springMeshadGather, springMeshadAuto,
+                  springMeshadFastest}, Rows);
+    // Vertex numbers shuffled within blocks of 6 locality windows
+    // (meshad/runtime/NumberingLocality.h): a locality of about 0.3,
+    // between Auto's threshold and Fastest's.
+    if (wanted(O, "spring1m-block-shuffled")) {
+      HostProblem G = springGrid(O.Small ? 40 : 1000);
+      int Window = static_cast<int>(
+          meshad::runtime::localityWindow(G.numVertices()));
+      runProblem(O, blockShuffledVertices(std::move(G), 6 * Window),
+                 "spring1m-block-shuffled",
+                 {springMeshadTwoPhase, springMeshadAtomics,
+                  springMeshadGather, baseline::springMeshadTwoPhase,
+                  baseline::springMeshadGather, springMeshadAuto,
+                  springMeshadFastest}, Rows);
+    }
     if (wanted(O, "spring4m") && !O.Small)
       runProblem(O, springGrid(2000), "spring4m",
                  {springMeshadTwoPhase, springMeshadAtomics,
                   springMeshadGather, baseline::springMeshadTwoPhase,
-                  baseline::springMeshadGather, springMeshadAuto}, Rows);
+                  baseline::springMeshadGather, springMeshadAuto,
+                  springMeshadFastest}, Rows);
     if (wanted(O, "dirichlet"))
       runProblem(O, dirichletMesh(O.MeshDir + "/camel.off", O.Small ? 20000 : 1000000),
                  "dirichlet",
                  {dirichletMeshadTwoPhase, dirichletMeshadAtomics,
                   dirichletMeshadGather, baseline::dirichletMeshadTwoPhase,
-                  baseline::dirichletMeshadGather, dirichletMeshadAuto}, Rows);
+                  baseline::dirichletMeshadGather, dirichletMeshadAuto,
+                  dirichletMeshadFastest}, Rows);
     if (wanted(O, "dirichlet-shuffled"))
       runProblem(O,
                  shuffledVertices(dirichletMesh(O.MeshDir + "/camel.off",
@@ -323,7 +356,8 @@ int main(int Argc, char **Argv) {
                  "dirichlet-shuffled",
                  {dirichletMeshadTwoPhase, dirichletMeshadAtomics,
                   dirichletMeshadGather, baseline::dirichletMeshadTwoPhase,
-                  baseline::dirichletMeshadGather, dirichletMeshadAuto}, Rows);
+                  baseline::dirichletMeshadGather, dirichletMeshadAuto,
+                  dirichletMeshadFastest}, Rows);
     if (wanted(O, "neohookean") && !O.Tets.empty())
       runProblem(O, neoHookeanMesh(O.Tets), "neohookean",
                  {neoHookeanMeshadTwoPhase, neoHookeanMeshadAtomics,

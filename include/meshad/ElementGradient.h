@@ -42,6 +42,12 @@
 /// different pointer); when the contents of the same array change, call
 /// connectivity_changed().
 ///
+/// Where the gather is chosen by the cost model, the handle is an
+/// ElementGradientChoice: the gather or, on a scattered numbering, two-phase
+/// slots (Auto) or the atomic gradient (ElementStrategy::Fastest), chosen
+/// on the first launch. Several arrays read through one index array share
+/// one gather kernel.
+///
 /// Misuse stops the program with a message rather than give a wrong
 /// gradient: an element count or arity that differs from the incidence's
 /// (the connectivity changed without connectivity_changed(), or a borrowed
@@ -62,6 +68,7 @@
 #include <meshad/runtime/NumberingLocality.h>
 
 #include <array>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -94,8 +101,21 @@ struct ElementKernelTraits<void (*)(P...), AdjointArg> {
 }
 } // namespace detail
 
+template <class KernelPtr, int IndexArg, int AdjointArg, int Arity, int Stride,
+          ElementStrategy Strategy = ElementStrategy::TwoPhase>
+class ElementGradient;
+
+/// The alternative of an ElementGradientChoice by default: two-phase slots
+/// of one array.
+template <class SlotsPtr, int IndexArg, int AdjointArg, int Arity, int Stride>
+using TwoPhaseAlternative = ElementGradient<SlotsPtr, IndexArg, AdjointArg,
+                                            Arity, Stride,
+                                            ElementStrategy::TwoPhase>;
+
 template <class GatherPtr, class SlotsPtr, int IndexArg, int AdjointArg,
-          int Arity, int Stride>
+          int Arity, int Stride,
+          class Alternative = TwoPhaseAlternative<SlotsPtr, IndexArg,
+                                                  AdjointArg, Arity, Stride>>
 class ElementGradientChoice;
 
 /// An element kernel's gradient by two-phase slots or gather; see the file
@@ -106,7 +126,7 @@ class ElementGradientChoice;
 /// parameters \p IndexArg and \p AdjointArg; an element has \p Arity
 /// vertices of \p Stride values.
 template <class KernelPtr, int IndexArg, int AdjointArg, int Arity, int Stride,
-          ElementStrategy Strategy = ElementStrategy::TwoPhase>
+          ElementStrategy Strategy>
 class ElementGradient {
   using Traits = detail::ElementKernelTraits<KernelPtr, AdjointArg>;
   using T = typename Traits::Value;
@@ -121,6 +141,8 @@ class ElementGradient {
 
 public:
   using CountFn = typename Traits::CountFn;
+  /// What the constructor takes to count the elements.
+  using CountArg = CountFn;
 
   /// \p StoresOnce: the two-phase kernel stores each slot of an element
   /// once on every path (meshad::slotStore), so the slots are zeroed only
@@ -196,7 +218,7 @@ public:
   static constexpr ElementStrategy strategy() { return Strategy; }
 
 private:
-  template <class, class, int, int, int, int>
+  template <class, class, int, int, int, int, class>
   friend class ElementGradientChoice;
 
   struct State {
@@ -282,15 +304,48 @@ private:
   std::shared_ptr<State> S;
 };
 
+/// The atomic gradient kernel as the alternative of an ElementGradientChoice
+/// under ElementStrategy::Fastest: launched with the caller's grid and block,
+/// one atomicAdd per contribution (not bitwise reproducible).
+template <class KernelPtr> class ElementGradientAtomics {
+public:
+  /// No element count: the kernel is launched as the primal is.
+  using CountArg = std::nullptr_t;
+
+  ElementGradientAtomics(KernelPtr Kernel, CountArg, const char *Name,
+                         const char *, bool = false, bool = false)
+      : Kernel(Kernel), Name(Name) {}
+
+  template <class... Args>
+  cudaError_t execute_kernel(dim3 Grid, dim3 Block, Args &&...A) const {
+    return detail::launchKernel(Name, Kernel, Grid, Block, 0, nullptr,
+                                std::forward<Args>(A)...);
+  }
+  void use_incidence(const runtime::Incidence &) {}
+  void connectivity_changed() {}
+  bool stores_slots_once() const { return false; }
+  static constexpr ElementStrategy strategy() {
+    return ElementStrategy::Atomics;
+  }
+
+private:
+  KernelPtr Kernel;
+  const char *Name;
+};
+
 /// The gradient of an element kernel for which the cost model prefers the
 /// gather, which is right only when the mesh is numbered locally (a grid,
-/// a mesh file, a subdivision; on a shuffled numbering two-phase slots are
-/// faster): the plugin generates both kernels, and this handle chooses on
-/// the first launch, from the numbering of the index array
+/// a mesh file, a subdivision; on a shuffled numbering two-phase slots and
+/// atomics are faster): the plugin generates both kernels, and this handle
+/// chooses on the first launch, from the numbering of the index array
 /// (meshad/runtime/NumberingLocality.h), and keeps the choice until
-/// connectivity_changed() or another index array. Both strategies are
-/// bitwise reproducible (each gives the same bits on every run; the two
-/// may differ from each other by rounding).
+/// connectivity_changed() or another index array. \p Alternative is the
+/// other kernel's handle: two-phase slots of one array (ElementStrategy::
+/// Auto, the default), of several arrays read through the same index array
+/// (an ElementGradientSlots), or the atomic gradient (ElementStrategy::
+/// Fastest, an ElementGradientAtomics). The gather and two-phase slots are
+/// bitwise reproducible (each gives the same bits on every run; the two may
+/// differ from each other by rounding); atomics are not.
 ///
 /// \code
 ///   auto g = meshad::gradient(springs, "x, E"); // this handle, by Auto
@@ -298,22 +353,25 @@ private:
 ///   if (g.strategy() == meshad::ElementStrategy::TwoPhase) ...
 ///   g.force_strategy(meshad::ElementStrategy::Gather); // or TwoPhase;
 ///                                                      // Auto: choose
+///   auto f = meshad::gradient(springs, "x, E",
+///                             meshad::ElementStrategy::Fastest);
+///   f.execute_kernel(grid, block, n, edges, x, E, dx, dE); // gather or
+///                                                          // atomics
 /// \endcode
 template <class GatherPtr, class SlotsPtr, int IndexArg, int AdjointArg,
-          int Arity, int Stride>
+          int Arity, int Stride, class Alternative>
 class ElementGradientChoice {
   using GatherHandle = ElementGradient<GatherPtr, IndexArg, AdjointArg, Arity,
                                        Stride, ElementStrategy::Gather>;
-  using SlotsHandle = ElementGradient<SlotsPtr, IndexArg, AdjointArg, Arity,
-                                      Stride, ElementStrategy::TwoPhase>;
+  static constexpr ElementStrategy Other = Alternative::strategy();
 
 public:
-  /// The gather kernel \p G and the two-phase kernel \p P of one gradient,
+  /// The gather kernel \p G and the other kernel \p P of one gradient,
   /// with their element counts; \p StoresOnce and \p EveryLaunchCovers:
   /// those of \p P (ElementGradient).
   ElementGradientChoice(GatherPtr G, SlotsPtr P,
                         typename GatherHandle::CountFn GatherCount,
-                        typename SlotsHandle::CountFn SlotsCount,
+                        typename Alternative::CountArg SlotsCount,
                         const char *Name, const char *Code,
                         bool StoresOnce = false,
                         bool EveryLaunchCovers = false)
@@ -321,7 +379,7 @@ public:
         Slots(P, SlotsCount, Name, Code, StoresOnce, EveryLaunchCovers),
         S(std::make_shared<State>()) {
     // One incidence, the gather handle's, for both.
-    Slots.S->Borrowed = &Gather.S->Own;
+    Slots.use_incidence(Gather.S->Own);
   }
 
   /// Runs the gradient: the atomic gradient's arguments.
@@ -340,7 +398,8 @@ public:
   }
 
   /// The strategy of the launches: ElementStrategy::Auto until the first
-  /// one has chosen, then Gather or TwoPhase.
+  /// one has chosen, then Gather or the alternative's (TwoPhase, or
+  /// Atomics under Fastest).
   ElementStrategy strategy() const {
     return S->Decided ? S->Chosen : ElementStrategy::Auto;
   }
@@ -348,16 +407,19 @@ public:
   /// small steps, meshad/runtime/NumberingLocality.h), -1 before the first
   /// launch or when forced.
   double numbering_locality() const { return S->Locality; }
-  /// Forces \p Strategy (Gather or TwoPhase) from the next launch on;
-  /// ElementStrategy::Auto chooses again from the numbering.
+  /// Forces \p Strategy (Gather or the alternative's) from the next launch
+  /// on; ElementStrategy::Auto chooses again from the numbering.
   void force_strategy(ElementStrategy Strategy) {
     if (Strategy != ElementStrategy::Auto &&
-        Strategy != ElementStrategy::Gather &&
-        Strategy != ElementStrategy::TwoPhase)
+        Strategy != ElementStrategy::Gather && Strategy != Other)
       detail::elementGradientError(
-          Gather.getName(), "force_strategy: Gather, TwoPhase or Auto (the "
-                            "other strategies are other kernels: ask "
-                            "meshad::gradient for them)");
+          Gather.getName(),
+          Other == ElementStrategy::Atomics
+              ? "force_strategy: Gather, Atomics or Auto (the other "
+                "strategies are other kernels: ask meshad::gradient for them)"
+              : "force_strategy: Gather, TwoPhase or Auto (the other "
+                "strategies are other kernels: ask meshad::gradient for "
+                "them)");
     S->Forced = Strategy;
     S->Decided = false;
   }
@@ -400,13 +462,14 @@ private:
     }
     S->Locality = runtime::numberingLocality(Indices, static_cast<int>(N),
                                              Arity, NumVertices);
-    S->Chosen = runtime::isLocalNumbering(S->Locality)
-                    ? ElementStrategy::Gather
-                    : ElementStrategy::TwoPhase;
+    bool Local = Other == ElementStrategy::Atomics
+                     ? runtime::isGatherOverAtomics(S->Locality)
+                     : runtime::isLocalNumbering(S->Locality);
+    S->Chosen = Local ? ElementStrategy::Gather : Other;
   }
 
   GatherHandle Gather;
-  SlotsHandle Slots;
+  Alternative Slots;
   std::shared_ptr<State> S;
 };
 
@@ -461,6 +524,8 @@ public:
   /// An array's element count from the kernel's arguments (the slots
   /// unused).
   using CountFn = long long (*)(P...);
+  /// What the constructor takes to count the elements: one per array.
+  using CountArg = std::array<CountFn, NumArrays>;
 
   /// \p StoresOnce, \p EveryLaunchCovers: as for ElementGradient, for
   /// every slot buffer (each zeroed unless its elements all have a thread).

@@ -99,9 +99,8 @@ const Expr *scaled(const Expr *E, long long Scale) {
 /// Rewrites the element's statements into a function of its local DOFs.
 class ElementRewriter {
 public:
-  ElementRewriter(Module &M, const Function &Kernel, const Var *X,
-                  const ElementMap &Map, long long Stride)
-      : M(M), B(M), C(M), X(X), Map(Map), Stride(Stride) {
+  ElementRewriter(Module &M, const Function &Kernel, const ElementMap &Map)
+      : M(M), B(M), C(M), Map(Map) {
     forEachStmt(Kernel.getBody(), [&](const Stmt *S) {
       if (const auto *D = dyn_cast<DeclStmt>(S))
         Defs[D->getVar()] = D->getInit();
@@ -111,10 +110,18 @@ public:
     });
   }
 
-  /// The local index s*j + k of the load \p I of x, or null.
-  const Expr *localIndex(const IndexExpr *I, const Var *Element);
+  /// The local index s*j + k of the load \p I of an array of stride \p
+  /// Stride, or null.
+  const Expr *localIndex(const IndexExpr *I, const Var *Element,
+                         long long Stride);
+  /// Loads of \p X (stride \p Stride) read the local array \p NewX.
+  void addArray(const Var *X, Var *NewX, long long Stride) {
+    Arrays[X] = {NewX, Stride};
+  }
+  /// The local array of the DOF array \p X.
+  Var *localOf(const Var *X) const { return Arrays.lookup(X).first; }
   /// The element function's body; false after \p Error was set.
-  BlockStmt *rewrite(const ElementKernelShape &K, Var *NewX, Var *NewElement,
+  BlockStmt *rewrite(const ElementKernelShape &K, Var *NewElement,
                      Var *EnergyLocal, std::string &Error);
   /// Copies refer to \p To instead of \p From (a parameter).
   void rename(const Var *From, Var *To) { Renamed[From] = To; }
@@ -126,9 +133,9 @@ private:
   Module &M;
   IRBuilder B;
   IRCloner C;
-  const Var *X;
   const ElementMap &Map;
-  long long Stride;
+  /// The DOF arrays: their local arrays and strides.
+  llvm::DenseMap<const Var *, std::pair<Var *, long long>> Arrays;
   llvm::DenseMap<const Var *, const Expr *> Defs;
   llvm::DenseMap<const Var *, Var *> Renamed;
 };
@@ -166,7 +173,7 @@ const Expr *ElementRewriter::localVertex(const Expr *V, const Var *Element) {
 }
 
 const Expr *ElementRewriter::localIndex(const IndexExpr *I,
-                                        const Var *Element) {
+                                        const Var *Element, long long Stride) {
   std::vector<std::pair<const Expr *, int>> Terms;
   addTerms(I->getIndex(), 1, Terms);
   const Expr *J = nullptr, *K = nullptr;
@@ -212,7 +219,7 @@ const CallExpr *energyAdd(const Stmt *S, const Var *Energy) {
   return R && R->getVar() == Energy ? Call : nullptr;
 }
 
-BlockStmt *ElementRewriter::rewrite(const ElementKernelShape &K, Var *NewX,
+BlockStmt *ElementRewriter::rewrite(const ElementKernelShape &K,
                                     Var *NewElement, Var *EnergyLocal,
                                     std::string &Error) {
   C.setExprHook([&](const Expr *E) -> const Expr * {
@@ -222,12 +229,14 @@ BlockStmt *ElementRewriter::rewrite(const ElementKernelShape &K, Var *NewX,
     }
     const auto *I = dyn_cast<IndexExpr>(E);
     const auto *Base = I ? dyn_cast<VarRefExpr>(I->getBase()) : nullptr;
-    if (!Base || Base->getVar() != X)
+    auto Array = Base ? Arrays.find(Base->getVar()) : Arrays.end();
+    if (Array == Arrays.end())
       return nullptr;
-    const Expr *Local = localIndex(I, K.Element);
+    auto [NewX, Stride] = Array->second;
+    const Expr *Local = localIndex(I, K.Element, Stride);
     if (!Local) {
-          if (Error.empty())
-        Error = "the load of '" + X->getName() +
+      if (Error.empty())
+        Error = "the load of '" + Base->getVar()->getName() +
                 "' is not x[s * v + k] with v = idx[c * t + j] written "
                 "out (a computed vertex): select it in a form the "
                 "element map shows";
@@ -395,41 +404,43 @@ bool findEnergy(const Function &K, const Var *X, ElementKernelShape &Shape,
 }
 
 
-/// <k>_element: the element's energy as a function of its local DOFs; null
-/// with \p Error set.
+/// <k>_element (\p Name): the element's energy as a function of the local
+/// DOFs of \p E's arrays; null with \p Error set.
 Function *buildEnergyFunction(Module &M, DerivedFunctionSet &Derived,
-                              Function *K, const Var *X, const ElementMap &Map,
-                              long long Stride, const ElementKernelShape &Shape,
-                              std::string &Error) {
-  const Type *T = X->getType()->getElement()->getUnqualified();
+                              Function *K, const ElementFunctions &E,
+                              const std::string &Name, std::string &Error) {
+  const ElementKernelShape &Shape = E.Shape;
   TypeContext &Types = M.getTypes();
-  Function *F = besideKernel(M, Derived, K, K->getName() + "_element", T,
-                             CudaTarget::Device);
-  ElementRewriter R(M, *K, X, Map, Stride);
+  Function *F = besideKernel(M, Derived, K, Name, E.Value, CudaTarget::Device);
+  ElementRewriter R(M, *K, E.map());
   std::vector<Var *> Params;
-  Var *NewX = nullptr;
   for (Var *P : K->getParams()) {
     if (P == Shape.Energy)
       continue;
+    auto Array = llvm::find_if(E.Arrays, [&](const ElementArray &A) {
+      return K->getParam(A.Param) == P;
+    });
+    bool Local = Array != E.Arrays.end();
     const Type *Ty =
-        P == X ? Types.getPointer(Types.getConst(T)) : P->getType();
+        Local ? Types.getPointer(Types.getConst(Array->Value)) : P->getType();
     Var *N = M.createVar(P->getName(), Ty, Var::Storage::Param);
     R.rename(P, N);
-    Params.push_back(N);
-    if (P == X)
-      NewX = N;
+    if (Local)
+      R.addArray(P, N, Array->Stride);
+    else
+      Params.push_back(N);
   }
-  // The element id goes before x: (..., int e, const double *x).
-  Var *Element = M.createVar(Shape.Element->getName(),
-                             Shape.Element->getType()->getUnqualified(),
-                             Var::Storage::Param);
-  auto XPos = std::find(Params.begin(), Params.end(), NewX);
-  Params.erase(XPos);
-  Params.push_back(Element);
-  Params.push_back(NewX);
+  // The element id goes before the local arrays, in E.Arrays' order:
+  // (..., int e, const double *x, const double *w).
+  Params.push_back(M.createVar(Shape.Element->getName(),
+                               Shape.Element->getType()->getUnqualified(),
+                               Var::Storage::Param));
+  Var *Element = Params.back();
+  for (const ElementArray &A : E.Arrays)
+    Params.push_back(R.localOf(K->getParam(A.Param)));
   F->setParams(Params);
-  Var *Energy = M.createVar(Shape.Energy->getName(), T);
-  F->setBody(R.rewrite(Shape, NewX, Element, Energy, Error));
+  Var *Energy = M.createVar(Shape.Energy->getName(), E.Value);
+  F->setBody(R.rewrite(Shape, Element, Energy, Error));
   return Error.empty() ? F : nullptr;
 }
 
@@ -463,34 +474,65 @@ static const ElementMapResult *mapFor(const ElementMapAnalysis &Maps,
   return Why.empty() ? &R : nullptr;
 }
 
-bool ElementExtractor::analyze(const Function &K, unsigned XParam,
+/// Whether the map \p R of a further DOF array goes through the index array,
+/// arity and element count of \p First's; else \p Why.
+static bool sameMap(const ElementMapResult &First, const ElementMapResult &R,
+                    const Var *X, std::string &Why) {
+  const ElementMap &A = First.Maps.front(), &B = R.Maps.front();
+  if (A.IndexArray == B.IndexArray && A.Arity == B.Arity &&
+      First.ElementId == R.ElementId && First.describeCount() == R.describeCount())
+    return true;
+  Why = "'" + X->getName() + "' is read through " + B.IndexArray->getName() +
+        ", another index array or element count than " +
+        A.IndexArray->getName() + "'s: one index array per element is "
+        "supported";
+  return false;
+}
+
+bool ElementExtractor::analyze(const Function &K,
+                               const std::vector<unsigned> &XParams,
                                ElementFunctions &Out, std::string &Why) {
   Out = ElementFunctions();
-  const Var *X = K.getParam(XParam);
   ElementMapAnalysis Maps(K);
-  const ElementMapResult *R = mapFor(Maps, X, Why);
-  if (!R || !splitKernel(K, R->ElementId, Out.Shape, Why) ||
+  for (unsigned XParam : XParams) {
+    const Var *X = K.getParam(XParam);
+    const ElementMapResult *R = mapFor(Maps, X, Why);
+    if (!R || (!Out.Arrays.empty() && !sameMap(Out.Map, *R, X, Why)))
+      return false;
+    if (Out.Arrays.empty())
+      Out.Map = *R;
+    Out.Arrays.push_back(
+        {XParam, R->Stride, X->getType()->getElement()->getUnqualified()});
+  }
+  const Var *X = K.getParam(XParams.front());
+  if (!splitKernel(K, Out.Map.ElementId, Out.Shape, Why) ||
       !findEnergy(K, X, Out.Shape, Why))
     return false;
-  Out.Map = *R;
-  Out.Value = X->getType()->getElement()->getUnqualified();
+  for (const ElementArray &A : Out.Arrays)
+    if (K.getParam(A.Param) == Out.Shape.Energy) {
+      Why = "the energy '" + Out.Shape.Energy->getName() + "' is a DOF array";
+      return false;
+    }
+  Out.Value = Out.Arrays.front().Value;
   return true;
 }
 
-bool ElementExtractor::extractEnergy(Function *K, unsigned XParam,
+bool ElementExtractor::extractEnergy(Function *K,
+                                     const std::vector<unsigned> &XParams,
                                      ElementFunctions &Out, std::string &Why) {
-  if (!analyze(*K, XParam, Out, Why))
+  if (!analyze(*K, XParams, Out, Why))
     return false;
-  const Var *X = K->getParam(XParam);
-  const ElementMapResult *R = &Out.Map;
-  // Made once per kernel: a Hessian and a gradient of one kernel share it.
+  // Made once per kernel and arrays: a Hessian and a gradient of one kernel
+  // share it; several local arrays are named: <k>_element_x_w.
   std::string Name = K->getName() + "_element";
+  if (XParams.size() > 1)
+    for (unsigned XParam : XParams)
+      Name += "_" + K->getParam(XParam)->getName();
   Out.Energy = Derived.lookup(DerivedFunctionSet::keyFor(K, Name));
   if (Out.Energy)
     return true;
   size_t Before = Derived.entries().size();
-  Out.Energy = buildEnergyFunction(M, Derived, K, X, Out.map(), R->Stride,
-                                   Out.Shape, Why);
+  Out.Energy = buildEnergyFunction(M, Derived, K, Out, Name, Why);
   if (!Out.Energy)
     Derived.truncate(Before); // never emitted half-built
   return Out.Energy != nullptr;
@@ -498,10 +540,11 @@ bool ElementExtractor::extractEnergy(Function *K, unsigned XParam,
 
 Function *ElementExtractor::derivePullback(ElementFunctions &Out,
                                            clang::SourceLocation Loc) {
-  // x (the last parameter) active and private: plain adds into the
-  // caller's local gradient (CUDA atomics need global or shared memory).
+  // The local arrays (the last parameters) active and private: plain adds
+  // into the caller's local gradients (CUDA atomics need global or shared
+  // memory).
   std::vector<bool> Selected(Out.Energy->getNumParams(), false);
-  Selected.back() = true;
+  std::fill(Selected.end() - Out.Arrays.size(), Selected.end(), true);
   Out.Gradient = Reverse.derivePullback(Out.Energy, Selected, Selected, Loc);
   if (Out.Gradient)
     Out.Gradient->setName(Out.Energy->getName() + "_grad");

@@ -16,6 +16,11 @@
 ///   - <k>_element_grad(params..., t, x, _d_y, _d_x): its pullback, with x
 ///     private to the thread (plain adds into the caller's local gradient).
 ///
+/// Several arrays read through the same index array (positions and
+/// per-vertex weights, the gather of several arrays) are all local:
+/// <k>_element_x_w(params..., t, x, w) and its pullback
+/// <k>_element_x_w_grad(..., t, x, w, _d_y, _d_x, _d_w).
+///
 /// Shared by the element Hessians (AD/HessianElementKernel.h, issue 12) and
 /// the gather by recomputation of element gradients (GPU/ElementGather.h,
 /// issue 11); a kernel's functions are made once per translation unit.
@@ -53,9 +58,21 @@ struct ElementKernelShape {
   ir::Var *Energy = nullptr;
 };
 
+/// A DOF array of the element functions: its kernel parameter, the values
+/// per vertex and their type.
+struct ElementArray {
+  unsigned Param = 0;
+  long long Stride = 1;
+  const ir::Type *Value = nullptr;
+};
+
 /// An element kernel's map, shape and local functions.
 struct ElementFunctions {
+  /// The map of the first DOF array (x).
   ElementMapResult Map;
+  /// The DOF arrays, x first, in the order of the element functions' local
+  /// arrays; all read through Map's index array.
+  std::vector<ElementArray> Arrays;
   ElementKernelShape Shape;
   ir::Function *Energy = nullptr;   ///< <k>_element(params..., t, x)
   ir::Function *Gradient = nullptr; ///< <k>_element_grad(..., x, _d_y, _d_x)
@@ -86,12 +103,24 @@ public:
   /// The map and shape of the kernel \p K whose array parameter \p XParam
   /// holds the DOFs (no function made); false with \p Why otherwise.
   bool analyze(const ir::Function &K, unsigned XParam, ElementFunctions &Out,
-               std::string &Why);
+               std::string &Why) {
+    return analyze(K, std::vector<unsigned>{XParam}, Out, Why);
+  }
+  /// The same for the DOF arrays \p XParams (x first), all read through one
+  /// index array with one arity and element count.
+  bool analyze(const ir::Function &K, const std::vector<unsigned> &XParams,
+               ElementFunctions &Out, std::string &Why);
   /// The map, shape and <k>_element of the kernel \p K whose array
   /// parameter \p XParam holds the DOFs; false with \p Why (a sentence
   /// part: "'x' is read through 2 index arrays; ...") otherwise.
   bool extractEnergy(ir::Function *K, unsigned XParam, ElementFunctions &Out,
-                     std::string &Why);
+                     std::string &Why) {
+    return extractEnergy(K, std::vector<unsigned>{XParam}, Out, Why);
+  }
+  /// The same with every array of \p XParams local (<k>_element_x_w when
+  /// there are several).
+  bool extractEnergy(ir::Function *K, const std::vector<unsigned> &XParams,
+                     ElementFunctions &Out, std::string &Why);
   /// Sets Out.Gradient to <k>_element_grad; null after reverse mode
   /// reported errors at \p Loc.
   ir::Function *derivePullback(ElementFunctions &Out,

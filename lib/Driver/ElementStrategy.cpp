@@ -39,6 +39,9 @@ struct ElementStrategies::Choice {
   std::vector<SlotRequest> Requests;
   SlotRequest Request;
   unsigned XParam = 0;
+  /// The primal parameters of the arrays, in the order of Requests (one
+  /// per request).
+  std::vector<unsigned> XParams;
   /// "x (element map through edges (arity 2, stride 3), n elements
   /// (guard))", joined by " and " for several arrays.
   std::string Description;
@@ -96,6 +99,7 @@ static ElementStrategies::Choice choose(const ir::Function &Primal,
       R.Count = Map.Count.Count;
       R.GridStrideCount = M.GridStride && Map.Count.Form == "grid-stride loop";
       C.Requests.push_back(R);
+      C.XParams.push_back(Primal.getParamIndex(P));
     }
     C.Description += std::string(C.Description.empty() ? "" : " and ") +
                      P->getName() + " (" + M.describe() + ", " +
@@ -107,8 +111,12 @@ static ElementStrategies::Choice choose(const ir::Function &Primal,
 }
 
 /// What the gradient of a request that chose \p C guarantees: another
-/// selected array read through an element map keeps its atomicAdds.
-static std::string guarantee(const ElementStrategies::Choice &C) {
+/// selected array read through an element map keeps its atomicAdds; with
+/// \p MayUseAtomics, nothing (Fastest's gather, atomics at run time).
+static std::string guarantee(const ElementStrategies::Choice &C,
+                             bool MayUseAtomics = false) {
+  if (MayUseAtomics)
+    return "bitwise reproducible only where the gather runs";
   if (C.WhyNot.empty())
     return "no atomics, bitwise reproducible";
   bool Several = C.Description.find(" and ") != std::string::npos;
@@ -169,18 +177,19 @@ bool ElementStrategies::tryGather(const DerivativeRequest &R,
     WhyNot = "the gradient also leaves the energy's value (meshad::WithValue)";
     return false;
   }
-  if (C.Requests.size() > 1) {
-    WhyNot = "several arrays or index arrays through slots (" +
-             C.Description + "): the gather recomputes one array's adjoint "
-             "through one index array, yet";
-    return false;
-  }
+  for (const SlotRequest &Other : C.Requests)
+    if (Other.IndexParam != C.Request.IndexParam) {
+      WhyNot = "several index arrays (" + C.Description +
+               "): the gather recomputes the elements of one index array, "
+               "yet";
+      return false;
+    }
   ElementFunctions E;
-  unsigned AdjointX = 0, Seed = 0;
-  const ir::Var *X = Primal.getParam(C.XParam);
-  if (!Extract.analyze(Primal, C.XParam, E, WhyNot) ||
-      !gatherAdjoints(Primal, D, E, X, AdjointX, Seed, WhyNot) ||
-      !Extract.extractEnergy(&Primal, C.XParam, E, WhyNot))
+  std::vector<unsigned> Adjoints;
+  unsigned Seed = 0;
+  if (!Extract.analyze(Primal, C.XParams, E, WhyNot) ||
+      !gatherAdjoints(Primal, D, E, Adjoints, Seed, WhyNot) ||
+      !Extract.extractEnergy(&Primal, C.XParams, E, WhyNot))
     return false;
   if (!Extract.derivePullback(E, R.Loc)) {
     WhyNot = "the element's pullback could not be made";
@@ -189,6 +198,8 @@ bool ElementStrategies::tryGather(const DerivativeRequest &R,
   ElementParts Counts;
   if (Baseline)
     Counts.WhyNot = "element-baseline";
+  else if (E.Arrays.size() > 1)
+    Counts.WhyNot = "several arrays: the parts split one local gradient";
   else
     deriveElementParts(M, Derived, Primal, E, Counts, AlwaysParts);
   Parts = Counts.describe();
@@ -196,8 +207,7 @@ bool ElementStrategies::tryGather(const DerivativeRequest &R,
   L.Request = C.Request;
   L.Requests = {C.Request};
   L.Gather = true;
-  L.SlotParam =
-      buildGatherKernel(M, Derived, Primal, C.XParam, D, E, AdjointX, Seed);
+  L.SlotParam = buildGatherKernel(M, Derived, Primal, D, E, Adjoints, Seed);
   return true;
 }
 
@@ -239,8 +249,9 @@ void ElementStrategies::twoPhase(const DerivativeRequest &R,
 }
 
 ir::Function *ElementStrategies::copyGradient(ir::Function &Primal,
-                                              const ir::Function &D) {
-  ir::Function *F = Derived.create(M, &Primal, D.getName() + "_slots",
+                                              const ir::Function &D,
+                                              const std::string &Suffix) {
+  ir::Function *F = Derived.create(M, &Primal, D.getName() + Suffix,
                                    D.getReturnType());
   ir::IRCloner Clone(M);
   std::vector<ir::Var *> Params;
@@ -266,7 +277,7 @@ bool ElementStrategies::addAlternative(const ir::Function &Primal,
                [&](const SlotLayout *Layout, const std::string &) {
                  if (!Layout)
                    return;
-                 Alternatives[&D] = {&Slots, *Layout};
+                 Alternatives[&D] = {&Slots, *Layout, false};
                  Made = true;
                });
   if (!Made)
@@ -274,18 +285,38 @@ bool ElementStrategies::addAlternative(const ir::Function &Primal,
   return Made;
 }
 
+/// The remark's words on the gather's alternative \p A of index array
+/// \p Index, chosen at run time.
+static std::string alternativeWords(const ElementStrategies::Alternative &A,
+                                    const std::string &Index) {
+  std::string Kind =
+      A.Atomics ? "atomics (" + A.Kernel->getName() +
+                      ", not bitwise reproducible)"
+                : "two-phase slots (" + A.Kernel->getName() +
+                      (A.Layout.PlainStores ? ", each slot stored once" : "") +
+                      ")";
+  return "or " + Kind + ", chosen at run time from the numbering of " +
+         Index + " (the gather where it is local: "
+         "meshad/runtime/NumberingLocality.h; strategy() says which), ";
+}
+
 void ElementStrategies::gather(const DerivativeRequest &R,
                                ir::Function &Primal, ir::Function &D,
                                const Choice &C, const std::string &Why) {
-  // Auto's gather is right for a locally numbered mesh only: keep the
-  // two-phase gradient too, for the handle to choose at run time.
-  ir::Function *Slots = R.ElementStrategy == Strategy::Auto && C.WhyNot.empty()
-                            ? copyGradient(Primal, D)
+  // The gather is right for a locally numbered mesh only: keep Auto's
+  // two-phase gradient, or Fastest's atomic one, for the handle to choose
+  // at run time.
+  bool ByModel = R.ElementStrategy == Strategy::Auto ||
+                 R.ElementStrategy == Strategy::Fastest;
+  bool Atomics = R.ElementStrategy == Strategy::Fastest;
+  ir::Function *Other = ByModel && C.WhyNot.empty()
+                            ? copyGradient(Primal, D,
+                                           Atomics ? "_atomics" : "_slots")
                             : nullptr;
   std::string WhyNot, Parts;
   if (!tryGather(R, Primal, D, C, WhyNot, Parts)) {
-    if (Slots)
-      Derived.remove(Slots);
+    if (Other)
+      Derived.remove(Other);
     if (R.ElementStrategy == Strategy::Gather)
       return report(R, Primal, D, WhyNot);
     return twoPhase(R, Primal, D, C,
@@ -294,16 +325,14 @@ void ElementStrategies::gather(const DerivativeRequest &R,
   std::string Head = "gradient of '" + Primal.getName() +
                      "': gather by recomputation for " + C.Description +
                      ", one thread per vertex, ";
-  if (Slots && addAlternative(Primal, D, *Slots, C)) {
-    const SlotLayout &L = Alternatives[&D].second;
-    Head += "or two-phase slots (" + Slots->getName() +
-            (L.PlainStores ? ", each slot stored once" : "") +
-            "), chosen at run time from the numbering of " +
-            Primal.getParam(C.Request.IndexParam)->getName() +
-            " (the gather where it is local: "
-            "meshad/runtime/NumberingLocality.h; strategy() says which), ";
-  }
-  Diags.remark(R.Loc, Head + guarantee(C) + " (" + Why + "); " + Parts);
+  if (Atomics && Other)
+    Alternatives[&D] = {Other, SlotLayout(), true};
+  if (Other && (Atomics || addAlternative(Primal, D, *Other, C)))
+    Head += alternativeWords(
+        Alternatives[&D],
+        Primal.getParam(C.Request.IndexParam)->getName());
+  Diags.remark(R.Loc, Head + guarantee(C, Atomics && Other) + " (" + Why +
+                          "); " + Parts);
 }
 
 void ElementStrategies::finish(const DerivativeRequest &R, ir::Function &D) {
@@ -398,31 +427,54 @@ static std::string slotsHandle(const ir::Function &D, const SlotLayout &L,
 
 ir::Function *ElementStrategies::alternativeOf(const ir::Function *D) const {
   auto It = Alternatives.find(D);
-  return It == Alternatives.end() ? nullptr : It->second.first;
+  return It == Alternatives.end() ? nullptr : It->second.Kernel;
 }
 
-/// The handle of a gather \p D with the two-phase alternative \p Slots
-/// (layout \p L), chosen at run time:
-/// meshad::ElementGradientChoice<Gather, Slots, Index, Adjoint, c, s>.
-static std::string choiceHandle(const ir::Function &D,
-                                const ir::Function &Slots, const SlotLayout &L,
+/// The handle of a gather \p D with the alternative \p A, chosen at run
+/// time: meshad::ElementGradientChoice<Gather, Other, Index, Adjoint, c, s>
+/// for two-phase slots of one array, with a last argument
+/// meshad::ElementGradientSlots<...> for several arrays, or
+/// meshad::ElementGradientAtomics<Other> for atomics.
+static std::string choiceHandle(const ir::Function &D, const SlotLayout &G,
+                                const ElementStrategies::Alternative &A,
                                 const std::string &Name,
                                 const std::string &Code) {
-  const SlotRequest &R = L.Request;
+  const SlotRequest &R = G.Request;
+  const ir::Function &Other = *A.Kernel;
+  const SlotLayout &L = A.Layout;
+  std::string OtherPtr = CudaEmitter::emitFunctionPointerType(Other);
   std::string Type = "meshad::ElementGradientChoice<" +
                      CudaEmitter::emitFunctionPointerType(D) + ", " +
-                     CudaEmitter::emitFunctionPointerType(Slots) + ", " +
-                     std::to_string(R.IndexParam) + ", " +
+                     OtherPtr + ", " + std::to_string(R.IndexParam) + ", " +
                      std::to_string(R.AdjointParam) + ", " +
                      std::to_string(R.Arity) + ", " +
-                     std::to_string(R.Stride) + ">";
+                     std::to_string(R.Stride);
+  std::string OtherCount;
+  if (A.Atomics) {
+    Type += ", meshad::ElementGradientAtomics<" + OtherPtr + ">";
+    OtherCount = "nullptr";
+  } else if (L.Requests.size() > 1) {
+    Type += ", meshad::ElementGradientSlots<" + OtherPtr;
+    for (const SlotRequest &S : L.Requests) {
+      Type += ", meshad::SlotArray<" + std::to_string(S.IndexParam) + ", " +
+              std::to_string(S.AdjointParam) + ", " +
+              std::to_string(S.Arity) + ", " + std::to_string(S.Stride) + ">";
+      OtherCount += std::string(OtherCount.empty() ? "{" : ", ") +
+                    countFunction(Other, S);
+    }
+    Type += ">";
+    OtherCount += "}";
+  } else {
+    OtherCount = countFunction(Other, R);
+  }
+  Type += ">";
   std::string Flags = L.EveryLaunchCovers ? ", true, true"
                       : L.PlainStores     ? ", true"
                                           : "";
   return "static const " + Type + " &" + Name + " = *new " + Type + "(" +
-         D.getName() + ", " + Slots.getName() + ", " + countFunction(D, R) +
-         ", " + countFunction(Slots, R) + ", \"" + D.getName() + "\", " +
-         Code + Flags + ");\n";
+         D.getName() + ", " + Other.getName() + ", " + countFunction(D, R) +
+         ", " + OtherCount + ", \"" + D.getName() + "\", " + Code + Flags +
+         ");\n";
 }
 
 std::string ElementStrategies::handle(const ir::Function &D,
@@ -431,10 +483,9 @@ std::string ElementStrategies::handle(const ir::Function &D,
                                       const std::string &Code) const {
   if (L.Requests.size() > 1)
     return slotsHandle(D, L, Name, Code);
-  auto Alternative = Alternatives.find(&D);
-  if (Alternative != Alternatives.end())
-    return choiceHandle(D, *Alternative->second.first,
-                        Alternative->second.second, Name, Code);
+  auto Other = Alternatives.find(&D);
+  if (Other != Alternatives.end())
+    return choiceHandle(D, L, Other->second, Name, Code);
   std::string Count = countFunction(D, L.Request);
   std::string Type = "meshad::ElementGradient<" +
                      CudaEmitter::emitFunctionPointerType(D) + ", " +

@@ -17,7 +17,9 @@
 /// decide), the request keeps both: the gather kernel and a copy of the
 /// gradient rewritten to two-phase slots (<k>_grad_slots), and its handle,
 /// meshad::ElementGradientChoice, chooses on the first launch from the
-/// numbering (meshad/runtime/NumberingLocality.h).
+/// numbering (meshad/runtime/NumberingLocality.h). Under Fastest, whose
+/// caller allows a nondeterministic gradient, the gather's alternative is
+/// the atomic gradient (<k>_..._atomics), chosen on a less local numbering.
 ///
 /// \code
 ///   ElementStrategies Strategies(M, Diags, Verify, Reverse, Derived);
@@ -50,6 +52,13 @@ class ElementStrategies {
 public:
   /// The array of a request whose adjoint may go atomic-free.
   struct Choice;
+  /// A gather's alternative, chosen at run time: two-phase slots (Auto) or
+  /// the atomic gradient (Fastest, no layout).
+  struct Alternative {
+    ir::Function *Kernel = nullptr;
+    SlotLayout Layout;
+    bool Atomics = false;
+  };
 
   ElementStrategies(ir::Module &M, DiagnosticSink &Diags, bool Verify,
                     ReverseModeTransformer &Reverse,
@@ -74,8 +83,8 @@ public:
   /// The layout of \p D when it has a handle of its own (a two-phase or
   /// gather element kernel).
   const SlotLayout *layoutOf(const ir::Function *D) const;
-  /// The two-phase kernel that the handle of the gather \p D may run
-  /// instead, chosen at run time; null when D has none.
+  /// The two-phase or atomic kernel that the handle of the gather \p D may
+  /// run instead, chosen at run time; null when D has none.
   ir::Function *alternativeOf(const ir::Function *D) const;
   /// The declaration of the handle \p Name of the element kernel \p D.
   std::string handle(const ir::Function &D, const SlotLayout &L,
@@ -94,9 +103,7 @@ private:
   std::map<const ir::Function *, SlotLayout> Layouts;
   /// Why the kernels without slots have none.
   std::map<const ir::Function *, std::string> WhyNots;
-  /// A gather's two-phase alternative and its layout.
-  std::map<const ir::Function *, std::pair<ir::Function *, SlotLayout>>
-      Alternatives;
+  std::map<const ir::Function *, Alternative> Alternatives;
 
   /// Rewrites \p D into a gather; false with \p WhyNot. \p Parts: what
   /// the gather recomputes per vertex (AD/ElementParts.h).
@@ -116,8 +123,10 @@ private:
   /// the fallback to two-phase slots, or the error of Gather.
   void gather(const DerivativeRequest &R, ir::Function &Primal,
               ir::Function &D, const Choice &C, const std::string &Why);
-  /// A copy of the finished gradient kernel \p D, registered beside it.
-  ir::Function *copyGradient(ir::Function &Primal, const ir::Function &D);
+  /// A copy of the finished gradient kernel \p D named with \p Suffix,
+  /// registered beside it.
+  ir::Function *copyGradient(ir::Function &Primal, const ir::Function &D,
+                             const std::string &Suffix);
   /// Makes \p Slots (a copy of \p D before its gather) two-phase, the
   /// alternative of D's handle; false, the copy dropped, when it cannot be.
   bool addAlternative(const ir::Function &Primal, const ir::Function &D,

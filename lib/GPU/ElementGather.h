@@ -38,8 +38,11 @@
 /// \endcode
 ///
 /// The helpers are those of meshad/codegen/ElementGather.h. It applies when
-/// the gradient's only adjoints are the mapped array's and the energy's (the
-/// seed _d_E[0]) and the gradient leaves no value.
+/// the gradient's only adjoints are the mapped arrays' and the energy's (the
+/// seed _d_E[0]) and the gradient leaves no value. Several arrays read
+/// through the same index array (positions x and weights w through edges)
+/// share one kernel: _xl, _wl gathered, one call of the pullback
+/// <k>_element_x_w_grad, _d_xl, _d_wl kept per array, one addVertexSum each.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -49,26 +52,30 @@
 #include "AD/ElementFunctions.h"
 
 #include <string>
+#include <vector>
 
 namespace meshad {
 
 /// The adjoint parameters of the gradient \p D of \p Primal that a gather
-/// needs: that of the DOF array \p X (\p AdjointX) and that of the energy
-/// (\p Seed); false with \p WhyNot when \p D has others.
+/// needs: those of \p E's DOF arrays (\p Adjoints, in E.Arrays' order) and
+/// that of the energy (\p Seed); false with \p WhyNot when \p D has others.
 bool gatherAdjoints(const ir::Function &Primal, const ir::Function &D,
-                    const ElementFunctions &E, const ir::Var *X,
-                    unsigned &AdjointX, unsigned &Seed, std::string &WhyNot);
+                    const ElementFunctions &E, std::vector<unsigned> &Adjoints,
+                    unsigned &Seed, std::string &WhyNot);
 
 /// Replaces the body of the gradient kernel \p D of the element kernel
-/// \p Primal (DOF array parameter \p XParam) by the gather over vertices
-/// and appends the incidence's parameters; \p E holds the element's
-/// functions (with its pullback). Records the calls in \p Derived. Returns
-/// the position of the first incidence parameter (offsets, incident slots,
-/// vertex count).
+/// \p Primal by the gather over vertices and appends the incidence's
+/// parameters; \p E holds the element's functions (with its pullback) and
+/// DOF arrays, whose adjoints are \p D's parameters \p Adjoints (one fused
+/// gather: each vertex gathers every array's element DOFs, calls the
+/// pullback once per incident element and keeps its part of each local
+/// gradient). Records the calls in \p Derived. Returns the position of the
+/// first incidence parameter (offsets, incident slots, vertex count).
 unsigned buildGatherKernel(ir::Module &M, DerivedFunctionSet &Derived,
-                               const ir::Function &Primal, unsigned XParam,
-                               ir::Function &D, const ElementFunctions &E,
-                               unsigned AdjointX, unsigned Seed);
+                           const ir::Function &Primal, ir::Function &D,
+                           const ElementFunctions &E,
+                           const std::vector<unsigned> &Adjoints,
+                           unsigned Seed);
 
 } // namespace meshad
 

@@ -184,8 +184,10 @@ int main() {
       });
 
   // Fastest: the cheapest by the model, atomics included. The springs keep
-  // the gather (its own kernel, _fastest).
-  // REMARK: elements-cost-model.cu:[[#@LINE+2]]:7: remark: gradient of 'springs': gather by recomputation for x (element map through edges (arity 2, stride 3), n elements (guard)), one thread per vertex, no atomics, bitwise reproducible (cost model: element work small (12 operations, 1 math call): estimated gather 60 < atomics 92 < two-phase 188 operations per element)
+  // the gather (its own kernel, _fastest), or atomics on a scattered
+  // numbering, chosen at run time (elements-fastest-run-time.cu; this
+  // mesh's numbering is local: the gather).
+  // REMARK: elements-cost-model.cu:[[#@LINE+2]]:7: remark: gradient of 'springs': gather by recomputation for x (element map through edges (arity 2, stride 3), n elements (guard)), one thread per vertex, or atomics (springs_grad_3_4_fastest_atomics, not bitwise reproducible), chosen at run time from the numbering of edges (the gather where it is local: meshad/runtime/NumberingLocality.h; strategy() says which), bitwise reproducible only where the gather runs (cost model: element work small (12 operations, 1 math call): estimated gather 60 < atomics 92 < two-phase 188 operations per element)
   auto SpringsFastest =
       meshad::gradient(springs, "x, E", meshad::ElementStrategy::Fastest);
   mt::checkElementGradient(
@@ -198,6 +200,12 @@ int main() {
         SpringsAtomic.execute_kernel(G, B, M, Edges.device(), Rest.device(),
                                      X.device(), E.device(), DX, DE.device());
       });
+  mt::checker().close("springs (Fastest) ran the gather",
+                      SpringsFastest.strategy() ==
+                              meshad::ElementStrategy::Gather
+                          ? 1.0
+                          : 0.0,
+                      1.0, 0.0);
   // The tets get atomics: against central differences and the atomic
   // gradient, not bitwise across runs.
   // REMARK: elements-cost-model.cu:[[#@LINE+2]]:7: remark: gradient of 'neoTets': atomics for x (element map through tets (arity 4, stride 3), nt elements (guard)), not bitwise reproducible (cost model: element work large ([[OPS]] operations, 1 math call): estimated atomics [[ATOMICS]] < two-phase [[TWO]] < gather [[GATHER]] operations per element)

@@ -19,6 +19,7 @@
 // RUN: FileCheck %s < %t.log
 // RUN: %t | FileCheck %s --check-prefix=NUM
 #include "ElementCheck.h"
+#include "ElementGrids.h"
 #include "ElementKernels.h"
 #include <cmath>
 #include <meshad/Differentiator.h>
@@ -42,46 +43,6 @@ namespace mt = meshad::test;
 namespace {
 constexpr int N = 16, V = N * N;
 
-/// The springs of an N x N grid, vertex by vertex: right, then down.
-std::vector<int> gridEdges() {
-  std::vector<int> E;
-  for (int I = 0; I < N; ++I)
-    for (int J = 0; J < N; ++J) {
-      int Vx = I * N + J;
-      if (J + 1 < N)
-        E.insert(E.end(), {Vx, Vx + 1});
-      if (I + 1 < N)
-        E.insert(E.end(), {Vx, Vx + N});
-    }
-  return E;
-}
-
-/// Two triangles per square of the grid, square by square.
-std::vector<int> gridTriangles() {
-  std::vector<int> T;
-  for (int I = 0; I + 1 < N; ++I)
-    for (int J = 0; J + 1 < N; ++J) {
-      int Vx = I * N + J;
-      T.insert(T.end(), {Vx, Vx + 1, Vx + N, Vx + 1, Vx + N + 1, Vx + N});
-    }
-  return T;
-}
-
-/// \p Idx with the vertices renumbered by a fixed random permutation.
-std::vector<int> shuffled(std::vector<int> Idx) {
-  std::vector<int> P(V);
-  for (int I = 0; I < V; ++I)
-    P[I] = I;
-  unsigned long long S = 12345;
-  for (int I = V - 1; I > 0; --I) {
-    S = S * 6364136223846793005ULL + 1442695040888963407ULL;
-    std::swap(P[I], P[static_cast<int>((S >> 33) % (I + 1))]);
-  }
-  for (int &I : Idx)
-    I = P[I];
-  return Idx;
-}
-
 const char *name(meshad::ElementStrategy S) {
   return S == meshad::ElementStrategy::Gather     ? "gather"
          : S == meshad::ElementStrategy::TwoPhase ? "two-phase"
@@ -92,15 +53,15 @@ const char *name(meshad::ElementStrategy S) {
 
 int main() {
   mt::RandomInputs Rng;
-  std::vector<int> EdgeList = gridEdges(), TriList = gridTriangles();
+  std::vector<int> EdgeList = mt::gridEdges(N), TriList = mt::gridTriangles(N);
   const int M = static_cast<int>(EdgeList.size()) / 2;
   const int F = static_cast<int>(TriList.size()) / 3;
   mt::DeviceArray<int> Grid(2 * M), Shuffled(2 * M), Tris(3 * F),
       ShuffledTris(3 * F);
   mt::upload(Grid, EdgeList);
-  mt::upload(Shuffled, shuffled(EdgeList));
+  mt::upload(Shuffled, mt::shuffled(EdgeList, V));
   mt::upload(Tris, TriList);
-  mt::upload(ShuffledTris, shuffled(TriList));
+  mt::upload(ShuffledTris, mt::shuffled(TriList, V));
   mt::DeviceArray<double> Rest(M), X(3 * V), E(1), DE(1);
   Rng.fill(Rest.host(), M, 0.2, 0.5);
   Rest.upload();
@@ -167,7 +128,7 @@ int main() {
   std::vector<double> GridGather = Run("springs, grid order again", Grid);
   std::vector<double> ShuffledSlots = Run("springs, shuffled again", Shuffled);
   // The same array renumbered: chosen again after connectivity_changed().
-  mt::upload(Grid, shuffled(EdgeList));
+  mt::upload(Grid, mt::shuffled(EdgeList, V));
   Springs.connectivity_changed();
   // NUM: springs, grid array renumbered: two-phase
   Same("renumbered = shuffled", Run("springs, grid array renumbered", Grid),

@@ -5,8 +5,9 @@
 // whose map has no element count (atomics kept). Options come in any order
 // (the strategy before meshad::KeepSeeds for Atomics); two strategies, or
 // an argument that is no option, are errors. Two selected arrays read
-// through element maps (positions and per-vertex weights): slots for both
-// (elements-several-arrays.cu), Gather an error. Gradients against central differences, bitwise
+// through element maps (positions and per-vertex weights): Auto's gather
+// of both, or their two-phase slots, chosen at run time
+// (elements-gather-several-arrays.cu). Gradients against central differences, bitwise
 // equal across runs, close to the atomic gradient.
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
@@ -17,7 +18,6 @@
 // RUN: not %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DNO_COUNT %s -o %t.nocount 2>&1 | FileCheck %s --check-prefix=NOCOUNT
 // RUN: not %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DTWICE %s -o %t.twice 2>&1 | FileCheck %s --check-prefix=TWICE
 // RUN: not %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DNOT_OPTION %s -o %t.notoption 2>&1 | FileCheck %s --check-prefix=NOTOPTION
-// RUN: not %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -I%test_inputs -DTWO_ARRAYS %s -o %t.two 2>&1 | FileCheck %s --check-prefix=TWO
 #include "ElementCheck.h"
 #include <cmath>
 #include <meshad/Differentiator.h>
@@ -113,12 +113,8 @@ int main() {
   // NOTOPTION: error: static assertion failed{{.*}}meshad::gradient: after the spec come options only: meshad::KeepSeeds, meshad::WithValue, a meshad::ElementStrategy
   meshad::gradient(springs, "x, E", 3);
 #endif
-  // REMARK: elements-strategy-option.cu:[[#@LINE+1]]:19: remark: gradient of 'weighted': two-phase slots for x (element map through edges (arity 2, stride 1), n elements (guard)) and w (element map through edges (arity 2, stride 1), n elements (guard)), no atomics, bitwise reproducible (cost model: {{.*}}; gather does not apply: several arrays or index arrays through slots ({{.*}}): the gather recomputes one array's adjoint through one index array, yet)
+  // REMARK: elements-strategy-option.cu:[[#@LINE+1]]:19: remark: gradient of 'weighted': gather by recomputation for x (element map through edges (arity 2, stride 1), n elements (guard)) and w (element map through edges (arity 2, stride 1), n elements (guard)), one thread per vertex, or two-phase slots (weighted_grad_slots{{.*}}), chosen at run time from the numbering of edges {{.*}}, no atomics, bitwise reproducible (cost model: {{.*}})
   auto Weighted = meshad::gradient(weighted, "x, w, E");
-#ifdef TWO_ARRAYS
-  // TWO: elements-strategy-option.cu:[[#@LINE+1]]:41: error: meshad::ElementStrategy::Gather does not apply to 'weighted': several arrays or index arrays through slots (x (element map through edges (arity 2, stride 1), n elements (guard)) and w (element map through edges (arity 2, stride 1), n elements (guard))): the gather recomputes one array's adjoint through one index array, yet
-  meshad::gradient(weighted, "x, w, E", meshad::ElementStrategy::Gather);
-#endif
 #ifdef NO_COUNT
   // NOCOUNT: elements-strategy-option.cu:[[#@LINE+1]]:39: error: meshad::ElementStrategy::TwoPhase does not apply to 'unguarded': x: no element count: no guard t < n bounds the element id
   meshad::gradient(unguarded, "x, E", meshad::ElementStrategy::TwoPhase);
@@ -177,7 +173,8 @@ int main() {
   DX.download();
   mt::checkArray("unguarded", DX.host(), Expected.data(), 2 * V);
 
-  // Both adjoints of the weighted springs, both through slots.
+  // Both adjoints of the weighted springs, both by the gather (the
+  // numbering of this small mesh is local).
   mt::DeviceArray<double> X1(V), W(V), Unused(V);
   Rng.fill(X1.host(), V, -1, 1);
   Rng.fill(W.host(), V, 0.5, 1.5);

@@ -21,7 +21,9 @@
 /// The gather rereads each element's vertices once per vertex and pays a
 /// scattered numbering most (6.7x on the H100, V = 4M, where two-phase
 /// slots pay 1.5x), so it is chosen when at least a fifth of the steps are
-/// small (isLocalNumbering; measured: LocalNumberingShare).
+/// small (isLocalNumbering; measured: LocalNumberingShare). Under
+/// ElementStrategy::Fastest the other choice is atomics, chosen below
+/// GatherOverAtomicsShare (isGatherOverAtomics).
 ///
 /// \code
 ///   double L = meshad::runtime::numberingLocality(dEdges, NumEdges, 2, V);
@@ -67,6 +69,23 @@ constexpr double LocalNumberingShare = 0.2;
 
 inline bool isLocalNumbering(double Locality) {
   return Locality >= LocalNumberingShare;
+}
+
+/// The share of small steps from which the gather is chosen over atomics
+/// (ElementStrategy::Fastest, which allows a nondeterministic gradient).
+/// Atomics pay a scattered numbering less than two-phase slots do, so the
+/// gather needs a more local numbering to beat them. On the H100
+/// (benchmarks/elements, fp64, V = 1M springs, sessions 8 and 9): gather
+/// 0.068 ms, atomics 0.181 at 1.00 (grid order); gather 0.249, atomics
+/// 0.243 at 0.34 (vertex numbers shuffled within blocks of 6 windows);
+/// gather 0.480, atomics 0.263 at 0.12 (shuffled). With the logarithm of
+/// the time ratio linear in the locality between 0.34 and 1.00 they cross
+/// at 0.36, where either choice costs about the same. The subdivided camel
+/// (triangles, 0.28) is on the atomics' side: atomics 0.164, gather 0.217.
+constexpr double GatherOverAtomicsShare = 0.35;
+
+inline bool isGatherOverAtomics(double Locality) {
+  return Locality >= GatherOverAtomicsShare;
 }
 
 /// Whether the step at position \p S (element S / Arity, local vertex
