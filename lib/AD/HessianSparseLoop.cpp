@@ -162,11 +162,13 @@ std::vector<unsigned long long> pairMask(const HessianPatternInfo &P) {
 
 
 std::vector<const DeclStmt *>
-SparseFunctionBuilder::neededDecls(bool Bounds, bool Terms) const {
+SparseFunctionBuilder::neededDecls(bool Bounds, bool Terms, int Only) const {
   std::vector<const DeclStmt *> Out;
   std::vector<const Expr *> Reads;
   std::vector<const Var *> Vars;
   for (const SparseLoop &L : S.Loops) {
+    if (Only >= 0 && &L != &S.Loops[Only])
+      continue;
     if (Bounds)
       Reads.insert(Reads.end(), {L.Lo, L.Hi});
     if (Bounds && L.Inner)
@@ -229,15 +231,17 @@ const Expr *SparseFunctionBuilder::row(const Affine &Form, unsigned L) {
 }
 
 /// The stride and offset of each entry of \p Loop when every entry is
-/// `S * i + c` of its counter alone, read in every iteration, of one
-/// selected array (and there are at most 8); else empty.
+/// `S * i + c` of its counter alone, read in every iteration (and there are
+/// at most 8); else empty. Over A selected arrays the rows are encoded
+/// `A * element + array`: the form of entry `S * i + c` of array a is
+/// `A * S * i + (A * c + a)`, affine too.
 static std::vector<long long> affineForms(const SparseLoopShape &Shape,
                                           const SparseLoop &Loop,
                                           const ownership::Atom &Counter) {
   std::vector<long long> Forms;
-  if (Loop.Entries.size() > 8 || Loop.guarded() || Shape.Arrays.size() > 1 ||
-      Loop.Inner)
+  if (Loop.Entries.size() > 8 || Loop.guarded() || Loop.Inner)
     return {};
+  const long long A = static_cast<long long>(Shape.Arrays.size());
   for (const SparseEntry &E : Loop.Entries) {
     long long Stride = 0;
     for (const auto &[Mono, Coeff] : E.Form.Terms) {
@@ -245,7 +249,7 @@ static std::vector<long long> affineForms(const SparseLoopShape &Shape,
         return {};
       Stride = Coeff;
     }
-    Forms.insert(Forms.end(), {Stride, E.Form.Const});
+    Forms.insert(Forms.end(), {A * Stride, A * E.Form.Const + E.Array});
   }
   return Forms;
 }
@@ -319,7 +323,7 @@ BlockStmt *SparseFunctionBuilder::iteration(unsigned L, const LoopTerm &Term,
                        Types.getArray(Types.getInt(), K));
     declareRows(Out, L, Rows);
   }
-  if (Several) {
+  if (Several && !IsAffine) {
     Arrays = M.createVar(Names.unique("arrays"), Rows->getType());
     std::vector<const Expr *> Ids;
     for (const SparseEntry &E : Loop.Entries)

@@ -31,7 +31,7 @@
 namespace meshad {
 /// One loop's term and local Hessian.
 struct LoopTerm {
-  Function *LocalHessian = nullptr;
+  ir::Function *LocalHessian = nullptr;
   std::vector<unsigned long long> Mask;
   const HessianPatternInfo *Pattern = nullptr;
 
@@ -98,9 +98,11 @@ public:
 
 private:
   /// The declarations outside the loops that their bounds (with \p Bounds)
-  /// and the terms (with \p Terms) read.
+  /// and the terms (with \p Terms) read; of loop \p Only alone when it is
+  /// not -1.
   std::vector<const DeclStmt *> neededDecls(bool Bounds = true,
-                                            bool Terms = true) const;
+                                            bool Terms = true,
+                                            int Only = -1) const;
   /// f's parameters as \p Fn's (copies, into Params), then \p Extra.
   void copyParams(Function *Fn, Var *Extra);
   /// The arguments of loop \p L's local Hessian, its gathers into \p Out.

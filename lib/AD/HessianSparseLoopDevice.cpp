@@ -91,11 +91,11 @@ Function *SparseFunctionBuilder::buildKernel(DerivedFunctionSet &Derived,
       Var::Storage::Param);
   copyParams(W, Launch);
   BlockStmt *Body = B.block();
-  for (const DeclStmt *D : neededDecls(/*Bounds=*/false, /*Terms=*/true))
-    if (llvm::is_contained(Loop.Invariants, D->getVar())) {
-      C.freshVar(D->getVar());
-      Body->append(C.clone(D));
-    }
+  for (const DeclStmt *D :
+       neededDecls(/*Bounds=*/false, /*Terms=*/true, static_cast<int>(L))) {
+    C.freshVar(D->getVar());
+    Body->append(C.clone(D));
+  }
   const Type *UInt = Types.getInt("unsigned int");
   auto Builtin = [&](BuiltinExpr::Builtin K) {
     return M.create<BuiltinExpr>(UInt, K, 0);
@@ -104,11 +104,12 @@ Function *SparseFunctionBuilder::buildKernel(DerivedFunctionSet &Derived,
     return B.member(B.ref(Launch), Field, Types.getInt());
   };
   Var *I = C.freshVar(Loop.Counter);
-  const Expr *Thread =
-      B.add(B.mul(Builtin(BuiltinExpr::Builtin::BlockIdx),
-                  Builtin(BuiltinExpr::Builtin::BlockDim)),
+  // launch.Lo + blockIdx.x * blockDim.x + threadIdx.x
+  const Expr *First =
+      B.add(B.add(Member("Lo"), B.mul(Builtin(BuiltinExpr::Builtin::BlockIdx),
+                                      Builtin(BuiltinExpr::Builtin::BlockDim))),
             Builtin(BuiltinExpr::Builtin::ThreadIdx));
-  Body->append(M.create<DeclStmt>(I, B.add(Member("Lo"), Thread)));
+  Body->append(M.create<DeclStmt>(I, First));
   BlockStmt *Done = B.block();
   Done->append(M.create<ReturnStmt>(nullptr));
   Body->append(M.create<IfStmt>(

@@ -342,8 +342,11 @@ SparseLoopLaunch<T> sparseDeviceLoop(DeviceSparseMatrix<T> *H, long long Lo,
     detail::deviceFree(R.Rows);
     R.Lo = int(Lo);
     R.Hi = int(Hi);
-    R.Rows = detail::deviceCopy(std::vector<int>(R.iterations() * K, 0));
     const long long N = R.iterations();
+    if (N > 0)
+      detail::checkCuda(cudaMalloc(reinterpret_cast<void **>(&R.Rows),
+                                   N * K * sizeof(int)),
+                        "cudaMalloc");
     R.Record = [N](SparseMatrix<double> &P, const int *Rows) {
       static const double Zeros[K * K] = {};
       for (long long I = 0; I < N; ++I)
