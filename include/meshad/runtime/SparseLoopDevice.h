@@ -70,21 +70,14 @@ template <class T> struct SparseLoopLaunch {
   int Arrays = 1;
   /// Rows pass: K rows per iteration.
   int *Rows = nullptr;
-  /// Values pass: per (iteration, pair), 2 * value + (1 when the value has
-  /// several owners: atomicAdd); -1 for a pair of an entry not read.
+  /// Values pass: per (pair, iteration), pair-major, 2 * value + (1 when
+  /// the value has several owners: atomicAdd); -1 for a pair of an entry
+  /// not read.
   const int *Slots = nullptr;
   T *Values = nullptr;
 };
 
 namespace detail {
-
-/// The set bits of \p W (a constant expression on host and device).
-__host__ __device__ constexpr int bitCount(unsigned long long W) {
-  int N = 0;
-  for (; W; W &= W - 1)
-    ++N;
-  return N;
-}
 
 [[noreturn]] inline void deviceSparseFailure(const char *What,
                                              cudaError_t Error) {
@@ -258,12 +251,17 @@ template <class T> void DeviceSparseMatrix<T>::buildFromRows() {
   RowOffsets = detail::deviceCopy(P.RowOffsets);
   Columns = detail::deviceCopy(P.Columns);
   Values = detail::deviceCopy(std::vector<T>(Nonzeros, T(0)));
+  // Per loop, pair-major (pair q of iteration t at q * iterations + t):
+  // the threads of a warp read consecutive slots.
   size_t First = 0;
   for (detail::DeviceSparseLoop &L : Loops) {
-    size_t N = static_cast<size_t>(L.iterations()) * L.Pairs;
-    L.Slots = detail::deviceCopy(std::vector<int>(
-        Slots.begin() + First, Slots.begin() + First + N));
-    First += N;
+    const size_t N = static_cast<size_t>(L.iterations());
+    std::vector<int> Loop(N * L.Pairs);
+    for (size_t It = 0; It < N; ++It)
+      for (int Q = 0; Q < L.Pairs; ++Q)
+        Loop[Q * N + It] = Slots[First + It * L.Pairs + Q];
+    L.Slots = detail::deviceCopy(Loop);
+    First += N * L.Pairs;
   }
   Built = true;
   ++Rebuilds;
@@ -290,12 +288,14 @@ template <int K, unsigned long long... Mask, class T>
 __device__ void sparseLoopDeviceAdd(const SparseLoopLaunch<T> &L, int I,
                                     const T *Hl) {
   constexpr unsigned long long Words[] = {Mask...};
-  constexpr int Pairs = (detail::bitCount(Mask) + ...);
-  const int *Slot = L.Slots + static_cast<long long>(I - L.Lo) * Pairs;
-  for (int E = 0, Q = 0; E < K * K; ++E) {
+  const long long Iterations = L.Hi - L.Lo;
+  const int *Slot = L.Slots + (I - L.Lo);
+  int Q = 0;
+#pragma unroll
+  for (int E = 0; E < K * K; ++E) {
     if (!(Words[E / 64] >> (E % 64) & 1))
       continue;
-    const int S = Slot[Q++];
+    const int S = Slot[Q++ * Iterations];
     if (S < 0)
       continue;
     if (S & 1)
