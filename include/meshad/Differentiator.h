@@ -686,9 +686,14 @@ enum class HessianOption {
   /// entries of the selected arrays, `n` known at run time only, as a CSR
   /// meshad::SparseMatrix, in O(n) time and memory
   /// (meshad/codegen/SparseLoop.h, docs/hessians.md).
-  Sparse
+  Sparse,
+  /// The same Hessian of a __host__ __device__ function over device
+  /// arrays, filled by generated kernels into a meshad::DeviceSparseMatrix
+  /// (include <meshad/runtime/SparseLoopDevice.h>).
+  SparseDevice
 };
 inline constexpr HessianOption Sparse = HessianOption::Sparse;
+inline constexpr HessianOption SparseDevice = HessianOption::SparseDevice;
 
 /// The sparse Hessian of a loop (meshad::Sparse): the generated
 /// `<f>_hessian_sparse(args..., meshad::SparseMatrix<T> *H)` fills H in CSR.
@@ -700,6 +705,10 @@ inline constexpr HessianOption Sparse = HessianOption::Sparse;
 ///   auto h = meshad::hessian(chain, "x", meshad::Sparse);
 ///   meshad::SparseMatrix<double> H;
 ///   h.execute(x, n, &H);   // n rows, 3n - 2 nonzeros
+///   // meshad::SparseDevice: chain is __host__ __device__, dX device memory
+///   auto hd = meshad::hessian(chain, "x", meshad::SparseDevice);
+///   meshad::DeviceSparseMatrix<double> DH;
+///   hd.execute(dX, n, &DH);
 /// \endcode
 template <class F, class FnPtr>
 constexpr Derived<FnPtr> hessian(F &&, const char *, HessianOption,

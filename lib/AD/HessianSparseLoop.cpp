@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AD/HessianSparseLoop.h"
+#include "AD/HessianSparseLoopBuilder.h"
 #include "AD/HessianSparseLoopShape.h"
 #include "AD/Analysis/Activity.h"
 #include "AD/Analysis/ReverseNeeds.h"
@@ -18,32 +19,10 @@ using namespace meshad;
 using namespace meshad::ir;
 using llvm::dyn_cast;
 
+
 namespace meshad {
-/// One loop's term and local Hessian.
-struct LoopTerm {
-  Function *LocalHessian = nullptr;
-  std::vector<unsigned long long> Mask;
-  const HessianPatternInfo *Pattern = nullptr;
+namespace sparseloop {
 
-  /// "<K, Mask_0ull, ...>", the template arguments of the helpers.
-  std::string templateArgs(unsigned K) const {
-    std::string Out = "<" + std::to_string(K);
-    for (unsigned long long W : Mask)
-      Out += ", " + std::to_string(W) + "ull";
-    return Out + ">";
-  }
-  unsigned pairs() const {
-    unsigned N = 0;
-    for (unsigned long long W : Mask)
-      N += static_cast<unsigned>(__builtin_popcountll(W));
-    return N;
-  }
-};
-} // namespace meshad
-
-namespace {
-
-using ownership::Affine;
 using ownership::AtomKind;
 
 bool refersTo(const Expr *E, const Var *V) {
@@ -56,7 +35,6 @@ bool refersTo(const Expr *E, const Var *V) {
   return Found;
 }
 
-/// A new host function \p Name beside \p F, registered as derived from it.
 Function *besidePrimal(Module &M, DerivedFunctionSet &Derived, Function *F,
                        const std::string &Name, const Type *Ret,
                        CudaTarget Target) {
@@ -68,7 +46,6 @@ Function *besidePrimal(Module &M, DerivedFunctionSet &Derived, Function *F,
   return New;
 }
 
-/// The element type of the selected arrays.
 const Type *elementType(const SparseLoopShape &S) {
   return S.Arrays.front()->getType()->getElement()->getUnqualified();
 }
@@ -166,7 +143,6 @@ Function *buildTerm(Module &M, DerivedFunctionSet &Derived, Function *F,
   return Term;
 }
 
-/// `Name(Args)`, a helper of meshad/codegen/SparseLoop.h.
 const Stmt *helperCall(Module &M, const std::string &Name,
                        std::vector<const Expr *> Args) {
   return M.create<ExprStmt>(M.create<CallExpr>(M.getTypes().getVoid(),
@@ -185,52 +161,20 @@ std::vector<unsigned long long> pairMask(const HessianPatternInfo &P) {
 }
 
 
-/// Builds <f>_hessian_sparse: the declarations the loops need,
-/// sparseLoopBegin, per loop and iteration the rows, the gather, the local
-/// Hessian and sparseLoopAdd, then sparseLoopEnd.
-class SparseFunctionBuilder {
-public:
-  SparseFunctionBuilder(Module &M, Function *F, const SparseLoopShape &S)
-      : M(M), B(M), C(M), F(F), S(S) {
-    Names.addFunction(*F);
-  }
-  Function *build(DerivedFunctionSet &Derived, const std::string &Name,
-                  const std::vector<LoopTerm> &Terms);
-
-private:
-  /// The declarations outside the loops that their bounds and terms read.
-  std::vector<const DeclStmt *> neededDecls() const;
-  /// The index \p Form of an entry of loop \p L as an expression.
-  const Expr *row(const Affine &Form, unsigned L);
-  /// The rows of loop \p L's entries (SkipRow where a guard fails).
-  void declareRows(BlockStmt *Out, unsigned L, Var *Rows);
-  /// The local copy of array \p A's entries of loop \p L.
-  Var *gather(BlockStmt *Out, unsigned L, unsigned A, Var *Rows,
-              bool IsAffine);
-  BlockStmt *iteration(unsigned L, const LoopTerm &Term, bool IsAffine);
-  /// Loop \p L (with its inner loop) around its iteration.
-  const ForStmt *loopNest(unsigned L, const LoopTerm &Term, bool IsAffine);
-
-  Module &M;
-  IRBuilder B;
-  IRCloner C;
-  Function *F;
-  const SparseLoopShape &S;
-  NameScope Names;
-  llvm::DenseMap<const Var *, Var *> Params;
-  Var *H = nullptr;
-  Var *SkipRow = nullptr;
-};
-
-std::vector<const DeclStmt *> SparseFunctionBuilder::neededDecls() const {
+std::vector<const DeclStmt *>
+SparseFunctionBuilder::neededDecls(bool Bounds, bool Terms, int Only) const {
   std::vector<const DeclStmt *> Out;
   std::vector<const Expr *> Reads;
   std::vector<const Var *> Vars;
   for (const SparseLoop &L : S.Loops) {
-    Reads.insert(Reads.end(), {L.Lo, L.Hi});
-    if (L.Inner)
+    if (Only >= 0 && &L != &S.Loops[Only])
+      continue;
+    if (Bounds)
+      Reads.insert(Reads.end(), {L.Lo, L.Hi});
+    if (Bounds && L.Inner)
       Reads.insert(Reads.end(), {L.InnerLo, L.InnerHi});
-    Vars.insert(Vars.end(), L.Invariants.begin(), L.Invariants.end());
+    if (Terms)
+      Vars.insert(Vars.end(), L.Invariants.begin(), L.Invariants.end());
   }
   for (auto It = S.Decls.rbegin(); It != S.Decls.rend(); ++It)
     if (llvm::is_contained(Vars, (*It)->getVar()) ||
@@ -241,6 +185,21 @@ std::vector<const DeclStmt *> SparseFunctionBuilder::neededDecls() const {
       Reads.push_back((*It)->getInit());
     }
   return Out;
+}
+
+void SparseFunctionBuilder::copyParams(Function *Fn, Var *Extra) {
+  std::vector<Var *> Ps;
+  for (Var *P : F->getParams()) {
+    Params[P] = M.createVar(P->getName(), P->getType(), Var::Storage::Param);
+    Ps.push_back(Params[P]);
+  }
+  Ps.push_back(Extra);
+  Fn->setParams(Ps);
+  C.setExprHook([&](const Expr *Ex) -> const Expr * {
+    const auto *R = dyn_cast<VarRefExpr>(Ex);
+    auto It = R ? Params.find(R->getVar()) : Params.end();
+    return It == Params.end() ? nullptr : B.ref(It->second);
+  });
 }
 
 const Expr *SparseFunctionBuilder::row(const Affine &Form, unsigned L) {
@@ -272,15 +231,17 @@ const Expr *SparseFunctionBuilder::row(const Affine &Form, unsigned L) {
 }
 
 /// The stride and offset of each entry of \p Loop when every entry is
-/// `S * i + c` of its counter alone, read in every iteration, of one
-/// selected array (and there are at most 8); else empty.
+/// `S * i + c` of its counter alone, read in every iteration (and there are
+/// at most 8); else empty. Over A selected arrays the rows are encoded
+/// `A * element + array`: the form of entry `S * i + c` of array a is
+/// `A * S * i + (A * c + a)`, affine too.
 static std::vector<long long> affineForms(const SparseLoopShape &Shape,
                                           const SparseLoop &Loop,
                                           const ownership::Atom &Counter) {
   std::vector<long long> Forms;
-  if (Loop.Entries.size() > 8 || Loop.guarded() || Shape.Arrays.size() > 1 ||
-      Loop.Inner)
+  if (Loop.Entries.size() > 8 || Loop.guarded() || Loop.Inner)
     return {};
+  const long long A = static_cast<long long>(Shape.Arrays.size());
   for (const SparseEntry &E : Loop.Entries) {
     long long Stride = 0;
     for (const auto &[Mono, Coeff] : E.Form.Terms) {
@@ -288,7 +249,7 @@ static std::vector<long long> affineForms(const SparseLoopShape &Shape,
         return {};
       Stride = Coeff;
     }
-    Forms.insert(Forms.end(), {Stride, E.Form.Const});
+    Forms.insert(Forms.end(), {A * Stride, A * E.Form.Const + E.Array});
   }
   return Forms;
 }
@@ -329,28 +290,10 @@ Var *SparseFunctionBuilder::gather(BlockStmt *Out, unsigned L, unsigned A,
   return XL;
 }
 
-BlockStmt *SparseFunctionBuilder::iteration(unsigned L, const LoopTerm &Term,
-                                            bool IsAffine) {
+std::vector<const Expr *> SparseFunctionBuilder::termArgs(BlockStmt *Out,
+                                                        unsigned L, Var *Rows,
+                                                        bool IsAffine) {
   const SparseLoop &Loop = S.Loops[L];
-  TypeContext &Types = M.getTypes();
-  unsigned K = static_cast<unsigned>(Loop.Entries.size());
-  bool Several = S.Arrays.size() > 1;
-  const std::string &X = S.Arrays.front()->getName();
-  BlockStmt *Out = B.block();
-  Var *Rows = nullptr, *Arrays = nullptr;
-  if (!IsAffine) {
-    Rows = M.createVar(Names.unique(Several ? "rows" : X + "_rows"),
-                       Types.getArray(Types.getInt(), K));
-    declareRows(Out, L, Rows);
-  }
-  if (Several) {
-    Arrays = M.createVar(Names.unique("arrays"), Rows->getType());
-    std::vector<const Expr *> Ids;
-    for (const SparseEntry &E : Loop.Entries)
-      Ids.push_back(B.intLit(E.Array));
-    Out->append(M.create<DeclStmt>(
-        Arrays, M.create<InitListExpr>(Arrays->getType(), std::move(Ids))));
-  }
   std::vector<const Expr *> Args;
   for (Var *P : F->getParams())
     if (!llvm::is_contained(S.Arrays, P))
@@ -363,13 +306,56 @@ BlockStmt *SparseFunctionBuilder::iteration(unsigned L, const LoopTerm &Term,
   for (unsigned A = 0; A < S.Arrays.size(); ++A)
     if (Loop.countOf(A))
       Args.push_back(B.ref(gather(Out, L, A, Rows, IsAffine)));
+  return Args;
+}
+
+BlockStmt *SparseFunctionBuilder::iteration(unsigned L, const LoopTerm &Term,
+                                            bool IsAffine, Var *Launch) {
+  const SparseLoop &Loop = S.Loops[L];
+  TypeContext &Types = M.getTypes();
+  unsigned K = static_cast<unsigned>(Loop.Entries.size());
+  bool Several = S.Arrays.size() > 1;
+  const std::string &X = S.Arrays.front()->getName();
+  BlockStmt *Out = B.block();
+  Var *Rows = nullptr, *Arrays = nullptr;
+  if (!IsAffine) {
+    Rows = M.createVar(Names.unique(Several ? "rows" : X + "_rows"),
+                       Types.getArray(Types.getInt(), K));
+    declareRows(Out, L, Rows);
+  }
+  if (Several && !IsAffine) {
+    Arrays = M.createVar(Names.unique("arrays"), Rows->getType());
+    std::vector<const Expr *> Ids;
+    for (const SparseEntry &E : Loop.Entries)
+      Ids.push_back(B.intLit(E.Array));
+    Out->append(M.create<DeclStmt>(
+        Arrays, M.create<InitListExpr>(Arrays->getType(), std::move(Ids))));
+  }
+  const Expr *I = Launch ? B.ref(C.mapVar(Loop.Counter)) : nullptr;
+  if (Launch) {
+    // The rows pass stores the rows and ends the thread.
+    std::vector<const Expr *> RowArgs = {B.ref(Launch), I, B.ref(Rows)};
+    if (Several)
+      RowArgs.push_back(B.ref(Arrays));
+    BlockStmt *Done = B.block();
+    Done->append(M.create<ReturnStmt>(nullptr));
+    Out->append(M.create<IfStmt>(
+        M.create<CallExpr>(Types.getBool(), CallExpr::CalleeKind::Intrinsic,
+                           "meshad::sparseLoopRows<" + std::to_string(K) + ">",
+                           -1, std::move(RowArgs)),
+        Done, nullptr));
+  }
+  std::vector<const Expr *> Args = termArgs(Out, L, Rows, IsAffine);
   Var *HL = M.createVar(Names.unique("hl"), Types.getArray(elementType(S), K * K));
   Out->append(M.create<DeclStmt>(HL, nullptr));
   Args.push_back(B.ref(HL));
   Out->append(M.create<ExprStmt>(M.create<CallExpr>(
       Types.getVoid(), Term.LocalHessian, std::move(Args))));
   std::string Targs = Term.templateArgs(K);
-  if (IsAffine)
+  if (Launch)
+    Out->append(helperCall(M, "meshad::sparseLoopDeviceAdd" + Targs,
+                           {B.ref(Launch), I, B.ref(HL)}));
+  else if (IsAffine)
     Out->append(helperCall(M, "meshad::sparseLoopAffineAdd" + Targs,
                            {B.ref(H), B.ref(HL)}));
   else if (Several)
@@ -410,24 +396,11 @@ Function *SparseFunctionBuilder::build(DerivedFunctionSet &Derived,
   TypeContext &Types = M.getTypes();
   Function *W = besidePrimal(M, Derived, F, Name, Types.getVoid(),
                              CudaTarget::HostOnly);
-  std::vector<Var *> Ps;
-  for (Var *P : F->getParams()) {
-    Params[P] = M.createVar(P->getName(), P->getType(), Var::Storage::Param);
-    Ps.push_back(Params[P]);
-  }
   H = M.createVar(Names.unique("H"),
                   Types.getPointer(Types.getOpaque(
                       "meshad::SparseMatrix<" + spellType(elementType(S)) + ">")),
                   Var::Storage::Param);
-  Ps.push_back(H);
-  W->setParams(Ps);
-  SkipRow = M.createVar("meshad::SkipRow", Types.getConst(Types.getInt()),
-                        Var::Storage::Global);
-  C.setExprHook([&](const Expr *Ex) -> const Expr * {
-    const auto *R = dyn_cast<VarRefExpr>(Ex);
-    auto It = R ? Params.find(R->getVar()) : Params.end();
-    return It == Params.end() ? nullptr : B.ref(It->second);
-  });
+  copyParams(W, H);
   BlockStmt *Body = B.block();
   for (const DeclStmt *D : neededDecls()) {
     C.freshVar(D->getVar());
@@ -459,8 +432,9 @@ Function *SparseFunctionBuilder::build(DerivedFunctionSet &Derived,
 }
 
 std::string remarkText(const Function &F, const SparseLoopShape &S, unsigned L,
-                       const LoopTerm &Term) {
-  bool IsAffine = !affineForms(S, S.Loops[L], S.CounterAtoms[L]).empty();
+                       const LoopTerm &Term, bool Device) {
+  bool IsAffine =
+      !Device && !affineForms(S, S.Loops[L], S.CounterAtoms[L]).empty();
   const SparseLoop &Loop = S.Loops[L];
   std::string Reads, Wrt;
   for (const SparseEntry &E : Loop.Entries)
@@ -479,16 +453,27 @@ std::string remarkText(const Function &F, const SparseLoopShape &S, unsigned L,
          Loop.Counter->getName() + " reads " + Reads + "; local Hessian of " +
          std::to_string(Loop.Entries.size()) + " entries: " +
          std::to_string(Term.Pattern->NumValues) + " unique values, " +
-         std::to_string(Term.pairs()) +
-         " nonzero entries, added into CSR slots (meshad::SparseMatrix, "
-         "the pattern built on the first call from the rows the iterations "
-         "read, O(nnz), kept while they stay the same" +
-         (IsAffine ? "; an affine loop: its bounds recorded and compared, its "
-                   "rows computed when the pattern is built)"
-                 : ")");
+         std::to_string(Term.pairs()) + " nonzero entries, " +
+         (Device
+              ? "added by a kernel, one thread per iteration, into CSR slots "
+                "(meshad::DeviceSparseMatrix, the pattern built on the first "
+                "call from the rows a first pass of the kernel writes, O(nnz), "
+                "kept while the loops' bounds stay the same; plain stores "
+                "into values with one owner, atomicAdd into shared ones)"
+              : std::string(
+                    "added into CSR slots (meshad::SparseMatrix, "
+                    "the pattern built on the first call from the rows the "
+                    "iterations read, O(nnz), kept while they stay the same") +
+                    (IsAffine ? "; an affine loop: its bounds recorded and "
+                                "compared, its rows computed when the pattern "
+                                "is built)"
+                              : ")"));
 }
 
-} // namespace
+} // namespace sparseloop
+} // namespace meshad
+
+using namespace meshad::sparseloop;
 
 /// \p F, or a copy of it whose loops' bodies have their small constant
 /// loops unrolled (`for (int k = 0; k < 3; ++k) d += x[3 * i + k] * ...`
@@ -533,9 +518,9 @@ ir::Function *
 SparseLoopHessianBuilder::derive(Function *Primal,
                                  const std::vector<unsigned> &XParams,
                                  const std::string &Name,
-                                 clang::SourceLocation Loc) {
+                                 clang::SourceLocation Loc, bool Device) {
   auto Key = std::make_pair(static_cast<const Function *>(Primal), XParams);
-  if (Function *Found = Done[Key])
+  if (Function *Found = (Device ? DoneDevice : Done)[Key])
     return Found;
   Function *F = unrollInnerLoops(M, *Primal);
   std::vector<const Var *> Xs;
@@ -547,21 +532,30 @@ SparseLoopHessianBuilder::derive(Function *Primal,
   SparseLoopShape S;
   clang::SourceLocation At;
   std::string Why;
-  if (!analyzeSparseLoops(M, *F, Xs, S, At, Why)) {
-    Diags.error(At.isValid() ? At : Loc, "meshad::hessian(" + F->getName() +
-                                             ", \"" + Spec +
-                                             "\", meshad::Sparse): " + Why);
+  if (!analyzeSparseLoops(M, *F, Xs, S, At, Why) ||
+      (Device && !fitsDevice(S, At, Why))) {
+    Diags.error(At.isValid() ? At : Loc,
+                "meshad::hessian(" + F->getName() + ", \"" + Spec + "\", " +
+                    (Device ? "meshad::SparseDevice" : "meshad::Sparse") +
+                    "): " + Why);
     return nullptr;
   }
-  std::vector<LoopTerm> Terms(S.Loops.size());
+  // The terms and their local Hessians are shared by both variants.
+  std::vector<LoopTerm> &Terms = TermsOf[Key];
+  if (Terms.empty()) {
+    Terms.resize(S.Loops.size());
+    for (unsigned L = 0; L < S.Loops.size(); ++L)
+      if (!deriveTerm(F, S, L, Loc, Terms[L])) {
+        Terms.clear();
+        return nullptr;
+      }
+  }
+  Function *W = Device ? buildDevice(F, S, Terms, Name)
+                       : SparseFunctionBuilder(M, F, S).build(Derived, Name,
+                                                              Terms);
   for (unsigned L = 0; L < S.Loops.size(); ++L)
-    if (!deriveTerm(F, S, L, Loc, Terms[L]))
-      return nullptr;
-  SparseFunctionBuilder Builder(M, F, S);
-  Function *W = Builder.build(Derived, Name, Terms);
-  for (unsigned L = 0; L < S.Loops.size(); ++L)
-    Diags.remark(Loc, remarkText(*F, S, L, Terms[L]));
-  Done[Key] = W;
+    Diags.remark(Loc, remarkText(*F, S, L, Terms[L], Device));
+  (Device ? DoneDevice : Done)[Key] = W;
   return W;
 }
 

@@ -49,14 +49,13 @@
 #define MESHAD_AD_HESSIANSPARSELOOP_H
 
 #include "AD/Hessian.h"
+#include "AD/HessianSparseLoopBuilder.h"
 
 #include <map>
 #include <vector>
 
 namespace meshad {
 
-struct SparseLoopShape;
-struct LoopTerm;
 
 class SparseLoopHessianBuilder {
 public:
@@ -68,11 +67,22 @@ public:
   /// The generated \p Name(params..., meshad::SparseMatrix<T> *H) of \p F
   /// with the selected array parameters \p XParams (the matrix over their
   /// elements concatenated), with a remark at \p Loc; null after
-  /// reporting errors.
+  /// reporting errors. With \p Device (meshad::SparseDevice), \p
+  /// Name(params..., meshad::DeviceSparseMatrix<T> *H), which launches a
+  /// kernel per loop (AD/HessianSparseLoopDevice.cpp).
   ir::Function *derive(ir::Function *F, const std::vector<unsigned> &XParams,
-                       const std::string &Name, clang::SourceLocation Loc);
+                       const std::string &Name, clang::SourceLocation Loc,
+                       bool Device = false);
 
 private:
+  /// False, with the construct \p At and the reason \p Why, when a loop of
+  /// \p S cannot run as a kernel (a nest, bounds that read memory).
+  static bool fitsDevice(const SparseLoopShape &S, clang::SourceLocation &At,
+                         std::string &Why);
+  /// The kernels of \p S's loops and the driver \p Name that launches them.
+  ir::Function *buildDevice(ir::Function *F, const SparseLoopShape &S,
+                            const std::vector<LoopTerm> &Terms,
+                            const std::string &Name);
   /// Loop \p L's term and its local Hessian into \p Term; false after
   /// reporting errors.
   bool deriveTerm(ir::Function *F, const SparseLoopShape &S, unsigned L,
@@ -82,9 +92,9 @@ private:
   DiagnosticSink &Diags;
   HessianTransformer &Hessian;
   DerivedFunctionSet &Derived;
-  std::map<std::pair<const ir::Function *, std::vector<unsigned>>,
-           ir::Function *>
-      Done;
+  using Key = std::pair<const ir::Function *, std::vector<unsigned>>;
+  std::map<Key, ir::Function *> Done, DoneDevice;
+  std::map<Key, std::vector<LoopTerm>> TermsOf;
 };
 
 } // namespace meshad

@@ -138,8 +138,15 @@ static ir::Function *deriveSparseLoopHessian(SparseLoopHessianBuilder &Loops,
                                              const DerivativeRequest &R,
                                              ir::Function &F,
                                              DiagnosticSink &Diags) {
-  const std::string Prefix = "meshad::hessian(" + F.getName() + ", \"" +
-                             R.Spec + "\", meshad::Sparse): ";
+  const std::string Prefix =
+      "meshad::hessian(" + F.getName() + ", \"" + R.Spec + "\", meshad::" +
+      (R.SparseDevice ? "SparseDevice" : "Sparse") + "): ";
+  if (R.SparseDevice && F.getTarget() != ir::CudaTarget::HostDevice) {
+    Diags.error(R.Loc, Prefix + "'" + F.getName() +
+                           "' is not __host__ __device__; its loops' terms "
+                           "run in the generated kernels");
+    return nullptr;
+  }
   if (F.isKernel() || F.getTarget() == ir::CudaTarget::Device) {
     Diags.error(R.Loc, Prefix + "'" + F.getName() +
                            "' is device code; the sparse Hessian of a loop "
@@ -182,8 +189,11 @@ static ir::Function *deriveSparseLoopHessian(SparseLoopHessianBuilder &Loops,
     Selected[Index] = true;
     Params.push_back(static_cast<unsigned>(Index));
   }
-  return Loops.derive(&F, Params, derivedName(F, Selected, "_hessian_sparse"),
-                      R.Loc);
+  return Loops.derive(
+      &F, Params,
+      derivedName(F, Selected,
+                  R.SparseDevice ? "_hessian_sparse_device" : "_hessian_sparse"),
+      R.Loc, R.SparseDevice);
 }
 
 ir::Function *meshad::deriveHessianRequest(HessianTransformer &T,

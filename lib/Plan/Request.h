@@ -58,6 +58,8 @@ struct DerivativeRequest {
   Strategy ElementStrategy = Strategy::Auto;
   /// meshad::Sparse (meshad::HessianOption): the CSR Hessian of a loop.
   bool SparseHessian = false;
+  /// meshad::SparseDevice: the same Hessian filled by kernels on the GPU.
+  bool SparseDevice = false;
   clang::SourceLocation StrategyLoc;
 };
 

@@ -176,8 +176,9 @@ bool RequestVisitor::parseOption(DerivativeRequest &R, const Expr *Arg) {
     return true;
   }
   if (Enum && Enum->getName() == "HessianOption") {
-    // meshad::HessianOption: Dense, Sparse.
-    R.SparseHessian = Value.Val.getInt().getExtValue() == 1;
+    // meshad::HessianOption: Dense, Sparse, SparseDevice.
+    R.SparseHessian = Value.Val.getInt().getExtValue() >= 1;
+    R.SparseDevice = Value.Val.getInt().getExtValue() == 2;
     R.StrategyLoc = Arg->getBeginLoc();
     return true;
   }

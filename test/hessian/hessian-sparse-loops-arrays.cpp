@@ -41,20 +41,23 @@ double particles(const double *x, const double *v, const double *m, int n,
 // CHECK-LABEL: void particles_term2_hessian(
 // CHECK-LABEL: void particles_term2_hessian_packed(
 // CHECK-LABEL: void particles_hessian_sparse_0_1(const double *x, const double *v, const double *m, int n, double h, meshad::SparseMatrix<double> *H) {
+// Both loops are affine over the two arrays: announced once with the
+// encoded forms (2 * element + array), no rows per iteration.
 // CHECK-NEXT: meshad::sparseLoopBegin(H, 2);
+// CHECK-NEXT: meshad::sparseLoopAffine<4, 65535ull, 2, 0, 2, 2, 2, 1, 2, 3>(H, 0, n - 1);
 // CHECK-NEXT: for (int i = 0; i < n - 1; ++i) {
-// CHECK-NEXT: int rows[4] = {i, i + 1, i, i + 1};
-// CHECK-NEXT: int arrays[4] = {0, 0, 1, 1};
-// CHECK-NEXT: double x_l[2] = {x[rows[0]], x[rows[1]]};
-// CHECK-NEXT: double v_l[2] = {v[rows[2]], v[rows[3]]};
+// CHECK-NEXT: double x_l[2] = {x[i], x[i + 1]};
+// CHECK-NEXT: double v_l[2] = {v[i], v[i + 1]};
 // CHECK-NEXT: double hl[16];
 // CHECK-NEXT: particles_term_hessian(m, n, h, i, x_l, v_l, hl);
-// CHECK-NEXT: meshad::sparseLoopAdd<4, 65535ull>(H, rows, arrays, hl);
+// CHECK-NEXT: meshad::sparseLoopAffineAdd<4, 65535ull>(H, hl);
+// CHECK-NEXT: }
+// CHECK-NEXT: meshad::sparseLoopAffine<2, 15ull, 2, 0, 2, 1>(H, 0, n);
 // CHECK: meshad::sparseLoopEnd(H);
 // CHECK-LABEL: void particles_hessian_0_1(const double *x, const double *v, const double *m, int n, double h, double *H) {
 // CHECK-LABEL: void particles_hessian_0_1_packed(
 // CHECK-LABEL: void particles_grad_0_1(const double *x, const double *v, const double *m, int n, double h, double *_d_x, double *_d_v) {
-// REMARK: remark: sparse hessian of 'particles' w.r.t. 'x, v': each iteration of loop 1 of 2 over i reads x[i], x[i + 1], v[i], v[i + 1]; local Hessian of 4 entries
+// REMARK: remark: sparse hessian of 'particles' w.r.t. 'x, v': each iteration of loop 1 of 2 over i reads x[i], x[i + 1], v[i], v[i + 1]; local Hessian of 4 entries{{.*}}; an affine loop: its bounds recorded and compared
 
 // Four consecutive 3D points (12 entries): the squared norm of the third
 // difference, squared; every pair of the 12 entries interacts (144 bits).

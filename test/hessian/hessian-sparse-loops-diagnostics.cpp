@@ -8,7 +8,9 @@
 // outside the loops, a declaration between the loops reading an
 // accumulator, a return that is not a sum of accumulators, a jump out of a
 // loop; and bad requests: a range, an integer parameter, arrays of two
-// element types or one array twice, device code.
+// element types or one array twice, device code. meshad::SparseDevice: a
+// nest, bounds that read memory, a function that is not __host__
+// __device__.
 //
 // RUN: %clangxx %cpu_cuda_flags -fsyntax-only -ferror-limit=0 -fplugin=%meshad_plugin %s -Xclang -verify
 #include <meshad/Differentiator.h>
@@ -159,6 +161,22 @@ __device__ double onDevice(const double *x, int n) {
     s += x[i] * x[i];
   return s;
 }
+// meshad::SparseDevice: one thread per iteration of a single loop, the
+// bounds computed by the host driver.
+__host__ __device__ double gridNest(const double *x, int n, int m) {
+  double s = 0;
+  for (int i = 0; i < n; ++i) // expected-error {{meshad::hessian(gridNest, "x", meshad::SparseDevice): the nest over 'i' and 'j' does not run as a kernel yet (one thread per iteration of a single loop); use meshad::Sparse on the host}}
+    for (int j = 0; j < m; ++j)
+      s += x[i * m + j] * x[i * m + j] * x[i * m + j];
+  return s;
+}
+__host__ __device__ double countRead(const double *x, const int *count) {
+  int m = count[0];
+  double s = 0;
+  for (int i = 0; i < m; ++i) // expected-error {{the bounds of the loop over 'i' read memory or call a function; the host driver computes them before launching the kernel (pass them as parameters)}}
+    s += x[i] * x[i] * x[i];
+  return s;
+}
 
 int main() {
   auto a = meshad::hessian(square, "x", meshad::Sparse);
@@ -184,5 +202,8 @@ int main() {
   auto t = meshad::hessian(twoTypes, "x, w", meshad::Sparse); // expected-error {{parameter 'w' has type const float *; select pointers to floating-point values of one type, each once}}
   auto u = meshad::hessian(chain, "x, x", meshad::Sparse); // expected-error {{invalid argument spec "x, x": parameter 'x' is named twice}}
   auto p = meshad::hessian(onDevice, "x", meshad::Sparse); // expected-error {{'onDevice' is device code; the sparse Hessian of a loop is built on the host}}
+  auto v = meshad::hessian(gridNest, "x", meshad::SparseDevice);
+  auto w = meshad::hessian(countRead, "x", meshad::SparseDevice);
+  auto y = meshad::hessian(chain, "x", meshad::SparseDevice); // expected-error {{meshad::hessian(chain, "x", meshad::SparseDevice): 'chain' is not __host__ __device__; its loops' terms run in the generated kernels}}
   return 0;
 }
