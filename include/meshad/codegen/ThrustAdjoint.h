@@ -295,7 +295,8 @@ template <class T, class... R>
 void addCaptureSums(long N, const Saved<T> &Parts, R *...DCaptures) {
   T *Outs[] = {DCaptures..., nullptr};
   for (std::size_t C = 0; C < sizeof...(R); ++C)
-    *Outs[C] += ::thrust::reduce(::thrust::device, Parts.begin() + C * N,
+    if (Outs[C]) // Null: no derivative there (an HVP's capture).
+      *Outs[C] += ::thrust::reduce(::thrust::device, Parts.begin() + C * N,
                                  Parts.begin() + (C + 1) * N, T(0));
 }
 

@@ -145,6 +145,13 @@ private:
                                ir::BlockStmt *Out);
   const ir::Expr *thrustAdjointTangent(const ir::CallExpr *C,
                                        const ThrustRecipe &R);
+  /// A user functor's pullback \p Pullback, bound as an adjoint helper
+  /// gets it: appends its pushforward, bound alike, and the tangents of
+  /// its captures (`meshad::thrust_ad::captureTangents(...)`) to \p Args;
+  /// sets \p Reads when a capture has a tangent. False after an error.
+  bool thrustFunctorPullbackTangent(const ir::CallExpr *Pullback,
+                                    std::vector<const ir::Expr *> &Args,
+                                    bool &Reads);
   /// The TangentHelper call that permutes the tangents of what the
   /// recording helper's call \p Recording sorted (null: none has one).
   const ir::Expr *thrustPermutedTangents(const ir::CallExpr *Recording,

@@ -29,6 +29,10 @@ using llvm::dyn_cast;
 static constexpr llvm::StringLiteral RuntimePrefix = "meshad::thrust_ad::";
 static constexpr llvm::StringLiteral NoTangentType =
     "meshad::thrust_ad::NoTangent";
+static constexpr llvm::StringLiteral CaptureTangentsType =
+    "meshad::thrust_ad::CaptureTangents";
+static constexpr llvm::StringLiteral CaptureTangentsCall =
+    "meshad::thrust_ad::captureTangents";
 
 bool ForwardFunction::isThrustRuntimeCall(const CallExpr *C) {
   return C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
@@ -69,14 +73,13 @@ const Expr *ForwardFunction::thrustRuntimeTangent(const CallExpr *C) {
     Call->setLoc(C->getLoc());
     return Call;
   };
-  bool Snapshot = (Name == "restore" || Name == "snapshot") &&
-                  llvm::StringRef(C->getArg(0)->getType()->getSpelling())
-                      .ends_with("Snapshot");
-  if (Snapshot || Name == "sumInto")
-    return nullptr; // for_each: its adjoint helper reports the error.
-  if (Name == "save" || Name == "restore") {
-    // save(Saved, first, n), restore(Saved, first): the same on the
-    // tangent range and the tangent's copy.
+  if (Name == "sumInto") { // sumInto(&r, n): the same on r's tangent.
+    const Expr *T = derive(C->getArg(0), nullptr).T;
+    return T ? Make(C->getName(), {T, C->getArg(1)}) : nullptr;
+  }
+  if (Name == "save" || Name == "restore" || Name == "snapshot") {
+    // save(Saved, first, n), restore(Saved, first), snapshot(Snapshot, p):
+    // the same on the tangent range and the tangent's copy.
     const Expr *Range = derive(C->getArg(1), nullptr).T;
     const Expr *Copy = thrustSavedTangent(C->getArg(0));
     if (!Range)
@@ -125,13 +128,28 @@ const Expr *ForwardFunction::thrustAdjointTangent(const CallExpr *C,
       }
       continue;
     }
-    if (Letter != 's' && Letter != 'I' && Letter != 'R') {
+    if (Letter == 'u') { // A user functor: its pullback's pushforward.
+      if (!thrustFunctorPullbackTangent(asThrustUserFunctor(A), Args, Reads))
+        return nullptr;
+      continue;
+    }
+    if (Letter != 's' && Letter != 'I' && Letter != 'R' && Letter != 'c') {
       Args.push_back(A); // Count, maps, functors, constants, permutation.
       continue;
     }
+    // A capture's adjoint (an address, added to) is passed like an input's;
+    // where the tangent helper replaces the adjoint helper, with it.
     const Expr *T = derive(A, nullptr).T;
-    Reads |= T && Letter != 'I';
-    if (!Linear && Letter != 'I') // A seed, read: the value and its tangent.
+    if (Letter == 'c' && R.tangentReplaces()) {
+      if (!T) {
+        error(C->getLoc(), "meshad: internal error: the adjoint of a "
+                           "capture of a for_each lambda has no tangent");
+        return nullptr;
+      }
+      Args.push_back(A);
+    }
+    Reads |= T && Letter != 'I' && (Letter != 'c' || R.tangentReplaces());
+    if (!Linear && (Letter == 's' || Letter == 'R')) // Read: value, tangent.
       Args.push_back(A);
     if (Letter == 's')
       Args.push_back(B.orZero(T, A->getType()->getUnqualified()));
@@ -147,6 +165,25 @@ const Expr *ForwardFunction::thrustAdjointTangent(const CallExpr *C,
   return Call;
 }
 
+bool ForwardFunction::thrustFunctorPullbackTangent(
+    const CallExpr *Pullback, std::vector<const Expr *> &Args, bool &Reads) {
+  std::vector<const Expr *> Tangents;
+  const Expr *Bound = thrustPushforwardFunctor(Pullback, Tangents);
+  if (!Bound)
+    return false;
+  Args.push_back(Bound);
+  // The tangents of the captures: one argument (a value the helper copies
+  // into device code), so that the captures' adjoints stay last.
+  Reads |= !Tangents.empty();
+  auto *Captures = M.create<CallExpr>(
+      M.getTypes().getOpaque(CaptureTangentsType.str()),
+      CallExpr::CalleeKind::Intrinsic, CaptureTangentsCall.str(), -1,
+      std::move(Tangents));
+  Captures->setLoc(Pullback->getLoc());
+  Args.push_back(Captures);
+  return true;
+}
+
 void ForwardFunction::deriveThrustRuntimeStmt(const ExprStmt *S,
                                               const CallExpr *C,
                                               BlockStmt *Out) {
@@ -156,7 +193,11 @@ void ForwardFunction::deriveThrustRuntimeStmt(const ExprStmt *S,
   // reads the permutation it records, a save's copies the range beside.
   llvm::StringRef Name(C->getName());
   bool After = recordingRecipe(C) || Name.ends_with("::save") ||
-               Name.ends_with("::restore");
+               Name.ends_with("::restore") || Name.ends_with("::snapshot");
+  // The pushforward of a for_each lambda's pullback also does what the
+  // pullback does: its helper replaces the adjoint helper.
+  const ThrustRecipe *R = lookupThrustAdjoint(Name, C->getNumArgs());
+  bool Replaces = T && R && R->tangentReplaces();
   if (After)
     Out->append(S);
   if (T) {
@@ -164,7 +205,7 @@ void ForwardFunction::deriveThrustRuntimeStmt(const ExprStmt *S,
     TS->setLoc(S->getLoc());
     Out->append(TS);
   }
-  if (!After)
+  if (!After && !Replaces)
     Out->append(S);
 }
 
