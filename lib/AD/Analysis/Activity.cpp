@@ -442,6 +442,12 @@ bool ActivityAnalysis::visitArgs(const std::vector<const Expr *> &Args,
     if (const auto *F = dyn_cast<CallExpr>(Args[I]);
         F && F->getType()->getSpelling() == ThrustUserFunctorType)
       Changed |= visitBoundWrites(F);
+    // A gradient's sum over a for_each's indices of the adjoint of a
+    // number its lambda captures (meshad::thrust_ad::sumInto(&r, n)).
+    if (const auto *F = dyn_cast<CallExpr>(Args[I]);
+        F && F->getName() == "meshad::thrust_ad::sumInto" &&
+        F->getNumArgs() == 2)
+      Changed |= markActive(getRootVar(F->getArg(0)));
   }
   return Changed;
 }

@@ -149,6 +149,15 @@ private:
   /// gets it: appends its pushforward, bound alike, and the tangents of
   /// its captures (`meshad::thrust_ad::captureTangents(...)`) to \p Args;
   /// sets \p Reads when a capture has a tangent. False after an error.
+  /// The argument \p A of the adjoint helper's call \p C that adds to a
+  /// capture's adjoint: appends the tangent's address (or nullptr) to \p
+  /// Args, or, where the tangent helper replaces the adjoint helper
+  /// (for_each), \p A and its tangent (setting \p Reads). False after an
+  /// error.
+  bool thrustCaptureAdjointTangent(const ir::CallExpr *C,
+                                   const ThrustRecipe &R, const ir::Expr *A,
+                                   std::vector<const ir::Expr *> &Args,
+                                   bool &Reads);
   bool thrustFunctorPullbackTangent(const ir::CallExpr *Pullback,
                                     std::vector<const ir::Expr *> &Args,
                                     bool &Reads);

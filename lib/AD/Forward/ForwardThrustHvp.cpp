@@ -20,6 +20,7 @@
 
 #include "AD/Forward/ForwardFunction.h"
 #include "AD/ThrustCalls.h"
+#include "Analysis/IRWalk.h"
 #include "Rules/ThrustRecipes.h"
 
 using namespace meshad;
@@ -133,22 +134,17 @@ const Expr *ForwardFunction::thrustAdjointTangent(const CallExpr *C,
         return nullptr;
       continue;
     }
-    if (Letter != 's' && Letter != 'I' && Letter != 'R' && Letter != 'c') {
+    if (Letter == 'c') { // A capture's adjoint (an address, added to).
+      if (!thrustCaptureAdjointTangent(C, R, A, Args, Reads))
+        return nullptr;
+      continue;
+    }
+    if (Letter != 's' && Letter != 'I' && Letter != 'R') {
       Args.push_back(A); // Count, maps, functors, constants, permutation.
       continue;
     }
-    // A capture's adjoint (an address, added to) is passed like an input's;
-    // where the tangent helper replaces the adjoint helper, with it.
     const Expr *T = derive(A, nullptr).T;
-    if (Letter == 'c' && R.tangentReplaces()) {
-      if (!T) {
-        error(C->getLoc(), "meshad: internal error: the adjoint of a "
-                           "capture of a for_each lambda has no tangent");
-        return nullptr;
-      }
-      Args.push_back(A);
-    }
-    Reads |= T && Letter != 'I' && (Letter != 'c' || R.tangentReplaces());
+    Reads |= T && Letter != 'I';
     if (!Linear && (Letter == 's' || Letter == 'R')) // Read: value, tangent.
       Args.push_back(A);
     if (Letter == 's')
@@ -163,6 +159,34 @@ const Expr *ForwardFunction::thrustAdjointTangent(const CallExpr *C,
                                   std::move(Args));
   Call->setLoc(C->getLoc());
   return Call;
+}
+
+bool ForwardFunction::thrustCaptureAdjointTangent(
+    const CallExpr *C, const ThrustRecipe &R, const Expr *A,
+    std::vector<const Expr *> &Args, bool &Reads) {
+  // A captured number's adjoint summed over a for_each's indices,
+  // sumInto(&r, n), or an address.
+  const auto *Call = dyn_cast<CallExpr>(A);
+  const Expr *T = Call && isThrustRuntimeCall(Call)
+                      ? thrustRuntimeTangent(Call)
+                      : derive(A, nullptr).T;
+  if (!R.tangentReplaces()) { // Added to: its tangent's address only.
+    Args.push_back(T ? T : typedNull(M, A->getType()));
+    return true;
+  }
+  // The pushforward of a for_each lambda's pullback reads and writes the
+  // captures' adjoints and their tangents.
+  if (!T) {
+    error(C->getLoc(), "meshad: internal error: the adjoint '" +
+                           irwalk::spell(A) +
+                           "' of a capture of a for_each lambda has no "
+                           "tangent");
+    return false;
+  }
+  Reads = true;
+  Args.push_back(A);
+  Args.push_back(T);
+  return true;
 }
 
 bool ForwardFunction::thrustFunctorPullbackTangent(
