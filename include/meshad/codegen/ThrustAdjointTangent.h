@@ -37,8 +37,6 @@
 
 #include <cuda/std/tuple>
 
-#include <vector>
-
 namespace meshad::thrust_ad {
 
 /// In place of the saved copy of a range whose tangent is zero.
@@ -271,56 +269,19 @@ T transformReduceAdjointTangentBy(long N, T Seed, NoDeduce<T> DSeed,
 }
 
 namespace detail {
-/// The first-order adjoints that forEachAdjointTangentBy gives the
-/// pushforward of a lambda's pullback: as they are, or, where an HVP
-/// dropped one (null) whose tangent is wanted, a zeroed scratch buffer of
-/// the shape of the tangent's allocation, at the tangent's offset.
-class ScratchAdjoints {
-public:
-  ScratchAdjoints() = default;
-  ScratchAdjoints(const ScratchAdjoints &) = delete;
-  ScratchAdjoints &operator=(const ScratchAdjoints &) = delete;
-  ~ScratchAdjoints() {
-    for (char *P : Owned)
-      cudaFree(P);
-  }
-  template <class T> T *orScratch(T *D, T *TD) {
-    char *Base = nullptr, *Data = nullptr;
-    size_t Bytes = 0;
-    if (D || !TD)
-      return D;
-    if (!::meshad::cuda::detail::allocationRange(TD, Base, Bytes) ||
-        cudaMalloc((void **)&Data, Bytes) != cudaSuccess ||
-        cudaMemset(Data, 0, Bytes) != cudaSuccess) {
-      std::fprintf(stderr, "meshad: no scratch adjoint for a for_each "
-                           "capture (its tangent is not device memory)\n");
-      std::abort();
-    }
-    Owned.push_back(Data);
-    return reinterpret_cast<T *>(Data + ((char *)TD - Base));
-  }
-  template <class T> SumInto<T> &orScratch(SumInto<T> &D, SumInto<T> &) {
-    return D;
-  }
-
-private:
-  std::vector<char *> Owned;
-};
-
-/// Calls \p P for index I with the K adjoints (the first K views), the
-/// captures' tangents \p Tc, then the adjoints' tangents (the last K).
+/// Calls \p P for index I with the K adjoints (the even views), the
+/// captures' tangents \p Tc, then the adjoints' tangents (the odd views).
 template <class Pf, class Views, class CT, std::size_t... Ks,
           std::size_t... Js>
 __host__ __device__ void callWithTangents(const Pf &P, long I, const Views &V,
                                           const CT &Tc,
                                           std::index_sequence<Ks...>,
                                           std::index_sequence<Js...>) {
-  constexpr std::size_t K = sizeof...(Ks);
-  P(I, slotAt(::cuda::std::get<Ks>(V), I)..., ::cuda::std::get<Js>(Tc)...,
-    slotAt(::cuda::std::get<K + Ks>(V), I)...);
+  P(I, slotAt(::cuda::std::get<2 * Ks>(V), I)..., ::cuda::std::get<Js>(Tc)...,
+    slotAt(::cuda::std::get<2 * Ks + 1>(V), I)...);
 }
 
-/// The adjoints, then their tangents, as views for every index.
+/// Each adjoint and its tangent, as views for every index.
 template <class Pf, class CT, class... D>
 void forEachPairs(long N, long First, Pf P, CT Tc, D &&...Pairs) {
   auto Run = [&](auto... Views) {
@@ -340,16 +301,6 @@ void forEachPairs(long N, long First, Pf P, CT Tc, D &&...Pairs) {
   (addSlots(Pairs), ...);
 }
 
-template <class Pf, class CT, class... D, std::size_t... Ks>
-void forEachScratchPairs(long N, long First, Pf P, CT Tc,
-                         ::cuda::std::tuple<D &...> Pairs,
-                         std::index_sequence<Ks...>) {
-  ScratchAdjoints Scratch;
-  forEachPairs(N, First, P, Tc,
-               Scratch.orScratch(::cuda::std::get<2 * Ks>(Pairs),
-                                 ::cuda::std::get<2 * Ks + 1>(Pairs))...,
-               ::cuda::std::get<2 * Ks + 1>(Pairs)...);
-}
 } // namespace detail
 
 /// Forward mode over forEachAdjointBy (an HVP through a for_each): \p P is
@@ -361,9 +312,7 @@ template <class Pf, class CT, class... D>
 void forEachAdjointTangentBy(long N, long First, Pf P, CT Tc,
                              D &&...Pairs) {
   static_assert(sizeof...(D) % 2 == 0, "adjoints and tangents in pairs");
-  detail::forEachScratchPairs(N, First, P, Tc,
-                              ::cuda::std::tuple<D &...>(Pairs...),
-                              std::make_index_sequence<sizeof...(D) / 2>());
+  detail::forEachPairs(N, First, P, Tc, Pairs...);
 }
 
 /// Forward mode over sortByKeyRecording: the tangents of the keys and the
