@@ -175,6 +175,12 @@ private:
   /// holds, or `meshad::thrust_ad::NoTangent()`.
   const ir::Expr *thrustSavedTangent(const ir::Expr *Saved);
   const ir::Expr *thrustTangent(const ir::CallExpr *C, ir::BlockStmt *Out);
+  /// The tangent of a linear primitive (Tangent "same" or "fill") whose
+  /// arguments' primals and tangents are \p Args: the same call on the
+  /// tangents, or a fill of the output's tangent.
+  const ir::Expr *thrustLinearTangent(const ir::CallExpr *C,
+                                      const ThrustRecipe &R,
+                                      const std::vector<Dual> &Args);
   /// `thrust::fill` of the output's tangent with the scalar's tangent
   /// (sequence; the ranges read carry none) or zero; a reduction's: the
   /// init's tangent.
