@@ -74,6 +74,14 @@ const Expr *ForwardFunction::thrustRuntimeTangent(const CallExpr *C) {
     Call->setLoc(C->getLoc());
     return Call;
   };
+  if (Name == "snapshotPush") {
+    error(C->getLoc(), "Hessian-vector products through a thrust::for_each "
+                       "inside a loop are not supported yet (gradients are; "
+                       "outside loops, HVPs are too)");
+    return nullptr;
+  }
+  if (Name == "restoreTop" || Name == "restorePop")
+    return nullptr; // Its snapshotPush reported the error.
   if (Name == "sumInto") { // sumInto(&r, n): the same on r's tangent.
     const Expr *T = derive(C->getArg(0), nullptr).T;
     return T ? Make(C->getName(), {T, C->getArg(1)}) : nullptr;
