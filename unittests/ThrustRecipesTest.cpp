@@ -83,16 +83,18 @@ TEST(ThrustRecipesTest, RowsAreWellFormed) {
     // The rows with a user functor or an extremum need the helper.
     if (Args.contains('u') || Args.contains('x'))
       EXPECT_FALSE(Helper.empty());
-    // HVPs: the adjoint is linear ("same"), a tangent helper, or none (user
-    // functors: their pullback's pushforward is not passed yet).
+    // HVPs: the adjoint is linear ("same"), a tangent helper, or none; a
+    // user functor's is a helper (its pullback's pushforward passed).
     llvm::StringRef AdjointTangent(R->AdjointTangent);
     EXPECT_TRUE(AdjointTangent == "same" || AdjointTangent.empty() ||
                 AdjointTangent.starts_with("meshad::thrust_ad::"));
     EXPECT_EQ(R->adjointIsLinear(), AdjointTangent == "same");
-    EXPECT_TRUE(!R->takesUserFunctor() || !R->hasAdjointTangent());
-    // A nonlinear functor's adjoint reads the inputs it saved.
+    EXPECT_TRUE(!R->takesUserFunctor() ||
+                (R->hasAdjointTangent() && !R->adjointIsLinear()));
+    // A nonlinear functor's adjoint reads the inputs it saved (for_each:
+    // the captured buffers, snapshotted).
     EXPECT_TRUE(!R->hasAdjointTangent() || R->adjointIsLinear() ||
-                Args.contains('X'));
+                Args.contains('X') || R->iteratesIndices());
     // Forward mode over the gradient finds the row again from its
     // adjoint's call.
     std::string Layout = thrustAdjointLayout(*R);

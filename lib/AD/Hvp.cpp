@@ -186,7 +186,9 @@ bool HvpTransformer::dropBuffer(Function &F, const Var *Buffer,
   VarSet Vars = aliasesOf(F, Buffer);
   IRCloner C(M);
   C.setStmtHook([&](const Stmt *S) -> std::optional<const Stmt *> {
-    if (std::optional<const Stmt *> New = withoutBuffersInHelper(M, C, S, Vars))
+    // Where a helper reads the buffer, it stays: an error below.
+    if (std::optional<const Stmt *> New =
+            withoutBuffersInHelper(M, C, S, Vars, /*AddsOnly=*/true))
       return New;
     if (storesInto(S, Vars))
       return nullptr;

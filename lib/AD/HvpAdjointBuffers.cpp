@@ -50,24 +50,43 @@ static const CallExpr *nullTolerantHelper(const Stmt *S) {
              : nullptr;
 }
 
+/// True when \p C only adds into the buffer it passes as argument \p I:
+/// the source's adjoint of adjointMemcpy, the adjoint of an input range of
+/// a Thrust adjoint helper (or of a capture of its user functor).
+static bool onlyAddsTo(const CallExpr *C, unsigned I) {
+  if (C->getName() == AdjointMemcpy) // DSrc += DDst; DDst = 0.
+    return I == 1;
+  const ThrustRecipe *R = lookupThrustAdjoint(C->getName(), C->getNumArgs());
+  if (!R)
+    return false;
+  std::string Layout = thrustAdjointLayout(*R);
+  return I >= Layout.size() ? !R->iteratesIndices() : Layout[I] == 'I';
+}
+
 std::optional<const Stmt *>
 meshad::withoutBuffersInHelper(Module &M, IRCloner &C, const Stmt *S,
-                               const VarSet &Vars) {
+                               const VarSet &Vars, bool AddsOnly) {
   const CallExpr *H = nullTolerantHelper(S);
   if (!H)
     return std::nullopt;
   const auto *A = dyn_cast<AssignStmt>(S);
   bool DropValue = A && rootedIn(A->getLHS(), Vars);
-  bool Passes = llvm::any_of(H->getArgs(), [&](const Expr *Arg) {
-    return Arg->getType()->isPointer() && rootedIn(Arg, Vars);
-  });
+  auto Drops = [&](unsigned I) {
+    const Expr *Arg = H->getArg(I);
+    return Arg->getType()->isPointer() && rootedIn(Arg, Vars) &&
+           (!AddsOnly || onlyAddsTo(H, I));
+  };
+  bool Passes = false;
+  for (unsigned I = 0; I < H->getNumArgs(); ++I)
+    Passes |= Drops(I);
   if (!Passes && !DropValue)
     return std::nullopt;
   std::vector<const Expr *> Args;
   bool AnyAdjoint = false;
-  for (const Expr *Arg : H->getArgs()) {
+  for (unsigned I = 0; I < H->getNumArgs(); ++I) {
+    const Expr *Arg = H->getArg(I);
     const Type *Ty = Arg->getType();
-    bool Dropped = Ty->isPointer() && rootedIn(Arg, Vars);
+    bool Dropped = Drops(I);
     // Spelled with its type: the helpers deduce it from every pointer.
     Args.push_back(Dropped ? M.create<IntLitExpr>(Ty, 0,
                                                   "static_cast<" +

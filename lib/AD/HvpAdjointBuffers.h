@@ -38,10 +38,13 @@ namespace meshad {
 /// helper's other effects, resets of other adjoints, stay), null (the
 /// statement goes) when no adjoint pointer is left; its value is dropped
 /// with a store into \p Vars. std::nullopt when \p S is no such call or
-/// passes none of them.
+/// passes none of them. With \p AddsOnly, only where the helper adds into
+/// the buffer (where it reads it, the buffer stays, for the caller to
+/// report).
 std::optional<const ir::Stmt *>
 withoutBuffersInHelper(ir::Module &M, ir::IRCloner &C, const ir::Stmt *S,
-                       const llvm::SmallPtrSetImpl<const ir::Var *> &Vars);
+                       const llvm::SmallPtrSetImpl<const ir::Var *> &Vars,
+                       bool AddsOnly = false);
 
 /// Drops the first-order adjoint buffers (locals) of \p F that nothing
 /// reads: those only allocated, zeroed, freed, added to by Thrust adjoint

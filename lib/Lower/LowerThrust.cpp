@@ -139,22 +139,12 @@ const ir::Expr *ExprLowering::lowerCountingIterator(const Expr *Arg,
                               std::vector<const ir::Expr *>{A});
 }
 
-const ir::Expr *ExprLowering::lowerThrustArg(const Expr *Arg, ThrustArg Role,
-                                             StringRef Name) {
+/// A functor of the recipe table (\p Role Functor: plus, minus,
+/// multiplies, negate, square; Extremum: maximum, minimum), carried as its
+/// spelling, of the type "thrust functor <name>".
+static const ir::Expr *lowerTableFunctor(LoweringState &S, const Expr *Arg,
+                                         ThrustArg Role, StringRef Name) {
   SourceLocation Loc = Arg->getExprLoc();
-  if (Role == ThrustArg::Policy) {
-    if (!isThrustDevicePolicy(Arg))
-      return S.fail(Loc, Twine("meshad: thrust::") + Name +
-                             " needs the execution policy thrust::device in "
-                             "a derivative");
-    return S.make<ir::IntLitExpr>(Loc, S.M.getTypes().getOpaque("policy"), 0,
-                                  "thrust::device");
-  }
-  if (Role == ThrustArg::UserFunctor)
-    return lowerThrustFunctor(Arg, Name);
-  if (Role == ThrustArg::Counting ||
-      (Role == ThrustArg::Last && Name == "for_each"))
-    return lowerCountingIterator(Arg, Name);
   if (Role == ThrustArg::Functor) {
     const CXXRecordDecl *RD = Arg->getType()->getAsCXXRecordDecl();
     if (!RD || !isKnownFunctor(RD))
@@ -175,19 +165,37 @@ const ir::Expr *ExprLowering::lowerThrustArg(const Expr *Arg, ThrustArg Role,
         (ThrustFunctorTypePrefix + RD->getName()).str());
     return S.make<ir::IntLitExpr>(Loc, Ty, 0, Text);
   }
-  if (Role == ThrustArg::Extremum) {
-    const CXXRecordDecl *RD = Arg->getType()->getAsCXXRecordDecl();
-    StringRef NS = RD ? outerNamespace(RD) : "";
-    if (!RD || (NS != "thrust" && NS != "cuda") ||
-        (RD->getName() != "maximum" && RD->getName() != "minimum"))
+  const CXXRecordDecl *RD = Arg->getType()->getAsCXXRecordDecl();
+  StringRef NS = RD ? outerNamespace(RD) : "";
+  if (!RD || (NS != "thrust" && NS != "cuda") ||
+      (RD->getName() != "maximum" && RD->getName() != "minimum"))
+    return S.fail(Loc, Twine("meshad: thrust::") + Name +
+                           " in a derivative reduces with thrust::plus, "
+                           "maximum or minimum only");
+  std::string Text = S.getSourceText(Arg->getSourceRange());
+  const ir::Type *Ty = S.M.getTypes().getOpaque(
+      (ThrustFunctorTypePrefix + RD->getName()).str());
+  return S.make<ir::IntLitExpr>(Loc, Ty, 0, Text);
+}
+
+const ir::Expr *ExprLowering::lowerThrustArg(const Expr *Arg, ThrustArg Role,
+                                             StringRef Name) {
+  SourceLocation Loc = Arg->getExprLoc();
+  if (Role == ThrustArg::Policy) {
+    if (!isThrustDevicePolicy(Arg))
       return S.fail(Loc, Twine("meshad: thrust::") + Name +
-                             " in a derivative reduces with thrust::plus, "
-                             "maximum or minimum only");
-    std::string Text = S.getSourceText(Arg->getSourceRange());
-    const ir::Type *Ty = S.M.getTypes().getOpaque(
-        (ThrustFunctorTypePrefix + RD->getName()).str());
-    return S.make<ir::IntLitExpr>(Loc, Ty, 0, Text);
+                             " needs the execution policy thrust::device in "
+                             "a derivative");
+    return S.make<ir::IntLitExpr>(Loc, S.M.getTypes().getOpaque("policy"), 0,
+                                  "thrust::device");
   }
+  if (Role == ThrustArg::UserFunctor)
+    return lowerThrustFunctor(Arg, Name);
+  if (Role == ThrustArg::Counting ||
+      (Role == ThrustArg::Last && Name == "for_each"))
+    return lowerCountingIterator(Arg, Name);
+  if (Role == ThrustArg::Functor || Role == ThrustArg::Extremum)
+    return lowerTableFunctor(S, Arg, Role, Name);
   const ir::Expr *Lowered = lower(Arg);
   if (!Lowered)
     return nullptr;
@@ -204,10 +212,11 @@ const ir::Expr *ExprLowering::lowerThrustArg(const Expr *Arg, ThrustArg Role,
   return Lowered;
 }
 
-const ir::Expr *ExprLowering::lowerThrustCall(const CallExpr *E,
-                                              const FunctionDecl *FD) {
+/// The recipe of the call \p E of thrust::\p Name, or null after an error
+/// that says what is supported.
+static const ThrustRecipe *thrustRecipeOf(LoweringState &S, const CallExpr *E,
+                                          StringRef Name) {
   SourceLocation Loc = E->getExprLoc();
-  StringRef Name = FD->getName();
   bool User = llvm::any_of(E->arguments(), isUserFunctor);
   const ThrustRecipe *R = lookupThrustRecipe(Name, E->getNumArgs(), User);
   if (!R && User && lookupThrustRecipe(Name, E->getNumArgs()))
@@ -243,6 +252,16 @@ const ir::Expr *ExprLowering::lowerThrustCall(const CallExpr *E,
                            (Name == "transform_reduce"
                                 ? ""
                                 : " (reduce: also maximum or minimum)"));
+  return R;
+}
+
+const ir::Expr *ExprLowering::lowerThrustCall(const CallExpr *E,
+                                              const FunctionDecl *FD) {
+  SourceLocation Loc = E->getExprLoc();
+  StringRef Name = FD->getName();
+  const ThrustRecipe *R = thrustRecipeOf(S, E, Name);
+  if (!R)
+    return nullptr;
   std::vector<const ir::Expr *> Args;
   unsigned Ranges = 0;
   for (unsigned I = 0; I < E->getNumArgs(); ++I) {

@@ -17,15 +17,10 @@
 #include <thrust/transform_reduce.h>
 
 #include "KernelCheck.h"
-#include "NumericCheck.h"
+#include "ThrustCheck.h"
 #include <meshad/Differentiator.h>
 #include <vector>
 
-#if defined(__CUDACC__)
-#define HD __host__ __device__
-#else
-#define HD
-#endif
 
 struct Wave {
   double w;

@@ -6,10 +6,13 @@
 // members carry derivatives or are not numbers, thrust::for_each other than
 // over counting iterators with a lambda (supported: thrust-for-each.cu), thrust::device_vector
 // (locals, parameters, iterators: pass raw pointers), iterators other than
-// raw pointers, primitives outside the recipe table, saves inside loops,
-// Hessian-vector products through user
-// functors, lambdas and for_each (through the other primitives:
-// thrust-hvp.cu), the iterator a copy
+// raw pointers, primitives outside the recipe table, saves inside loops
+// (a for_each's snapshots there: thrust-for-each-loops.cu; its HVPs are
+// errors),
+// Hessian-vector products through a for_each that captures the caller's
+// buffers (the pushforward of the lambda's pullback reads their
+// gradient's adjoints, which an HVP drops; buffers the function allocates
+// work: thrust-hvp-user-functors.cu), the iterator a copy
 // returns used in reverse mode, a non-constant init of a reduce with
 // maximum, a scatter into a buffer the reverse sweep still reads (other
 // outputs are saved and restored: thrust-reductions-scans.cu).
@@ -102,13 +105,20 @@ void forEachValue(double *x, int n) {
   thrust::for_each(thrust::device, thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n), [=](double v) { x[0] = v; }); // expected-error {{the lambda passed to thrust::for_each over counting iterators must take the index alone (int i)}}
 }
 
-void forEachInLoop(double *y, int n) {
+double hvpForEachInLoop(const double *xHost, int n) {
+  double *xBuf;
+  cudaMalloc(&xBuf, n * sizeof(double));
+  cudaMemcpy(xBuf, xHost, n * sizeof(double), cudaMemcpyHostToDevice);
+  double *const x = xBuf;
   for (int k = 0; k < 2; ++k)
-    thrust::for_each(thrust::device, thrust::make_counting_iterator(0), thrust::make_counting_iterator(n), [=](int i) { y[i] = y[i] * y[i]; }); // expected-error {{thrust::for_each inside a loop is not supported in reverse mode yet}}
+    thrust::for_each(thrust::device, thrust::make_counting_iterator(0), thrust::make_counting_iterator(n), [=](int i) { x[i] = x[i] * x[i]; }); // expected-error {{Hessian-vector products through a thrust::for_each inside a loop are not supported yet (gradients are; outside loops, HVPs are too)}}
+  double e = thrust::reduce(thrust::device, x, x + n, 0.0);
+  cudaFree(xBuf);
+  return e;
 }
 
 double hvpForEach(const double *x, double *y, int n) {
-  thrust::for_each(thrust::device, thrust::make_counting_iterator(0), thrust::make_counting_iterator(n), [=](int i) { y[i] = x[i] * x[i]; }); // expected-error {{Hessian-vector products through thrust::for_each with a user functor or lambda are not supported yet (gradients are)}}
+  thrust::for_each(thrust::device, thrust::make_counting_iterator(0), thrust::make_counting_iterator(n), [=](int i) { y[i] = x[i] * x[i]; }); // expected-error {{meshad::hvp: the gradient w.r.t. 'x' is read back or aliased here; Hessian-vector products need a gradient that is only accumulated}}
   return thrust::reduce(thrust::device, y, y + n, 0.0);
 }
 
@@ -119,11 +129,6 @@ double forEachWithValue(const double *x, double *y, int n) {
 
 void forEachPointerToPointer(double **rows, int n) {
   thrust::for_each(thrust::device, thrust::make_counting_iterator(0), thrust::make_counting_iterator(n), [=](int i) { rows[i][0] = 2 * rows[i][0]; }); // expected-error {{the lambda passed to thrust::for_each captures 'rows', a pointer to pointers; capture the arrays themselves}}
-}
-
-double hvpFunctor(const double *x, int n) {
-  double s = thrust::transform_reduce(thrust::device, x, x + n, Scale{2.0}, 0.0, thrust::plus<double>()); // expected-error {{Hessian-vector products through thrust::transform_reduce with a user functor or lambda are not supported yet (gradients are)}}
-  return s * s;
 }
 
 double devicePtr(thrust::device_ptr<double> first,
@@ -198,11 +203,10 @@ int main() {
   meshad::gradient(forEachFunctor, "x");
   meshad::gradient(forEachKnownFunctor, "x");
   meshad::gradient(forEachValue, "x");
-  meshad::gradient(forEachInLoop, "y");
+  meshad::hvp(hvpForEachInLoop, "xHost");
   meshad::differentiate(forEachPointerToPointer, "rows");
   meshad::hvp(hvpForEach, "x, y");
   meshad::gradient(forEachWithValue, "x, y", meshad::WithValue);
-  meshad::hvp(hvpFunctor, "x");
   meshad::gradient(devicePtr, "c");
   meshad::gradient(devicePtrMade, "x");
   meshad::gradient(vectorLocal, "x");

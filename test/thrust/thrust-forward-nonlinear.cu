@@ -17,7 +17,7 @@
 #include <thrust/transform.h>
 #include <thrust/transform_reduce.h>
 
-#include "NumericCheck.h"
+#include "ThrustCheck.h"
 #include <meshad/Differentiator.h>
 
 /// y, z: work buffers of n elements.
@@ -54,19 +54,12 @@ double nonlinear(const double *x, double *y, double *z, int n, double c) {
 
 namespace mt = meshad::test;
 
-template <class T> T *managed(int N) {
-  T *P;
-  cudaMallocManaged(&P, N * sizeof(T));
-  return P;
-}
-
 int main() {
   const int N = 17;
   mt::RandomInputs Rng;
-  double *X = managed<double>(N), *V = managed<double>(N);
-  double *Y = managed<double>(N), *Z = managed<double>(N);
-  double *DY = managed<double>(N), *DZ = managed<double>(N);
-  double *Xh = managed<double>(N);
+  double *X = mt::managed<double>(N), *V = mt::managed<double>(N);
+  double *Y = mt::managed<double>(N), *Z = mt::managed<double>(N);
+  double *DY = mt::managed<double>(N), *DZ = mt::managed<double>(N);
   auto DX = meshad::differentiate(nonlinear, "x");
   auto DC = meshad::differentiate(nonlinear, "c");
   for (int Trial = 0; Trial < 2; ++Trial) {
@@ -76,13 +69,8 @@ int main() {
       X[7] = 6.0; // Above the init 5: capped follows x[7].
     double C = Rng.uniform(-1.0, 1.0);
     double Got = DX.execute(X, Y, Z, N, C, V, DY, DZ);
-    double Ref = mt::centralDifference(
-        [&](double H) {
-          for (int I = 0; I < N; ++I)
-            Xh[I] = X[I] + H * V[I];
-          return nonlinear(Xh, Y, Z, N, C);
-        },
-        0.0);
+    double Ref = mt::directionalDifference(
+        [&](const double *P) { return nonlinear(P, Y, Z, N, C); }, X, V, N);
     MESHAD_CHECK_CLOSE("dE/dx . v", Got, Ref);
     Got = DC.execute(X, Y, Z, N, C);
     Ref = mt::centralDifference(

@@ -16,7 +16,7 @@
 #include <thrust/transform.h>
 #include <thrust/transform_reduce.h>
 
-#include "NumericCheck.h"
+#include "ThrustCheck.h"
 #include <meshad/Differentiator.h>
 
 /// v = x * c sorted by the keys; E = sum w_i v_i^2 (w weighs positions).
@@ -41,21 +41,15 @@ double sortedEnergy(const double *x, const double *keysIn, const double *w,
 
 namespace mt = meshad::test;
 
-template <class T> T *managed(int N) {
-  T *P;
-  cudaMallocManaged(&P, N * sizeof(T));
-  return P;
-}
-
 int main() {
   const int N = 23;
   mt::RandomInputs Rng;
-  double *X = managed<double>(N), *V = managed<double>(N);
-  double *Keys = managed<double>(N), *KeysIn = managed<double>(N);
-  double *W = managed<double>(N), *Vals = managed<double>(N);
-  double *U = managed<double>(N);
-  double *DKeys = managed<double>(N), *DVals = managed<double>(N);
-  double *DU = managed<double>(N), *Xh = managed<double>(N);
+  double *X = mt::managed<double>(N), *V = mt::managed<double>(N);
+  double *Keys = mt::managed<double>(N), *KeysIn = mt::managed<double>(N);
+  double *W = mt::managed<double>(N), *Vals = mt::managed<double>(N);
+  double *U = mt::managed<double>(N);
+  double *DKeys = mt::managed<double>(N), *DVals = mt::managed<double>(N);
+  double *DU = mt::managed<double>(N);
   Rng.fill(X, N, -1.0, 1.0);
   Rng.fill(V, N, -1.0, 1.0);
   Rng.fill(KeysIn, N, -1.0, 1.0);
@@ -66,13 +60,8 @@ int main() {
   auto DX = meshad::differentiate(sortedEnergy, "x");
   double Got = DX.execute(X, KeysIn, W, Keys, Vals, U, N, C, V, DKeys, DVals,
                           DU);
-  double Ref = mt::centralDifference(
-      [&](double H) {
-        for (int I = 0; I < N; ++I)
-          Xh[I] = X[I] + H * V[I];
-        return sortedEnergy(Xh, KeysIn, W, Keys, Vals, U, N, C);
-      },
-      0.0);
+  double Ref = mt::directionalDifference(
+      [&](const double *P) { return sortedEnergy(P, KeysIn, W, Keys, Vals, U, N, C); }, X, V, N);
   MESHAD_CHECK_CLOSE("dE/dx . v", Got, Ref);
 
   auto DC = meshad::differentiate(sortedEnergy, "c");

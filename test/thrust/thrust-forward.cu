@@ -20,7 +20,7 @@
 #include <thrust/sequence.h>
 #include <thrust/transform.h>
 
-#include "NumericCheck.h"
+#include "ThrustCheck.h"
 #include <meshad/Differentiator.h>
 
 /// y, z: work buffers of n elements; map: n indices into z.
@@ -54,19 +54,13 @@ double chain(const double *x, double *y, double *z, const int *map, int n,
 
 namespace mt = meshad::test;
 
-template <class T> T *managed(int N) {
-  T *P;
-  cudaMallocManaged(&P, N * sizeof(T));
-  return P;
-}
-
 int main() {
   const int N = 19;
   mt::RandomInputs Rng;
-  double *X = managed<double>(N), *V = managed<double>(N);
-  double *Y = managed<double>(N), *Z = managed<double>(N);
-  double *DY = managed<double>(N), *DZ = managed<double>(N);
-  int *Map = managed<int>(N);
+  double *X = mt::managed<double>(N), *V = mt::managed<double>(N);
+  double *Y = mt::managed<double>(N), *Z = mt::managed<double>(N);
+  double *DY = mt::managed<double>(N), *DZ = mt::managed<double>(N);
+  int *Map = mt::managed<int>(N);
   Rng.fill(X, N, -1.0, 1.0);
   Rng.fill(V, N, -1.0, 1.0);
   for (int I = 0; I < N; ++I)
@@ -81,14 +75,8 @@ int main() {
 
   auto DX = meshad::differentiate(chain, "x");
   Got = DX.execute(X, Y, Z, Map, N, C, V, DY, DZ);
-  double *Xh = managed<double>(N);
-  Ref = mt::centralDifference(
-      [&](double H) {
-        for (int I = 0; I < N; ++I)
-          Xh[I] = X[I] + H * V[I];
-        return chain(Xh, Y, Z, Map, N, C);
-      },
-      0.0);
+  Ref = mt::directionalDifference(
+      [&](const double *P) { return chain(P, Y, Z, Map, N, C); }, X, V, N);
   MESHAD_CHECK_CLOSE("dE/dx . v", Got, Ref);
   return mt::summary();
 }

@@ -26,7 +26,7 @@
 #include <thrust/transform_reduce.h>
 
 #include "KernelCheck.h"
-#include "NumericCheck.h"
+#include "ThrustCheck.h"
 #include <meshad/Differentiator.h>
 #include <vector>
 
@@ -150,29 +150,6 @@ double permuted(const double *xHost, const double *kHost,
 
 namespace mt = meshad::test;
 
-/// Hv against central differences of the gradient along v.
-template <class Grad, class Hvp>
-void checkHvp(const char *Name, std::vector<double> &X, Grad G, Hvp H,
-              mt::RandomInputs &Rng) {
-  int N = X.size();
-  std::vector<double> V(N), Hv(N, 0.0);
-  Rng.fill(V.data(), N, -1.0, 1.0);
-  H(X.data(), V.data(), Hv.data());
-  for (int J = 0; J < N; ++J) {
-    double Fd = mt::centralDifference(
-        [&](double T) {
-          std::vector<double> XT(N), GX(N, 0.0);
-          for (int I = 0; I < N; ++I)
-            XT[I] = X[I] + T * V[I];
-          G(XT.data(), GX.data());
-          return GX[J];
-        },
-        0.0);
-    MESHAD_CHECK_CLOSE(std::string(Name) + "[" + std::to_string(J) + "]",
-                       Hv[J], Fd);
-  }
-}
-
 int main() {
   const int N = 11;
   mt::RandomInputs Rng;
@@ -191,7 +168,7 @@ int main() {
     // x and c together: the last entry is c.
     std::vector<double> XC(X);
     XC.push_back(C);
-    checkHvp(
+    mt::checkHvp(
         "reduce, transform_reduce: Hv", XC,
         [&](const double *P, double *GP) {
           G.execute(P, N, P[N], GP, &GP[N]);
@@ -204,7 +181,7 @@ int main() {
   {
     auto G = meshad::gradient(scans, "xHost");
     auto H = meshad::hvp(scans, "xHost");
-    checkHvp(
+    mt::checkHvp(
         "transform, scans: Hv", X,
         [&](const double *P, double *GP) { G.execute(P, N, GP); },
         [&](const double *P, const double *V, double *HP) {
@@ -217,7 +194,7 @@ int main() {
     auto H = meshad::hvp(products, "xHost, wHost");
     std::vector<double> XW(X);
     XW.insert(XW.end(), W.begin(), W.end());
-    checkHvp(
+    mt::checkHvp(
         "multiplies, copy, maximum: Hv", XW,
         [&](const double *P, double *GP) {
           G.execute(P, P + N, N, GP, GP + N);
@@ -230,7 +207,7 @@ int main() {
   {
     auto G = meshad::gradient(permuted, "xHost");
     auto H = meshad::hvp(permuted, "xHost");
-    checkHvp(
+    mt::checkHvp(
         "gather, sort_by_key, scatter: Hv", X,
         [&](const double *P, double *GP) {
           G.execute(P, K.data(), Map.data(), W.data(), N, GP);

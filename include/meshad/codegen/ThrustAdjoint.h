@@ -53,8 +53,10 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 /// The execution space of the lambdas that generated code passes to these
 /// helpers (`[=] MESHAD_THRUST_LAMBDA (double x, ...) { ... }`): none under
@@ -295,7 +297,8 @@ template <class T, class... R>
 void addCaptureSums(long N, const Saved<T> &Parts, R *...DCaptures) {
   T *Outs[] = {DCaptures..., nullptr};
   for (std::size_t C = 0; C < sizeof...(R); ++C)
-    *Outs[C] += ::thrust::reduce(::thrust::device, Parts.begin() + C * N,
+    if (Outs[C]) // Null: no derivative there (an HVP's capture).
+      *Outs[C] += ::thrust::reduce(::thrust::device, Parts.begin() + C * N,
                                  Parts.begin() + (C + 1) * N, T(0));
 }
 
@@ -664,6 +667,31 @@ private:
 inline void snapshot(Snapshot &S, const void *P) { S.take(P); }
 /// Puts the allocation that holds \p P back as snapshot() found it.
 inline void restore(const Snapshot &S, const void *) { S.putBack(); }
+
+/// The snapshots of one captured buffer taken by a for_each inside loops,
+/// one per iteration; the reverse sweep, which runs the iterations
+/// backwards, puts the top back around the adjoint and pops it.
+class SnapshotStack {
+public:
+  void push(const void *P) {
+    Stack.push_back(std::make_unique<Snapshot>());
+    Stack.back()->take(P);
+  }
+  void putBackTop() const { Stack.back()->putBack(); }
+  void pop() { Stack.pop_back(); }
+
+private:
+  std::vector<std::unique_ptr<Snapshot>> Stack;
+};
+
+inline void snapshotPush(SnapshotStack &S, const void *P) { S.push(P); }
+inline void restoreTop(const SnapshotStack &S, const void *) {
+  S.putBackTop();
+}
+inline void restorePop(SnapshotStack &S, const void *) {
+  S.putBackTop();
+  S.pop();
+}
 
 /// The adjoint of a number that a for_each lambda captures: each index's
 /// pullback adds into its own slot, and the slots' sum is added to *Out.

@@ -22,12 +22,16 @@ static bool isTapePush(const CallExpr *C) {
          C->getNumArgs() == 2;
 }
 
-/// True for meshad::thrust_ad::save(Saved, first, n): a gradient's copy of
-/// a range that its reverse sweep reads (forward mode over the gradient
-/// keeps the tangent range's copy beside it).
+/// True for meshad::thrust_ad::save(Saved, first, n) and snapshot(Snapshot,
+/// p): a gradient's copy of a range (of the allocation that holds p) that
+/// its reverse sweep reads (forward mode over the gradient keeps the
+/// tangent's copy beside it).
 static bool isThrustSave(const CallExpr *C) {
-  return C && C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
-         C->getName() == "meshad::thrust_ad::save" && C->getNumArgs() == 3;
+  if (!C || C->getCalleeKind() != CallExpr::CalleeKind::Intrinsic)
+    return false;
+  return (C->getName() == "meshad::thrust_ad::save" && C->getNumArgs() == 3) ||
+         (C->getName() == "meshad::thrust_ad::snapshot" &&
+          C->getNumArgs() == 2);
 }
 
 ActivityAnalysis::ActivityAnalysis(
@@ -485,6 +489,12 @@ bool ActivityAnalysis::visitArgs(const std::vector<const Expr *> &Args,
     if (const auto *F = dyn_cast<CallExpr>(Args[I]);
         F && F->getType()->getSpelling() == ThrustUserFunctorType)
       Changed |= visitBoundWrites(F);
+    // A gradient's sum over a for_each's indices of the adjoint of a
+    // number its lambda captures (meshad::thrust_ad::sumInto(&r, n)).
+    if (const auto *F = dyn_cast<CallExpr>(Args[I]);
+        F && F->getName() == "meshad::thrust_ad::sumInto" &&
+        F->getNumArgs() == 2)
+      Changed |= markActive(getRootVar(F->getArg(0)));
   }
   return Changed;
 }

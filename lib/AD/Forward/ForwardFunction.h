@@ -156,6 +156,22 @@ private:
                                ir::BlockStmt *Out);
   const ir::Expr *thrustAdjointTangent(const ir::CallExpr *C,
                                        const ThrustRecipe &R);
+  /// A user functor's pullback \p Pullback, bound as an adjoint helper
+  /// gets it: appends its pushforward, bound alike, and the tangents of
+  /// its captures (`meshad::thrust_ad::captureTangents(...)`) to \p Args;
+  /// sets \p Reads when a capture has a tangent. False after an error.
+  /// The argument \p A of the adjoint helper's call \p C that adds to a
+  /// capture's adjoint: appends the tangent's address (or nullptr) to \p
+  /// Args, or, where the tangent helper replaces the adjoint helper
+  /// (for_each), \p A and its tangent (setting \p Reads). False after an
+  /// error.
+  bool thrustCaptureAdjointTangent(const ir::CallExpr *C,
+                                   const ThrustRecipe &R, const ir::Expr *A,
+                                   std::vector<const ir::Expr *> &Args,
+                                   bool &Reads);
+  bool thrustFunctorPullbackTangent(const ir::CallExpr *Pullback,
+                                    std::vector<const ir::Expr *> &Args,
+                                    bool &Reads);
   /// The TangentHelper call that permutes the tangents of what the
   /// recording helper's call \p Recording sorted (null: none has one).
   const ir::Expr *thrustPermutedTangents(const ir::CallExpr *Recording,
@@ -170,6 +186,12 @@ private:
   /// holds, or `meshad::thrust_ad::NoTangent()`.
   const ir::Expr *thrustSavedTangent(const ir::Expr *Saved);
   const ir::Expr *thrustTangent(const ir::CallExpr *C, ir::BlockStmt *Out);
+  /// The tangent of a linear primitive (Tangent "same" or "fill") whose
+  /// arguments' primals and tangents are \p Args: the same call on the
+  /// tangents, or a fill of the output's tangent.
+  const ir::Expr *thrustLinearTangent(const ir::CallExpr *C,
+                                      const ThrustRecipe &R,
+                                      const std::vector<Dual> &Args);
   /// `thrust::fill` of the output's tangent with the scalar's tangent
   /// (sequence; the ranges read carry none) or zero; a reduction's: the
   /// init's tangent.

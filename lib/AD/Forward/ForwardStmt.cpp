@@ -111,10 +111,11 @@ void ForwardFunction::deriveDecl(const DeclStmt *D, BlockStmt *Out) {
     return;
   Var *T = tangentVar(V);
   const Expr *TInit = nullptr;
-  // A tape or a Thrust range's saved copy starts empty.
+  // A tape or a Thrust range's saved copy (or snapshot) starts empty.
+  llvm::StringRef Spelling(V->getType()->getSpelling());
   if (!V->isShared() && !V->getType()->isTape() &&
-      !llvm::StringRef(V->getType()->getSpelling())
-           .starts_with("meshad::thrust_ad::Saved<"))
+      !Spelling.starts_with("meshad::thrust_ad::Saved<") &&
+      Spelling != "meshad::thrust_ad::Snapshot")
     TInit = Init.T ? Init.T : B.zero(T->getType());
   else if (isDynamicShared(*V) && !(TInit = sharedShadow(D)))
     return;

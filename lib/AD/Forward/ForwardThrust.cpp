@@ -95,33 +95,40 @@ const Expr *ForwardFunction::thrustTangent(const CallExpr *C,
               " is not supported yet (reverse mode is)");
     return nullptr;
   }
+  return thrustLinearTangent(C, *R, Args);
+}
+
+const Expr *ForwardFunction::thrustLinearTangent(const CallExpr *C,
+                                                 const ThrustRecipe &R,
+                                                 const std::vector<Dual> &Args) {
+  llvm::StringRef Tangent(R.Tangent);
   int OutArg = -1;
-  for (unsigned I = 0; I < R->numArgs(); ++I)
-    if (R->role(I) == ThrustArg::Output)
+  for (unsigned I = 0; I < R.numArgs(); ++I)
+    if (R.role(I) == ThrustArg::Output)
       OutArg = I;
   if (OutArg >= 0 && !Args[OutArg].T)
     return nullptr; // The output carries no derivative.
-  ReadTangents Reads = readTangents(*R, Args);
+  ReadTangents Reads = readTangents(R, Args);
   if (Reads == ReadTangents::Some && Tangent == "same") {
     error(C->getLoc(), "forward mode of " + C->getName() +
                            " reading values without derivative beside "
                            "values with one is not supported yet");
     return nullptr;
   }
-  if (Reads == ReadTangents::None && llvm::StringRef(R->Name) == "scatter") {
+  if (Reads == ReadTangents::None && llvm::StringRef(R.Name) == "scatter") {
     error(C->getLoc(), "forward mode of " + C->getName() +
                            " of values without derivative into a range "
                            "with one is not supported yet");
     return nullptr;
   }
   if (Tangent == "fill" || Reads == ReadTangents::None)
-    return thrustFillTangent(C, *R, Args, OutArg);
+    return thrustFillTangent(C, R, Args, OutArg);
   std::vector<const Expr *> Ts;
-  for (unsigned I = 0; I < R->numArgs(); ++I) {
-    ThrustArg Role = R->role(I);
+  for (unsigned I = 0; I < R.numArgs(); ++I) {
+    ThrustArg Role = R.role(I);
     bool Kept = Role == ThrustArg::Policy || Role == ThrustArg::Map ||
                 Role == ThrustArg::Functor ||
-                (Role == ThrustArg::Last && R->role(I - 1) == ThrustArg::Map);
+                (Role == ThrustArg::Last && R.role(I - 1) == ThrustArg::Map);
     if (Role == ThrustArg::Scalar)
       Ts.push_back(B.orZero(Args[I].T,
                             C->getArg(I)->getType()->getUnqualified()));

@@ -20,6 +20,7 @@
 
 #include "AD/Forward/ForwardFunction.h"
 #include "AD/ThrustCalls.h"
+#include "Analysis/IRWalk.h"
 #include "Rules/ThrustRecipes.h"
 
 using namespace meshad;
@@ -29,6 +30,10 @@ using llvm::dyn_cast;
 static constexpr llvm::StringLiteral RuntimePrefix = "meshad::thrust_ad::";
 static constexpr llvm::StringLiteral NoTangentType =
     "meshad::thrust_ad::NoTangent";
+static constexpr llvm::StringLiteral CaptureTangentsType =
+    "meshad::thrust_ad::CaptureTangents";
+static constexpr llvm::StringLiteral CaptureTangentsCall =
+    "meshad::thrust_ad::captureTangents";
 
 bool ForwardFunction::isThrustRuntimeCall(const CallExpr *C) {
   return C->getCalleeKind() == CallExpr::CalleeKind::Intrinsic &&
@@ -69,14 +74,21 @@ const Expr *ForwardFunction::thrustRuntimeTangent(const CallExpr *C) {
     Call->setLoc(C->getLoc());
     return Call;
   };
-  bool Snapshot = (Name == "restore" || Name == "snapshot") &&
-                  llvm::StringRef(C->getArg(0)->getType()->getSpelling())
-                      .ends_with("Snapshot");
-  if (Snapshot || Name == "sumInto")
-    return nullptr; // for_each: its adjoint helper reports the error.
-  if (Name == "save" || Name == "restore") {
-    // save(Saved, first, n), restore(Saved, first): the same on the
-    // tangent range and the tangent's copy.
+  if (Name == "snapshotPush") {
+    error(C->getLoc(), "Hessian-vector products through a thrust::for_each "
+                       "inside a loop are not supported yet (gradients are; "
+                       "outside loops, HVPs are too)");
+    return nullptr;
+  }
+  if (Name == "restoreTop" || Name == "restorePop")
+    return nullptr; // Its snapshotPush reported the error.
+  if (Name == "sumInto") { // sumInto(&r, n): the same on r's tangent.
+    const Expr *T = derive(C->getArg(0), nullptr).T;
+    return T ? Make(C->getName(), {T, C->getArg(1)}) : nullptr;
+  }
+  if (Name == "save" || Name == "restore" || Name == "snapshot") {
+    // save(Saved, first, n), restore(Saved, first), snapshot(Snapshot, p):
+    // the same on the tangent range and the tangent's copy.
     const Expr *Range = derive(C->getArg(1), nullptr).T;
     const Expr *Copy = thrustSavedTangent(C->getArg(0));
     if (!Range)
@@ -125,13 +137,23 @@ const Expr *ForwardFunction::thrustAdjointTangent(const CallExpr *C,
       }
       continue;
     }
+    if (Letter == 'u') { // A user functor: its pullback's pushforward.
+      if (!thrustFunctorPullbackTangent(asThrustUserFunctor(A), Args, Reads))
+        return nullptr;
+      continue;
+    }
+    if (Letter == 'c') { // A capture's adjoint (an address, added to).
+      if (!thrustCaptureAdjointTangent(C, R, A, Args, Reads))
+        return nullptr;
+      continue;
+    }
     if (Letter != 's' && Letter != 'I' && Letter != 'R') {
       Args.push_back(A); // Count, maps, functors, constants, permutation.
       continue;
     }
     const Expr *T = derive(A, nullptr).T;
     Reads |= T && Letter != 'I';
-    if (!Linear && Letter != 'I') // A seed, read: the value and its tangent.
+    if (!Linear && (Letter == 's' || Letter == 'R')) // Read: value, tangent.
       Args.push_back(A);
     if (Letter == 's')
       Args.push_back(B.orZero(T, A->getType()->getUnqualified()));
@@ -147,6 +169,53 @@ const Expr *ForwardFunction::thrustAdjointTangent(const CallExpr *C,
   return Call;
 }
 
+bool ForwardFunction::thrustCaptureAdjointTangent(
+    const CallExpr *C, const ThrustRecipe &R, const Expr *A,
+    std::vector<const Expr *> &Args, bool &Reads) {
+  // A captured number's adjoint summed over a for_each's indices,
+  // sumInto(&r, n), or an address.
+  const auto *Call = dyn_cast<CallExpr>(A);
+  const Expr *T = Call && isThrustRuntimeCall(Call)
+                      ? thrustRuntimeTangent(Call)
+                      : derive(A, nullptr).T;
+  if (!R.tangentReplaces()) { // Added to: its tangent's address only.
+    Args.push_back(T ? T : typedNull(M, A->getType()));
+    return true;
+  }
+  // The pushforward of a for_each lambda's pullback reads and writes the
+  // captures' adjoints and their tangents.
+  if (!T) {
+    error(C->getLoc(), "meshad: internal error: the adjoint '" +
+                           irwalk::spell(A) +
+                           "' of a capture of a for_each lambda has no "
+                           "tangent");
+    return false;
+  }
+  Reads = true;
+  Args.push_back(A);
+  Args.push_back(T);
+  return true;
+}
+
+bool ForwardFunction::thrustFunctorPullbackTangent(
+    const CallExpr *Pullback, std::vector<const Expr *> &Args, bool &Reads) {
+  std::vector<const Expr *> Tangents;
+  const Expr *Bound = thrustPushforwardFunctor(Pullback, Tangents);
+  if (!Bound)
+    return false;
+  Args.push_back(Bound);
+  // The tangents of the captures: one argument (a value the helper copies
+  // into device code), so that the captures' adjoints stay last.
+  Reads |= !Tangents.empty();
+  auto *Captures = M.create<CallExpr>(
+      M.getTypes().getOpaque(CaptureTangentsType.str()),
+      CallExpr::CalleeKind::Intrinsic, CaptureTangentsCall.str(), -1,
+      std::move(Tangents));
+  Captures->setLoc(Pullback->getLoc());
+  Args.push_back(Captures);
+  return true;
+}
+
 void ForwardFunction::deriveThrustRuntimeStmt(const ExprStmt *S,
                                               const CallExpr *C,
                                               BlockStmt *Out) {
@@ -156,7 +225,11 @@ void ForwardFunction::deriveThrustRuntimeStmt(const ExprStmt *S,
   // reads the permutation it records, a save's copies the range beside.
   llvm::StringRef Name(C->getName());
   bool After = recordingRecipe(C) || Name.ends_with("::save") ||
-               Name.ends_with("::restore");
+               Name.ends_with("::restore") || Name.ends_with("::snapshot");
+  // The pushforward of a for_each lambda's pullback also does what the
+  // pullback does: its helper replaces the adjoint helper.
+  const ThrustRecipe *R = lookupThrustAdjoint(Name, C->getNumArgs());
+  bool Replaces = T && R && R->tangentReplaces();
   if (After)
     Out->append(S);
   if (T) {
@@ -164,7 +237,7 @@ void ForwardFunction::deriveThrustRuntimeStmt(const ExprStmt *S,
     TS->setLoc(S->getLoc());
     Out->append(TS);
   }
-  if (!After)
+  if (!After && !Replaces)
     Out->append(S);
 }
 

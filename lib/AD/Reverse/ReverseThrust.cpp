@@ -27,6 +27,10 @@ using namespace meshad::ir;
 using llvm::cast;
 using llvm::dyn_cast;
 
+static constexpr const char *SnapshotType = "meshad::thrust_ad::Snapshot";
+static constexpr const char *SnapshotStackType =
+    "meshad::thrust_ad::SnapshotStack";
+
 const ThrustRecipe *ReverseFunction::thrustRecipe(const Expr *E) {
   const auto *C = llvm::dyn_cast_or_null<CallExpr>(E);
   return C ? thrustCallRecipe(C) : nullptr;
@@ -101,7 +105,8 @@ const CallExpr *ReverseFunction::thrustForward(const CallExpr *C,
   bool Saves = R->hasForwardHelper() || R->iteratesIndices() ||
                llvm::StringRef(R->Args).find_first_of("MX") !=
                    llvm::StringRef::npos;
-  if (Saves && LoopDepth > 0) {
+  // A for_each's snapshots go on a stack per captured buffer in loops.
+  if (Saves && LoopDepth > 0 && !R->iteratesIndices()) {
     error(C->getLoc(), C->getName() +
                            " inside a loop is not supported in reverse mode "
                            "yet (what its adjoint reads would be saved once "
@@ -203,10 +208,16 @@ void ReverseFunction::snapshotCaptures(const CallExpr *C, const ThrustRecipe &R,
                                "the gradient without meshad::WithValue");
         continue;
       }
-      Var *V = newVar("_t", M.getTypes().getOpaque("meshad::thrust_ad::Snapshot"));
-      Fwd->append(M.create<ExprStmt>(helperCall(M, M.getTypes().getVoid(),
-                                                "meshad::thrust_ad::snapshot",
-                                                {B.ref(V), Arg})));
+      // In loops, one snapshot per iteration, popped by the reverse sweep.
+      bool Stack = LoopDepth > 0;
+      Var *V = newVar("_t", M.getTypes().getOpaque(
+                                Stack ? SnapshotStackType : SnapshotType));
+      CallExpr *Take = helperCall(M, M.getTypes().getVoid(),
+                                  Stack ? "meshad::thrust_ad::snapshotPush"
+                                        : "meshad::thrust_ad::snapshot",
+                                  {B.ref(V), Arg});
+      Take->setLoc(C->getLoc()); // Errors of modes composed over it.
+      Fwd->append(M.create<ExprStmt>(Take));
       ThrustRestores[C].push_back({V, Arg});
     }
   }
@@ -307,14 +318,19 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
       !thrustCaptureAdjoints(C, *R, Args[0], Captures, Tail))
     return;
   Args.insert(Args.end(), Tail.begin(), Tail.end());
-  auto Restore = [&] {
-    for (auto &[V, Out] : ThrustRestores.lookup(C))
-      Rev->append(M.create<ExprStmt>(helperCall(M, M.getTypes().getVoid(),
-                                                "meshad::thrust_ad::restore",
-                                                {B.ref(V), Out})));
+  // After the adjoint, a stack of snapshots (in loops) drops its top.
+  auto Restore = [&](bool Last) {
+    for (auto &[V, Out] : ThrustRestores.lookup(C)) {
+      bool Stack = V->getType()->getSpelling() == SnapshotStackType;
+      const char *Name = !Stack ? "meshad::thrust_ad::restore"
+                         : Last ? "meshad::thrust_ad::restorePop"
+                                : "meshad::thrust_ad::restoreTop";
+      Rev->append(M.create<ExprStmt>(
+          helperCall(M, M.getTypes().getVoid(), Name, {B.ref(V), Out})));
+    }
   };
   if (R->iteratesIndices()) // The buffers as the call found them.
-    Restore();
+    Restore(/*Last=*/false);
   bool ScalarActive = ScalarArg && ScalarArg->getType()->isDifferentiable() &&
                       isActive(ScalarArg);
   const Type *Ty = ScalarActive ? ScalarArg->getType()->getUnqualified()
@@ -331,7 +347,7 @@ void ReverseFunction::thrustAdjoint(const CallExpr *C, const Expr *DE,
   for (auto &[Capture, Local] : Captures)
     if (Local)
       adjoint(Capture, B.ref(Local), Rev);
-  Restore();
+  Restore(/*Last=*/true);
 }
 
 bool ReverseFunction::rejectThrustIterator(const Expr *E,
