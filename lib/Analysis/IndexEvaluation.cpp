@@ -27,7 +27,7 @@ using namespace meshad::ownership;
 using llvm::cast;
 using llvm::dyn_cast;
 
-IndexEvaluator::IndexEvaluator(const Function &Kernel) {
+IndexEvaluator::IndexEvaluator(const Function &Kernel) : Sweeps(Kernel) {
   if (Kernel.getBody())
     for (const Stmt *S : Kernel.getBody()->getBody()) {
       TopLevel.insert(S);

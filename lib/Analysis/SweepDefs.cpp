@@ -1,0 +1,299 @@
+//===- Analysis/SweepDefs.cpp - Locals a reverse sweep reassigns ----------===//
+//
+// Part of meshad: source-to-source automatic differentiation of CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Analysis/SweepDefs.h"
+#include "AD/Analysis/Activity.h"
+#include "Analysis/IRWalk.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace meshad;
+using namespace meshad::ir;
+using namespace meshad::ownership;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::dyn_cast_or_null;
+using llvm::isa;
+
+SweepDefs::SweepDefs(const Function &F) {
+  if (!F.getBody())
+    return;
+  const auto &Top = F.getBody()->getBody();
+  for (unsigned I = 0; I < Top.size(); ++I) {
+    Place At;
+    At.Top = I;
+    At.IsTop = true;
+    walkStmt(Top[I], At);
+  }
+  for (const auto &Entry : Defs)
+    if (std::optional<CountedLoop> L = matchCounted(Entry.first))
+      Counted[Entry.first] = std::move(*L);
+}
+
+void SweepDefs::walkStmt(const Stmt *S, const Place &At) {
+  if (!S)
+    return;
+  noteReads(S, At);
+  if (const auto *D = dyn_cast<DeclStmt>(S); D && D->getInit())
+    Defs[D->getVar()].push_back({S, At});
+  if (const auto *A = dyn_cast<AssignStmt>(S))
+    if (const Var *V = ActivityAnalysis::getRootVar(A->getLHS()))
+      Defs[V].push_back({S, At});
+  Place In = At;
+  In.IsTop = false;
+  In.Direct = false;
+  switch (S->getKind()) {
+  case Stmt::Kind::Block:
+    for (const Stmt *Sub : cast<BlockStmt>(S)->getBody())
+      walkStmt(Sub, In);
+    return;
+  case Stmt::Kind::If: {
+    const auto *If = cast<IfStmt>(S);
+    if (At.IsTop) {
+      walkBranch(If, true, At);
+      return walkBranch(If, false, At);
+    }
+    walkStmt(If->getThen(), In);
+    return walkStmt(If->getElse(), In);
+  }
+  case Stmt::Kind::For: {
+    const auto *For = cast<ForStmt>(S);
+    LoopPlaces[For] = At;
+    LoopInits[For->getInit()] = For;
+    LoopIncs[For->getInc()] = For;
+    if (reverseCounter(For) && !For->getBody()->getBody().empty())
+      FirstOfReverse[For->getBody()->getBody().front()] = For;
+    In.Loops.push_back(S);
+    walkStmt(For->getInit(), In);
+    walkStmt(For->getInc(), In);
+    return walkStmt(For->getBody(), In);
+  }
+  case Stmt::Kind::While:
+    In.Loops.push_back(S);
+    return walkStmt(cast<WhileStmt>(S)->getBody(), In);
+  case Stmt::Kind::Do:
+    In.Loops.push_back(S);
+    return walkStmt(cast<DoStmt>(S)->getBody(), In);
+  default:
+    return;
+  }
+}
+
+void SweepDefs::walkBranch(const IfStmt *If, bool Then, const Place &At) {
+  const BlockStmt *B = Then ? If->getThen() : If->getElse();
+  if (!B)
+    return;
+  const auto &Body = B->getBody();
+  for (unsigned I = 0; I < Body.size(); ++I) {
+    Place In = At;
+    In.IsTop = false;
+    In.TopIf = If;
+    In.Then = Then;
+    In.InBranch = I;
+    In.Direct = true;
+    walkStmt(Body[I], In);
+  }
+}
+
+void SweepDefs::noteReads(const Stmt *S, const Place &At) {
+  const auto *A = dyn_cast<AssignStmt>(S);
+  for (const Expr *E : irwalk::ownExprs(S)) {
+    // `v = e` does not read v; `v += e`, `++v` do.
+    if (A && E == A->getLHS() && isa<VarRefExpr>(E) &&
+        A->getOp() == AssignOp::Assign)
+      continue;
+    irwalk::forEachExpr(E, [&](const Expr *Sub) {
+      if (const auto *R = dyn_cast<VarRefExpr>(Sub))
+        Reads[R->getVar()].push_back({S, At});
+      const auto *U = dyn_cast<UnaryExpr>(Sub);
+      if (U && U->getOp() == UnaryOp::AddrOf)
+        if (const Var *Root = ActivityAnalysis::getRootVar(U->getSub()))
+          AddressTaken[Root] = true;
+    });
+  }
+}
+
+bool SweepDefs::isPlainLocal(const Var *V) const {
+  return V && !V->isParam() && V->getStorage() == Var::Storage::Local &&
+         V->getType()->isIntegral() && !AddressTaken.count(V);
+}
+
+bool SweepDefs::isAssignedOnceBefore(const Var *V, unsigned Top) const {
+  auto It = Defs.find(V);
+  if (!isPlainLocal(V) || It == Defs.end() || It->second.size() != 1)
+    return false;
+  const Site &D = It->second.front();
+  return D.At.IsTop && D.At.Top < Top;
+}
+
+std::pair<const Var *, bool> SweepDefs::guardOf(const Expr *Cond,
+                                                bool Then) const {
+  bool Holds = Then;
+  const auto *U = dyn_cast<UnaryExpr>(Cond);
+  for (; U && U->getOp() == UnaryOp::Not; U = dyn_cast<UnaryExpr>(Cond)) {
+    Cond = U->getSub();
+    Holds = !Holds;
+  }
+  const auto *R = dyn_cast<VarRefExpr>(Cond);
+  return {R ? R->getVar() : nullptr, Holds};
+}
+
+const Expr *SweepDefs::guardedValue(const Var *V) const {
+  auto It = Defs.find(V);
+  if (!isPlainLocal(V) || It == Defs.end() || It->second.size() != 1)
+    return nullptr;
+  const Site &D = It->second.front();
+  const auto *A = dyn_cast<AssignStmt>(D.S);
+  if (!A || A->getOp() != AssignOp::Assign || !isa<VarRefExpr>(A->getLHS()) ||
+      !D.At.TopIf || !D.At.Direct || !D.At.Loops.empty())
+    return nullptr;
+  auto [Guard, Holds] = guardOf(D.At.TopIf->getCond(), D.At.Then);
+  if (!Guard || !isAssignedOnceBefore(Guard, D.At.Top))
+    return nullptr;
+  auto R = Reads.find(V);
+  if (R == Reads.end())
+    return nullptr;
+  for (const Site &Use : R->second) {
+    if (!Use.At.TopIf)
+      return nullptr;
+    if (Use.At.TopIf == D.At.TopIf) {
+      if (Use.At.Then != D.At.Then || Use.At.InBranch <= D.At.InBranch)
+        return nullptr;
+      continue;
+    }
+    if (Use.At.Top <= D.At.Top ||
+        guardOf(Use.At.TopIf->getCond(), Use.At.Then) !=
+            std::make_pair(Guard, Holds))
+      return nullptr;
+  }
+  return A->getRHS();
+}
+
+const Var *SweepDefs::reverseCounter(const Stmt *S) {
+  const auto *For = dyn_cast_or_null<ForStmt>(S);
+  if (!For || For->getInit())
+    return nullptr;
+  const auto *Cond = dyn_cast_or_null<BinaryExpr>(For->getCond());
+  const auto *Inc = dyn_cast_or_null<AssignStmt>(For->getInc());
+  if (!Cond || Cond->getOp() != BinaryOp::Gt || !Inc ||
+      Inc->getOp() != AssignOp::Dec)
+    return nullptr;
+  const auto *C = dyn_cast<VarRefExpr>(Cond->getLHS());
+  const auto *Zero = dyn_cast<IntLitExpr>(Cond->getRHS());
+  const auto *Target = dyn_cast<VarRefExpr>(Inc->getLHS());
+  if (!C || !Zero || Zero->getValue() != 0 || !Target ||
+      Target->getVar() != C->getVar())
+    return nullptr;
+  return C->getVar();
+}
+
+const CountedLoop *SweepDefs::countedLoop(const Var *V) const {
+  auto It = Counted.find(V);
+  return It == Counted.end() ? nullptr : &It->second;
+}
+
+bool SweepDefs::addCounterDef(const Site &D, CountedLoop &L,
+                              std::vector<const Stmt *> &Reverse) const {
+  const auto *A = dyn_cast<AssignStmt>(D.S);
+  if (!A || !isa<VarRefExpr>(A->getLHS()))
+    return false;
+  if (auto It = LoopInits.find(D.S); It != LoopInits.end()) {
+    if (L.For && L.For != It->second)
+      return false;
+    L.For = It->second;
+    L.Init = A->getRHS();
+    return A->getOp() == AssignOp::Assign;
+  }
+  if (auto It = LoopIncs.find(D.S); It != LoopIncs.end()) {
+    if (L.For && L.For != It->second)
+      return false;
+    L.For = It->second;
+    AssignOp Op = A->getOp();
+    L.Decrement = Op == AssignOp::Dec || Op == AssignOp::SubAssign;
+    if (Op == AssignOp::AddAssign || Op == AssignOp::SubAssign)
+      L.Step = A->getRHS();
+    return Op == AssignOp::Inc || Op == AssignOp::Dec || L.Step;
+  }
+  auto It = FirstOfReverse.find(D.S);
+  if (It == FirstOfReverse.end() || A->getOp() != AssignOp::Assign)
+    return false;
+  const Var *C = reverseCounter(It->second);
+  if (L.Trips && L.Trips != C)
+    return false;
+  L.Trips = C;
+  L.Recomputed.push_back(A->getRHS());
+  Reverse.push_back(It->second);
+  return true;
+}
+
+std::optional<CountedLoop> SweepDefs::matchCounted(const Var *V) const {
+  if (!isPlainLocal(V))
+    return std::nullopt;
+  CountedLoop L;
+  std::vector<const Stmt *> Reverse;
+  for (const Site &D : Defs.find(V)->second)
+    if (!addCounterDef(D, L, Reverse))
+      return std::nullopt;
+  if (!L.For || !L.Init || !L.For->getInc() || Reverse.empty() ||
+      !LoopPlaces.at(L.For).Loops.empty() || !isTripCounter(L.Trips, L.For))
+    return std::nullopt;
+  // The reverse loops run after the forward one, not inside it.
+  for (const Stmt *Rev : Reverse)
+    if (llvm::is_contained(LoopPlaces.at(cast<ForStmt>(Rev)).Loops, L.For))
+      return std::nullopt;
+  L.Counter = cast<VarRefExpr>(cast<AssignStmt>(L.For->getInit())->getLHS())
+                  ->getVar();
+  if (!readsInLoops(L, Reverse))
+    return std::nullopt;
+  return L;
+}
+
+bool SweepDefs::isTripCounter(const Var *C, const ForStmt *For) const {
+  auto It = Defs.find(C);
+  if (!isPlainLocal(C) || It == Defs.end())
+    return false;
+  unsigned Starts = 0, Counts = 0;
+  for (const Site &D : It->second) {
+    if (const auto *Decl = dyn_cast<DeclStmt>(D.S)) {
+      const auto *Zero = dyn_cast<IntLitExpr>(Decl->getInit());
+      if (!Zero || Zero->getValue() != 0 || !D.At.Loops.empty())
+        return false;
+      ++Starts;
+      continue;
+    }
+    const auto *A = cast<AssignStmt>(D.S);
+    if (A->getOp() == AssignOp::Inc &&
+        llvm::is_contained(For->getBody()->getBody(), D.S)) {
+      ++Counts;
+      continue;
+    }
+    auto Inc = LoopIncs.find(D.S);
+    if (A->getOp() != AssignOp::Dec || Inc == LoopIncs.end() ||
+        reverseCounter(Inc->second) != C)
+      return false;
+  }
+  return Starts == 1 && Counts == 1;
+}
+
+bool SweepDefs::readsInLoops(const CountedLoop &L,
+                             const std::vector<const Stmt *> &Reverse) const {
+  auto R = Reads.find(L.Counter);
+  if (R == Reads.end())
+    return true;
+  for (const Site &Use : R->second) {
+    if (Use.S == L.For || llvm::is_contained(Use.At.Loops, L.For))
+      continue;
+    // After the recomputation: in a reverse loop, not the recomputation.
+    auto First = FirstOfReverse.find(Use.S);
+    bool InReverse = llvm::any_of(Reverse, [&](const Stmt *Rev) {
+      return llvm::is_contained(Use.At.Loops, Rev) &&
+             (First == FirstOfReverse.end() || First->second != Rev);
+    });
+    if (!InReverse)
+      return false;
+  }
+  return true;
+}
