@@ -26,7 +26,6 @@
 #define MESHAD_ANALYSIS_INDEXFORMS_H
 
 #include "AD/Analysis/ReverseNeeds.h"
-#include "Analysis/SweepDefs.h"
 #include "IR/IR.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -35,6 +34,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -42,6 +42,9 @@
 
 namespace meshad {
 namespace ownership {
+
+class SweepDefs;
+struct CountedLoop;
 
 /// What an atom of an affine form ranges over.
 enum class AtomKind {
@@ -255,8 +258,9 @@ private:
   /// The number of the symbol or counter keyed by \p Key.
   unsigned intern(const void *Key, SymbolInfo Info);
 
-  /// The locals a reverse sweep reassigns (guarded values, counted loops).
-  SweepDefs Sweeps;
+  /// The locals a reverse sweep reassigns (guarded values, counted loops;
+  /// Analysis/SweepDefs.h).
+  std::shared_ptr<const SweepDefs> Sweeps;
   llvm::DenseMap<const ir::Var *, llvm::SmallVector<const ir::Stmt *, 2>> Defs;
   llvm::DenseMap<const ir::Var *, Loop> Loops;
   llvm::SmallPtrSet<const ir::Var *, 8> AddressTaken;

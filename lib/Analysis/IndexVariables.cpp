@@ -15,6 +15,7 @@
 
 #include "Analysis/IRWalk.h"
 #include "Analysis/IndexForms.h"
+#include "Analysis/SweepDefs.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -71,9 +72,13 @@ Eval IndexEvaluator::evalVarUncached(const Var *V) {
   auto L = Loops.find(V);
   if (L != Loops.end())
     return evalLoopCounter(V, L->second);
-  if (const CountedLoop *C = Sweeps.countedLoop(V))
+  if (const CountedLoop *C = Sweeps->countedLoop(V))
     if (std::optional<Eval> R = evalCounted(V, *C))
       return *R;
+  // A trip counter is a value of its own, also where a tape gives it back.
+  if (Sweeps->countsTrips(V))
+    return symbol(V, SymbolInfo{V->getName(), /*Stable=*/false,
+                                /*Invariant=*/false});
   auto D = Defs.find(V);
   if (D == Defs.end()) {
     if (!V->isParam())
@@ -92,7 +97,7 @@ Eval IndexEvaluator::evalVarUncached(const Var *V) {
           llvm::isa<VarRefExpr>(A->getLHS()) && TopLevel.count(A))
         return evalSingleDef(V, A->getRHS());
     // Assigned once after an early return, read under the same guard.
-    if (const Expr *Value = Sweeps.guardedValue(V))
+    if (const Expr *Value = Sweeps->guardedValue(V))
       return evalSingleDef(V, Value);
   }
   return evalMultiDef(V);
@@ -147,7 +152,8 @@ std::optional<Eval> IndexEvaluator::evalCounted(const Var *V,
       !isStable(Step.Form) || Trips.Form.Const != 0 ||
       Trips.Form.Terms.size() != 1 ||
       Trips.Form.Terms.begin()->first.size() != 1 ||
-      Trips.Form.Terms.begin()->second != 1)
+      Trips.Form.Terms.begin()->second != 1 ||
+      (C.InLoop && (!Init.Form.isLiteral() || !Step.Form.isLiteral())))
     return std::nullopt;
   // Init +- (trips - 1) * Step: the counter of iteration trips - 1.
   Affine Offset = timesAtom(Step.Form, Trips.Form.Terms.begin()->first[0]);

@@ -29,8 +29,10 @@ SweepDefs::SweepDefs(const Function &F) {
     walkStmt(Top[I], At);
   }
   for (const auto &Entry : Defs)
-    if (std::optional<CountedLoop> L = matchCounted(Entry.first))
+    if (std::optional<CountedLoop> L = matchCounted(Entry.first)) {
+      TripCounters.insert(L->Trips);
       Counted[Entry.first] = std::move(*L);
+    }
 }
 
 void SweepDefs::walkStmt(const Stmt *S, const Place &At) {
@@ -46,10 +48,14 @@ void SweepDefs::walkStmt(const Stmt *S, const Place &At) {
   In.IsTop = false;
   In.Direct = false;
   switch (S->getKind()) {
-  case Stmt::Kind::Block:
-    for (const Stmt *Sub : cast<BlockStmt>(S)->getBody())
-      walkStmt(Sub, In);
+  case Stmt::Kind::Block: {
+    const auto &Body = cast<BlockStmt>(S)->getBody();
+    for (unsigned I = 0; I < Body.size(); ++I) {
+      Positions[Body[I]] = {cast<BlockStmt>(S), I};
+      walkStmt(Body[I], In);
+    }
     return;
+  }
   case Stmt::Kind::If: {
     const auto *If = cast<IfStmt>(S);
     if (At.IsTop) {
@@ -94,6 +100,7 @@ void SweepDefs::walkBranch(const IfStmt *If, bool Then, const Place &At) {
     In.Then = Then;
     In.InBranch = I;
     In.Direct = true;
+    Positions[Body[I]] = {B, I};
     walkStmt(Body[I], In);
   }
 }
@@ -195,6 +202,10 @@ const CountedLoop *SweepDefs::countedLoop(const Var *V) const {
   return It == Counted.end() ? nullptr : &It->second;
 }
 
+bool SweepDefs::countsTrips(const Var *V) const {
+  return TripCounters.count(V);
+}
+
 bool SweepDefs::addCounterDef(const Site &D, CountedLoop &L,
                               std::vector<const Stmt *> &Reverse) const {
   const auto *A = dyn_cast<AssignStmt>(D.S);
@@ -237,9 +248,13 @@ std::optional<CountedLoop> SweepDefs::matchCounted(const Var *V) const {
   for (const Site &D : Defs.find(V)->second)
     if (!addCounterDef(D, L, Reverse))
       return std::nullopt;
-  if (!L.For || !L.Init || !L.For->getInc() || Reverse.empty() ||
-      !LoopPlaces.at(L.For).Loops.empty() || !isTripCounter(L.Trips, L.For))
+  // The loop's increment must step V itself.
+  const auto *Inc = L.For ? dyn_cast_or_null<AssignStmt>(L.For->getInc())
+                          : nullptr;
+  if (!Inc || ActivityAnalysis::getRootVar(Inc->getLHS()) != V || !L.Init ||
+      Reverse.empty() || !isTripCounter(L.Trips, L.For))
     return std::nullopt;
+  L.InLoop = !LoopPlaces.at(L.For).Loops.empty();
   // The reverse loops run after the forward one, not inside it.
   for (const Stmt *Rev : Reverse)
     if (llvm::is_contained(LoopPlaces.at(cast<ForStmt>(Rev)).Loops, L.For))
@@ -251,31 +266,82 @@ std::optional<CountedLoop> SweepDefs::matchCounted(const Var *V) const {
   return L;
 }
 
+/// True when \p E is the integer literal 0.
+static bool isZero(const Expr *E) {
+  const auto *Lit = dyn_cast_or_null<IntLitExpr>(E);
+  return Lit && Lit->getValue() == 0;
+}
+
+/// The tape of `meshad::pop(T)` or `meshad::push(T, v)` (\p Name), or null.
+static const Var *tapeOf(const Expr *E, llvm::StringRef Name) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(E);
+  if (!Call || Call->getCalleeKind() == CallExpr::CalleeKind::User ||
+      Call->getName() != Name || Call->getNumArgs() == 0)
+    return nullptr;
+  const auto *Tape = dyn_cast<VarRefExpr>(Call->getArg(0));
+  return Tape ? Tape->getVar() : nullptr;
+}
+
+bool SweepDefs::isPopOfCounts(const Expr *E, const Var *C) const {
+  const Var *Tape = tapeOf(E, "meshad::pop");
+  auto R = Tape ? Reads.find(Tape) : Reads.end();
+  if (R == Reads.end() || AddressTaken.count(Tape))
+    return false;
+  // The tape holds only values of C: `meshad::push(T, C)`, `C = pop(T)`.
+  return llvm::all_of(R->second, [&](const Site &Use) {
+    if (const auto *X = dyn_cast<ExprStmt>(Use.S)) {
+      const auto *Push = dyn_cast<CallExpr>(X->getExpr());
+      const auto *V = Push && Push->getNumArgs() == 2
+                          ? dyn_cast<VarRefExpr>(Push->getArg(1))
+                          : nullptr;
+      return tapeOf(Push, "meshad::push") == Tape && V && V->getVar() == C;
+    }
+    const auto *A = dyn_cast<AssignStmt>(Use.S);
+    const auto *Target = A ? dyn_cast<VarRefExpr>(A->getLHS()) : nullptr;
+    return Target && Target->getVar() == C &&
+           tapeOf(A->getRHS(), "meshad::pop") == Tape;
+  });
+}
+
+bool SweepDefs::precedes(const Stmt *S, const Stmt *Next) const {
+  auto A = Positions.find(S), B = Positions.find(Next);
+  return A != Positions.end() && B != Positions.end() &&
+         A->second.first == B->second.first &&
+         A->second.second + 1 == B->second.second;
+}
+
 bool SweepDefs::isTripCounter(const Var *C, const ForStmt *For) const {
   auto It = Defs.find(C);
   if (!isPlainLocal(C) || It == Defs.end())
     return false;
-  unsigned Starts = 0, Counts = 0;
+  // C counts one run of For from 0 (its declaration's value, or a reset
+  // just before For when For is in a loop); a pop gives back a value
+  // pushed from C; the reverse loops count it down to 0. So 0 <= C <= the
+  // trip count of a run wherever it is read.
+  unsigned Starts = 0, Resets = 0, Counts = 0;
   for (const Site &D : It->second) {
     if (const auto *Decl = dyn_cast<DeclStmt>(D.S)) {
-      const auto *Zero = dyn_cast<IntLitExpr>(Decl->getInit());
-      if (!Zero || Zero->getValue() != 0 || !D.At.Loops.empty())
+      if (!isZero(Decl->getInit()) || !D.At.Loops.empty())
         return false;
       ++Starts;
       continue;
     }
     const auto *A = cast<AssignStmt>(D.S);
-    if (A->getOp() == AssignOp::Inc &&
-        llvm::is_contained(For->getBody()->getBody(), D.S)) {
-      ++Counts;
-      continue;
-    }
     auto Inc = LoopIncs.find(D.S);
-    if (A->getOp() != AssignOp::Dec || Inc == LoopIncs.end() ||
-        reverseCounter(Inc->second) != C)
+    if (A->getOp() == AssignOp::Inc &&
+        llvm::is_contained(For->getBody()->getBody(), D.S))
+      ++Counts;
+    else if (A->getOp() == AssignOp::Assign && isZero(A->getRHS()) &&
+             precedes(D.S, For))
+      ++Resets;
+    else if (!(A->getOp() == AssignOp::Assign &&
+               isPopOfCounts(A->getRHS(), C)) &&
+             !(A->getOp() == AssignOp::Dec && Inc != LoopIncs.end() &&
+               reverseCounter(Inc->second) == C))
       return false;
   }
-  return Starts == 1 && Counts == 1;
+  bool InLoop = !LoopPlaces.at(For).Loops.empty();
+  return Counts == 1 && (InLoop ? Resets == 1 : Starts + Resets >= 1);
 }
 
 bool SweepDefs::readsInLoops(const CountedLoop &L,

@@ -20,11 +20,13 @@
 /// - a loop counter that the reverse sweep recomputes from the trip count:
 ///   `for (k = a; k < K; k += s) { ++_cnt0; ... }`, then `for (; _cnt0 > 0;
 ///   --_cnt0) { k = a + (_cnt0 - 1) * s; ... }`. The trip counter _cnt0
-///   starts at 0 (its declaration), is incremented by one statement of the
-///   forward loop's body and decremented by the reverse loops only, and the
-///   forward loop is in no loop (it runs at most once), so in a reverse
-///   body 0 <= _cnt0 - 1 < the forward loop's trip count: k takes only
-///   values it took in the forward loop. The evaluator checks that each
+///   starts at 0 (its declaration, or `_cnt0 = 0;` just before a forward
+///   loop that is in a loop), is incremented by one statement of the
+///   forward loop's body, pushed onto a tape that holds only its values and
+///   popped back (a loop in a loop), and decremented by the reverse loops
+///   only, so in a reverse body 0 <= _cnt0 - 1 < the trip count of a run of
+///   the forward loop: k takes only values it took in the forward loop
+///   (whose start and step must then be literals when it is in a loop). The evaluator checks that each
 ///   recomputation is a + (_cnt0 - 1) * s in the same a and s (stable), and
 ///   gives k the counter's symbol and literal range; every read of k must
 ///   be in the forward loop or after the recomputation of a reverse loop.
@@ -44,6 +46,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 namespace meshad {
@@ -62,6 +65,11 @@ struct CountedLoop {
   const ir::Var *Trips = nullptr;
   /// The right-hand sides of the recomputations `k = ...`.
   std::vector<const ir::Expr *> Recomputed;
+  /// True when the forward loop is in a loop: each run starts the trip
+  /// counter at 0 and pushes it onto a tape that only holds its values,
+  /// which the reverse sweep pops. The runs may then differ in their
+  /// bounds: the evaluator asks for a literal Init and Step.
+  bool InLoop = false;
 };
 
 /// Finds the guarded values and counted loops of one function.
@@ -75,6 +83,9 @@ public:
   /// The loop whose counter \p V is, with the reverse loops' recomputations
   /// (above, the forms still to check); else null.
   const CountedLoop *countedLoop(const ir::Var *V) const;
+  /// True when \p V is the trip counter of a counted loop (_cnt0): a value
+  /// that changes (not stable), popped from a tape in a loop in a loop.
+  bool countsTrips(const ir::Var *V) const;
 
 private:
   /// Where a statement is: its top-level statement, the top-level `if`
@@ -115,6 +126,11 @@ private:
   bool addCounterDef(const Site &D, CountedLoop &L,
                      std::vector<const ir::Stmt *> &Reverse) const;
   bool isTripCounter(const ir::Var *C, const ir::ForStmt *For) const;
+  /// True when \p E is `meshad::pop(T)` of a tape T that only holds
+  /// values of \p C (`meshad::push(T, C)`, `C = meshad::pop(T)`).
+  bool isPopOfCounts(const ir::Expr *E, const ir::Var *C) const;
+  /// True when \p Next follows \p S in one block.
+  bool precedes(const ir::Stmt *S, const ir::Stmt *Next) const;
   /// True when every read of the counter of \p L is in its loop or after
   /// the recomputation of one of the \p Reverse loops.
   bool readsInLoops(const CountedLoop &L,
@@ -129,6 +145,10 @@ private:
   /// The first statement of each reverse loop's body, and the loop.
   std::map<const ir::Stmt *, const ir::ForStmt *> FirstOfReverse;
   std::map<const ir::Var *, CountedLoop> Counted;
+  std::set<const ir::Var *> TripCounters;
+  /// The block of each statement and its index there.
+  std::map<const ir::Stmt *, std::pair<const ir::BlockStmt *, unsigned>>
+      Positions;
 };
 
 } // namespace ownership

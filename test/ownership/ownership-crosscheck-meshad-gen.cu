@@ -2,10 +2,12 @@
 // -fplugin-arg-meshad-ownership-crosscheck (GPU/OwnershipCrossCheck), the
 // ownership of each gradient kernel's adjoint array classified on the
 // primal and on the finished function, a warning at each difference. It
-// changes nothing in what meshad-gen writes. The kernel's inner loop counter
-// is recomputed from a trip count taped per outer iteration, which the
-// finished function does not bound: the decision comes from the primal
-// reads its adds record (thread-exclusive), and the check says so. The
+// changes nothing in what meshad-gen writes. The kernel's index p is assigned
+// after an early return inside a branch: in the finished function its
+// assignment is in a nested branch (`if (_cond0) { ... if (!_cond1) { p =
+// 2 * i; } }`), which Analysis/SweepDefs does not follow: the decision comes
+// from the primal reads its adds record (thread-exclusive), and the check
+// says so. The
 // written file, compiled without the plugin under the CPU emulation, gives
 // the gradient that central finite differences give.
 //
@@ -23,49 +25,48 @@
 #include <cmath>
 #include <meshad/Differentiator.h>
 
-__global__ void nested(const double *w, double *y, int n) {
+__global__ void gated(const double *x, double *y, int n, int skip) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
-    double s = 0;
-    for (int a = 0; a < 2; ++a)
-      for (int c = 0; c < 2; ++c)
-        s += w[4 * i + 2 * a + c] * sin(s);
-    y[i] = s * s;
+    if (skip > 0)
+      return;
+    int p = 2 * i;
+    y[i] = x[p] * sin(x[p + 1]);
   }
 }
-// WARN: ownership-crosscheck-meshad-gen.cu:[[#@LINE-4]]:14: warning: ownership cross-check of w in nested_grad: decided on the primal reads that its adds record
-// WARN: ownership-crosscheck-meshad-gen.cu:[[#@LINE-5]]:14: remark: adjoint store to 'w': plain += (thread-exclusive:
-// CHECK-LABEL: __global__ void nested_grad(
-// CHECK-NOT: atomicAdd(&_d_w
-// CHECK: meshad::exclusiveAdd(&_d_w[4 * i + 2 * a + c],
+// WARN: ownership-crosscheck-meshad-gen.cu:[[#@LINE-3]]:12: warning: ownership cross-check of x in gated_grad: decided on the primal reads that its adds record
+// WARN: ownership-crosscheck-meshad-gen.cu:[[#@LINE-4]]:12: remark: adjoint store to 'x': plain += (thread-exclusive:
+// CHECK-LABEL: __global__ void gated_grad(
+// CHECK-NOT: atomicAdd(&_d_x
+// CHECK: meshad::exclusiveAdd(&_d_x[p],
 
 int main() {
   const int N = 100;
   meshad::test::RandomInputs Rng;
-  meshad::test::DeviceArray<double> W(4 * N), Y(N), DW(4 * N), DY(N);
-  Rng.fill(W.host(), 4 * N, 0.2, 1.2);
+  meshad::test::DeviceArray<double> W(2 * N), Y(N), DW(2 * N), DY(N);
+  Rng.fill(W.host(), 2 * N, 0.2, 1.2);
   std::vector<double> Weights(N);
   Rng.fill(Weights.data(), N, -1, 1);
   auto Loss = [&] {
     W.upload();
     Y.zero();
-    MESHAD_LAUNCH(nested, dim3(2), dim3(64))(W.device(), Y.device(), N);
+    MESHAD_LAUNCH(gated, dim3(2), dim3(64))(W.device(), Y.device(), N, 0);
     Y.download();
     return meshad::test::weightedSum(Weights.data(), Y.host(), N);
   };
   std::vector<double> Expected =
-      meshad::test::fdGradient(Loss, W.host(), 4 * N);
+      meshad::test::fdGradient(Loss, W.host(), 2 * N);
   W.upload();
   for (int I = 0; I < N; ++I)
     DY[I] = Weights[I];
   DY.upload();
   DW.zero();
-  auto g = meshad::gradient(nested, "w, y");
-  g.execute_kernel(dim3(2), dim3(64), W.device(), Y.device(), N, DW.device(),
-                   DY.device());
-  meshad::test::checkLaunch("nested");
+  auto g = meshad::gradient(gated, "x, y");
+  g.execute_kernel(dim3(2), dim3(64), W.device(), Y.device(), N, 0,
+                   DW.device(), DY.device());
+  meshad::test::checkLaunch("gated");
   DW.download();
-  meshad::test::checkArray("nested", DW.host(), Expected.data(), 4 * N);
+  meshad::test::checkArray("gated", DW.host(), Expected.data(), 2 * N);
   return meshad::test::summary();
 }
 // NUM-NOT: FAIL

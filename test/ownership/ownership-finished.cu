@@ -16,6 +16,7 @@
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-ownership-crosscheck -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
 // RUN: FileCheck %s --check-prefix=REMARK < %t.log
+// RUN: not grep "cross-check" %t.log
 // RUN: FileCheck %s < %t.log
 // RUN: %t | FileCheck %s --check-prefix=NUM
 #include "KernelCheck.h"
