@@ -14,7 +14,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "Analysis/IndexForms.h"
-#include "AD/Analysis/Activity.h"
 #include "Analysis/IRWalk.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -29,7 +28,6 @@ using namespace meshad::ir;
 using namespace meshad::ownership;
 using llvm::cast;
 using llvm::dyn_cast;
-using llvm::isa;
 
 //===----------------------------------------------------------------------===//
 // Affine forms
@@ -202,34 +200,13 @@ Eval IndexEvaluator::evalProduct(const BinaryExpr *B, const Affine &L,
   return opaque(B, {&LE, &RE});
 }
 
-/// True when \p S is a loop whose body only stores into __shared__ memory
-/// (reverse mode zeroes a __shared__ array's adjoint so, its counter the
-/// block's linear thread id, `threadIdx.x + blockDim.x * (threadIdx.y +
-/// ...)`, for any launch shape): the thread indices it reads do not tell
-/// which elements of global memory the threads touch.
-static bool onlyFillsShared(const Stmt *S) {
-  const auto *For = dyn_cast<ForStmt>(S);
-  if (!For || For->getBody()->getBody().empty())
-    return false;
-  return llvm::all_of(For->getBody()->getBody(), [](const Stmt *Sub) {
-    const auto *A = dyn_cast<AssignStmt>(Sub);
-    const Var *Root = A ? ActivityAnalysis::getRootVar(A->getLHS()) : nullptr;
-    return Root && Root->isShared() && !isa<VarRefExpr>(A->getLHS());
-  });
-}
-
 /// Adds to \p Dims the dimensions of the thread and block indices that
 /// \p F and its callees read; \p Seen guards against recursion.
 static void collectThreadDims(const Function &F, unsigned &Dims,
                               llvm::SmallPtrSetImpl<const Function *> &Seen) {
   if (!F.getBody() || !Seen.insert(&F).second)
     return;
-  llvm::SmallPtrSet<const Stmt *, 4> Fills;
   irwalk::forEachStmt(F.getBody(), [&](const Stmt *S) {
-    if (onlyFillsShared(S))
-      Fills.insert(cast<ForStmt>(S)->getInit());
-    if (Fills.count(S))
-      return;
     for (const Expr *E : irwalk::ownExprs(S))
       irwalk::forEachExpr(E, [&](const Expr *Sub) {
         if (const auto *B = dyn_cast<BuiltinExpr>(Sub)) {

@@ -9,6 +9,9 @@
 #include "Analysis/IRWalk.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <algorithm>
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -341,7 +344,7 @@ bool SweepDefs::isTripCounter(const Var *C, const ForStmt *For) const {
       return false;
   }
   bool InLoop = !LoopPlaces.at(For).Loops.empty();
-  return Counts == 1 && (InLoop ? Resets == 1 : Starts + Resets >= 1);
+  return Starts == 1 && Counts == 1 && (!InLoop || Resets == 1);
 }
 
 bool SweepDefs::readsInLoops(const CountedLoop &L,
@@ -362,4 +365,49 @@ bool SweepDefs::readsInLoops(const CountedLoop &L,
       return false;
   }
   return true;
+}
+
+/// True when \p S is a loop whose body only stores into __shared__ memory.
+static bool onlyFillsShared(const Stmt *S) {
+  const auto *For = dyn_cast<ForStmt>(S);
+  if (!For || For->getBody()->getBody().empty())
+    return false;
+  return llvm::all_of(For->getBody()->getBody(), [](const Stmt *Sub) {
+    const auto *A = dyn_cast<AssignStmt>(Sub);
+    const Var *Root = A ? ActivityAnalysis::getRootVar(A->getLHS()) : nullptr;
+    return Root && Root->isShared() && !isa<VarRefExpr>(A->getLHS());
+  });
+}
+
+/// Adds to \p Dims the dimensions of the thread and block indices that
+/// \p F and its callees read outside shared-memory fill loops.
+static void collectDims(const Function &F, unsigned &Dims,
+                        llvm::SmallPtrSetImpl<const Function *> &Seen) {
+  if (!F.getBody() || !Seen.insert(&F).second)
+    return;
+  llvm::SmallPtrSet<const Stmt *, 4> Fills;
+  irwalk::forEachStmt(F.getBody(), [&](const Stmt *S) {
+    if (onlyFillsShared(S))
+      Fills.insert(cast<ForStmt>(S)->getInit());
+    if (Fills.count(S))
+      return;
+    for (const Expr *E : irwalk::ownExprs(S))
+      irwalk::forEachExpr(E, [&](const Expr *Sub) {
+        if (const auto *B = dyn_cast<BuiltinExpr>(Sub)) {
+          if (B->getBuiltin() == BuiltinExpr::Builtin::ThreadIdx ||
+              B->getBuiltin() == BuiltinExpr::Builtin::BlockIdx)
+            Dims |= 1u << std::min(B->getDim(), 2u);
+        } else if (const auto *C = dyn_cast<CallExpr>(Sub)) {
+          if (const Function *Callee = C->getUserCallee())
+            collectDims(*Callee, Dims, Seen);
+        }
+      });
+  });
+}
+
+unsigned ownership::threadDimsBesidesFills(const Function &Kernel) {
+  unsigned Dims = 1;
+  llvm::SmallPtrSet<const Function *, 4> Seen;
+  collectDims(Kernel, Dims, Seen);
+  return Dims;
 }

@@ -151,6 +151,15 @@ private:
       Positions;
 };
 
+/// The launch dimensions in which the threads of \p Kernel may differ, as
+/// threadDimsOf (IndexForms.h) gives them, less the thread indices read by
+/// loops that only store into __shared__ memory: reverse mode zeroes a
+/// __shared__ array's adjoint from the block's linear thread id
+/// (`threadIdx.x + blockDim.x * (threadIdx.y + ...)`) for any launch shape,
+/// which tells nothing of the global memory the threads touch. For the
+/// ownership proofs only, whose launch shape the generated kernel checks.
+unsigned threadDimsBesidesFills(const ir::Function &Kernel);
+
 } // namespace ownership
 } // namespace meshad
 
