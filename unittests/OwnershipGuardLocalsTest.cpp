@@ -9,7 +9,8 @@
 /// item 2): a guard saved in a local assigned once (`bool _cond0; ...
 /// _cond0 = gx < W && gy < H; ... if (_cond0)`) gives the facts of its
 /// value, through `!`; one assigned twice does not; an index assigned once
-/// under such a guard has no form (its assignment does not dominate).
+/// under such a guard has its value where every read is under a later test
+/// of the same guard (Analysis/SweepDefs), and no form otherwise.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -49,12 +50,39 @@ TEST_F(OwnershipTest, ReassignedGuardLocalGivesNoFact) {
 }
 
 TEST_F(OwnershipTest, IndexAssignedOnceUnderTheGuard) {
-  // The assignment does not dominate the use (the analysis does not relate
-  // the two branches' conditions): no form. A gradient takes the primal's
-  // decision from the reads its adds record (GPU/AdjointOwnership).
+  // Every read of p is under a later `if (!c)`: p is gy * W + gx there.
   ASSERT_TRUE(analyse(kernel2D("c = gx >= W || gy >= H;",
                                "if (!c) { p = gy * W + gx; }\n"
                                "  if (!c) { y[p] += x[p]; }")));
+  expectExclusiveIn("y", 2, {"0 <= gx < W"});
+}
+
+TEST_F(OwnershipTest, IndexReadOutsideItsGuardHasNoForm) {
+  // The read under `if (c)` sees p unassigned.
+  ASSERT_TRUE(analyse(kernel2D("c = gx >= W || gy >= H;",
+                               "if (!c) { p = gy * W + gx; }\n"
+                               "  if (c) { y[p] += 1.0; }")));
+  expectShared("y", {"p is assigned more than once or after its declaration"});
+  ASSERT_TRUE(analyse(kernel2D("c = gx >= W || gy >= H;",
+                               "if (!c) { p = gy * W + gx; }\n"
+                               "  y[p] += 1.0;")));
+  expectShared("y", {"p is assigned more than once or after its declaration"});
+}
+
+TEST_F(OwnershipTest, IndexUnderAReassignedGuardHasNoForm) {
+  // c changes between the two tests: the assignment may not have run.
+  ASSERT_TRUE(analyse(kernel2D("c = gx >= W || gy >= H;",
+                               "if (!c) { p = gy * W + gx; }\n"
+                               "  c = gx >= 2 * W;\n"
+                               "  if (!c) { y[p] += 1.0; }")));
+  expectShared("y", {"p is assigned more than once or after its declaration"});
+}
+
+TEST_F(OwnershipTest, IndexAssignedInANestedBranchHasNoForm) {
+  // The assignment is not a statement of the guard's branch itself.
+  ASSERT_TRUE(analyse(kernel2D("c = gx >= W || gy >= H;",
+                               "if (!c) { if (gx > 0) { p = gy * W + gx; } }\n"
+                               "  if (!c) { y[p] += 1.0; }")));
   expectShared("y", {"p is assigned more than once or after its declaration"});
 }
 

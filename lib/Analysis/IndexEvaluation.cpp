@@ -16,6 +16,7 @@
 #include "AD/Analysis/Activity.h"
 #include "Analysis/IRWalk.h"
 #include "Analysis/IndexForms.h"
+#include "Analysis/SweepDefs.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -27,7 +28,8 @@ using namespace meshad::ownership;
 using llvm::cast;
 using llvm::dyn_cast;
 
-IndexEvaluator::IndexEvaluator(const Function &Kernel) {
+IndexEvaluator::IndexEvaluator(const Function &Kernel)
+    : Sweeps(std::make_shared<SweepDefs>(Kernel)) {
   if (Kernel.getBody())
     for (const Stmt *S : Kernel.getBody()->getBody()) {
       TopLevel.insert(S);

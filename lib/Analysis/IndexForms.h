@@ -34,6 +34,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -41,6 +42,9 @@
 
 namespace meshad {
 namespace ownership {
+
+class SweepDefs;
+struct CountedLoop;
 
 /// What an atom of an affine form ranges over.
 enum class AtomKind {
@@ -224,6 +228,10 @@ private:
   Eval evalVar(const ir::Var *V);
   Eval evalVarUncached(const ir::Var *V);
   Eval evalLoopCounter(const ir::Var *V, const Loop &L);
+  /// The counter of a loop that reverse loops recompute (SweepDefs.h): its
+  /// loop's symbol, when each recomputation is Init +- (trips - 1) * Step
+  /// in stable, uniform forms; else nullopt.
+  std::optional<Eval> evalCounted(const ir::Var *V, const CountedLoop &C);
   Eval evalSingleDef(const ir::Var *V, const ir::Expr *Init);
   Eval evalMultiDef(const ir::Var *V);
   /// "" when every definition of \p V gives it gid.x + c*T (T =
@@ -250,6 +258,9 @@ private:
   /// The number of the symbol or counter keyed by \p Key.
   unsigned intern(const void *Key, SymbolInfo Info);
 
+  /// The locals a reverse sweep reassigns (guarded values, counted loops;
+  /// Analysis/SweepDefs.h).
+  std::shared_ptr<const SweepDefs> Sweeps;
   llvm::DenseMap<const ir::Var *, llvm::SmallVector<const ir::Stmt *, 2>> Defs;
   llvm::DenseMap<const ir::Var *, Loop> Loops;
   llvm::SmallPtrSet<const ir::Var *, 8> AddressTaken;

@@ -15,6 +15,7 @@
 
 #include "Analysis/IRWalk.h"
 #include "Analysis/IndexForms.h"
+#include "Analysis/SweepDefs.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -71,6 +72,13 @@ Eval IndexEvaluator::evalVarUncached(const Var *V) {
   auto L = Loops.find(V);
   if (L != Loops.end())
     return evalLoopCounter(V, L->second);
+  if (const CountedLoop *C = Sweeps->countedLoop(V))
+    if (std::optional<Eval> R = evalCounted(V, *C))
+      return *R;
+  // A trip counter is a value of its own, also where a tape gives it back.
+  if (Sweeps->countsTrips(V))
+    return symbol(V, SymbolInfo{V->getName(), /*Stable=*/false,
+                                /*Invariant=*/false});
   auto D = Defs.find(V);
   if (D == Defs.end()) {
     if (!V->isParam())
@@ -88,6 +96,9 @@ Eval IndexEvaluator::evalVarUncached(const Var *V) {
       if (A->getOp() == AssignOp::Assign &&
           llvm::isa<VarRefExpr>(A->getLHS()) && TopLevel.count(A))
         return evalSingleDef(V, A->getRHS());
+    // Assigned once after an early return, read under the same guard.
+    if (const Expr *Value = Sweeps->guardedValue(V))
+      return evalSingleDef(V, Value);
   }
   return evalMultiDef(V);
 }
@@ -115,6 +126,48 @@ Eval IndexEvaluator::evalLoopCounter(const Var *V, const Loop &L) {
   Info.Range = literalRange(L, Init.Form, Step.Form);
   Info.NonNegative = Info.Range && Info.Range->first >= 0;
   return symbol(V, Info);
+}
+
+/// \p A times the atom \p At (no thread atom in \p A).
+static Affine timesAtom(const Affine &A, const Atom &At) {
+  Affine R;
+  auto Add = [&](Monomial M, long long C) {
+    M.insert(llvm::upper_bound(M, At), At);
+    R.Terms[M] += C;
+  };
+  for (const auto &[M, C] : A.Terms)
+    Add(M, C);
+  if (A.Const)
+    Add({}, A.Const);
+  return R;
+}
+
+std::optional<Eval> IndexEvaluator::evalCounted(const Var *V,
+                                                const CountedLoop &C) {
+  Eval Init = eval(C.Init);
+  Eval Step = C.Step ? eval(C.Step) : Eval::ok(Affine::literal(1));
+  Eval Trips = evalVar(C.Trips);
+  if (!Init.Ok || !Step.Ok || !Trips.Ok || Init.Form.isThreadDependent() ||
+      Step.Form.isThreadDependent() || !isStable(Init.Form) ||
+      !isStable(Step.Form) || Trips.Form.Const != 0 ||
+      Trips.Form.Terms.size() != 1 ||
+      Trips.Form.Terms.begin()->first.size() != 1 ||
+      Trips.Form.Terms.begin()->second != 1 ||
+      (C.InLoop && (!Init.Form.isLiteral() || !Step.Form.isLiteral())))
+    return std::nullopt;
+  // Init +- (trips - 1) * Step: the counter of iteration trips - 1.
+  Affine Offset = timesAtom(Step.Form, Trips.Form.Terms.begin()->first[0]);
+  Affine Expected = Init.Form;
+  if (!addScaled(Offset, Step.Form, -1) ||
+      !addScaled(Expected, Offset, C.Decrement ? -1 : 1))
+    return std::nullopt;
+  for (const Expr *R : C.Recomputed) {
+    Eval E = eval(R);
+    if (!E.Ok || !(E.Form == Expected))
+      return std::nullopt;
+  }
+  Loop L{CanonicalLoop{C.Counter, C.Init, C.Step, C.Decrement}, C.For};
+  return evalLoopCounter(V, L);
 }
 
 /// The conjuncts of \p E (a && b && c).

@@ -23,6 +23,7 @@
 #include "Analysis/IRWalk.h"
 #include "Analysis/IndexFacts.h"
 #include "Analysis/IndexForms.h"
+#include "Analysis/SweepDefs.h"
 #include "GPU/OwnershipAccesses.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -724,7 +725,7 @@ OwnershipAnalysis::OwnershipAnalysis(const Function &Kernel) : Kernel(Kernel) {
   AccessCollector Collector(Kernel);
   Accumulated.insert(Collector.Accumulated.begin(), Collector.Accumulated.end());
   IndexEvaluator Evaluator(Kernel);
-  unsigned Dims = threadDimsOf(Kernel);
+  unsigned Dims = threadDimsBesidesFills(Kernel);
   static const std::vector<Access> None;
   for (const Var *P : Kernel.getParams()) {
     if (!P->getType()->isPointer())

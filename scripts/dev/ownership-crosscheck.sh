@@ -4,13 +4,17 @@
 # Runs the plugin with -fplugin-arg-meshad-ownership-crosscheck (issue 10,
 # item 2: every gradient kernel's adjoint arrays classified on the primal
 # and on the finished function, GPU/OwnershipCrossCheck) over the sources
-# under test/ that define a kernel (__global__) and over the ownership
-# benchmark (benchmarks/ownership/patterns.cu), syntax only, kernels under
-# the CPU emulation, and prints each difference (the plugin's warnings
-# `ownership cross-check of ...`), then the count per source and in all.
+# under test/ that define a kernel (__global__), over the demos that tests
+# compile and the benchmarks that define kernels (each with the include
+# folders its build script gives), syntax only, kernels under the CPU
+# emulation, and prints each difference (the plugin's warnings `ownership
+# cross-check of ...`), then the count per source and in all. Each warning
+# is a difference to close or to explain (docs/architecture.md, "Ownership
+# on the finished function").
 #
 # Usage: bash scripts/dev/ownership-crosscheck.sh [build dir [SOURCE...]]
-#   SOURCE...: test sources or folders (default: test)
+#   SOURCE...: test sources or folders (default: test, then the demos and
+#   benchmarks; with SOURCE..., only those)
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
@@ -45,6 +49,32 @@ while read -r Src; do
   fi
 done < <(cd "$Root" && grep -rlE '__global__' --include='*.cu' \
            --include='*.cpp' "${@:-test}" | grep -v '/Inputs/' | sort)
+
+(( $# > 0 )) && { echo "$Total differences in $Differing of $Sources sources"; exit 0; }
+
+# checkExtra SOURCE FLAGS...: a demo or benchmark, counted like the tests.
+checkExtra() {
+  [[ -f $Root/$1 ]] || return 0
+  local Out N
+  Out=$(check "$@")
+  N=$(grep -c 'ownership cross-check' <<< "$Out")
+  Sources=$((Sources + 1))
+  [[ -n $Out ]] && echo "$Out"
+  (( N > 0 )) && Differing=$((Differing + 1)) && Total=$((Total + N))
+  return 0
+}
+while read -r Demo; do
+  checkExtra "$Demo" -I "$(dirname "$Demo")"
+done < <(cd "$Root" && grep -rlE '__global__' --include='*.cu' demos | sort)
+Elements=benchmarks/elements
+checkExtra $Elements/kernels.cu -I $Elements
+checkExtra benchmarks/ehess/ehess-bench.cu -I $Elements
+checkExtra benchmarks/peers/ops.cu -I $Elements -I benchmarks/peers
+checkExtra benchmarks/hvp/hvp-bench.cu
+checkExtra benchmarks/solve/param-bench.cu -I demos/parameterization
+for Splat in bench warp atomics; do
+  checkExtra benchmarks/splat/$Splat.cu -I demos/splat -DSPLAT_REAL=float
+done
 
 Bench=benchmarks/ownership/patterns.cu
 for Variant in "" -DMESHAD_BENCH_KEEP_SEEDS; do

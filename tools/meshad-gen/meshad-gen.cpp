@@ -70,6 +70,10 @@ const char *const Usage =
     "  --uniform-sums=block      sum uniform adds of reverse loops per block,\n"
     "                            not per warp (the default)\n"
     "  --verify                  check the generated IR after each pass\n"
+    "  --ownership-crosscheck    warn where the ownership of a gradient\n"
+    "                            kernel's adjoint array differs between the\n"
+    "                            primal and the finished function (a\n"
+    "                            development check; the output is unchanged)\n"
     "  --no-simplify             do not simplify the generated code\n"
     "  --show-clang-diagnostics  print clang's diagnostics of the parse\n"
     "  -- <clang arguments>      e.g. -I <dir> -D<macro> -std=c++17 -x cuda\n";
@@ -108,6 +112,8 @@ std::optional<ToolOptions> parseCommandLine(int Argc, const char **Argv) {
       Opts.Generator.UniformSumsPerWarp = false;
     else if (Arg == "--verify")
       Opts.Generator.Verify = true;
+    else if (Arg == "--ownership-crosscheck")
+      Opts.Generator.OwnershipCrossCheck = true;
     else if (Arg == "--no-simplify")
       Opts.Generator.Simplify = false;
     else if (Arg == "--show-clang-diagnostics")
