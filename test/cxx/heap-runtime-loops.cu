@@ -5,8 +5,8 @@
 // primal releases them (`meshad::push(_t0, t)`), the reverse of that
 // iteration pops them back, and the reverse of the allocation releases
 // them. Host functions in forward mode, reverse mode and HVPs, a kernel's
-// per-thread buffers in forward and reverse mode on the CPU emulation,
-// against central differences. A buffer not released in its iteration is
+// per-thread buffers in forward and reverse mode and an energy kernel's HVP
+// on the CPU emulation, against central differences. A buffer not released in its iteration is
 // an error (cxx/diagnostics.cpp).
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.dump
@@ -16,11 +16,77 @@
 #include "TwoInputChecks.h"
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 #include <meshad/Differentiator.h>
 
 namespace mt = meshad::test;
 
 int Len = 4; // read at run time
+
+// An energy kernel's HVP: per-iteration buffers in the gradient and in
+// forward mode over it.
+__global__ void energyRounds(int n, int w, const double *x, double *e) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  double s = x[i];
+  for (int r = 0; r < 2; ++r) {
+    double *t = (double *)malloc(w * sizeof(double));
+    for (int k = 0; k < w; ++k)
+      t[k] = x[(i + k + 1) % n] * s;
+    for (int k = 0; k < w; ++k)
+      s += 0.5 * sin(t[k]);
+    free(t);
+  }
+  atomicAdd(e, s * s);
+}
+// CHECK-LABEL: __global__ void energyRounds_grad(
+// CHECK: meshad::push(
+// CHECK-LABEL: __global__ void energyRounds_hvp_{{[0-9]+}}(
+// CHECK: meshad::newArray(&t, w);
+// CHECK: meshad::deleteArray(t);
+
+/// H v of energyRounds against central differences of its gradient along v.
+void checkEnergyHvp(mt::RandomInputs &Rng, int W) {
+  constexpr int B = ekc::B, N = ekc::N;
+  auto g = meshad::gradient(energyRounds, "x, e");
+  auto h = meshad::hvp(energyRounds, "x");
+  mt::DeviceArray<double> X(N), E(1), DX(N), DE(1), VX(N), HX(N), Seed(1);
+  std::vector<double> X0(N), V(N), Ref(N);
+  Rng.fill(X0.data(), N, -1, 1);
+  Rng.fill(V.data(), N, -1, 1);
+  auto GradientAt = [&](double T, int I) {
+    for (int J = 0; J < N; ++J)
+      X[J] = X0[J] + T * V[J];
+    X.upload();
+    E.zero();
+    DX.zero();
+    DE[0] = 1;
+    DE.upload();
+    g.execute_kernel(dim3(N / B), dim3(B), 0, nullptr, N, W, X.device(),
+                     E.device(), DX.device(), DE.device());
+    DX.download();
+    return DX[I];
+  };
+  for (int I = 0; I < N; ++I)
+    Ref[I] = mt::centralDifference([&](double T) { return GradientAt(T, I); },
+                                   0.0);
+  for (int I = 0; I < N; ++I) {
+    X[I] = X0[I];
+    VX[I] = V[I];
+  }
+  X.upload();
+  VX.upload();
+  E.zero();
+  HX.zero();
+  Seed[0] = 1;
+  Seed.upload();
+  h.execute_kernel(dim3(N / B), dim3(B), 0, nullptr, N, W, X.device(),
+                   E.device(), VX.device(), HX.device(), Seed.device());
+  mt::checkLaunch("energyRounds_hvp");
+  HX.download();
+  mt::checkArray("energyRounds H v", HX.host(), Ref.data(), N);
+}
 
 // Each iteration's buffer is read by its own reverse (t[i] * t[i]) and
 // depends on the previous iterations (s).
@@ -115,9 +181,11 @@ int main() {
              meshad::gradient(growing, "x, y"), meshad::hvp(growing, "x, y"),
              Rng);
   }
-  for (int W : {2, 4})
+  for (int W : {2, 4}) {
     ekc::checkKernel("rounds", rounds, meshad::differentiate(rounds, "x"),
                      meshad::gradient(rounds, "x, y"), Rng, W);
+    checkEnergyHvp(Rng, W);
+  }
   return mt::summary();
 }
 // NUM-NOT: FAIL
