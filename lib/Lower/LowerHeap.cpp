@@ -146,9 +146,9 @@ bool StmtLowering::lowerMallocArray(const VarDecl *VD, const DeclStmt *DS,
   bool Constant = Size != 0 && ElemSize != 0 && Size % ElemSize == 0 &&
                   Size / ElemSize <= MaxNewArrayElements;
   const Expr *Count =
-      Constant || ElemSize == 0 ? nullptr
-                                : getElementCount(C, ElemSize, S.Ctx);
-  if (Count && !Count->isValueDependent() && !Count->isIntegerConstantExpr(S.Ctx))
+      Constant || ElemSize == 0 ? nullptr : getElementCount(C, ElemSize, S.Ctx);
+  if (Count && !Count->isValueDependent() &&
+      !Count->isIntegerConstantExpr(S.Ctx))
     return lowerRuntimeArray(VD, DS, B, Count, ElemTy, C->getBeginLoc());
   if (!Constant) {
     S.fail(C->getBeginLoc(),

@@ -586,9 +586,9 @@ const ir::Expr *StmtLowering::inlineCall(const CallExpr *E,
     FD = FD->getDefinition();
   // Virtual calls on `this` in the body run the overriders of the object's
   // class, where meshad knows it.
-  const CXXRecordDecl *Class =
-      isa_and_nonnull<CXXMethodDecl>(FD) ? objectClass(E, S.ThisClass)
-                                         : nullptr;
+  const CXXRecordDecl *Class = isa_and_nonnull<CXXMethodDecl>(FD)
+                                   ? objectClass(E, S.ThisClass)
+                                   : nullptr;
   if (!checkInlinable(E, FD))
     return nullptr;
   // The object and the arguments are evaluated in the caller.

@@ -81,8 +81,7 @@ static bool isMemberwiseCopy(const CXXConstructorDecl *Ctor) {
   if (Ctor->isTrivial())
     return true;
   const CXXRecordDecl *RD = Ctor->getParent();
-  return !Ctor->isUserProvided() && !Ctor->isDeleted() &&
-         hasPlainBases(RD) &&
+  return !Ctor->isUserProvided() && !Ctor->isDeleted() && hasPlainBases(RD) &&
          llvm::all_of(allFields(RD), [](const FieldDecl *F) {
            return F->getType().isTriviallyCopyableType(F->getASTContext());
          });
