@@ -310,6 +310,14 @@ const ir::Expr *ExprLowering::lowerImplicitCast(const ImplicitCastExpr *E) {
   }
   if (isArithmeticConversion(K))
     return lowerAs(E->getSubExpr(), Types.lowerType(E->getType()));
+  // A derived object as its base (`kinetic(ball)` of `kinetic(const Body
+  // &)`, `Body c = ball;`): the object itself, whose members the base's
+  // are by name (hasPlainBases); copies take the base's members.
+  if ((K == CK_DerivedToBase || K == CK_UncheckedDerivedToBase) &&
+      E->isGLValue())
+    if (const CXXRecordDecl *RD = getUserStruct(S, E->getSubExpr()->getType());
+        RD && hasPlainBases(RD))
+      return lower(E->getSubExpr());
   // Pointer conversions such as double ** to void ** (cudaMalloc(&p, n)).
   if (K == CK_BitCast && E->getType()->isPointerType()) {
     const ir::Expr *Sub = lower(E->getSubExpr());

@@ -4,8 +4,8 @@
 // derived object (`b.m`, `m` in a base's member function that runs on it),
 // copies and brace lists (`Ball b{{m, v}, r}`) go member by member, bases'
 // members first; the base's member functions, a derived object passed to a
-// function taking the derived class, virtual functions of the derived
-// object. A base with a constructor or a hidden member is an error
+// function taking the derived class or a reference to the base, copied
+// into a base object, virtual functions of the derived object. A base with a constructor or a hidden member is an error
 // (cxx/diagnostics.cpp). Forward mode, reverse mode and HVPs against
 // central differences.
 //
@@ -66,6 +66,19 @@ double bracedAndCopied(double x, double y) {
 // CHECK-LABEL: void bracedAndCopied_grad(double x, double y, double *_d_x, double *_d_y) {
 // CHECK-LABEL: void bracedAndCopied_hvp(
 
+// A derived object where its base is expected: a reference parameter of
+// the base's type (the object itself), a copy of the base (its members).
+double kinetic(const Body &b) { return 0.5 * b.m * b.v * b.v; }
+double asBase(double x, double y) {
+  Ball b{{x, y}, x * y};
+  Body c = b;
+  c.v *= 2;
+  return kinetic(b) + kinetic(c) * b.r;
+}
+// CHECK-LABEL: double asBase_darg0(double x, double y) {
+// CHECK-LABEL: void asBase_grad(double x, double y, double *_d_x, double *_d_y) {
+// CHECK-LABEL: void asBase_hvp(
+
 // A virtual function of a class whose base holds data.
 struct Shape {
   double scale;
@@ -98,6 +111,9 @@ int main() {
            meshad::differentiate(bracedAndCopied, "y"),
            meshad::gradient(bracedAndCopied, "x, y"),
            meshad::hvp(bracedAndCopied, "x, y"), Rng);
+  checkAll("asBase", asBase, meshad::differentiate(asBase, "x"),
+           meshad::differentiate(asBase, "y"), meshad::gradient(asBase, "x, y"),
+           meshad::hvp(asBase, "x, y"), Rng);
   checkAll("virtualOnDerived", virtualOnDerived,
            meshad::differentiate(virtualOnDerived, "x"),
            meshad::differentiate(virtualOnDerived, "y"),
