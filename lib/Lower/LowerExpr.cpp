@@ -310,6 +310,14 @@ const ir::Expr *ExprLowering::lowerImplicitCast(const ImplicitCastExpr *E) {
   }
   if (isArithmeticConversion(K))
     return lowerAs(E->getSubExpr(), Types.lowerType(E->getType()));
+  // A derived object as its base (`kinetic(ball)` of `kinetic(const Body
+  // &)`, `Body c = ball;`): the object itself, whose members the base's
+  // are by name (hasPlainBases); copies take the base's members.
+  if ((K == CK_DerivedToBase || K == CK_UncheckedDerivedToBase) &&
+      E->isGLValue())
+    if (const CXXRecordDecl *RD = getUserStruct(S, E->getSubExpr()->getType());
+        RD && hasPlainBases(RD))
+      return lower(E->getSubExpr());
   // Pointer conversions such as double ** to void ** (cudaMalloc(&p, n)).
   if (K == CK_BitCast && E->getType()->isPointerType()) {
     const ir::Expr *Sub = lower(E->getSubExpr());
@@ -527,8 +535,16 @@ const ir::Expr *ExprLowering::lowerMember(const MemberExpr *E) {
   bool OfThis = isa<CXXThisExpr>(E->getBase()->IgnoreParenImpCasts());
   if (OfThis && !S.ThisObject)
     return lowerThisMember(E, Field);
-  const ir::Expr *Base =
-      OfThis ? lowerThis(E->getBase()) : lower(E->getBase());
+  // A member of a base named on a derived object (`b.m`): on the object
+  // itself (hasPlainBases: no member hides another).
+  const Expr *Object = E->getBase();
+  while (const auto *IC = dyn_cast<ImplicitCastExpr>(Object->IgnoreParens()))
+    if (IC->getCastKind() == CK_UncheckedDerivedToBase ||
+        IC->getCastKind() == CK_DerivedToBase)
+      Object = IC->getSubExpr();
+    else
+      break;
+  const ir::Expr *Base = OfThis ? lowerThis(E->getBase()) : lower(Object);
   if (!Base)
     return nullptr;
   bool Arrow = E->isArrow() && !OfThis;
@@ -569,13 +585,14 @@ const ir::Expr *ExprLowering::lowerConstruct(const CXXConstructExpr *E) {
       !Container.empty())
     return S.fail(E->getExprLoc(), Container);
   if (const CXXRecordDecl *RD = Ctor->getParent();
-      !hasOnlyEmptyBases(RD) && !isLibraryClass(RD))
+      !hasPlainBases(RD) && !isLibraryClass(RD))
     return S.fail(E->getExprLoc(),
                   Twine("meshad: objects of '") + RD->getName() +
-                      "', a class with base classes that hold data members "
-                      "(or are virtual or not public), are not supported; "
-                      "meshad handles structs of public data members whose "
-                      "bases are interfaces without data (their virtual "
+                      "', a class with base classes that are virtual, not "
+                      "public or have constructors, or with a member that "
+                      "hides one of a base, are not supported; meshad "
+                      "handles structs of public data members whose bases "
+                      "are such structs or interfaces (their virtual "
                       "functions too): move the members into the class, or "
                       "write a free function that takes the values");
   return S.fail(E->getExprLoc(), Twine("meshad: constructor call of '") +

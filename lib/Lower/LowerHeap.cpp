@@ -74,19 +74,60 @@ const CallExpr *getMalloc(const VarDecl *VD) {
                                                           : nullptr;
 }
 
+/// The element count n of `malloc(n * sizeof(T))` (or `sizeof(T) * n`)
+/// or `calloc(n, sizeof(T))` for elements of \p ElemSize bytes, else null.
+const Expr *getElementCount(const CallExpr *C, uint64_t ElemSize,
+                            const ASTContext &Ctx) {
+  auto IsElemSize = [&](const Expr *E) {
+    Expr::EvalResult R;
+    return E->EvaluateAsInt(R, Ctx) &&
+           R.Val.getInt().getZExtValue() == ElemSize;
+  };
+  if (C->getNumArgs() == 2)
+    return IsElemSize(C->getArg(1)) ? C->getArg(0) : nullptr;
+  if (C->getNumArgs() != 1)
+    return nullptr;
+  const auto *Mul =
+      dyn_cast<BinaryOperator>(C->getArg(0)->IgnoreParenImpCasts());
+  if (!Mul || Mul->getOpcode() != BO_Mul)
+    return nullptr;
+  if (IsElemSize(Mul->getRHS()))
+    return Mul->getLHS();
+  return IsElemSize(Mul->getLHS()) ? Mul->getRHS() : nullptr;
+}
+
 } // namespace
 
 bool StmtLowering::isNewArray(const VarDecl *VD) const {
   return getNew(VD) != nullptr || getMalloc(VD) != nullptr;
 }
 
-bool StmtLowering::isFreeOfBuffer(const Expr *E) const {
+const VarDecl *StmtLowering::getFreedBuffer(const Expr *E) const {
   const auto *C = dyn_cast<CallExpr>(E);
   if (!callsLibC(C, "free") || C->getNumArgs() != 1)
-    return false;
+    return nullptr;
   const auto *DRE = dyn_cast<DeclRefExpr>(C->getArg(0)->IgnoreParenCasts());
   const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-  return VD && S.NewArrays.count(VD);
+  return VD && S.NewArrays.count(VD) ? VD : nullptr;
+}
+
+/// `meshad::deleteArray(t);` for the release of a buffer of run-time size.
+void StmtLowering::emitDeleteArray(const VarDecl *VD, SourceLocation Loc,
+                                   ir::BlockStmt *B) {
+  emit(B, S.make<ir::ExprStmt>(
+              Loc, S.make<ir::CallExpr>(
+                       Loc, S.M.getTypes().getVoid(),
+                       ir::CallExpr::CalleeKind::Intrinsic,
+                       "meshad::deleteArray", -1,
+                       std::vector<const ir::Expr *>{
+                           S.make<ir::VarRefExpr>(Loc, S.Vars[VD])})));
+}
+
+bool StmtLowering::lowerFree(const Expr *E, ir::BlockStmt *B) {
+  const VarDecl *VD = getFreedBuffer(E);
+  if (S.Vars.count(VD) && S.Vars[VD]->getType()->isPointer())
+    emitDeleteArray(VD, E->getBeginLoc(), B); // a buffer of run-time size
+  return true; // else the local array that replaced the buffer
 }
 
 /// `T *t = (T *)malloc(N * sizeof(T));` (or calloc, zeroed) with a
@@ -102,15 +143,22 @@ bool StmtLowering::lowerMallocArray(const VarDecl *VD, const DeclStmt *DS,
       (!Calloc || C->getArg(1)->EvaluateAsInt(Bytes, S.Ctx)))
     Size = A.Val.getInt().getZExtValue() *
            (Calloc ? Bytes.Val.getInt().getZExtValue() : 1);
-  if (Size == 0 || ElemSize == 0 || Size % ElemSize != 0 ||
-      Size / ElemSize > MaxNewArrayElements) {
+  bool Constant = Size != 0 && ElemSize != 0 && Size % ElemSize == 0 &&
+                  Size / ElemSize <= MaxNewArrayElements;
+  const Expr *Count =
+      Constant || ElemSize == 0 ? nullptr : getElementCount(C, ElemSize, S.Ctx);
+  if (Count && !Count->isValueDependent() &&
+      !Count->isIntegerConstantExpr(S.Ctx))
+    return lowerRuntimeArray(VD, DS, B, Count, ElemTy, C->getBeginLoc());
+  if (!Constant) {
     S.fail(C->getBeginLoc(),
            Twine("meshad: '") + (Calloc ? "calloc" : "malloc") +
-               "' becomes a local array: give it a constant size, a "
-               "multiple of the element's, of at most " +
-               Twine(MaxNewArrayElements) + " elements (malloc(N * "
-               "sizeof(T))); allocate larger buffers outside and pass a "
-               "pointer");
+               "' of this size is not supported: write malloc(n * "
+               "sizeof(T)) or calloc(n, sizeof(T)) (a constant n of at "
+               "most " +
+               Twine(MaxNewArrayElements) +
+               " elements becomes a local array, a run-time n stays on the "
+               "heap)");
     S.Vars[VD] = S.M.createVar(Exprs.localName(VD),
                                Types.lowerType(VD->getType()));
     S.NewArrays.insert(VD);
@@ -176,10 +224,14 @@ bool StmtLowering::lowerRuntimeArray(const VarDecl *VD, const DeclStmt *DS,
     S.NewArrays.insert(VD);
     return false;
   };
-  if (isInsideLoop(DS))
-    return Fail("meshad: 'new T[n]' of a size known only at run time inside "
-                "a loop is not supported; allocate the buffer once before "
-                "the loop (or give it a constant size)");
+  if (isInsideLoop(DS) && !isReleasedInBlock(VD, DS))
+    return Fail(Twine("meshad: a heap buffer of a size known only at run "
+                      "time allocated in a loop must be released in the "
+                      "iteration that allocates it: write 'delete[] ") +
+                VD->getName() + ";' (or 'free(" + VD->getName() +
+                ")') later in the same block, with no break, continue or "
+                "return between (or allocate the buffer once before the "
+                "loop)");
   const ir::Type *Elem = Types.lowerType(ElemTy);
   if (!Elem->isFloatingScalar() && !Elem->isIntegral() && !Elem->isVector())
     return Fail("meshad: a heap buffer of this type is not supported; "
@@ -207,6 +259,60 @@ bool StmtLowering::lowerRuntimeArray(const VarDecl *VD, const DeclStmt *DS,
                        "meshad::newArray", -1,
                        std::vector<const ir::Expr *>{Addr, N})));
   return true;
+}
+
+namespace {
+
+/// Whether \p St is `delete[] VD;` or `free(VD);`.
+bool releases(const Stmt *St, const VarDecl *VD) {
+  const auto *E = dyn_cast<Expr>(St);
+  if (!E)
+    return false;
+  E = E->IgnoreImplicit();
+  const Expr *Arg = nullptr;
+  if (const auto *Del = dyn_cast<CXXDeleteExpr>(E))
+    Arg = Del->getArgument();
+  else if (callsLibC(E, "free") && cast<CallExpr>(E)->getNumArgs() == 1)
+    Arg = cast<CallExpr>(E)->getArg(0);
+  const auto *DRE =
+      Arg ? dyn_cast<DeclRefExpr>(Arg->IgnoreParenCasts()) : nullptr;
+  return DRE && DRE->getDecl() == VD;
+}
+
+/// Whether \p St may leave the block it is in (a `return`, a `goto`, a
+/// `break` or `continue` of an enclosing loop or switch), or release
+/// \p VD (nested in it). \p InLoop, \p InSwitch: \p St is nested in a
+/// loop (a switch) of the block.
+bool leavesOrReleases(const Stmt *St, const VarDecl *VD, bool InLoop = false,
+                      bool InSwitch = false) {
+  if (!St)
+    return false;
+  if (isa<ReturnStmt, GotoStmt, CXXTryStmt>(St) || releases(St, VD))
+    return true;
+  if (isa<BreakStmt>(St))
+    return !InLoop && !InSwitch;
+  if (isa<ContinueStmt>(St))
+    return !InLoop;
+  InLoop |= isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(St);
+  InSwitch |= isa<SwitchStmt>(St);
+  return llvm::any_of(St->children(), [&](const Stmt *Child) {
+    return leavesOrReleases(Child, VD, InLoop, InSwitch);
+  });
+}
+
+} // namespace
+
+/// A buffer allocated in a loop is released later in its block, by a
+/// statement of the block itself that every path from the allocation
+/// reaches (reverse mode keeps each iteration's buffer until its reverse).
+bool StmtLowering::isReleasedInBlock(const VarDecl *VD, const DeclStmt *DS) {
+  for (const Stmt *St : getScopeAfter(DS)) {
+    if (releases(St, VD))
+      return true;
+    if (leavesOrReleases(St, VD))
+      return false;
+  }
+  return false;
 }
 
 /// A statement of a loop's body, or of a loop's condition.
@@ -301,17 +407,8 @@ bool StmtLowering::lowerDelete(const CXXDeleteExpr *E, ir::BlockStmt *B) {
       dyn_cast<DeclRefExpr>(E->getArgument()->IgnoreParenImpCasts());
   const auto *VD = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
   if (VD && S.NewArrays.count(VD) && S.Vars.count(VD) &&
-      S.Vars[VD]->getType()->isPointer()) // a buffer of run-time size
-  {
-    SourceLocation Loc = E->getBeginLoc();
-    ir::Var *V = S.Vars[VD];
-    emit(B, S.make<ir::ExprStmt>(
-                Loc, S.make<ir::CallExpr>(
-                         Loc, S.M.getTypes().getVoid(),
-                         ir::CallExpr::CalleeKind::Intrinsic,
-                         "meshad::deleteArray", -1,
-                         std::vector<const ir::Expr *>{
-                             S.make<ir::VarRefExpr>(Loc, V)})));
+      S.Vars[VD]->getType()->isPointer()) { // a buffer of run-time size
+    emitDeleteArray(VD, E->getBeginLoc(), B);
     return true;
   }
   if (VD && S.NewArrays.count(VD))

@@ -70,16 +70,13 @@ bool isInlinedMethod(const LoweringState &S, const CallExpr *E,
   return getUserStruct(S, MD->getParent()) != nullptr;
 }
 
-/// The class of the object of the virtual call \p E when meshad knows it
+/// The class of the object of the member call \p E when meshad knows it
 /// exactly, else null: a local or value parameter of a class (not a
-/// reference, not through a pointer), a temporary, or a `final` class or
-/// function (\p MD's class then). The call runs the function that class
-/// declares or inherits for \p MD (its final overrider), which meshad
-/// inlines.
-const CXXRecordDecl *knownDynamicClass(const CallExpr *E,
-                                       const CXXMethodDecl *MD) {
-  if (MD->hasAttr<FinalAttr>() || MD->getParent()->hasAttr<FinalAttr>())
-    return MD->getParent();
+/// reference, not through a pointer), a temporary, an object of a `final`
+/// class, or `this` of an inlined member function whose object's class is
+/// known (\p ThisClass).
+const CXXRecordDecl *objectClass(const CallExpr *E,
+                                 const CXXRecordDecl *ThisClass) {
   const Expr *Obj = nullptr;
   bool Arrow = false;
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
@@ -98,6 +95,8 @@ const CXXRecordDecl *knownDynamicClass(const CallExpr *E,
   const CXXRecordDecl *Static = T.isNull() ? nullptr : T->getAsCXXRecordDecl();
   if (Static && Static->hasAttr<FinalAttr>())
     return Static;
+  if (isa<CXXThisExpr>(Obj))
+    return ThisClass;
   if (Arrow)
     return nullptr;
   if (Obj->isPRValue() || isa<MaterializeTemporaryExpr>(Obj))
@@ -109,14 +108,26 @@ const CXXRecordDecl *knownDynamicClass(const CallExpr *E,
   return VD->getType()->getAsCXXRecordDecl();
 }
 
+/// The class whose final overrider of \p MD the virtual call \p E runs
+/// when meshad knows it (then inlined), else null: the object's class
+/// (objectClass), or \p MD's for a `final` class or function.
+const CXXRecordDecl *knownDynamicClass(const CallExpr *E,
+                                       const CXXMethodDecl *MD,
+                                       const CXXRecordDecl *ThisClass) {
+  if (MD->hasAttr<FinalAttr>() || MD->getParent()->hasAttr<FinalAttr>())
+    return MD->getParent();
+  return objectClass(E, ThisClass);
+}
+
 /// The function the call \p E runs: for a virtual call on an object of
 /// known class, that class's final overrider of the callee.
-const FunctionDecl *getCalledFunction(const CallExpr *E) {
+const FunctionDecl *getCalledFunction(const CallExpr *E,
+                                      const CXXRecordDecl *ThisClass) {
   const FunctionDecl *FD = E->getDirectCallee();
   const auto *MD = dyn_cast<CXXMethodDecl>(FD);
   if (!MD || !MD->isVirtual())
     return FD;
-  const CXXRecordDecl *RD = knownDynamicClass(E, MD);
+  const CXXRecordDecl *RD = knownDynamicClass(E, MD, ThisClass);
   if (!RD || !RD->hasDefinition())
     return nullptr;
   return MD->getCorrespondingMethodInClass(RD->getDefinition());
@@ -125,8 +136,9 @@ const FunctionDecl *getCalledFunction(const CallExpr *E) {
 /// Why \p RD cannot be copied member by member in generated code, or null.
 /// Virtual functions are fine (the copies are of the data members).
 const char *describeNonPlain(const CXXRecordDecl *RD, std::string &Member) {
-  if (!hasOnlyEmptyBases(RD))
-    return "has base classes with data members";
+  if (!hasPlainBases(RD))
+    return "has base classes that are virtual, not public or have "
+           "constructors, or a member that hides one of a base";
   for (const FieldDecl *F : RD->fields()) {
     Member = F->getNameAsString();
     if (F->getAccess() != AS_public)
@@ -265,7 +277,7 @@ bool StmtLowering::checkInlinable(const CallExpr *E, const FunctionDecl *FD) {
   SourceLocation Loc = E->getExprLoc();
   std::string Name = E->getDirectCallee()->getNameAsString();
   const auto *MD = dyn_cast<CXXMethodDecl>(E->getDirectCallee());
-  if (MD && MD->isVirtual() && !knownDynamicClass(E, MD))
+  if (MD && MD->isVirtual() && !knownDynamicClass(E, MD, S.ThisClass))
     return S.reject(Loc, Twine("meshad: the call of the virtual member "
                                "function '") +
                              Name +
@@ -361,8 +373,8 @@ bool StmtLowering::bindThis(const CallExpr *E, const CXXMethodDecl *MD,
     Obj = E->getArg(0);
   }
   Obj = ExprLowering::skipWrappers(Obj);
-  // A member function of an interface base runs on the derived object (the
-  // base has no data members: hasOnlyEmptyBases).
+  // A member function of a base runs on the derived object (its members
+  // are named on it: hasPlainBases).
   while (const auto *IC = dyn_cast<ImplicitCastExpr>(Obj))
     if (IC->getCastKind() == CK_UncheckedDerivedToBase ||
         IC->getCastKind() == CK_DerivedToBase)
@@ -569,9 +581,14 @@ bool StmtLowering::bindParams(const CallExpr *E, const FunctionDecl *FD,
 
 const ir::Expr *StmtLowering::inlineCall(const CallExpr *E,
                                          const ir::Expr *Dest) {
-  const FunctionDecl *FD = getCalledFunction(E);
+  const FunctionDecl *FD = getCalledFunction(E, S.ThisClass);
   if (FD)
     FD = FD->getDefinition();
+  // Virtual calls on `this` in the body run the overriders of the object's
+  // class, where meshad knows it.
+  const CXXRecordDecl *Class = isa_and_nonnull<CXXMethodDecl>(FD)
+                                   ? objectClass(E, S.ThisClass)
+                                   : nullptr;
   if (!checkInlinable(E, FD))
     return nullptr;
   // The object and the arguments are evaluated in the caller.
@@ -582,6 +599,7 @@ const ir::Expr *StmtLowering::inlineCall(const CallExpr *E,
     return nullptr;
   std::vector<const ir::Stmt *> Caller = Exprs.takeHoisted();
   const ir::Expr *OuterThis = std::exchange(S.ThisObject, Object);
+  const CXXRecordDecl *OuterClass = std::exchange(S.ThisClass, Class);
   LoopReturns OuterReturns = std::exchange(Returns, LoopReturns());
   const Stmt *OuterBreak = std::exchange(SkippedBreak, nullptr);
   S.Inlining.push_back(FD);
@@ -592,6 +610,7 @@ const ir::Expr *StmtLowering::inlineCall(const CallExpr *E,
   SkippedBreak = OuterBreak;
   Returns = OuterReturns;
   S.ThisObject = OuterThis;
+  S.ThisClass = OuterClass;
   Exprs.restoreHoisted(std::move(Caller));
   if (!Result)
     return nullptr;

@@ -358,8 +358,8 @@ bool StmtLowering::lowerExprStmt(const Expr *E, ir::BlockStmt *B) {
     return lowerExprStmt(BO->getLHS(), B) & lowerExprStmt(BO->getRHS(), B);
   if (const auto *Del = dyn_cast<CXXDeleteExpr>(E))
     return lowerDelete(Del, B);
-  if (isFreeOfBuffer(E))
-    return true; // the local array that replaced the buffer
+  if (getFreedBuffer(E))
+    return lowerFree(E, B);
   if (!checkSequencing(E))
     return false;
   if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(E)) {

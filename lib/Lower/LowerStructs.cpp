@@ -23,6 +23,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace meshad;
 using namespace clang;
@@ -80,9 +81,8 @@ static bool isMemberwiseCopy(const CXXConstructorDecl *Ctor) {
   if (Ctor->isTrivial())
     return true;
   const CXXRecordDecl *RD = Ctor->getParent();
-  return !Ctor->isUserProvided() && !Ctor->isDeleted() &&
-         hasOnlyEmptyBases(RD) &&
-         llvm::all_of(RD->fields(), [](const FieldDecl *F) {
+  return !Ctor->isUserProvided() && !Ctor->isDeleted() && hasPlainBases(RD) &&
+         llvm::all_of(allFields(RD), [](const FieldDecl *F) {
            return F->getType().isTriviallyCopyableType(F->getASTContext());
          });
 }
@@ -121,23 +121,44 @@ bool meshad::isPlainDefaultConstructor(const CXXConstructorDecl *Ctor) {
     return true;
   const CXXRecordDecl *RD = Ctor->getParent();
   return Ctor->isDefaultConstructor() && Ctor->isImplicit() &&
-         !Ctor->isDeleted() && hasOnlyEmptyBases(RD) &&
-         llvm::all_of(RD->fields(), [](const FieldDecl *F) {
+         !Ctor->isDeleted() && hasPlainBases(RD) &&
+         llvm::all_of(allFields(RD), [](const FieldDecl *F) {
            return !F->hasInClassInitializer() &&
                   F->getType().isTrivialType(F->getASTContext());
          });
 }
 
-bool meshad::hasOnlyEmptyBases(const CXXRecordDecl *RD) {
-  return llvm::all_of(RD->bases(), [](const CXXBaseSpecifier &B) {
-    const CXXRecordDecl *Base = B.getType()->getAsCXXRecordDecl();
-    if (B.isVirtual() || B.getAccessSpecifier() != AS_public || !Base ||
-        !Base->hasDefinition())
+/// The public, non-virtual base \p B's definition, else null.
+static const CXXRecordDecl *getPlainBase(const CXXBaseSpecifier &B) {
+  const CXXRecordDecl *Base = B.getType()->getAsCXXRecordDecl();
+  if (B.isVirtual() || B.getAccessSpecifier() != AS_public || !Base ||
+      !Base->hasDefinition())
+    return nullptr;
+  Base = Base->getDefinition();
+  return Base->hasUserDeclaredConstructor() ? nullptr : Base;
+}
+
+std::vector<const FieldDecl *> meshad::allFields(const CXXRecordDecl *RD) {
+  std::vector<const FieldDecl *> Fields;
+  for (const CXXBaseSpecifier &B : RD->bases())
+    if (const CXXRecordDecl *Base = getPlainBase(B))
+      llvm::append_range(Fields, allFields(Base));
+  llvm::append_range(Fields, RD->fields());
+  return Fields;
+}
+
+bool meshad::hasPlainBases(const CXXRecordDecl *RD) {
+  if (!llvm::all_of(RD->bases(), [](const CXXBaseSpecifier &B) {
+        const CXXRecordDecl *Base = getPlainBase(B);
+        return Base && hasPlainBases(Base);
+      }))
+    return false;
+  // Generated code names members by name: none may hide another.
+  llvm::StringSet<> Names;
+  for (const FieldDecl *F : allFields(RD))
+    if (!F->getName().empty() && !Names.insert(F->getName()).second)
       return false;
-    Base = Base->getDefinition();
-    return Base->field_empty() && !Base->hasUserDeclaredConstructor() &&
-           hasOnlyEmptyBases(Base);
-  });
+  return true;
 }
 
 const CXXRecordDecl *meshad::getUserStruct(const LoweringState &S,
@@ -160,7 +181,7 @@ const CXXRecordDecl *meshad::getUserStruct(const LoweringState &S,
 
 bool meshad::holdsDerivatives(const LoweringState &S,
                               const CXXRecordDecl *RD) {
-  return llvm::any_of(RD->fields(), [&](const FieldDecl *F) {
+  return llvm::any_of(allFields(RD), [&](const FieldDecl *F) {
     return carriesDerivatives(S, F->getType());
   });
 }
@@ -179,7 +200,7 @@ bool StmtLowering::copyMembers(const ir::Expr *Dest, const ir::Expr *Src,
                                const CXXRecordDecl *RD, SourceLocation Loc,
                                std::vector<const ir::Stmt *> &Out) {
   ir::IRCloner Clone(S.M);
-  for (const FieldDecl *F : RD->fields()) {
+  for (const FieldDecl *F : allFields(RD)) {
     const ir::Type *Ty = Types.lowerType(F->getType());
     std::string Name = F->getNameAsString();
     auto Member = [&](const ir::Expr *Base) -> const ir::Expr * {
@@ -220,6 +241,17 @@ bool StmtLowering::assignInitList(const ir::Expr *Dest, const InitListExpr *IL,
   SourceLocation Loc = IL->getExprLoc();
   ir::IRCloner Clone(S.M);
   unsigned I = 0;
+  // The bases' members first (`Ball b{{m}, r}`), on the object itself.
+  for (const CXXBaseSpecifier &Base : RD->bases()) {
+    const Expr *Init = I < IL->getNumInits() ? IL->getInit(I) : nullptr;
+    ++I;
+    const CXXRecordDecl *BaseRD = Base.getType()->getAsCXXRecordDecl();
+    bool Ok = !Init || isa<ImplicitValueInitExpr>(Init)
+                  ? copyZero(Dest, BaseRD, Loc, Out)
+                  : assignStruct(Dest, Init, /*DestIsFresh=*/false, Out);
+    if (!Ok)
+      return false;
+  }
   for (const FieldDecl *F : RD->fields()) {
     const Expr *Init = I < IL->getNumInits() ? IL->getInit(I) : nullptr;
     ++I;
@@ -286,7 +318,7 @@ bool StmtLowering::copyZero(const ir::Expr *Dest, const CXXRecordDecl *RD,
                             SourceLocation Loc,
                             std::vector<const ir::Stmt *> &Out) {
   ir::IRCloner Clone(S.M);
-  for (const FieldDecl *F : RD->fields()) {
+  for (const FieldDecl *F : allFields(RD)) {
     const ir::Type *Ty = Types.lowerType(F->getType());
     const ir::Expr *Member = S.make<ir::MemberExpr>(
         Loc, Ty, Clone.clone(Dest), F->getNameAsString(), false);

@@ -69,6 +69,9 @@ public:
   /// object `this` names in the innermost member function (an lvalue).
   std::vector<const clang::FunctionDecl *> Inlining;
   const ir::Expr *ThisObject = nullptr;
+  /// The class of ThisObject when meshad knows it exactly (a local object
+  /// of the class...): virtual calls on `this` run its overriders.
+  const clang::CXXRecordDecl *ThisClass = nullptr;
   /// Locals initialized with a lambda (LowerFunctors.cpp): no IR variable,
   /// their calls pass the captures; the local's name for the lambda's.
   llvm::DenseMap<const clang::VarDecl *, const clang::LambdaExpr *> Lambdas;
@@ -104,10 +107,16 @@ void reserveUserNames(const clang::FunctionDecl *FD, ir::NameScope &Names);
 /// bases whose only work is to set the virtual table pointer (a class with
 /// virtual functions, no member initializers): `Shape s;` declares it.
 bool isPlainDefaultConstructor(const clang::CXXConstructorDecl *Ctor);
-/// True when every base of \p RD is public, not virtual, and holds no data
-/// members (an interface: virtual functions only), recursively; such bases
-/// change no copy of \p RD's members (LowerStructs.cpp).
-bool hasOnlyEmptyBases(const clang::CXXRecordDecl *RD);
+/// True when every base of \p RD is public, not virtual, and has no
+/// user-declared constructor, recursively: an interface (virtual functions
+/// only) or a plain struct whose data members \p RD's objects hold beside
+/// their own (allFields), none of them hidden by one of the same name
+/// (LowerStructs.cpp).
+bool hasPlainBases(const clang::CXXRecordDecl *RD);
+/// The data members of \p RD's objects: its bases' (in declaration order,
+/// recursively), then its own.
+std::vector<const clang::FieldDecl *>
+allFields(const clang::CXXRecordDecl *RD);
 /// A plain struct of the user's that holds values (a record the IR keeps
 /// opaque, neither a CUDA vector type nor a library type): copies of it are
 /// lowered member by member (LowerStructs.cpp). Null for other types.
@@ -531,11 +540,19 @@ private:
                          ir::BlockStmt *B, const clang::Expr *Size,
                          clang::QualType ElemTy, clang::SourceLocation Loc);
   bool isInsideLoop(const clang::Stmt *St);
+  /// `delete[] t;` (`free(t)`) of \p VD later in the block of \p DS, with
+  /// no jump out of the block before it.
+  bool isReleasedInBlock(const clang::VarDecl *VD, const clang::DeclStmt *DS);
   bool declareBuffer(const clang::VarDecl *VD, const clang::DeclStmt *DS,
                      ir::BlockStmt *B, clang::QualType ElemTy, uint64_t N,
                      bool Zeroed, clang::SourceLocation Loc);
-  /// `free(t)` of a buffer that lowerNewArray made a local array.
-  bool isFreeOfBuffer(const clang::Expr *E) const;
+  /// The buffer of `free(t)` of a buffer that lowerNewArray lowered.
+  const clang::VarDecl *getFreedBuffer(const clang::Expr *E) const;
+  /// `free(t)`: left out for a local array, meshad::deleteArray(t) for a
+  /// buffer of run-time size.
+  bool lowerFree(const clang::Expr *E, ir::BlockStmt *B);
+  void emitDeleteArray(const clang::VarDecl *VD, clang::SourceLocation Loc,
+                       ir::BlockStmt *B);
   /// The statements a local declared by \p DS lives in after it.
   std::vector<const clang::Stmt *> getScopeAfter(const clang::DeclStmt *DS);
   ir::DeclStmt *lowerVarDecl(const clang::VarDecl *VD);

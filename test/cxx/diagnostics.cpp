@@ -128,8 +128,10 @@ double nestedWrites(double x) {
 double dynamicNew(double x, int n) {
   double r = 0;
   for (int i = 0; i < n; ++i) {
-    double *t = new double[n]; // expected-error {{'new T[n]' of a size known only at run time inside a loop is not supported; allocate the buffer once before the loop (or give it a constant size)}}
+    double *t = new double[n]; // expected-error {{a heap buffer of a size known only at run time allocated in a loop must be released in the iteration that allocates it: write 'delete[] t;' (or 'free(t)') later in the same block, with no break, continue or return between (or allocate the buffer once before the loop)}}
     t[0] = x;
+    if (t[0] > 2)
+      break;
     r += t[0] * x;
     delete[] t;
   }
@@ -137,7 +139,7 @@ double dynamicNew(double x, int n) {
 }
 
 double dynamicMalloc(double x, int n) {
-  double *t = (double *)malloc(n * sizeof(double)); // expected-error {{'malloc' becomes a local array: give it a constant size, a multiple of the element's, of at most 16384 elements (malloc(N * sizeof(T))); allocate larger buffers outside and pass a pointer}}
+  double *t = (double *)malloc(n * 3); // expected-error {{'malloc' of this size is not supported: write malloc(n * sizeof(T)) or calloc(n, sizeof(T)) (a constant n of at most 16384 elements becomes a local array, a run-time n stays on the heap)}}
   t[0] = x;
   double r = t[0] * x;
   free(t);
@@ -171,16 +173,24 @@ struct Shape {
 double virtualCall(const Shape &sh, double x) {
   return sh.area() * x; // expected-error {{the call of the virtual member function 'area' goes through a reference or pointer whose dynamic type meshad does not know; call it on an object of the class (a local or value parameter), mark the class 'final', or call a non-virtual member function or a free function}}
 }
+struct Plate {
+  double t;
+  virtual double stiffness() const { return t * t; }
+  // `this` of an object whose class is not known (a reference parameter).
+  double load(double x) const { return stiffness() * x; } // expected-error {{the call of the virtual member function 'stiffness' goes through a reference or pointer whose dynamic type meshad does not know}}
+};
+double virtualOnThis(const Plate &p, double x) { return p.load(x); }
 struct Body {
   double m;
   virtual double weight() const { return m; }
 };
 struct Ball : Body {
+  double m; // hides Body::m
   double weight() const override { return 2 * m; }
 };
 double dataInBase(double x) {
-  Ball b; // expected-error {{objects of 'Ball', a class with base classes that hold data members (or are virtual or not public), are not supported; meshad handles structs of public data members whose bases are interfaces without data (their virtual functions too): move the members into the class, or write a free function that takes the values}}
-  return b.weight() * x; // expected-error {{cannot lower the call of 'weight': struct 'Ball' has base classes with data members; meshad handles plain structs of public data members (write a free function that takes the values)}}
+  Ball b; // expected-error {{objects of 'Ball', a class with base classes that are virtual, not public or have constructors, or with a member that hides one of a base, are not supported; meshad handles structs of public data members whose bases are such structs or interfaces (their virtual functions too): move the members into the class, or write a free function that takes the values}}
+  return b.weight() * x; // expected-error {{cannot lower the call of 'weight': struct 'Ball' has base classes that are virtual, not public or have constructors, or a member that hides one of a base; meshad handles plain structs of public data members (write a free function that takes the values)}}
 }
 struct Hidden {
   void set(double x) { v = x; }
@@ -249,6 +259,7 @@ void requests() {
   meshad::gradient(singleNew, "x");
   meshad::differentiate(virtualCall, "x");
   meshad::gradient(dataInBase, "x");
+  meshad::differentiate(virtualOnThis, "x");
   meshad::gradient(privateMember, "x");
   meshad::gradient(earlyReturn, "x");
   meshad::differentiate(recursive, "x");

@@ -7,8 +7,10 @@ array element, helpers that update a `double &` parameter), and a plain
 struct with member functions, operators written as members and a helper
 taking and returning it by value (struct-methods), heap scalars and buffers
 (`new double(e)`, `new double[n]` with a constant local n or a size known
-only at run time, heap-scalars) and
-virtual member functions called on a local object (virtual-calls). Each is a
+only at run time, in loops too, `malloc(n * sizeof(double))` of a run-time
+size, heap-scalars) and virtual member functions called on a local object,
+of a final class or of a class whose base holds data and whose member
+functions make virtual calls on `this` (virtual-calls). Each is a
 construct of gen.TOGGLES, so that --disable can switch it
 off; the programs stay well-defined (every side effect is the only access
 to its variable in its expression, indices stay in bounds).
@@ -339,20 +341,26 @@ def heapScalars(g, sc, ctx):
     n, b = sc.fresh(['hn', 'count']), sc.fresh(['hb', 'buf', 'heap'])
     sc.names.update([n, b])
     size = [Simple('int %s = 2;' % n, deletable=False)]
-    if ctx.loopDepth == 0 and g.chance(0.5):
+    alloc, release = 'new double[%s]' % n, 'delete[] %s;' % b
+    if g.chance(0.5):
         # A size known only at run time (changed after its declaration):
-        # the buffer stays on the heap (outside loops only).
-        g.feat.add('new-runtime-size')
+        # the buffer stays on the heap (in a loop, one per iteration).
+        g.feat.add('new-runtime-size' if ctx.loopDepth == 0
+                   else 'new-runtime-in-loop')
         size.append(Simple('%s += %s > 1e30;' % (n, v.name), deletable=False))
+        if g.chance(0.4):
+            g.feat.add('malloc-runtime-size')
+            alloc = '(double *)malloc(%s * sizeof(double))' % n
+            release = 'free(%s);' % b
     else:
         g.feat.add('new-local-size')
     return size + [
-            Simple('double *%s = new double[%s];' % (b, n), deletable=False),
+            Simple('double *%s = %s;' % (b, alloc), deletable=False),
             Simple('%s[0] = %s;' % (b, e1), deletable=False),
             Simple('%s[1] = %s * %s[0];' % (b, e2, b), deletable=False),
             Simple('%s = 0.5 * %s + %s[1];' % (v.name, v.name, b),
                    deletable=False),
-            Simple('delete[] %s;' % b, deletable=False)]
+            Simple(release, deletable=False)]
 
 
 VIRTUAL_TEXT = """struct @V1 {
@@ -364,13 +372,25 @@ VIRTUAL_TEXT = """struct @V1 {
 struct @V2 final : @V1 {
   double k;
   double eval(double s) const override { return scale() * k * sin(s) + 0.25 * k; }
+};
+
+struct @V0 : @V1 {
+  double k;
+  double scaled() const { return scale() * k; }
+};
+
+struct @V3 : @V0 {
+  double scale() const override { return 0.25; }
+  double eval(double s) const override { return scaled() * sin(s) + 0.25 * k; }
 };"""
 
 
 def virtualCalls(g, sc, ctx):
     """Host code: `@V2 vo; vo.k = e; v = 0.5 * v + vo.eval(s);` (a virtual
     member function called on a local object: its dynamic type is known; the
-    class derives from an interface @V1 without data)."""
+    class derives from an interface @V1 without data), or `@V3 vo;` of a
+    class that is not final, whose base @V0 holds `k` and calls the virtual
+    `scale()` on `this`."""
     import gen
     ds = g.assignable(sc)
     if not ds or g.prog.cuda:
@@ -385,7 +405,11 @@ def virtualCalls(g, sc, ctx):
     s, _ = g.wrap(g.expr(sc, 1), gen.HARG)
     v.bound = 0.5 * v.bound + 1.0 * ctx.trips + v.bound * ctx.trips
     g.feat.add('virtual-calls')
-    return [Simple('@V2 %s;' % o, deletable=False),
+    cls = '@V2'
+    if g.chance(0.5):
+        g.feat.add('virtual-this-base-data')
+        cls = '@V3'
+    return [Simple('%s %s;' % (cls, o), deletable=False),
             Simple('%s.k = %s;' % (o, e), deletable=False),
             Simple('%s = 0.5 * %s + %s.eval(%s);' % (v.name, v.name, o, s),
                    deletable=False)]

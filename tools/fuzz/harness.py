@@ -44,6 +44,7 @@ HEADER = """#include <meshad/Differentiator.h>
 #include <cassert>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 """

@@ -765,9 +765,20 @@ void ReverseFunction::sweepHeapArray(const CallExpr *C, const Stmt *Original,
     S->setLoc(Original->getLoc());
     return S;
   };
+  // In a loop each iteration allocates its own buffers (lowering ensures
+  // that the iteration releases them): the forward sweep tapes the pointers
+  // where the primal releases them, the reverse sweep pops them there (its
+  // iteration's reverse begins) and releases them after the reverse of the
+  // allocation.
+  bool PerIteration = P && LoopDepth > 0;
   if (C->getName() == "meshad::deleteArray") {
-    if (!P || !DeferredFrees.count(P)) // else at the end of the sweep
+    if (PerIteration) {
+      if (Activity->isActive(P))
+        save(B.ref(adjointVar(P)), Fwd, Rev);
+      save(B.ref(P), Fwd, Rev);
+    } else if (!P || !DeferredFrees.count(P)) { // else at the end of the sweep
       Fwd->append(Original);
+    }
     return;
   }
   Fwd->append(Original);
@@ -778,6 +789,6 @@ void ReverseFunction::sweepHeapArray(const CallExpr *C, const Stmt *Original,
     Fwd->append(Call(C->getName(), {B.addrOf(B.ref(A)), C->getArg(1)}));
     Rev->append(Call("meshad::deleteArray", {B.ref(A)}));
   }
-  if (DeferredFrees.count(P))
+  if (PerIteration || DeferredFrees.count(P))
     Rev->append(Call("meshad::deleteArray", {B.ref(P)}));
 }
