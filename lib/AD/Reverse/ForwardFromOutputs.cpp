@@ -141,8 +141,6 @@ struct StoredState {
   std::vector<std::pair<Var *, const Expr *>> Values;
   /// `walked[pix]`, where the primal stores `stop - begin`; null if none.
   const Expr *Walked = nullptr;
-  /// The locals the stores' indices read.
-  llvm::SmallPtrSet<Var *, 4> IndexVars;
   unsigned Breaks = 0;
 };
 
@@ -163,14 +161,14 @@ void findBreaks(const BlockStmt *Body,
   }
 }
 
-/// How many statements of \p Body assign \p V, and whether \p Body reads or
-/// writes the memory of \p P other than by \p Store.
+/// How many statements of \p Body assign \p V.
 unsigned countAssigns(const Stmt *Body, const Var *V) {
   unsigned N = 0;
   forEachStmt(Body, [&](const Stmt *S) { N += assignedVar(S) == V; });
   return N;
 }
 
+/// Whether a statement of \p Body other than \p Store names \p P.
 bool touchesElsewhere(const Stmt *Body, const Var *P, const Stmt *Store) {
   bool Found = false;
   forEachStmt(Body, [&](const Stmt *S) {
@@ -181,8 +179,77 @@ bool touchesElsewhere(const Stmt *Body, const Var *P, const Stmt *Store) {
   return Found;
 }
 
-/// The primal's counted loop \p L (in \p Block, at \p At) and the stores
-/// of its final state after it; the reason in \p WhyNot when none.
+/// Whether \p S stores the walked count `out[i] = stop - begin` of the loop
+/// at \p At of \p Stmts (\p Breaks: its breaks).
+bool storesWalked(const StoredState &St, const std::vector<const Stmt *> &Stmts,
+                  size_t At, const AssignStmt *S, const Stmt *Body,
+                  const std::vector<std::pair<const Stmt *, const BlockStmt *>>
+                      &Breaks) {
+  const auto *Sub = dyn_cast<BinaryExpr>(S->getRHS());
+  Var *Stop = Sub ? varOf(Sub->getLHS()) : nullptr;
+  if (!Stop || Sub->getOp() != BinaryOp::Sub ||
+      varOf(Sub->getRHS()) != St.Begin || Breaks.empty() ||
+      countAssigns(Body, Stop) != 1 + Breaks.size())
+    return false;
+  // stop = end before the loop, stop = k before each break, no other.
+  for (auto &[Before, In] : Breaks) {
+    const auto *Set = dyn_cast_or_null<AssignStmt>(Before);
+    if (!Set || varOf(Set->getLHS()) != Stop ||
+        varOf(Set->getRHS()) != St.Counter)
+      return false;
+  }
+  bool Declared = false;
+  for (size_t J = 0; J < At; ++J)
+    if (const auto *D = dyn_cast<DeclStmt>(Stmts[J]); D && D->getVar() == Stop)
+      Declared = varOf(D->getInit()) == St.End;
+  return Declared;
+}
+
+/// The stores of the loop's final state among the statements after it.
+void readStores(StoredState &St, const Function &Primal,
+                const BlockStmt *Block, size_t At) {
+  llvm::SmallPtrSet<Var *, 16> InLoop;
+  collectAssigned(St.Loop, InLoop);
+  std::vector<std::pair<const Stmt *, const BlockStmt *>> Breaks;
+  findBreaks(St.Loop->getBody(), Breaks);
+  St.Breaks = Breaks.size();
+  const Stmt *Body = Primal.getBody();
+  const auto &Stmts = Block->getBody();
+  // Nothing between the loop and statement \p I assigns \p V or returns.
+  auto Unchanged = [&](const Var *V, size_t I) {
+    bool Ok = true;
+    for (size_t J = At + 1; J < I; ++J)
+      forEachStmt(Stmts[J], [&](const Stmt *S) {
+        Ok &= assignedVar(S) != V && !isa<ReturnStmt>(S);
+      });
+    return Ok;
+  };
+  for (size_t I = At + 1; I < Stmts.size(); ++I) {
+    const auto *A = dyn_cast<AssignStmt>(Stmts[I]);
+    const auto *Target = A ? dyn_cast<IndexExpr>(A->getLHS()) : nullptr;
+    Var *Out = Target ? varOf(Target->getBase()) : nullptr;
+    if (!Out || !Out->isParam() || A->getOp() != AssignOp::Assign ||
+        touchesElsewhere(Body, Out, A))
+      continue;
+    bool IndexOk = true;
+    forEachExpr(Target->getIndex(), [&](const Expr *E) {
+      if (Var *V = varOf(E))
+        IndexOk &= !InLoop.count(V) && countAssigns(Body, V) == 1;
+    });
+    if (!IndexOk)
+      continue;
+    Var *V = varOf(A->getRHS());
+    if (V && V->getType()->isFloatingScalar() && Unchanged(V, I))
+      St.Values.push_back({V, Target});
+    const auto *Sub = dyn_cast<BinaryExpr>(A->getRHS());
+    if (Sub && Unchanged(varOf(Sub->getLHS()), I) &&
+        storesWalked(St, Stmts, At, A, Body, Breaks))
+      St.Walked = Target;
+  }
+}
+
+/// The primal's counted loop at \p At of \p Block and the stores of its
+/// final state after it; the reason in \p WhyNot when none.
 std::optional<StoredState> storedState(const Function &Primal,
                                        const BlockStmt *Block, size_t At,
                                        std::string &WhyNot) {
@@ -207,63 +274,7 @@ std::optional<StoredState> storedState(const Function &Primal,
     WhyNot = "its bounds or counter are assigned elsewhere";
     return std::nullopt;
   }
-  llvm::SmallPtrSet<Var *, 16> InLoop;
-  collectAssigned(St.Loop, InLoop);
-  std::vector<std::pair<const Stmt *, const BlockStmt *>> Breaks;
-  findBreaks(St.Loop->getBody(), Breaks);
-  St.Breaks = Breaks.size();
-  const auto &Stmts = Block->getBody();
-  for (size_t I = At + 1; I < Stmts.size(); ++I) {
-    const auto *A = dyn_cast<AssignStmt>(Stmts[I]);
-    const auto *Target = A ? dyn_cast<IndexExpr>(A->getLHS()) : nullptr;
-    Var *Out = Target ? varOf(Target->getBase()) : nullptr;
-    if (!Out || !Out->isParam() || A->getOp() != AssignOp::Assign ||
-        touchesElsewhere(Body, Out, A))
-      continue;
-    bool IndexOk = true;
-    forEachExpr(Target->getIndex(), [&](const Expr *E) {
-      if (Var *V = varOf(E)) {
-        IndexOk &= !InLoop.count(V) && countAssigns(Body, V) == 1;
-        St.IndexVars.insert(V);
-      }
-    });
-    if (!IndexOk)
-      continue;
-    // No statement between the loop and the store assigns what it stores
-    // or returns.
-    auto Unchanged = [&](const Var *V) {
-      bool Ok = true;
-      for (size_t J = At + 1; J < I; ++J)
-        forEachStmt(Stmts[J], [&](const Stmt *S) {
-          Ok &= assignedVar(S) != V && !isa<ReturnStmt>(S);
-        });
-      return Ok;
-    };
-    const Expr *RHS = A->getRHS();
-    if (Var *V = varOf(RHS); V && V->getType()->isFloatingScalar() &&
-                              Unchanged(V))
-      St.Values.push_back({V, Target});
-    const auto *Sub = dyn_cast<BinaryExpr>(RHS);
-    Var *Stop = Sub ? varOf(Sub->getLHS()) : nullptr;
-    if (!Stop || Sub->getOp() != BinaryOp::Sub ||
-        varOf(Sub->getRHS()) != St.Begin || !Unchanged(Stop) ||
-        countAssigns(Body, Stop) != 1 + Breaks.size())
-      continue;
-    // stop = end before the loop, stop = k before each break, no other.
-    bool Ok = !Breaks.empty();
-    for (auto &[Before, In] : Breaks) {
-      const auto *Set = dyn_cast_or_null<AssignStmt>(Before);
-      Ok &= Set && varOf(Set->getLHS()) == Stop &&
-            varOf(Set->getRHS()) == St.Counter;
-    }
-    bool Declared = false;
-    for (size_t J = 0; J < At; ++J)
-      if (const auto *D = dyn_cast<DeclStmt>(Stmts[J]);
-          D && D->getVar() == Stop)
-        Declared = varOf(D->getInit()) == St.End;
-    if (Ok && Declared)
-      St.Walked = Target;
-  }
+  readStores(St, Primal, Block, At);
   return St;
 }
 
@@ -311,9 +322,19 @@ std::vector<const Stmt *> after(const StmtPath &Path) {
   return Out;
 }
 
-/// Why the gradient's loop \p G cannot be dropped: it writes memory or
-/// calls something other than the undo checks; empty if neither.
-std::string sideEffects(const ForStmt *G) {
+/// Whether \p V is assigned on every path to the end of \p Path.
+bool assignedBefore(const StmtPath &Path, const Var *V) {
+  bool Assigned = false;
+  for (auto &[Block, At] : Path)
+    for (size_t I = 0; I < At; ++I)
+      (void)readsFirst(Block->getBody()[I], V, Assigned);
+  return Assigned;
+}
+
+/// Why the gradient's loop \p G (or a statement) cannot be dropped: it
+/// writes memory or calls something other than the undo checks; empty if
+/// neither.
+std::string sideEffects(const Stmt *G) {
   std::string Why;
   forEachStmt(G, [&](const Stmt *S) {
     if (const auto *A = dyn_cast<AssignStmt>(S); A && !varOf(A->getLHS()))
@@ -399,6 +420,20 @@ public:
 
 private:
   bool findLive(const ForStmt *G, std::string &WhyNot);
+  /// The statements of \p Block before \p At less the dead initial
+  /// values of what is read back.
+  std::vector<const Stmt *> keptBefore(const BlockStmt *Block,
+                                       size_t At) const;
+  /// The stores whose values the loads read.
+  std::vector<const Expr *> usedTargets() const {
+    std::vector<const Expr *> Out;
+    for (auto &[V, Target] : St.Values)
+      if (Live.count(V))
+        Out.push_back(Target);
+    if (St.Walked && (Flag || (St.Breaks && Live.count(Count))))
+      Out.push_back(St.Walked);
+    return Out;
+  }
   bool stored(const Var *V) const {
     for (auto &[S, Target] : St.Values)
       if (S == V)
@@ -486,6 +521,27 @@ std::vector<const Stmt *> Replay::loads(const ForStmt *G, std::string &What) {
   return Out;
 }
 
+std::vector<const Stmt *> Replay::keptBefore(const BlockStmt *Block,
+                                             size_t At) const {
+  // The loop's initial values of what is read back (`T = 1`) are dead.
+  auto Dead = [&](size_t I) {
+    const auto *A = dyn_cast<AssignStmt>(Block->getBody()[I]);
+    Var *V = A && A->getOp() == AssignOp::Assign ? varOf(A->getLHS()) : nullptr;
+    if (!V || !Live.count(V) || !sideEffects(A).empty())
+      return false;
+    bool Read = false;
+    for (size_t J = I + 1; J < At; ++J)
+      forEachStmt(Block->getBody()[J],
+                  [&](const Stmt *S) { Read |= ownReads(S, V); });
+    return !Read;
+  };
+  std::vector<const Stmt *> Out;
+  for (size_t I = 0; I < At; ++I)
+    if (!Dead(I))
+      Out.push_back(Block->getBody()[I]);
+  return Out;
+}
+
 bool Replay::run(std::string &WhyNot, std::string &What) {
   StmtPath Path;
   if (!findLoop(Grad.getBody(), St.Counter, Path)) {
@@ -504,8 +560,7 @@ bool Replay::run(std::string &WhyNot, std::string &What) {
   }
   // The loads go after the rest of the loop's block, which must compute
   // the stores' indices and read nothing the loop leaves.
-  std::vector<const Stmt *> Body(Block->getBody().begin(),
-                                 Block->getBody().begin() + At);
+  std::vector<const Stmt *> Body = keptBefore(Block, At);
   llvm::SmallPtrSet<Var *, 4> Computed;
   for (size_t I = At + 1; I < Block->getBody().size(); ++I) {
     const Stmt *S = Block->getBody()[I];
@@ -519,10 +574,16 @@ bool Replay::run(std::string &WhyNot, std::string &What) {
       Computed.insert(V);
     Body.push_back(S);
   }
-  for (Var *V : St.IndexVars)
-    if (!Computed.count(V)) {
+  llvm::SmallPtrSet<Var *, 4> IndexVars;
+  for (const Expr *Target : usedTargets())
+    forEachExpr(cast<IndexExpr>(Target)->getIndex(), [&](const Expr *E) {
+      if (Var *V = varOf(E))
+        IndexVars.insert(V);
+    });
+  for (Var *V : IndexVars)
+    if (!Computed.count(V) && !assignedBefore(Path, V)) {
       WhyNot = "the gradient does not compute '" + V->getName() +
-               "' after the loop";
+               "', the index of a store it reads back";
       return false;
     }
   for (const Stmt *S : loads(G, What))
