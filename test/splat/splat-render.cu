@@ -54,10 +54,10 @@
 // CHECK: meshad::warpKeyedAdds(_key,
 // CHECK: {{^}}}
 //
-// REMARK: Splat.h:{{[0-9]+}}:3: remark: loop not run again by the gradient (meshad::AfterPrimal): the values its reverse sweep needs are read back from what the primal stored ('T' from 'finalT', the trip count and the early exit from 'walked')
 // REMARK: Splat.h:{{[0-9]+}}:5: remark: recurrence of 'T' undone by its inverse in the reverse sweep (divided by its factor), not taped: the factor lies in [0.01, inf]
 // REMARK: Splat.h:{{[0-9]+}}:5: remark: early exit of the loop recorded once per thread (the reverse sweep starts at the iteration that left), not taped per iteration
 // REMARK: Splat.h:{{[0-9]+}}:10: remark: adjoint store to 'colours': summed per warp, one atomicAdd per warp and iteration (the address colours[3 * id + 2] is the same in every thread at an iteration of the reverse loop; the loop runs in step across the warp, from its largest trip count, lanes past their own count or outside the guard adding nothing; the iteration's adds of one type summed in one shuffle tree, skipped by a warp whose lanes all add zero; the addresses as 32-bit offsets from the key 'id', checked once per iteration)
+// REMARK: Splat.h:{{[0-9]+}}:3: remark: loop not run again by the gradient (meshad::AfterPrimal): the values its reverse sweep needs are read back from what the primal stored ('T' from 'finalT', the trip count and the early exit from 'walked')
 //
 // NUM: {{[0-9]+}} pixels terminated early
 // NUM-NOT: FAIL
