@@ -13,15 +13,21 @@
 //                   Gaussians' adds of an entry summed in one shuffle tree,
 //                   one atomicAdd per warp, entry and parameter
 //                   (GPU/BlockUniformReduce, the default)
+//   meshad-after    the same with meshad::AfterPrimal: the gradient reads
+//                   the final T and where each pixel stopped back from the
+//                   forward's outputs instead of running its loop again
+//                   (AD/Reverse/ForwardFromOutputs), as the hand-written
+//                   backward does
 //   meshad-warp     the same compiled with
 //                   -fplugin-arg-meshad-uniform-sums=warp spelled out
 //                   (warp.cu; the default since session 6)
 //   meshad-atomics  the same compiled with -fplugin-arg-meshad-atomics=all
-//                   (atomics.cu)
+//                   (atomics.cu); atomics-after: with meshad::AfterPrimal
 // Each: 3 warm-up runs, then the median of --reps runs timed with CUDA
 // events around the kernel alone (the seeds and gradients are reset between
-// runs, untimed). meshad's gradient kernel runs the forward sweep again
-// before its reverse sweep (it is the whole derivative); the hand-written
+// runs, untimed, after the forward). meshad's gradient kernel runs the
+// forward sweep again before its reverse sweep (it is the whole
+// derivative) unless asked for with meshad::AfterPrimal; the hand-written
 // backward reads the forward's stored final T and stop index instead. The
 // meshad gradients are compared with the hand-written one (relative L2
 // error per array). --export=DIR writes the scene, the lists, the seed and
@@ -55,7 +61,15 @@ void launchPerWarp(dim3 Grid, dim3 Block, int W, int H, const int *Ranges,
                    Real *DColours, Real *DOpacities, Real *DImage,
                    Real *DFinalT);
 
-/// The all-atomics gradient (atomics.cu): same arguments as renderTiles_grad.
+/// The all-atomics gradient (atomics.cu): same arguments as renderTiles_grad;
+/// with meshad::AfterPrimal.
+void launchAllAtomicsAfterPrimal(dim3 Grid, dim3 Block, int W, int H,
+                                 const int *Ranges, const int *Ids,
+                                 const Real *Means, const Real *Conics,
+                                 const Real *Colours, const Real *Opacities,
+                                 Real *Image, Real *FinalT, int *Walked,
+                                 Real *DMeans, Real *DConics, Real *DColours,
+                                 Real *DOpacities, Real *DImage, Real *DFinalT);
 void launchAllAtomics(dim3 Grid, dim3 Block, int W, int H, const int *Ranges,
                       const int *Ids, const Real *Means, const Real *Conics,
                       const Real *Colours, const Real *Opacities, Real *Image,
@@ -276,6 +290,16 @@ int main(int Argc, char **Argv) {
                         S.DImage, S.DFinalT);
   });
   double MeshadErr = relError(S, Ref);
+  auto GradAfter =
+      meshad::gradient(renderTiles, "means, conics, colours, opacities, "
+                                    "image, finalT", meshad::AfterPrimal);
+  float AfterMs = timeMedian(O.Reps, Reset, [&] {
+    GradAfter.execute_kernel(Grid, Block, O.W, O.H, S.Lists.Ranges,
+                             S.Lists.Ids, S.Means, S.Conics, S.Colours,
+                             S.Opacities, S.Image, S.FinalT, S.Walked, S.D[0],
+                             S.D[1], S.D[2], S.D[3], S.DImage, S.DFinalT);
+  });
+  double AfterErr = relError(S, Ref);
   float WarpMs = timeMedian(O.Reps, Reset, [&] {
     launchPerWarp(Grid, Block, O.W, O.H, S.Lists.Ranges, S.Lists.Ids, S.Means,
                   S.Conics, S.Colours, S.Opacities, S.Image, S.FinalT,
@@ -290,6 +314,14 @@ int main(int Argc, char **Argv) {
                      S.DImage, S.DFinalT);
   });
   double AtomicsErr = relError(S, Ref);
+  float AtomicsAfterMs = timeMedian(O.Reps, Reset, [&] {
+    launchAllAtomicsAfterPrimal(Grid, Block, O.W, O.H, S.Lists.Ranges,
+                                S.Lists.Ids, S.Means, S.Conics, S.Colours,
+                                S.Opacities, S.Image, S.FinalT, S.Walked,
+                                S.D[0], S.D[1], S.D[2], S.D[3], S.DImage,
+                                S.DFinalT);
+  });
+  double AtomicsAfterErr = relError(S, Ref);
   const char *Ty = sizeof(Real) == 4 ? "fp32" : "fp64";
   std::printf("# %dx%d, %d Gaussians, %d list entries, %s; forward %.3f ms\n",
               O.W, O.H, O.N, S.Lists.NumEntries, Ty, FwdMs);
@@ -301,7 +333,9 @@ int main(int Argc, char **Argv) {
   };
   Row("handwritten", HandMs, 0.0);
   Row("meshad", MeshadMs, MeshadErr);
+  Row("meshad-after", AfterMs, AfterErr);
   Row("meshad-warp", WarpMs, WarpErr);
   Row("meshad-atomics", AtomicsMs, AtomicsErr);
+  Row("atomics-after", AtomicsAfterMs, AtomicsAfterErr);
   return 0;
 }

@@ -8,7 +8,9 @@
 // tiles, keys sorted by (tile, depth), front-to-back blending with early
 // termination); the gradient of L = sum_i w_i image_i with respect to the
 // means, conics, colours and opacities, by meshad (`meshad::gradient` of
-// renderTiles) and by the hand-written gsplat-style backward
+// renderTiles, also with meshad::AfterPrimal: the final T and the stops
+// read back from the forward's outputs) and by the hand-written
+// gsplat-style backward
 // (SplatBackward.h), each against central differences in double of the
 // rendering with the tile lists fixed (the binning is piecewise constant).
 // The scenes have tiles without Gaussians, a partial tile row, and a stack
@@ -182,6 +184,21 @@ void runScene(int W, int H, const SplatScene &S, std::uint64_t Seed) {
                                       R.Opacities.device(), R.Image.device(),
                                       R.FinalT.device(), R.Walked.device(),
                                       DM, DC, DCol, DO, DImage, DFinalT);
+                });
+  // checkBackward renders first: the gradient may read the final T and the
+  // stops back instead of running the forward loop again.
+  auto After = meshad::gradient(
+      renderTiles, "means, conics, colours, opacities, image, finalT",
+      meshad::AfterPrimal);
+  checkBackward("meshad after primal", R, Wts, P, Ref,
+                [&](Real *DImage, Real *DFinalT, Real *DM, Real *DC,
+                    Real *DCol, Real *DO) {
+                  After.execute_kernel(Grid, Block, W, H, R.Lists.Ranges,
+                                       R.Lists.Ids, R.Means.device(),
+                                       R.Conics.device(), R.Colours.device(),
+                                       R.Opacities.device(), R.Image.device(),
+                                       R.FinalT.device(), R.Walked.device(),
+                                       DM, DC, DCol, DO, DImage, DFinalT);
                 });
 #endif
 }

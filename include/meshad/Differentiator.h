@@ -546,7 +546,15 @@ enum class GradientOption {
   /// returns and leaves the primal's outputs (y[i], atomicAdd energies) as
   /// the primal would; named with a "_with_value" suffix. Combines with
   /// KeepSeeds: `meshad::KeepSeeds | meshad::WithValue`.
-  WithValue = 2
+  WithValue = 2,
+  /// The caller launches the gradient after the primal kernel, with the
+  /// same arguments, and what the primal stored is still there: a loop
+  /// whose final state the primal stores (`finalT[pix] = T`, the trip
+  /// count as `walked[pix] = stop - begin`) is not run again by the
+  /// gradient's forward sweep, which reads that state back (issue 15);
+  /// named with an "_after_primal" suffix. Kernels only; not with
+  /// WithValue.
+  AfterPrimal = 4
 };
 inline constexpr GradientOption ResetSeeds = GradientOption::ResetSeeds;
 inline constexpr GradientOption KeepSeeds = GradientOption::KeepSeeds;
@@ -555,6 +563,13 @@ inline constexpr GradientOption KeepSeeds = GradientOption::KeepSeeds;
 ///   double E = g.execute(x, n, dx);   // energy(x, n), dx += dE/dx
 /// \endcode
 inline constexpr GradientOption WithValue = GradientOption::WithValue;
+/// \code
+///   renderTiles<<<grid, block>>>(..., image, finalT, walked);
+///   auto g = meshad::gradient(renderTiles, "means, image, finalT",
+///                             meshad::AfterPrimal);
+///   g.execute_kernel(grid, block, ..., image, finalT, walked, dmeans, ...);
+/// \endcode
+inline constexpr GradientOption AfterPrimal = GradientOption::AfterPrimal;
 constexpr GradientOption operator|(GradientOption A, GradientOption B) {
   return static_cast<GradientOption>(static_cast<int>(A) |
                                      static_cast<int>(B));

@@ -454,7 +454,8 @@ static ir::Function *deriveRequest(Transformers &T, const DerivativeRequest &R,
                                 R, F, Diags);
   if (std::optional<ReverseJob> Job = resolveReverse(R, F, Diags))
     return T.Reverse.deriveGradient(&F, Job->Selected, Job->Name, R.Loc,
-                                    Job->KeepSeeds, Job->WithValue);
+                                    Job->KeepSeeds, Job->WithValue,
+                                    Job->AfterPrimal);
   return nullptr;
 }
 

@@ -230,6 +230,8 @@ static std::string gradientName(const DerivativeRequest &R,
     Name += "_fastest";
   if (R.WithValue)
     Name += "_with_value";
+  if (R.AfterPrimal)
+    Name += "_after_primal";
   return Name;
 }
 
@@ -252,8 +254,18 @@ std::optional<ReverseJob> meshad::resolveReverse(const DerivativeRequest &R,
                                    "' is not a __global__ function");
     return std::nullopt;
   }
+  if (R.AfterPrimal && (!F.isKernel() || R.WithValue)) {
+    Diags.error(R.OptionLoc,
+                R.WithValue
+                    ? "meshad::AfterPrimal and meshad::WithValue exclude each "
+                      "other: after the primal its results are already there"
+                    : "meshad::AfterPrimal applies to kernels; '" +
+                          F.getName() + "' is not a __global__ function");
+    return std::nullopt;
+  }
   Job.Name = gradientName(R, F, Job.Selected);
   Job.KeepSeeds = R.KeepSeeds;
   Job.WithValue = R.WithValue;
+  Job.AfterPrimal = R.AfterPrimal;
   return Job;
 }

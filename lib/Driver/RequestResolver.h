@@ -38,6 +38,8 @@ struct ReverseJob {
   bool KeepSeeds = false;
   /// meshad::WithValue.
   bool WithValue = false;
+  /// meshad::AfterPrimal (kernels only).
+  bool AfterPrimal = false;
 };
 
 /// Resolves a gradient request: named parameters (or every differentiable

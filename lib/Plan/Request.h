@@ -50,6 +50,9 @@ struct DerivativeRequest {
   /// meshad::WithValue: the gradient also returns the primal's value and
   /// leaves its outputs.
   bool WithValue = false;
+  /// meshad::AfterPrimal: the primal ran before with the same arguments and
+  /// its stores are still there (kernels).
+  bool AfterPrimal = false;
   /// The option argument, when one was given.
   clang::SourceLocation OptionLoc;
   /// meshad::ElementStrategy (as its enumerator's value: Auto, Gather,

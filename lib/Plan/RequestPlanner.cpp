@@ -182,12 +182,14 @@ bool RequestVisitor::parseOption(DerivativeRequest &R, const Expr *Arg) {
     R.StrategyLoc = Arg->getBeginLoc();
     return true;
   }
-  // meshad::GradientOption, flags: 1 KeepSeeds, 2 WithValue (0 ResetSeeds).
+  // meshad::GradientOption, flags: 1 KeepSeeds, 2 WithValue, 4 AfterPrimal
+  // (0 ResetSeeds).
   if (Twice(R.OptionLoc, "option arguments"))
     return false;
   int64_t Flags = Value.Val.getInt().getExtValue();
   R.KeepSeeds = Flags & 1;
   R.WithValue = Flags & 2;
+  R.AfterPrimal = Flags & 4;
   R.OptionLoc = Arg->getBeginLoc();
   return true;
 }

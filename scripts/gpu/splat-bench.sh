@@ -12,9 +12,10 @@
 # build writes .gpu/splat/ (git-ignored): bin/splat-bench-{fp32,fp64},
 # bin/splat_torch.py, log/ (the compiler's output with meshad's remarks and
 # the generated gradients). run times the hand-written backward
-# (demos/splat/SplatBackward.h), meshad's gradient (sums per block), the same
-# with sums per warp (warp.cu, uniform-sums=warp) and meshad's all-atomics
-# gradient (benchmarks/splat/bench.cu: 3 warm-ups, median of REPS runs,
+# (demos/splat/SplatBackward.h), meshad's gradient (sums per warp), the same
+# with meshad::AfterPrimal (meshad-after: no forward loop), the same with
+# uniform-sums=warp spelled out (warp.cu) and meshad's all-atomics gradient,
+# without and with AfterPrimal (benchmarks/splat/bench.cu: 3 warm-ups, median of REPS runs,
 # CUDA events), and PyTorch autograd of the same rasterizer
 # (benchmarks/splat/splat_torch.py, skipped with a note when torch is
 # missing), whose gradient is checked against the hand-written one.

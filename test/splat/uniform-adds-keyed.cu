@@ -12,10 +12,13 @@
 // (warpUniformAdds). Each gradient is checked against central differences
 // in double, and against the all-atomics form (the second build, with
 // -fplugin-arg-meshad-atomics=all, compares its gradients with those the
-// first wrote, to 1e-12).
+// first wrote, to 1e-12). The checks the kernels share are FileCheck
+// variables: STEP, the in-step loop; KEYED, the keyed sums of the three
+// kernels with a key (w[2 * j + 1], a[j], b[3 * j + 2], w[2 * j]).
 //
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-remarks -fplugin-arg-meshad-dump -I%test_inputs %s -o %t 2> %t.log
-// RUN: FileCheck %s < %t.log
+// RUN: FileCheck %s < %t.log -DSTEP='for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {' \
+// RUN:   -DKEYED='meshad::warpKeyedAdds(_key, _d_w, 2, 1, _d_w_sum, _d_a, 1, 0, _d_a_sum, _d_b, 3, 2, _d_b_sum, _d_w, 2, 0, _d_w_sum1);'
 // RUN: FileCheck %s --check-prefix=REMARK < %t.log
 // RUN: %t %t.grad | FileCheck %s --check-prefix=NUM
 // RUN: %clangxx %cpu_cuda_flags -fplugin=%meshad_plugin -fplugin-arg-meshad-atomics=all -DCOMPARE -I%test_inputs %s -o %t.atomics
@@ -45,14 +48,14 @@ __global__ void keyed(int n, int m, const int *stop, const int *order,
 }
 // REMARK: uniform-adds-keyed.cu:[[#@LINE-4]]:{{[0-9]+}}: remark: adjoint store to 'b': summed per warp, one atomicAdd per warp and iteration (the address b[3 * j + 2] is the same in every thread at an iteration of the reverse loop; the loop runs in step across the warp, from its largest trip count, lanes past their own count or outside the guard adding nothing; the iteration's adds of one type summed in one shuffle tree, skipped by a warp whose lanes all add zero; the addresses as 32-bit offsets from the key 'j', checked once per iteration)
 // CHECK-LABEL: __global__ void keyed_grad(
-// CHECK: for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {
+// CHECK: [[STEP]]
 // CHECK-NEXT: int _key = 0;
 // CHECK-NOT: _at
 // CHECK: if (_step <= _steps) {
 // CHECK: j = order[i];
 // CHECK-NEXT: _key = j;
 // CHECK-NOT: atomicAdd
-// CHECK: meshad::warpKeyedAdds(_key, _d_w, 2, 1, _d_w_sum, _d_a, 1, 0, _d_a_sum, _d_b, 3, 2, _d_b_sum, _d_w, 2, 0, _d_w_sum1);
+// CHECK: [[KEYED]]
 // CHECK-NOT: atomicAdd
 // CHECK: {{^}}}
 
@@ -74,11 +77,11 @@ __global__ void fixedKey(int n, int m, const int *stop, const int *order,
 }
 // REMARK: uniform-adds-keyed.cu:[[#@LINE-4]]:{{[0-9]+}}: remark: adjoint store to 'b': summed per warp, {{.*}}; the addresses as 32-bit offsets from the key 's', checked once per iteration)
 // CHECK-LABEL: __global__ void fixedKey_grad(
-// CHECK: for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {
+// CHECK: [[STEP]]
 // CHECK-NEXT: int _key = 0;
 // CHECK: if (_step <= _steps) {
 // CHECK-NEXT: _key = s;
-// CHECK: meshad::warpKeyedAdds(_key, _d_w, 2, 1, _d_w_sum, _d_a, 1, 0, _d_a_sum, _d_b, 3, 2, _d_b_sum, _d_w, 2, 0, _d_w_sum1);
+// CHECK: [[KEYED]]
 // CHECK-NOT: atomicAdd
 // CHECK: {{^}}}
 
@@ -100,12 +103,12 @@ __global__ void keyInBranch(int n, int m, const int *stop, const int *order,
 }
 // REMARK: uniform-adds-keyed.cu:[[#@LINE-4]]:{{[0-9]+}}: remark: adjoint store to 'b': summed per warp, {{.*}}; the addresses as 32-bit offsets from the key 'j', checked once per iteration)
 // CHECK-LABEL: __global__ void keyInBranch_grad(
-// CHECK: for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {
+// CHECK: [[STEP]]
 // CHECK-NEXT: int _key = 0;
 // CHECK: if (!_cond0) {
 // CHECK-NEXT: j = order[i];
 // CHECK-NEXT: _key = j;
-// CHECK: meshad::warpKeyedAdds(_key, _d_w, 2, 1, _d_w_sum, _d_a, 1, 0, _d_a_sum, _d_b, 3, 2, _d_b_sum, _d_w, 2, 0, _d_w_sum1);
+// CHECK: [[KEYED]]
 // CHECK-NOT: atomicAdd
 // CHECK: {{^}}}
 
@@ -127,7 +130,7 @@ __global__ void twoVars(int n, int m, const int *stop, const int *order,
 }
 // REMARK: uniform-adds-keyed.cu:[[#@LINE-5]]:{{[0-9]+}}: remark: adjoint store to 'w': summed per warp, {{.*}}; each address checked (no key: the indices are not one integer variable times a constant plus a constant))
 // CHECK-LABEL: __global__ void twoVars_grad(
-// CHECK: for (int _step = meshad::warpMaxSteps(_steps); _step > 0; --_step) {
+// CHECK: [[STEP]]
 // CHECK-NOT: _key
 // CHECK: meshad::warpUniformAdds(
 // CHECK-NOT: atomicAdd

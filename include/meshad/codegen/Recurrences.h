@@ -21,6 +21,12 @@
 ///   T /= 1 - alpha;                    // reverse sweep
 /// \endcode
 ///
+/// Under meshad::AfterPrimal the gradient does not run the forward sweep
+/// again: it reads the final T back from what the primal stored, and the
+/// reverse sweep checks each value before it undoes an update instead
+/// (`meshad::checkRestored(T); T /= 1 - alpha;`): the forward sweep's value
+/// at that point was not a normal number exactly when this one is not.
+///
 //===----------------------------------------------------------------------===//
 
 #ifndef MESHAD_RECURRENCES_H
@@ -67,6 +73,14 @@ MESHAD_RECURRENCE_HD inline void checkUndoable(T Old, T New) {
   std::fprintf(stderr, "%s", Message);
   std::abort();
 #endif
+}
+
+/// Stops the program when \p Value, a recurrence's value that the reverse
+/// sweep is about to undo, is not a normal number (the primal's update that
+/// gave it could not be undone; AD/Reverse/ForwardFromOutputs).
+template <class T> MESHAD_RECURRENCE_HD inline void checkRestored(T Value) {
+  if (!detail::isNormalNumber(Value))
+    checkUndoable(T(1), Value);
 }
 
 } // namespace meshad

@@ -58,6 +58,9 @@ public:
   /// returns the primal's return value and keeps the stores to outputs
   /// that the kernel only writes (ReverseValue.cpp).
   void setWithValue(bool W) { WithValue = W; }
+  /// meshad::AfterPrimal: loops whose final state the primal stores are
+  /// not run again (ForwardFromOutputs.h).
+  void setAfterPrimal(bool A) { AfterPrimal = A; }
 
 private:
   // Setup and declarations (ReverseMode.cpp).
@@ -435,6 +438,7 @@ private:
   bool KeepSeeds = false;
   bool Unlowered = false;
   bool WithValue = false;
+  bool AfterPrimal = false;
   /// meshad::WithValue: the local that holds the primal's return value.
   ir::Var *ReturnValue = nullptr;
   // meshad::WithValue (ReverseValue.cpp).

@@ -18,6 +18,7 @@
 #include "AD/Reverse/JumpNormalizer.h"
 #include "AD/Reverse/ReverseFunction.h"
 #include "AD/Reverse/DeviceBufferHistory.h"
+#include "AD/Reverse/ForwardFromOutputs.h"
 
 using namespace meshad;
 using namespace meshad::ir;
@@ -110,9 +111,9 @@ nameParamAdjoints(const ir::Function &Primal, const std::vector<bool> &Selected,
 ir::Function *ReverseModeTransformer::deriveGradient(
     ir::Function *Primal, const std::vector<bool> &Selected,
     const std::string &Name, clang::SourceLocation RequestLoc,
-    bool KeepSeeds, bool WithValue) {
+    bool KeepSeeds, bool WithValue, bool AfterPrimal) {
   return derive(Primal, Selected, Name, RequestLoc, KeepSeeds,
-                /*Unlowered=*/false, WithValue);
+                /*Unlowered=*/false, WithValue, AfterPrimal);
 }
 
 ir::Function *ReverseModeTransformer::deriveUnloweredGradient(
@@ -126,7 +127,7 @@ ir::Function *ReverseModeTransformer::deriveUnloweredGradient(
 ir::Function *ReverseModeTransformer::derive(
     ir::Function *Primal, const std::vector<bool> &Selected,
     const std::string &Name, clang::SourceLocation RequestLoc, bool KeepSeeds,
-    bool Unlowered, bool WithValue) {
+    bool Unlowered, bool WithValue, bool AfterPrimal) {
   std::string Key = DerivedFunctionSet::keyFor(Primal, Name);
   if (ir::Function *F = Derived.lookup(Key))
     return F;
@@ -139,6 +140,7 @@ ir::Function *ReverseModeTransformer::derive(
                      ReverseFunction::Flavor::Gradient, RequestLoc);
   RF.setKeepSeeds(KeepSeeds);
   RF.setWithValue(WithValue);
+  RF.setAfterPrimal(AfterPrimal);
   RF.setUnlowered(Unlowered);
   if (!RF.run()) {
     Derived.truncate(Mark);
@@ -521,6 +523,8 @@ bool ReverseFunction::run() {
   removeDeadLocals(*Result);
   // The reverse sweep recomputes these before reading them.
   removeUnreadDefinitions(Fwd, Recomputed);
+  if (AfterPrimal)
+    replayFromOutputs(B, *Primal, *Result, Diags);
   return finish();
 }
 

@@ -49,13 +49,16 @@ public:
   /// reporting errors. With \p KeepSeeds (kernels), the seeds of outputs
   /// that the kernel only writes are read and left unchanged. With
   /// \p WithValue (meshad::WithValue), it also returns the primal's return
-  /// value and leaves the primal's outputs (AD/Reverse/ReverseValue.cpp). A
+  /// value and leaves the primal's outputs (AD/Reverse/ReverseValue.cpp).
+  /// With \p AfterPrimal (meshad::AfterPrimal, kernels), loops whose final
+  /// state the primal stores are not run again (ForwardFromOutputs.h). A
   /// gradient kernel is finished by the GPU passes of GPU/GpuPasses.h.
   ir::Function *deriveGradient(ir::Function *Primal,
                                const std::vector<bool> &Selected,
                                const std::string &Name,
                                clang::SourceLocation RequestLoc,
-                               bool KeepSeeds = false, bool WithValue = false);
+                               bool KeepSeeds = false, bool WithValue = false,
+                               bool AfterPrimal = false);
 
   /// The gradient as the inner function of a composition (forward over
   /// reverse, see AD/Hvp.h): every adjoint store is an
@@ -106,7 +109,8 @@ private:
   ir::Function *derive(ir::Function *Primal, const std::vector<bool> &Selected,
                        const std::string &Name,
                        clang::SourceLocation RequestLoc, bool KeepSeeds,
-                       bool Unlowered, bool WithValue = false);
+                       bool Unlowered, bool WithValue = false,
+                       bool AfterPrimal = false);
 
   ir::Module &M;
   DiagnosticSink &Diags;

@@ -1,1 +1,1 @@
-set(SOURCES DeviceBufferHistory.cpp JumpNormalizer.cpp RecordingPrimal.cpp ReverseExpr.cpp ReverseHost.cpp ReverseHostRanges.cpp ReverseLoops.cpp ReverseMode.cpp ReverseStmt.cpp ReverseThrust.cpp ReverseValue.cpp)
+set(SOURCES DeviceBufferHistory.cpp JumpNormalizer.cpp RecordingPrimal.cpp ReverseExpr.cpp ReverseHost.cpp ReverseHostRanges.cpp ReverseLoops.cpp ReverseMode.cpp ReverseStmt.cpp ReverseThrust.cpp ReverseValue.cpp ForwardFromOutputs.cpp)
