@@ -355,8 +355,10 @@ public:
   /// definite (a pivot is not positive). Analyzes A's pattern first when it
   /// is new.
   bool factor(const CsrView<T> &A) {
-    if (!A.Rows)
+    if (!A.Rows) {
+      For = A;
       return Factored = true;
+    }
     if (!(A.Rows == For.Rows && A.RowOffsets == For.RowOffsets &&
           A.Columns == For.Columns))
       analyze(A);
