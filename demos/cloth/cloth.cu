@@ -554,9 +554,10 @@ int main(int Argc, char **Argv) {
                   R.LinearIterations, R.Seconds, toString(R.Reason));
   }
   std::printf("cloth: %d of %d steps converged, %.2f Newton iterations a step "
-              "(at most %d), %.3f s a step (%s)\n",
+              "(at most %d), %.3f s a step (%s), %d factorizations\n",
               Decreasing, Opt.Steps, double(Iterations) / std::max(1, Opt.Steps),
-              MostIterations, Seconds / std::max(1, Opt.Steps), precondName(Opt));
+              MostIterations, Seconds / std::max(1, Opt.Steps), precondName(Opt),
+              C.P.cholesky().factorizations());
   MESHAD_CHECK_CLOSE_TOL("every step's energy decreases", Decreasing,
                          Opt.Steps, 0);
   std::vector<double> End = C.X.download();
