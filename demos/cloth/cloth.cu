@@ -555,8 +555,9 @@ int main(int Argc, char **Argv) {
   }
   std::printf("cloth: %d of %d steps converged, %.2f Newton iterations a step "
               "(at most %d), %.3f s a step (%s), %d factorizations\n",
-              Decreasing, Opt.Steps, double(Iterations) / std::max(1, Opt.Steps),
-              MostIterations, Seconds / std::max(1, Opt.Steps), precondName(Opt),
+              Decreasing, Opt.Steps,
+              double(Iterations) / std::max(1, Opt.Steps), MostIterations,
+              Seconds / std::max(1, Opt.Steps), precondName(Opt),
               C.P.cholesky().factorizations());
   MESHAD_CHECK_CLOSE_TOL("every step's energy decreases", Decreasing,
                          Opt.Steps, 0);

@@ -10,8 +10,9 @@
 /// - newton: per-element PSD-projected sparse Hessian (SolveOptions::Project)
 ///   solved by Jacobi-preconditioned CG, matrix-free CG through the HVP, or
 ///   a sparse Cholesky (SolveOptions::Linear; its ordering and symbolic
-///   analysis once per pattern, Problem::cholesky()); with AdaptiveProjection, the
-///   exact Hessian after full steps while it is positive definite
+///   analysis once per pattern, Problem::cholesky()); with
+///   AdaptiveProjection, the exact Hessian after full steps while it is
+///   positive definite
 ///   (quadratic convergence near a minimum);
 /// - gradientDescent; lbfgs (two-loop recursion, SolveOptions::History).
 /// Pinned DOFs never move. SolveOptions::MaxStep bounds the line search's

@@ -1,4 +1,4 @@
-//===- meshad/runtime/solve/SparseCholesky.h - Factor once per pattern -*- C++ -*-===//
+//===- meshad/runtime/solve/SparseCholesky.h - Sparse Cholesky -*- C++ -*-===//
 //
 // Part of meshad: source-to-source automatic differentiation of CUDA C++.
 //
@@ -24,7 +24,7 @@
 ///
 /// \code
 ///   using namespace meshad::runtime::solve;
-///   SparseCholesky<double> F;                  // kept across Newton iterations
+///   SparseCholesky<double> F;                  // kept across iterations
 ///   CsrView<double> A = P.hessian(X, true);    // or any SPD CSR matrix
 ///   if (!F.factor(A) || !F.solve(B, D))        // D = A^-1 B (device arrays)
 ///     ...;                                     // A is not positive definite
