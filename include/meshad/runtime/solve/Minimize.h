@@ -12,8 +12,7 @@
 ///   a sparse Cholesky (SolveOptions::Linear; its ordering and symbolic
 ///   analysis once per pattern, Problem::cholesky()); with
 ///   AdaptiveProjection, the exact Hessian after full steps while it is
-///   positive definite
-///   (quadratic convergence near a minimum);
+///   positive definite (quadratic convergence near a minimum);
 /// - gradientDescent; lbfgs (two-loop recursion, SolveOptions::History).
 /// Pinned DOFs never move. SolveOptions::MaxStep bounds the line search's
 /// first step (an injectivity-preserving line search: InjectiveStep2D in
