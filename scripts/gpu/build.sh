@@ -41,11 +41,13 @@ mkdir -p "$Out/bin" "$Out/log"
 Jobs=${MESHAD_JOBS:-$(nproc)}
 
 # Compiles one source; its verdict goes to $Out/log/<name>.status. A
-# source's line `// GPU-BUILD: FLAGS` adds FLAGS (defines, libraries).
+# source's line `// GPU-BUILD: FLAGS` adds FLAGS (defines, libraries of the
+# toolkit, found at run time through an rpath to its lib64).
 compileOne() {
   local Src=$1 Name Extra
   Name=$(basename "${Src%.*}")
   Extra=$(sed -n 's|^// GPU-BUILD: ||p' "$Root/$Src" | head -1)
+  [[ -n $Extra ]] && Extra="$Extra -Wl,-rpath,$Cuda/lib64"
   # shellcheck disable=SC2086 # Extra is a list of flags
   if "$Clang" -x cuda --cuda-path="$Cuda" -Wno-unknown-cuda-version \
       --cuda-gpu-arch="$Arch" -fplugin="$Plugin" -fplugin-arg-meshad-dump \
