@@ -33,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../../demos/parameterization/ParamSetup.h"
+#include "../../demos/parameterization/SymmetricDirichlet.h"
 #include <meshad/Differentiator.h>
 #include <meshad/runtime/MeshIO.h>
 
@@ -44,20 +45,8 @@
 #include <map>
 #include <string>
 
-/// The same local energy as demos/parameterization: x the triangle's uv,
-/// p Dm^-1 (row-major 2x2) and the rest area.
-MESHAD_HESSIAN("x[0:6]")
-__host__ __device__ double symmetricDirichlet(const double *x,
-                                              const double *p) {
-  double e1x = x[2] - x[0], e1y = x[3] - x[1];
-  double e2x = x[4] - x[0], e2y = x[5] - x[1];
-  double f00 = e1x * p[0] + e2x * p[2], f01 = e1x * p[1] + e2x * p[3];
-  double f10 = e1y * p[0] + e2y * p[2], f11 = e1y * p[1] + e2y * p[3];
-  double frob = f00 * f00 + f01 * f01 + f10 * f10 + f11 * f11;
-  double det = f00 * f11 - f01 * f10;
-  return p[4] * frob * (1 + 1 / (det * det));
-}
-
+/// The local energy's term (symmetricDirichlet in the shared header; the
+/// derivatives that meshad generates from it come after its #include line).
 struct SymmetricDirichlet {
   static constexpr int Arity = 3, Dofs = 2;
   __host__ __device__ static double energy(const double *x, const double *p) {

@@ -11,7 +11,8 @@
 // step minimizes the incremental potential
 //   E(x) = sum_v m/(2 h^2) |x_v - x~_v|^2 + m g y_v + springs + bending,
 // x~ = x_n + h v_n, by Newton's method (meshad/runtime/solve): PSD-projected
-// element Hessians of meshad's local Hessians, Jacobi-PCG. Then
+// element Hessians of meshad's local Hessians, block-Jacobi PCG or a
+// sparse Cholesky (--linear=cholesky). Then
 // v = (x - x_n) / h. The three terms share one sparse matrix.
 //
 // Checks: the problem's gradient, global sparse Hessian and HVP against
@@ -34,6 +35,9 @@
 //         [--newton-its=50]   (Newton's iteration limit per step)
 //         [--projection=adaptive|always] (Newton: the exact Hessian after
 //                            full steps, the default, or always projected)
+//         [--linear=pcg|cholesky] (Newton's linear solve: block-Jacobi PCG,
+//                            the default, or the sparse Cholesky of
+//                            SparseCholesky.h, analyzed once)
 //
 // CPU emulation (CI: test/demos/cloth.cu):
 //   clang++ -x c++ -std=c++20 -include meshad/cpu/CudaOnCpu.h -pthread \
@@ -167,9 +171,12 @@ struct Options {
   bool Check = false, Bench = false, Quiet = false;
   std::string Obj, Png;
   Preconditioner Precondition = Preconditioner::BlockJacobi; // --precond=
+  LinearSolver Linear = LinearSolver::Pcg;                     // --linear=
 };
 
 const char *precondName(const Options &O) {
+  if (O.Linear == LinearSolver::Cholesky)
+    return "cholesky";
   return O.Precondition == Preconditioner::Jacobi ? "jacobi" : "block-jacobi";
 }
 
@@ -310,6 +317,7 @@ SolveOptions<double> solveOptions(const Options &Opt, bool Quiet) {
   O.InexactNewton = true;
   O.EisenstatWalker = !Opt.SqrtForcing;
   O.AdaptiveProjection = Opt.Adaptive;
+  O.Linear = Opt.Linear;
   O.Quiet = Quiet;
   return O;
 }
@@ -403,6 +411,33 @@ void benchCgScalars(const Options &Opt, Cloth &C,
               TSolve[0], TSolve[1], TSolve[2], Lin[0], Lin[1], Lin[2]);
 }
 
+/// The sparse Cholesky on the first Newton system: the analysis (ordering
+/// and symbolic factorization, once per pattern), one numeric
+/// factorization, one solve, and the whole step with Cholesky.
+void benchCholesky(const Options &Opt, Cloth &C,
+                   const DeviceBuffer<double> &X0) {
+  long N = C.P.numDofs();
+  DeviceBuffer<double> B(N), D(N);
+  copy(N, X0.data(), C.X.data());
+  C.P.gradient(C.X.data(), B.data());
+  CsrView<double> H = C.P.hessian(C.X.data(), true);
+  double TA = timeMs(Opt.Reps, [&] { SparseCholesky<double>().factor(H); });
+  SparseCholesky<double> F;
+  double TF = timeMs(Opt.Reps, [&] { F.factor(H); });
+  double TS = timeMs(Opt.Reps, [&] { F.solve(B.data(), D.data()); });
+  SolveOptions<double> S = solveOptions(Opt, true);
+  S.Linear = LinearSolver::Cholesky;
+  SolveReport R;
+  double TStep = timeMs(Opt.Reps, [&] {
+    copy(N, X0.data(), C.X.data());
+    R = newton(C.P, C.X.data(), S);
+  });
+  std::printf("bench n=%d cholesky: analysis + factorization %.3f ms, "
+              "factorization %.3f ms, solve %.3f ms; solve (step) %.3f ms "
+              "(%d iterations)\n",
+              Opt.N, TA, TF, TS, TStep, R.Iterations);
+}
+
 void bench(const Options &Opt) {
   Cloth C(Opt.N, Opt.Dt, Opt.Stretch);
   long N = C.P.numDofs();
@@ -433,6 +468,7 @@ void bench(const Options &Opt) {
               C.Top.numEdges() + C.Top.numDiamonds() + C.NV, TG, TH, TV, TN,
               TS, R.Iterations, R.LinearIterations, precondName(Opt));
   benchCgScalars(Opt, C, X0);
+  benchCholesky(Opt, C, X0);
 }
 
 Options parse(int Argc, char **Argv) {
@@ -471,6 +507,10 @@ Options parse(int Argc, char **Argv) {
       O.Precondition = Preconditioner::Jacobi;
     else if (!std::strcmp(A, "--precond=block"))
       O.Precondition = Preconditioner::BlockJacobi;
+    else if (!std::strcmp(A, "--linear=cholesky"))
+      O.Linear = LinearSolver::Cholesky;
+    else if (!std::strcmp(A, "--linear=pcg"))
+      O.Linear = LinearSolver::Pcg;
   }
   return O;
 }
@@ -490,26 +530,35 @@ int main(int Argc, char **Argv) {
   }
   Cloth C(Opt.N, Opt.Dt, Opt.Stretch);
   std::printf("cloth: %d x %d vertices, %d springs, %d diamonds, %d steps of "
-              "%g s, stretch %g N/m, PCG to the %s forcing term, %s "
-              "projection\n",
+              "%g s, stretch %g N/m, %s, %s forcing term, %s projection\n",
               Opt.N, Opt.N, C.Top.numEdges(), C.Top.numDiamonds(), Opt.Steps,
-              Opt.Dt, Opt.Stretch,
+              Opt.Dt, Opt.Stretch, precondName(Opt),
               Opt.SqrtForcing ? "sqrt(|g|/|g0|)" : "Eisenstat-Walker",
               Opt.Adaptive ? "adaptive" : "per-element");
   std::vector<double> Start = C.X.download();
-  int Decreasing = 0, Iterations = 0;
+  int Decreasing = 0, Iterations = 0, MostIterations = 0;
   long CgIterations = 0;
+  double Seconds = 0;
   for (int S = 0; S < Opt.Steps; ++S) {
     SolveReport R;
     bool Ok = C.step(solveOptions(Opt, Opt.Quiet || S > 0), R);
     Decreasing += Ok;
     Iterations += R.Iterations;
+    MostIterations = std::max(MostIterations, R.Iterations);
     CgIterations += R.LinearIterations;
+    Seconds += R.Seconds;
     if (!Opt.Quiet)
-      std::printf("step %3d: E %.9e -> %.9e, %d Newton iterations, %s\n", S,
-                  R.Energies.front(), R.Energy, R.Iterations,
-                  toString(R.Reason));
+      std::printf("step %3d: E %.9e -> %.9e, %d Newton iterations, %ld CG, "
+                  "%.3f s, %s\n",
+                  S, R.Energies.front(), R.Energy, R.Iterations,
+                  R.LinearIterations, R.Seconds, toString(R.Reason));
   }
+  std::printf("cloth: %d of %d steps converged, %.2f Newton iterations a step "
+              "(at most %d), %.3f s a step (%s), %d factorizations\n",
+              Decreasing, Opt.Steps,
+              double(Iterations) / std::max(1, Opt.Steps), MostIterations,
+              Seconds / std::max(1, Opt.Steps), precondName(Opt),
+              C.P.cholesky().factorizations());
   MESHAD_CHECK_CLOSE_TOL("every step's energy decreases", Decreasing,
                          Opt.Steps, 0);
   std::vector<double> End = C.X.download();

@@ -28,6 +28,7 @@
 
 #include "../common/DemoChecks.h"
 #include "ParamSetup.h"
+#include "SymmetricDirichlet.h"
 #include <meshad/Differentiator.h>
 #include <meshad/runtime/MeshIO.h>
 #include <meshad/runtime/render/Rasterizer.h>
@@ -36,22 +37,11 @@
 #include <cstdio>
 #include <cstdlib>
 
-/// x: the triangle's uv (a, b, c); p: Dm^-1 (row-major 2x2), rest area.
-MESHAD_HESSIAN("x[0:6]")
-__host__ __device__ double symmetricDirichlet(const double *x,
-                                              const double *p) {
-  double e1x = x[2] - x[0], e1y = x[3] - x[1];
-  double e2x = x[4] - x[0], e2y = x[5] - x[1];
-  double f00 = e1x * p[0] + e2x * p[2], f01 = e1x * p[1] + e2x * p[3];
-  double f10 = e1y * p[0] + e2y * p[2], f11 = e1y * p[1] + e2y * p[3];
-  double frob = f00 * f00 + f01 * f01 + f10 * f10 + f11 * f11;
-  double det = f00 * f11 - f01 * f10;
-  return p[4] * frob * (1 + 1 / (det * det));
-}
-
 /// The local energy of the solver's term (meshad/runtime/solve/Term.h):
-/// the derivatives are meshad's (meshad::gradient(symmetricDirichlet, "x")
-/// generates symmetricDirichlet_grad_0, MESHAD_HESSIAN the Hessian).
+/// symmetricDirichlet of SymmetricDirichlet.h, shared with param-bench; the
+/// derivatives are meshad's (meshad::gradient(symmetricDirichlet, "x")
+/// generates symmetricDirichlet_grad_0, MESHAD_HESSIAN the Hessian), placed
+/// after the header's #include line, so the term is written here.
 struct SymmetricDirichlet {
   static constexpr int Arity = 3, Dofs = 2;
   __host__ __device__ static double energy(const double *x, const double *p) {

@@ -40,11 +40,13 @@
 // the mesh | the initial map | the result, coloured by position on the
 // mesh.
 //
-// Usage: spherical-map [MESH [OUT.png [ITERATIONS [LAMBDA [ambient]]]]]
+// Usage: spherical-map [MESH [OUT.png [ITERATIONS [LAMBDA [ambient
+//                      [cholesky]]]]]]
 //   at most ITERATIONS Newton steps (default 100), the area term's weight
 //   LAMBDA (default 1e-3); "ambient": each triangle's Hessian in y
-//   projected on its own, no multiplier term (the earlier Newton: linear);
-//   without arguments,
+//   projected on its own, no multiplier term (the earlier Newton: linear;
+//   "riemannian" for the default); "cholesky": Newton's systems by the
+//   sparse Cholesky instead of PCG; without arguments,
 //   cow.off (demo::meshPath) into spherical-map.png with 15 steps (CI, GPU
 //   suite).
 //
@@ -520,6 +522,10 @@ int main(int Argc, char **Argv) {
   // multiplier term then holds the cross terms too), the projected one
   // where CG meets negative curvature.
   Opt.AdaptiveProjection = !Ambient;
+  // "cholesky" (sixth argument): Newton's systems by the sparse Cholesky
+  // (SparseCholesky.h) instead of PCG.
+  if (demo::argOr(Argc, Argv, 6, "pcg") == "cholesky")
+    Opt.Linear = sv::LinearSolver::Cholesky;
   Yd.upload(Init);
   sv::SolveReport R = sv::newton(P, Yd.data(), Opt);
   std::printf("spherical-map: stop: %s after %d Newton iterations\n",

@@ -40,14 +40,19 @@ mkdir -p "$Out/bin" "$Out/log"
 
 Jobs=${MESHAD_JOBS:-$(nproc)}
 
-# Compiles one source; its verdict goes to $Out/log/<name>.status.
+# Compiles one source; its verdict goes to $Out/log/<name>.status. A
+# source's line `// GPU-BUILD: FLAGS` adds FLAGS (defines, libraries of the
+# toolkit, found at run time through an rpath to its lib64).
 compileOne() {
-  local Src=$1 Name
+  local Src=$1 Name Extra
   Name=$(basename "${Src%.*}")
+  Extra=$(sed -n 's|^// GPU-BUILD: ||p' "$Root/$Src" | head -1)
+  [[ -n $Extra ]] && Extra="$Extra -Wl,-rpath,$Cuda/lib64"
+  # shellcheck disable=SC2086 # Extra is a list of flags
   if "$Clang" -x cuda --cuda-path="$Cuda" -Wno-unknown-cuda-version \
       --cuda-gpu-arch="$Arch" -fplugin="$Plugin" -fplugin-arg-meshad-dump \
       -I"$Cuda/include/cccl" -I"$Root/include" -I"$Root/test/Inputs" -O2 \
-      "$Root/$Src" \
+      "$Root/$Src" $Extra \
       -L"$Cuda/lib64" -lcudart_static -ldl -lrt -pthread \
       -o "$Out/bin/$Name" >"$Out/log/$Name.build" 2>&1; then
     echo "built  $Name"

@@ -15,8 +15,9 @@
 # about 6-7 minutes): the cloth's gradient, gradient + Hessian, HVP, one
 # Newton iteration and a whole implicit Euler step (CUDA events, one
 # warm-up, the median of 5) at 10k and 100k vertices, each with a "cg
-# scalars" line, then a 25-step simulation of a 256 x 256 cloth with its
-# OBJ and PNG; then the parameterization (symmetric Dirichlet from Tutte,
+# scalars" line and a "cholesky" line (the sparse Cholesky's analysis,
+# factorization, solve and whole step), then a 25-step simulation of a
+# 256 x 256 cloth by Newton with the sparse Cholesky, with its OBJ and PNG; then the parameterization (symmetric Dirichlet from Tutte,
 # lion head: patches of 1k and 4k triangles, the whole 16.7k, subdivided
 # once, 67k, and twice, 267k): one Newton iteration and the whole solve by
 # meshad, then the same Newton (same PCG, Armijo line search and flip-free
@@ -46,7 +47,7 @@ if [[ ${1:-} == --run ]]; then
     for N in 100 316; do # 1M vertices (n=1000) does not fit the 8 minutes
       "$Out/cloth" --bench --n=$N --reps=5
     done
-    "$Out/cloth" --n=256 --steps=25 --dt=0.04 --quiet \
+    "$Out/cloth" --n=256 --steps=25 --dt=0.04 --linear=cholesky \
       --obj="$Res/cloth-256.obj" --png="$Res/cloth-256.png" ||
       echo "cloth 256 failed its checks (the benchmarks below still run)"
     "$Out/param-bench" "$Out/lion-head.off" --sizes=200,600,0,-1,-2 \

@@ -16,10 +16,11 @@
 ///   CSR kernel (and under the CPU emulation); or matrix-free through an HVP;
 ///   alpha, beta and the residual stay on the device (CgKernels.h,
 ///   CgOptions::DeviceScalars), read back every CheckEvery iterations;
-/// - a direct sparse Cholesky (`choleskySolve`): cuSOLVER's
-///   cusolverSpDcsrlsvchol when MESHAD_SOLVE_CUSOLVER is defined (double,
-///   link -lcusolver -lcusparse), else a host skyline (envelope) Cholesky of
-///   the matrix copied back, fine for the small problems of tests.
+/// - a direct sparse Cholesky (`choleskySolve`, SparseCholesky.h): cuSOLVER's
+///   low-level sparse Cholesky after a METIS ordering when
+///   MESHAD_SOLVE_CUSOLVER is defined (double, link -lcusolver -lcusparse),
+///   else a host envelope Cholesky after a reverse Cuthill-McKee ordering,
+///   fine for the small problems of tests.
 ///
 /// \code
 ///   using namespace meshad::runtime::solve;
@@ -37,6 +38,7 @@
 
 #include "meshad/runtime/solve/CgKernels.h"
 #include "meshad/runtime/solve/DeviceVector.h"
+#include "meshad/runtime/solve/SparseCholesky.h"
 
 #include <cmath>
 #include <functional>
@@ -46,25 +48,10 @@
 #if defined(__CUDACC__) && defined(MESHAD_SOLVE_CUSPARSE)
 #include <cusparse.h>
 #endif
-#if defined(__CUDACC__) && defined(MESHAD_SOLVE_CUSOLVER)
-#include <cusolverSp.h>
-#include <cusparse.h>
-#endif
 
 namespace meshad {
 namespace runtime {
 namespace solve {
-
-/// A CSR matrix in device memory (not owned).
-template <class T> struct CsrView {
-  int Rows = 0;
-  const int *RowOffsets = nullptr; ///< Rows + 1
-  const int *Columns = nullptr;    ///< RowOffsets[Rows]
-  const T *Values = nullptr;
-  /// DOFs per vertex: rows B v .. B v + B - 1 are one vertex's (the
-  /// diagonal blocks block-Jacobi inverts; Problem::csr() sets it).
-  int BlockSize = 1;
-};
 
 /// What `pcg` multiplies the residual by.
 enum class Preconditioner {
@@ -534,95 +521,14 @@ CgResult pcg(const CsrView<T> &A, const T *B, T *X, const CgOptions &Opt = {},
   return detail::cgIterated(N, Apply, Precondition, B, X, Opt, &Ws, Fused);
 }
 
-namespace detail {
-
-/// A host skyline Cholesky: row i of L is stored from its first nonzero
-/// column First[i] to the diagonal. Throws MeshError when A is not SPD.
-template <class T>
-std::vector<T> skylineCholeskySolve(int N, const std::vector<int> &Off,
-                                    const std::vector<int> &Col,
-                                    const std::vector<T> &Val,
-                                    std::vector<T> B) {
-  std::vector<int> First(N), Start(N + 1, 0);
-  for (int I = 0; I < N; ++I) {
-    First[I] = I;
-    for (int P = Off[I]; P < Off[I + 1]; ++P)
-      First[I] = std::min(First[I], Col[P]);
-    Start[I + 1] = Start[I] + (I - First[I] + 1);
-  }
-  std::vector<double> L(Start[N], 0.0);
-  auto At = [&](int I, int J) -> double & { return L[Start[I] + J - First[I]]; };
-  for (int I = 0; I < N; ++I)
-    for (int P = Off[I]; P < Off[I + 1]; ++P)
-      if (Col[P] <= I)
-        At(I, Col[P]) += Val[P];
-  for (int I = 0; I < N; ++I) {
-    for (int J = First[I]; J <= I; ++J) {
-      double S = At(I, J);
-      for (int K = std::max(First[I], First[J]); K < J; ++K)
-        S -= At(I, K) * At(J, K);
-      if (J < I)
-        At(I, J) = S / At(J, J);
-      else if (S > 0)
-        At(I, I) = std::sqrt(S);
-      else
-        throw MeshError("cholesky: the matrix is not positive definite (row " +
-                        std::to_string(I) + ")");
-    }
-  }
-  std::vector<double> Y(B.begin(), B.end());
-  for (int I = 0; I < N; ++I) { // L y = b
-    for (int K = First[I]; K < I; ++K)
-      Y[I] -= At(I, K) * Y[K];
-    Y[I] /= At(I, I);
-  }
-  for (int I = N - 1; I >= 0; --I) { // L^T x = y
-    Y[I] /= At(I, I);
-    for (int K = First[I]; K < I; ++K)
-      Y[K] -= At(I, K) * Y[I];
-  }
-  return std::vector<T>(Y.begin(), Y.end());
-}
-
-} // namespace detail
-
-/// X = A^-1 B by a sparse Cholesky factorization (A symmetric positive
-/// definite, both triangles stored). Throws MeshError when A is not SPD.
+/// X = A^-1 B by a sparse Cholesky factorization made for this call
+/// (SparseCholesky.h; Newton keeps one across its iterations: the ordering
+/// and symbolic analysis once per pattern). A symmetric positive definite,
+/// both triangles stored. Throws MeshError when A is not SPD.
 template <class T> void choleskySolve(const CsrView<T> &A, const T *B, T *X) {
-  int N = A.Rows;
-  if (N == 0)
-    return;
-#if defined(__CUDACC__) && defined(MESHAD_SOLVE_CUSOLVER)
-  if constexpr (sizeof(T) == 8) {
-    static thread_local cusolverSpHandle_t Handle = nullptr;
-    if (!Handle)
-      cusolverSpCreate(&Handle);
-    cusparseMatDescr_t Descr;
-    cusparseCreateMatDescr(&Descr);
-    cusparseSetMatType(Descr, CUSPARSE_MATRIX_TYPE_GENERAL);
-    cusparseSetMatIndexBase(Descr, CUSPARSE_INDEX_BASE_ZERO);
-    int Nnz = 0, Singular = -1;
-    cudaMemcpy(&Nnz, A.RowOffsets + N, sizeof(int), cudaMemcpyDeviceToHost);
-    cusolverSpDcsrlsvchol(Handle, N, Nnz, Descr, A.Values, A.RowOffsets,
-                          A.Columns, B, 0.0, /*reorder=*/1, X, &Singular);
-    cusparseDestroyMatDescr(Descr);
-    if (Singular >= 0)
-      throw MeshError("cholesky: the matrix is not positive definite (row " +
-                      std::to_string(Singular) + ")");
-    return;
-  }
-#endif
-  int Nnz = 0;
-  cudaMemcpy(&Nnz, A.RowOffsets + N, sizeof(int), cudaMemcpyDeviceToHost);
-  std::vector<int> Off(N + 1), Col(Nnz);
-  std::vector<T> Val(Nnz), HostB(N);
-  cudaMemcpy(Off.data(), A.RowOffsets, (N + 1) * sizeof(int),
-             cudaMemcpyDeviceToHost);
-  cudaMemcpy(Col.data(), A.Columns, Nnz * sizeof(int), cudaMemcpyDeviceToHost);
-  cudaMemcpy(Val.data(), A.Values, Nnz * sizeof(T), cudaMemcpyDeviceToHost);
-  cudaMemcpy(HostB.data(), B, N * sizeof(T), cudaMemcpyDeviceToHost);
-  std::vector<T> HostX = detail::skylineCholeskySolve(N, Off, Col, Val, HostB);
-  cudaMemcpy(X, HostX.data(), N * sizeof(T), cudaMemcpyHostToDevice);
+  SparseCholesky<T> Factor;
+  if (!Factor.factor(A) || !Factor.solve(B, X))
+    throw MeshError("cholesky: the matrix is not positive definite");
 }
 
 } // namespace solve

@@ -9,9 +9,10 @@
 /// with a backtracking (Armijo) line search:
 /// - newton: per-element PSD-projected sparse Hessian (SolveOptions::Project)
 ///   solved by Jacobi-preconditioned CG, matrix-free CG through the HVP, or
-///   a sparse Cholesky (SolveOptions::Linear); with AdaptiveProjection, the
-///   exact Hessian after full steps while it is positive definite
-///   (quadratic convergence near a minimum);
+///   a sparse Cholesky (SolveOptions::Linear; its ordering and symbolic
+///   analysis once per pattern, Problem::cholesky()); with
+///   AdaptiveProjection, the exact Hessian after full steps while it is
+///   positive definite (quadratic convergence near a minimum);
 /// - gradientDescent; lbfgs (two-loop recursion, SolveOptions::History).
 /// Pinned DOFs never move. SolveOptions::MaxStep bounds the line search's
 /// first step (an injectivity-preserving line search: InjectiveStep2D in
@@ -362,17 +363,12 @@ template <class T> struct NewtonMethod : DescentMethod<T> {
       auto Apply = [&](const T *V, T *HV) { P.hvp(X, V, HV, Project); };
       Res = cg(N, Apply, static_cast<const T *>(nullptr), Rhs, D, C);
     } else if (O.Linear == LinearSolver::Cholesky) {
-      CsrView<T> H = P.hessian(X, Project);
-      if (Project) {
-        choleskySolve(H, Rhs, D);
-        return true;
-      }
-      try {
-        choleskySolve(H, Rhs, D);
-      } catch (const MeshError &) {
-        return false;
-      }
-      return true;
+      SparseCholesky<T> &F = P.cholesky(); // analyzed once per pattern
+      bool Spd = F.factor(P.hessian(X, Project)) && F.solve(Rhs, D);
+      if (!Spd && Project)
+        throw MeshError("newton: the projected Hessian is not positive "
+                        "definite (cholesky)");
+      return Spd;
     } else {
       Res = pcg(P.hessian(X, Project), Rhs, D, C, &P.pcgWorkspace());
     }

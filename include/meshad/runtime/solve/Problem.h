@@ -112,6 +112,7 @@ public:
     Terms.push_back(std::move(NewTerm));
     Hessian.reset(); // the pattern changes
     Linear.reset();
+    Direct.reset();
     return *Terms.back();
   }
   /// Adds an ElementTerm<Local, T> over NumElements * Local::Arity indices.
@@ -253,6 +254,14 @@ public:
       Linear = std::make_unique<PcgWorkspace<T>>();
     return *Linear;
   }
+  /// The sparse Cholesky Newton keeps across iterations on the global
+  /// matrix (SolveOptions::Linear = Cholesky): its ordering and symbolic
+  /// analysis once per pattern; made again with the pattern.
+  SparseCholesky<T> &cholesky() {
+    if (!Direct)
+      Direct = std::make_unique<SparseCholesky<T>>();
+    return *Direct;
+  }
 
 private:
   bool Deterministic = false;
@@ -297,6 +306,7 @@ private:
   DeviceBuffer<T> Direction;
   std::unique_ptr<SparseHessian<T>> Hessian;
   std::unique_ptr<PcgWorkspace<T>> Linear;
+  std::unique_ptr<SparseCholesky<T>> Direct;
 };
 
 } // namespace solve
