@@ -201,12 +201,16 @@ Eval IndexEvaluator::evalProduct(const BinaryExpr *B, const Affine &L,
 }
 
 /// Adds to \p Dims the dimensions of the thread and block indices that
-/// \p F and its callees read; \p Seen guards against recursion.
+/// \p F and its callees read outside the statements \p Skip names; \p Seen
+/// guards against recursion.
 static void collectThreadDims(const Function &F, unsigned &Dims,
-                              llvm::SmallPtrSetImpl<const Function *> &Seen) {
+                              llvm::SmallPtrSetImpl<const Function *> &Seen,
+                              llvm::function_ref<bool(const Stmt *)> Skip) {
   if (!F.getBody() || !Seen.insert(&F).second)
     return;
   irwalk::forEachStmt(F.getBody(), [&](const Stmt *S) {
+    if (Skip && Skip(S))
+      return;
     for (const Expr *E : irwalk::ownExprs(S))
       irwalk::forEachExpr(E, [&](const Expr *Sub) {
         if (const auto *B = dyn_cast<BuiltinExpr>(Sub)) {
@@ -215,16 +219,17 @@ static void collectThreadDims(const Function &F, unsigned &Dims,
             Dims |= 1u << std::min(B->getDim(), 2u);
         } else if (const auto *C = dyn_cast<CallExpr>(Sub)) {
           if (const Function *Callee = C->getUserCallee())
-            collectThreadDims(*Callee, Dims, Seen);
+            collectThreadDims(*Callee, Dims, Seen, Skip);
         }
       });
   });
 }
 
-unsigned ownership::threadDimsOf(const Function &Kernel) {
+unsigned ownership::threadDimsOf(
+    const Function &Kernel, llvm::function_ref<bool(const Stmt *)> Skip) {
   unsigned Dims = 1;
   llvm::SmallPtrSet<const Function *, 4> Seen;
-  collectThreadDims(Kernel, Dims, Seen);
+  collectThreadDims(Kernel, Dims, Seen, Skip);
   return Dims;
 }
 

@@ -30,6 +30,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -114,8 +115,10 @@ struct Affine {
 /// The launch dimensions in which the threads of \p Kernel may differ: bit
 /// D is set when threadIdx.<D> or blockIdx.<D> is read anywhere in the
 /// kernel (directly, through locals, or in a device function it calls).
-/// Bit 0 (x) is always set.
-unsigned threadDimsOf(const ir::Function &Kernel);
+/// Bit 0 (x) is always set. Statements for which \p Skip returns true (and
+/// their own expressions) are not read.
+unsigned threadDimsOf(const ir::Function &Kernel,
+                      llvm::function_ref<bool(const ir::Stmt *)> Skip = nullptr);
 
 /// True for an integer type narrower than int (char, short, bool): their
 /// values wrap modulo 2^8 or 2^16, not modulo the thread count.

@@ -7,6 +7,7 @@
 #include "Analysis/SweepDefs.h"
 #include "AD/Analysis/Activity.h"
 #include "Analysis/IRWalk.h"
+#include "Analysis/IndexForms.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -379,35 +380,12 @@ static bool onlyFillsShared(const Stmt *S) {
   });
 }
 
-/// Adds to \p Dims the dimensions of the thread and block indices that
-/// \p F and its callees read outside shared-memory fill loops.
-static void collectDims(const Function &F, unsigned &Dims,
-                        llvm::SmallPtrSetImpl<const Function *> &Seen) {
-  if (!F.getBody() || !Seen.insert(&F).second)
-    return;
+unsigned ownership::threadDimsBesidesFills(const Function &Kernel) {
+  // The init statements of the loops that only fill shared memory.
   llvm::SmallPtrSet<const Stmt *, 4> Fills;
-  irwalk::forEachStmt(F.getBody(), [&](const Stmt *S) {
+  return threadDimsOf(Kernel, [&](const Stmt *S) {
     if (onlyFillsShared(S))
       Fills.insert(cast<ForStmt>(S)->getInit());
-    if (Fills.count(S))
-      return;
-    for (const Expr *E : irwalk::ownExprs(S))
-      irwalk::forEachExpr(E, [&](const Expr *Sub) {
-        if (const auto *B = dyn_cast<BuiltinExpr>(Sub)) {
-          if (B->getBuiltin() == BuiltinExpr::Builtin::ThreadIdx ||
-              B->getBuiltin() == BuiltinExpr::Builtin::BlockIdx)
-            Dims |= 1u << std::min(B->getDim(), 2u);
-        } else if (const auto *C = dyn_cast<CallExpr>(Sub)) {
-          if (const Function *Callee = C->getUserCallee())
-            collectDims(*Callee, Dims, Seen);
-        }
-      });
+    return Fills.count(S) != 0;
   });
-}
-
-unsigned ownership::threadDimsBesidesFills(const Function &Kernel) {
-  unsigned Dims = 1;
-  llvm::SmallPtrSet<const Function *, 4> Seen;
-  collectDims(Kernel, Dims, Seen);
-  return Dims;
 }
