@@ -31,12 +31,26 @@
 #define MESHAD_HOST_DEVICE
 #endif
 
+#include <cstdio>
+
 namespace meshad {
 
 /// Points \p P at \p N zeroed elements of new memory (`new T[N]()`).
 template <typename T>
 MESHAD_HOST_DEVICE inline void newArray(T **P, long long N) {
   *P = new T[N > 0 ? N : 0]();
+#ifdef __CUDA_ARCH__
+  // Device `new` returns null when the heap (cudaLimitMallocHeapSize, 8 MB
+  // by default) is exhausted; a gradient keeps each loop iteration's buffer
+  // and its adjoint until the reverse sweep, so it may need more than the
+  // primal. Stop with a message rather than an illegal address.
+  if (!*P && N > 0) {
+    printf("meshad: the device heap is exhausted (new of %lld elements); "
+           "raise it with cudaDeviceSetLimit(cudaLimitMallocHeapSize, ...)\n",
+           N);
+    __trap();
+  }
+#endif
 }
 
 /// Releases a buffer of newArray (`delete[] P`).
